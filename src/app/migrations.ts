@@ -1,0 +1,16 @@
+/**
+ * The one ordered migration list, assembled from the subsystems that own them.
+ * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
+ * engine 400–499, runtimes 500+.
+ */
+import type { Migration } from '../store/migrations.ts';
+
+const foundation: Migration[] = [
+  {
+    id: 1,
+    name: 'foundation',
+    up: () => ['CREATE TABLE noema_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)'],
+  },
+];
+
+export const migrations: readonly Migration[] = [...foundation];

@@ -1,0 +1,175 @@
+/** Conformance: queries, value mapping and transactions behave the same on every backend. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { StoreFactory } from '../../testing/each-store.ts';
+
+const TABLE = 'CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL, note TEXT)';
+
+export function transactionSpecs(factory: StoreFactory): void {
+  test('a committed transaction is visible afterwards', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await store.transaction(async (tx) => {
+        await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+        await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['b', 2]);
+      });
+      const rows = await store.all<{ id: string; n: number }>('SELECT id, n FROM t ORDER BY id');
+      assert.deepEqual(
+        rows.map((r) => ({ ...r })),
+        [
+          { id: 'a', n: 1 },
+          { id: 'b', n: 2 },
+        ],
+      );
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('a transaction that throws leaves nothing behind and rethrows', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      const row = await store.get<{ c: number }>('SELECT COUNT(*) AS c FROM t');
+      assert.equal(Number(row?.c), 0);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('a failing statement inside a transaction rolls back earlier statements', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+          await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 2]);
+        }),
+      );
+      assert.equal((await store.all('SELECT id FROM t')).length, 0);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('using the store itself inside its transaction is a NESTED_TRANSACTION error', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await assert.rejects(
+        store.transaction(async () => {
+          await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+        }),
+        { code: 'NESTED_TRANSACTION' },
+      );
+      assert.equal((await store.all('SELECT id FROM t')).length, 0);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('concurrent transactions in one process lose no increments', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['c', 0]);
+      await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          store.transaction(async (tx) => {
+            await tx.run('UPDATE t SET n = n + 1 WHERE id = ?', ['c']);
+            await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', [`row-${i}`, i]);
+          }),
+        ),
+      );
+      const c = await store.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['c']);
+      assert.equal(c?.n, 25);
+      assert.equal((await store.all('SELECT id FROM t')).length, 26);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('values round-trip: integers as numbers, booleans as 0/1, null, text with ? and quotes, blobs', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(
+        `CREATE TABLE v (k TEXT PRIMARY KEY, big ${store.dialect.bigint}, flag INTEGER, maybe TEXT, bin ${store.dialect.blob}, r ${store.dialect.real})`,
+      );
+      const bin = new Uint8Array([0, 1, 2, 255]);
+      await store.run("INSERT INTO v (k, big, flag, maybe, bin, r) VALUES ('what?', ?, ?, ?, ?, ?)", [
+        Date.now() * 1000,
+        true,
+        null,
+        bin,
+        0.5,
+      ]);
+      const row = await store.get<{ k: string; big: number; flag: number; maybe: null; bin: Uint8Array; r: number }>(
+        'SELECT * FROM v WHERE k = ?',
+        ['what?'],
+      );
+      assert.ok(row);
+      assert.equal(typeof row.big, 'number');
+      assert.ok(row.big > 1e15);
+      assert.equal(row.flag, 1);
+      assert.equal(row.maybe, null);
+      assert.deepEqual(new Uint8Array(row.bin), bin);
+      assert.equal(row.r, 0.5);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('RETURNING and ON CONFLICT work portably', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(`CREATE TABLE s (seq ${store.dialect.autoId}, k TEXT NOT NULL UNIQUE)`);
+      const a = await store.get<{ seq: number }>('INSERT INTO s (k) VALUES (?) RETURNING seq', ['a']);
+      const b = await store.get<{ seq: number }>('INSERT INTO s (k) VALUES (?) RETURNING seq', ['b']);
+      assert.ok(a && b && b.seq > a.seq);
+      const dup = await store.run('INSERT INTO s (k) VALUES (?) ON CONFLICT (k) DO NOTHING', ['a']);
+      assert.equal(dup.changes, 0);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('notifications are delivered after commit and never after rollback', async (t) => {
+    const { store, dispose } = await factory.open();
+    try {
+      if (!store.capabilities.supportsListenNotify || !store.listen) {
+        t.skip('backend has no cross-process notifications (supportsListenNotify=false)');
+        return;
+      }
+      const got: string[] = [];
+      let arrive = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      await store.listen('noema_test', (p) => {
+        got.push(p);
+        arrive();
+      });
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.notify('noema_test', 'rolled-back');
+          throw new Error('no');
+        }),
+      );
+      await store.transaction((tx) => tx.notify('noema_test', 'committed'));
+      await arrived;
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(got, ['committed']);
+    } finally {
+      await dispose();
+    }
+  });
+}

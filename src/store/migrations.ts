@@ -1,0 +1,77 @@
+/**
+ * The migration runner: one ordered list serves both dialects. Each subsystem owns its
+ * migrations; the application assembles the list (`src/app/migrations.ts`).
+ */
+import { NoemaError } from '../core/errors.ts';
+import type { Dialect, Store } from './store.ts';
+
+export interface Migration {
+  /** Positive, unique, and strictly increasing along the list. */
+  readonly id: number;
+  readonly name: string;
+  /** DDL statements for the dialect, run in order inside the migration's transaction. */
+  readonly up: (d: Dialect) => readonly string[];
+}
+
+export interface MigrationReport {
+  applied: Array<{ id: number; name: string }>;
+  current: number;
+}
+
+// Any constant works; it only has to be the same in every Noema process.
+const MIGRATION_LOCK_KEY = 7_358_211_001;
+
+function assertWellFormed(migrations: readonly Migration[]): void {
+  let prev = 0;
+  for (const m of migrations) {
+    if (!Number.isInteger(m.id) || m.id <= prev) {
+      throw new NoemaError('INTERNAL', `migration ids must increase: ${m.id} (${m.name}) after ${prev}`);
+    }
+    prev = m.id;
+  }
+}
+
+/**
+ * Applies every migration not yet recorded in `schema_migrations`, each in its own
+ * transaction with its record. Refuses (changing nothing) a store whose schema has
+ * migrations this code does not know. On PostgreSQL the whole run holds an advisory lock so
+ * processes starting together apply each migration once.
+ */
+export async function migrate(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
+  assertWellFormed(migrations);
+  const lockSql = store.capabilities.concurrentWriters ? `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})` : null;
+  const applied: MigrationReport['applied'] = [];
+  await store.transaction(async (tx) => {
+    if (lockSql) await tx.get(lockSql);
+    await tx.run(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         id ${store.dialect.bigint} PRIMARY KEY,
+         name TEXT NOT NULL,
+         applied_at ${store.dialect.bigint} NOT NULL
+       )`,
+    );
+    const rows = await tx.all<{ id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id');
+    const known = new Set(migrations.map((m) => m.id));
+    const unknown = rows.filter((r) => !known.has(Number(r.id)));
+    if (unknown.length > 0) {
+      const newest = Math.max(...rows.map((r) => Number(r.id)));
+      const codeNewest = migrations.at(-1)?.id ?? 0;
+      throw new NoemaError(
+        'SCHEMA_TOO_NEW',
+        `the database schema (migration ${newest}) is newer than this Noema (knows up to ${codeNewest})`,
+        {
+          details: { database_migration: newest, code_migration: codeNewest, unknown: unknown.map((r) => r.name) },
+          hint: 'upgrade Noema, or point NOEMA_DB at another database',
+        },
+      );
+    }
+    const done = new Set(rows.map((r) => Number(r.id)));
+    for (const m of migrations) {
+      if (done.has(m.id)) continue;
+      for (const sql of m.up(store.dialect)) await tx.run(sql);
+      await tx.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [m.id, m.name, Date.now()]);
+      applied.push({ id: m.id, name: m.name });
+    }
+  });
+  return { applied, current: migrations.at(-1)?.id ?? 0 };
+}

@@ -1,0 +1,206 @@
+/** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { NoemaError } from '../../core/errors.ts';
+import { Mutex } from '../mutex.ts';
+import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import type {
+  Dialect,
+  Queryable,
+  Row,
+  RunResult,
+  SqlValue,
+  Store,
+  StoreCapabilities,
+  Transaction,
+  TransactionOptions,
+} from '../store.ts';
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+  bigint: 'INTEGER',
+  real: 'REAL',
+  blob: 'BLOB',
+};
+
+const capabilities: StoreCapabilities = {
+  supportsSkipLocked: false,
+  supportsListenNotify: false,
+  concurrentWriters: false,
+};
+
+export interface SqliteStoreOptions {
+  /** File path, or `:memory:`. */
+  path: string;
+  /** Milliseconds to wait for another process's write lock. */
+  busyTimeoutMs?: number;
+}
+
+function bind(params: readonly SqlValue[]): SQLInputValue[] {
+  const out: SQLInputValue[] = new Array(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    out[i] = p === true ? 1 : p === false ? 0 : (p as SQLInputValue);
+  }
+  return out;
+}
+
+/** Statement execution on the raw connection; shared by the store and its transactions. */
+class SqliteConnection implements Queryable {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  statement(sql: string): StatementSync {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  exec(sql: string): void {
+    this.#db.exec(sql);
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    const r = this.statement(sql).run(...bind(params));
+    return { changes: Number(r.changes) };
+  }
+
+  async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.statement(sql).all(...bind(params)) as T[];
+  }
+
+  async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return this.statement(sql).get(...bind(params)) as T | undefined;
+  }
+
+  close(): void {
+    this.#statements.clear();
+    this.#db.close();
+  }
+}
+
+class SqliteTransaction implements Transaction {
+  readonly #conn: SqliteConnection;
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+  run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
+    return this.#conn.run(sql, params);
+  }
+  all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.#conn.all<T>(sql, params);
+  }
+  get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.#conn.get<T>(sql, params);
+  }
+  async notify(): Promise<void> {}
+}
+
+// Connections to the same file in one process share a mutex: a second connection's
+// synchronous busy-wait would otherwise block the event loop the lock holder needs.
+const fileMutexes = new Map<string, Mutex>();
+
+function mutexFor(path: string): Mutex {
+  if (path === ':memory:') return new Mutex();
+  let m = fileMutexes.get(path);
+  if (!m) {
+    m = new Mutex();
+    fileMutexes.set(path, m);
+  }
+  return m;
+}
+
+export class SqliteStore implements Store {
+  readonly dialect = sqliteDialect;
+  readonly capabilities = capabilities;
+  readonly location: string;
+  readonly #conn: SqliteConnection;
+  readonly #mutex: Mutex;
+  #closed = false;
+
+  constructor(options: SqliteStoreOptions) {
+    this.location = options.path;
+    this.#mutex = mutexFor(options.path);
+    let db: DatabaseSync;
+    try {
+      if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+      db = new DatabaseSync(options.path);
+    } catch (err) {
+      throw new NoemaError('STORE_UNAVAILABLE', `cannot open SQLite database at ${options.path}`, {
+        details: { cause: (err as Error).message },
+        hint: 'check that NOEMA_DB names a writable file path',
+      });
+    }
+    this.#conn = new SqliteConnection(db);
+    this.#conn.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+    this.#conn.exec('PRAGMA journal_mode = WAL');
+    this.#conn.exec('PRAGMA synchronous = NORMAL');
+    this.#conn.exec('PRAGMA foreign_keys = ON');
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
+    return this.#outsideTransaction(() => this.#conn.run(sql, params));
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.#outsideTransaction(() => this.#conn.all<T>(sql, params));
+  }
+
+  async get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.#outsideTransaction(() => this.#conn.get<T>(sql, params));
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    assertNotInTransaction(this);
+    this.#assertOpen();
+    await this.#mutex.acquire();
+    try {
+      this.#conn.exec(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      let result: T;
+      try {
+        result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
+      } catch (err) {
+        this.#conn.exec('ROLLBACK');
+        throw err;
+      }
+      this.#conn.exec('COMMIT');
+      return result;
+    } finally {
+      this.#mutex.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#mutex.acquire();
+    this.#closed = true;
+    this.#conn.close();
+    this.#mutex.release();
+  }
+
+  async #outsideTransaction<T>(op: () => Promise<T>): Promise<T> {
+    assertNotInTransaction(this);
+    this.#assertOpen();
+    // Statements are synchronous, so a free mutex means no transaction can interleave.
+    if (!this.#mutex.locked) return op();
+    await this.#mutex.acquire();
+    try {
+      return await op();
+    } finally {
+      this.#mutex.release();
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new NoemaError('STORE_CLOSED', 'the store is closed');
+  }
+}

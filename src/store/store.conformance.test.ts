@@ -1,0 +1,9 @@
+/** The store conformance suite, run against every backend selected by STORES. */
+import { describeEachStore } from '../testing/each-store.ts';
+import { concurrencySpecs } from './conformance/concurrency.spec.ts';
+import { migrationSpecs } from './conformance/migrations.spec.ts';
+import { transactionSpecs } from './conformance/transactions.spec.ts';
+
+describeEachStore('store: transactions', transactionSpecs);
+describeEachStore('store: concurrency', concurrencySpecs);
+describeEachStore('store: migrations', migrationSpecs);
