@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// The `noema` executable. Noema needs Node 24; when started by an older system Node, it
+// re-runs itself on the Node 24 that `npm install` placed in node_modules/.bin.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const local = join(root, 'node_modules', '.bin', 'node');
+  if (!existsSync(local) || process.env.NOEMA_REEXEC === '1') {
+    console.error(`noema: Node.js 24 is required (this is ${process.version}); run \`npm install\` in ${root}`);
+    process.exit(2);
+  }
+  const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, NOEMA_REEXEC: '1' },
+  });
+  process.exit(r.status ?? 1);
+} else {
+  const { main } = await import('../src/surfaces/cli/main.ts');
+  const code = await main(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.exitCode = code;
+}

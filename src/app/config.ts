@@ -1,0 +1,50 @@
+/**
+ * Process configuration from flags and environment. Every setting has one name, shown in
+ * README's configuration table; a bad value is a `CONFIG_INVALID` error naming it.
+ */
+import { dirname, resolve } from 'node:path';
+import { NoemaError } from '../core/errors.ts';
+import { parseStoreTarget, type StoreTarget } from '../store/open.ts';
+
+export interface NoemaConfig {
+  store: StoreTarget;
+  /** Where the token and other local state live. */
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Set when the operator provided NOEMA_TOKEN; otherwise read or generated in `dataDir`. */
+  token: string | undefined;
+}
+
+export interface ConfigOverrides {
+  db?: string | undefined;
+  port?: string | undefined;
+  dataDir?: string | undefined;
+}
+
+export function parsePort(value: string, setting: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 0 || n > 65_535) {
+    throw new NoemaError('CONFIG_INVALID', `${setting} is invalid: "${value}" is not a port number (0-65535)`, {
+      details: { setting },
+    });
+  }
+  return n;
+}
+
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): NoemaConfig {
+  const store = parseStoreTarget(overrides.db ?? env.NOEMA_DB, overrides.db !== undefined ? '--db' : 'NOEMA_DB');
+  const dataDir = resolve(
+    overrides.dataDir ?? env.NOEMA_DATA_DIR ?? (store.kind === 'sqlite' && store.path !== ':memory:' ? dirname(store.path) : '.noema'),
+  );
+  const portRaw = overrides.port ?? env.NOEMA_PORT;
+  const port =
+    portRaw === undefined ? 8787 : parsePort(portRaw, overrides.port !== undefined ? '--port' : 'NOEMA_PORT');
+  const token = env.NOEMA_TOKEN || undefined;
+  if (token !== undefined && token.length < 16) {
+    throw new NoemaError('CONFIG_INVALID', 'NOEMA_TOKEN is invalid: use at least 16 characters', {
+      details: { setting: 'NOEMA_TOKEN' },
+    });
+  }
+  return { store, dataDir, host: '127.0.0.1', port, token };
+}

@@ -1,0 +1,24 @@
+/** `noema migrate`: applies pending migrations to the configured store and reports them. */
+import { loadConfig } from '../../../app/config.ts';
+import { migrations } from '../../../app/migrations.ts';
+import { migrate } from '../../../store/migrations.ts';
+import { openStore } from '../../../store/open.ts';
+import { type Command, EXIT_OK } from '../command.ts';
+
+export const migrateCommand: Command = {
+  path: ['migrate'],
+  summary: 'Apply pending schema migrations to the store',
+  flags: { db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' } },
+  async run({ flags, io }) {
+    const config = loadConfig({ db: flags.db as string | undefined });
+    const store = await openStore(config.store);
+    try {
+      const report = await migrate(store, migrations);
+      for (const m of report.applied) io.out(`applied ${m.id} ${m.name}`);
+      io.out(`schema at migration ${report.current} (${store.location})`);
+    } finally {
+      await store.close();
+    }
+    return EXIT_OK;
+  },
+};

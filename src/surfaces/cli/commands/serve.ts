@@ -1,0 +1,38 @@
+/** `noema serve`: the HTTP server (REST, and later SSE/MCP/browser) on 127.0.0.1. */
+import { loadConfig } from '../../../app/config.ts';
+import { openNoemaStore } from '../../../app/open.ts';
+import { resolveToken } from '../../../app/token.ts';
+import { allRoutes } from '../../http/routes/index.ts';
+import { startHttpServer } from '../../http/server.ts';
+import { type Command, EXIT_OK } from '../command.ts';
+import { untilSignal } from '../signals.ts';
+
+export const serveCommand: Command = {
+  path: ['serve'],
+  summary: 'Serve the HTTP API on 127.0.0.1 (token-guarded)',
+  flags: {
+    port: { type: 'string', description: 'port to listen on (default 8787; NOEMA_PORT)' },
+    db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
+  },
+  async run({ flags, io }) {
+    const stopped = untilSignal();
+    const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
+    const store = await openNoemaStore(config);
+    const token = resolveToken(config.token, config.dataDir);
+    let server: Awaited<ReturnType<typeof startHttpServer>>;
+    try {
+      server = await startHttpServer({ host: config.host, port: config.port, token: token.token, routes: allRoutes({ store }) });
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    io.out(`noema serving on ${server.url} (store: ${store.location})`);
+    if (token.generated) io.out(`server token (stored in ${token.path}, shown once): ${token.token}`);
+    else if (token.path) io.out(`server token: in ${token.path}`);
+    const signal = await stopped;
+    io.out(`received ${signal}, shutting down`);
+    await server.close();
+    await store.close();
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,7 @@
+/** Every HTTP route module, assembled. Subsystems add one line here. */
+import type { AppServices, Route } from '../router.ts';
+import { healthRoutes } from './health.ts';
+
+export function allRoutes(app: AppServices): Route[] {
+  return [...healthRoutes(app)];
+}
