@@ -1,0 +1,20 @@
+/**
+ * An MCP tool as Noema defines it: a name from the seeds, a description that says what it
+ * does, a real JSON Schema for its input, and a handler returning the output object.
+ * Handlers throw `NoemaError`; the MCP server turns that into `isError: true` with
+ * `{ "error": { "code", "message", "recovery"? } }` (recovery = the error's hint).
+ */
+import type { Store } from '../../store/store.ts';
+
+export interface McpToolContext {
+  store: Store;
+}
+
+export interface McpToolDef<I = Record<string, unknown>, O = Record<string, unknown>> {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 2020-12) of the arguments object; property descriptions say what each field means. */
+  inputSchema: Record<string, unknown>;
+  /** Receives arguments already validated against `inputSchema`. */
+  handler(input: I, ctx: McpToolContext): Promise<O>;
+}
