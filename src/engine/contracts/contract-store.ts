@@ -1,0 +1,131 @@
+/** Contract rows: the indexed current state of each ExecutionContract (its history is in `transitions`). */
+import { NoemaError } from '../../core/errors.ts';
+import type { Queryable } from '../../store/store.ts';
+import type { ContractStatus, ContractView, ExecutionContract, Json } from '../engine.ts';
+import { observationOf } from './views.ts';
+
+interface ContractRow {
+  contract_id: string;
+  node_id: string;
+  action_type: string;
+  status: string;
+  payload: string;
+  result: string | null;
+  error_message: string | null;
+  observation: string | null;
+  transitions: string;
+  [k: string]: unknown;
+}
+
+const COLUMNS =
+  'contract_id, node_id, action_type, status, payload, result, error_message, observation, transitions';
+
+function toView(r: ContractRow): ContractView {
+  return {
+    contract_id: r.contract_id,
+    action_type: r.action_type,
+    status: r.status as ContractStatus,
+    payload: JSON.parse(r.payload) as Json,
+    result: r.result === null ? null : (JSON.parse(r.result) as Json),
+    error_message: r.error_message,
+    transitions: JSON.parse(r.transitions),
+    node_id: r.node_id,
+    observation: r.observation,
+  };
+}
+
+export function viewOf(
+  contract: ExecutionContract,
+  node_id: string,
+  observation?: string | null,
+): ContractView {
+  return {
+    ...contract,
+    node_id,
+    observation: observation === undefined ? observationOf(contract) : observation,
+  };
+}
+
+export async function insertContract(
+  q: Queryable,
+  runPk: number,
+  c: ContractView,
+  now: number,
+): Promise<void> {
+  await q.run(
+    `INSERT INTO engine_contracts (${COLUMNS}, run_pk, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      c.contract_id,
+      c.node_id,
+      c.action_type,
+      c.status,
+      JSON.stringify(c.payload),
+      c.result === null ? null : JSON.stringify(c.result),
+      c.error_message,
+      c.observation,
+      JSON.stringify(c.transitions),
+      runPk,
+      now,
+      now,
+    ],
+  );
+}
+
+/**
+ * Stores `next` only if the row is still in status `expected` (compare-and-set). Returns false when
+ * another process moved it first; the caller then changes nothing.
+ */
+export async function updateContract(
+  q: Queryable,
+  next: ContractView,
+  expected: ContractStatus,
+  now: number,
+): Promise<boolean> {
+  const r = await q.run(
+    `UPDATE engine_contracts SET status = ?, result = ?, error_message = ?, observation = ?, transitions = ?, updated_at = ?
+     WHERE contract_id = ? AND status = ?`,
+    [
+      next.status,
+      next.result === null ? null : JSON.stringify(next.result),
+      next.error_message,
+      next.observation,
+      JSON.stringify(next.transitions),
+      now,
+      next.contract_id,
+      expected,
+    ],
+  );
+  return r.changes === 1;
+}
+
+export async function contractsOfRun(q: Queryable, runPk: number): Promise<ContractView[]> {
+  const rows = await q.all<ContractRow>(
+    `SELECT ${COLUMNS} FROM engine_contracts WHERE run_pk = ? ORDER BY created_at, contract_id`,
+    [runPk],
+  );
+  return rows.map(toView);
+}
+
+export async function findContract(
+  q: Queryable,
+  contract_id: string,
+): Promise<(ContractView & { run_pk: number }) | undefined> {
+  const r = await q.get<ContractRow & { run_pk: number }>(
+    `SELECT ${COLUMNS}, run_pk FROM engine_contracts WHERE contract_id = ?`,
+    [contract_id],
+  );
+  return r ? { ...toView(r), run_pk: Number(r.run_pk) } : undefined;
+}
+
+export async function getContractOrThrow(
+  q: Queryable,
+  contract_id: string,
+): Promise<ContractView & { run_pk: number }> {
+  const c = await findContract(q, contract_id);
+  if (!c)
+    throw new NoemaError('UNKNOWN_CONTRACT', `no contract ${contract_id}`, {
+      status: 404,
+      details: { contract_id },
+    });
+  return c;
+}

@@ -1,0 +1,131 @@
+/** `createEngine`: wires the registry, runs, journal, contracts and events into the Engine contract. */
+import { hostname } from 'node:os';
+import { canonicalJson } from '../core/canonical-json.ts';
+import { NoemaError } from '../core/errors.ts';
+import { sha256Hex } from '../core/hash.ts';
+import { isUuid, uuidv7 } from '../core/ids.ts';
+import type { Store } from '../store/store.ts';
+import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
+import type { Engine, EngineOptions, GraphSpec, Json, RunOutcome, StartOptions } from './engine.ts';
+import { EventBus } from './events/bus.ts';
+import { type CompiledGraph, compileGraph } from './graph/compile.ts';
+import { NodeRegistry } from './graph/registry.ts';
+import { assertValidGraph } from './graph/validate.ts';
+import { appendUnfenced, loadState } from './journal/journal.ts';
+import { cancelRun } from './run/cancel.ts';
+import type { EngineDeps } from './run/deps.ts';
+import { executeRun } from './run/execute-run.ts';
+import { answerContract } from './run/resume.ts';
+import { claimNextRun, claimRun, getGraphBody, getRunOrThrow, insertRun, type RunRow } from './run/runs.ts';
+import { outcomeOf, runView } from './run/views.ts';
+
+export function createEngine(store: Store, options: EngineOptions = {}): Engine {
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${uuidv7().slice(-12)}`;
+  const registry = new NodeRegistry();
+  const deps: EngineDeps = {
+    store,
+    registry,
+    bus: new EventBus(store, owner, options.fanOut ?? true),
+    owner,
+    leaseMs: options.leaseMs ?? 30_000,
+    snapshotEvery: options.snapshotEvery ?? 100,
+    actions: options.actions,
+    now: options.now ?? Date.now,
+  };
+  const graphs = new Map<string, CompiledGraph>();
+
+  async function graphOf(hash: string): Promise<CompiledGraph> {
+    let g = graphs.get(hash);
+    if (!g) {
+      g = compileGraph(JSON.parse(await getGraphBody(store, hash)) as GraphSpec, hash);
+      graphs.set(hash, g);
+    }
+    return g;
+  }
+
+  async function execute(row: RunRow): Promise<RunOutcome> {
+    const graph = await graphOf(row.graph_hash);
+    const loaded = await loadState(store, graph, row.run_pk);
+    const contracts = await contractsOfRun(store, row.run_pk);
+    return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts);
+  }
+
+  const engine: Engine = {
+    owner,
+    register: (type) => registry.register(type),
+    validate: (graph) => assertValidGraph(graph, registry),
+
+    async createRun(graph: GraphSpec, opts: StartOptions = {}) {
+      assertValidGraph(graph, registry);
+      const run_id = opts.run_id ?? uuidv7();
+      if (!isUuid(run_id))
+        throw new NoemaError('INVALID_INPUT', 'run_id must be a uuid', { details: { run_id } });
+      const body = canonicalJson(graph);
+      const graph_hash = sha256Hex(body);
+      const input = opts.input ?? {};
+      const undeclared = Object.keys(input).filter((k) => !(graph.channels ?? {})[k]);
+      if (undeclared.length > 0) {
+        throw new NoemaError(
+          'INVALID_INPUT',
+          `input writes undeclared channel(s): ${undeclared.join(', ')}`,
+          {
+            details: { channels: undeclared },
+            hint: 'declare every channel under graph.channels',
+          },
+        );
+      }
+      const now = deps.now();
+      await store.transaction(async (tx) => {
+        await tx.run(
+          'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+          [graph_hash, body, now],
+        );
+        if (await tx.get('SELECT 1 AS x FROM engine_runs WHERE run_id = ?', [run_id])) {
+          throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
+        }
+        const runPk = await insertRun(tx, run_id, graph_hash, now);
+        if (Object.keys(input).length > 0)
+          await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
+      });
+      return { run_id, graph_hash };
+    },
+
+    async start(graph, opts) {
+      const { run_id } = await engine.createRun(graph, opts);
+      return engine.continueRun(run_id);
+    },
+
+    async continueRun(run_id) {
+      const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs);
+      if (row) return execute(row);
+      const current = await getRunOrThrow(store, run_id);
+      return outcomeOf(deps, current, await graphOf(current.graph_hash));
+    },
+
+    async resume(run_id, contract_id, response: Json) {
+      await answerContract(deps, run_id, contract_id, response);
+      return engine.continueRun(run_id);
+    },
+
+    async claimNext() {
+      const row = await claimNextRun(store, owner, deps.now(), deps.leaseMs);
+      return row ? execute(row) : null;
+    },
+
+    cancel: (run_id) => cancelRun(deps, run_id),
+
+    async getRun(run_id) {
+      const row = await getRunOrThrow(store, run_id);
+      return runView(deps, row, await graphOf(row.graph_hash));
+    },
+
+    async getContract(contract_id) {
+      const { run_pk: _pk, ...c } = await getContractOrThrow(store, contract_id);
+      return c;
+    },
+
+    subscribe: (run_id, listener) => deps.bus.subscribe(run_id, listener),
+    close: () => deps.bus.close(),
+  };
+  return engine;
+}

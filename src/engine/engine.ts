@@ -1,0 +1,422 @@
+/**
+ * The engine contract: graphs of typed nodes, runs with a durable delta journal, ExecutionContracts,
+ * suspension as a value, resume from any process, leases, retries and events. Implementations live in
+ * `graph/`, `contracts/`, `journal/`, `run/`, `actions/` and `events/`; code above this layer sees only
+ * this file (re-exported by `index.ts`). The engine knows no node types: runtimes register them.
+ */
+import type { JsonSchema } from '../core/index.ts';
+
+/** Any JSON value the engine stores. Values must survive `JSON.stringify` round trips. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+// ---------------------------------------------------------------- graph IR
+
+/**
+ * How a connector feeds its target (seed 003):
+ * - `solid`: trigger + context + attachments — the target runs in the next super-step;
+ * - `dotted`: context only — the source's latest output lands in `input_context.context_only_upstream_nodes`;
+ * - `dashed`: attachments only — its attachments land in `input_context.attachment_only_upstream_nodes`
+ *   and `input_context.propagated_attachments`.
+ * Only solid connectors trigger execution.
+ */
+export type ConnectorMode = 'solid' | 'dotted' | 'dashed';
+
+export interface ConnectorSpec {
+  /** Optional stable id (used in validation errors and routing artifacts). Defaults to `from->to#index`. */
+  id?: string;
+  from: string;
+  to: string;
+  /** Default `solid`. */
+  mode?: ConnectorMode;
+  /**
+   * Routing key. A solid connector with a `route` fires only when the source node's result names
+   * that route; a solid connector without one fires whenever the source finishes.
+   */
+  route?: string;
+}
+
+/** Reserved node type: reaching a terminal node completes the run. It has no executor. */
+export const TERMINAL = 'terminal';
+
+export interface NodeSpec {
+  /** Unique within the graph (a human id: letters, digits, `_`, `-`, `.`). */
+  id: string;
+  /** A registered node type, or `terminal`. */
+  type: string;
+  /** The node's authored input, validated against its type's `inputSchema`. */
+  config?: Json;
+  /**
+   * Retry of model-content failures (seed 004 D13): how many generation attempts the node gets
+   * (default 1 = no retry). Only results of kind `retry_generation` consume attempts.
+   */
+  max_generation_attempts?: number;
+}
+
+/** How a channel combines writes. `value`: last write wins. `append`: writes are appended to a list. */
+export type ChannelReducer = 'value' | 'append';
+
+export interface ChannelSpec {
+  reducer: ChannelReducer;
+  /** Initial value for `value` channels (default `null`); `append` channels start as `[]`. */
+  default?: Json;
+}
+
+/** The authored graph. Content-addressed: runs reference the hash of its canonical JSON. */
+export interface GraphSpec {
+  /** The node the first super-step runs. */
+  entry: string;
+  nodes: NodeSpec[];
+  connectors: ConnectorSpec[];
+  /** Named state channels. Writes to undeclared channels are rejected. */
+  channels?: Record<string, ChannelSpec>;
+  /** Bound on super-steps per run (loops); default 10 000. Exceeding it fails the run with STEP_LIMIT. */
+  max_steps?: number;
+}
+
+/** One problem found by validation; `validateGraph` lists every one. */
+export interface GraphProblem {
+  code:
+    | 'DUPLICATE_NODE_ID'
+    | 'DUPLICATE_CONNECTOR_ID'
+    | 'UNKNOWN_NODE_TYPE'
+    | 'DANGLING_CONNECTOR'
+    | 'UNKNOWN_ENTRY'
+    | 'UNREACHABLE_TERMINAL'
+    | 'NO_TERMINAL'
+    | 'INVALID_NODE_CONFIG'
+    | 'INVALID_CONNECTOR'
+    | 'INVALID_CHANNEL'
+    | 'INVALID_FIELD';
+  message: string;
+  /** JSON pointer into the graph, like `/nodes/2/type`. */
+  path: string;
+}
+
+// ---------------------------------------------------------------- contracts (seed 000)
+
+export type ContractStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'WAITING' | 'CANCELLED';
+
+export interface ContractTransition {
+  /** `null` for the creation of the contract. */
+  from: ContractStatus | null;
+  to: ContractStatus;
+  /** Milliseconds since the epoch. */
+  at: number;
+  /** Who moved it: `node:<id>`, `engine`, `resume`, `recovery`, `executor`. */
+  actor: string;
+}
+
+/** An executable action with a state machine (seed 000). Consumers read `status`, never observation strings. */
+export interface ExecutionContract {
+  contract_id: string;
+  action_type: string;
+  status: ContractStatus;
+  payload: Json;
+  result: Json | null;
+  error_message: string | null;
+  transitions: ContractTransition[];
+}
+
+/** A contract as read from a run, with the backward-compatible `observation` string (seed 000). */
+export interface ContractView extends ExecutionContract {
+  node_id: string;
+  observation: string | null;
+}
+
+// ---------------------------------------------------------------- nodes
+
+export interface UpstreamOutput {
+  node_id: string;
+  connector_id: string;
+  output: Json;
+}
+
+export interface UpstreamAttachments {
+  node_id: string;
+  connector_id: string;
+  attachments: Json[];
+}
+
+/** What connectors feed a node (names from seed 003). */
+export interface InputContext {
+  /** Solid predecessors that triggered this execution, with their outputs. */
+  upstream_nodes: UpstreamOutput[];
+  /** Dotted predecessors' latest outputs (those that have run). */
+  context_only_upstream_nodes: UpstreamOutput[];
+  /** Dashed predecessors' latest attachments. */
+  attachment_only_upstream_nodes: UpstreamAttachments[];
+  /** Attachments from solid and dashed predecessors, in connector order. */
+  propagated_attachments: Json[];
+}
+
+/** One failed generation attempt, handed to the next attempt (seed 004 D13). */
+export interface CorrectiveNote {
+  attempt: number;
+  error: string;
+  corrective: string;
+}
+
+export interface NodeContext<Config = Json> {
+  readonly run_id: string;
+  readonly node_id: string;
+  readonly node_type: string;
+  /** The super-step being executed (1-based). */
+  readonly step: number;
+  /** 1-based generation attempt. */
+  readonly attempt: number;
+  readonly config: Config;
+  /** Current channel values (read-only; write through the result's `writes`). */
+  readonly state: Readonly<Record<string, Json>>;
+  readonly input_context: InputContext;
+  /** Failures of earlier attempts of this execution, oldest first; empty on the first attempt. */
+  readonly corrective_context: readonly CorrectiveNote[];
+  /** Contracts of the run not yet finished (`PENDING`, `RUNNING`, `WAITING`). */
+  readonly pending_executions: readonly ContractView[];
+  /** Contracts of the run that finished (`COMPLETED`, `FAILED`, `CANCELLED`). */
+  readonly completed_executions: readonly ContractView[];
+  /**
+   * Executes a PENDING contract through the engine's ActionExecutor: `PENDING → RUNNING` is durable
+   * before the call, `RUNNING → COMPLETED | FAILED` with the result right after. A contract that is
+   * already finished is returned as journaled, without calling the executor again.
+   */
+  perform(contract_id: string): Promise<ContractView>;
+  /**
+   * Creates and performs an action in one call. Its id is derived from (run, step, node, attempt,
+   * `key` or call order), so re-executing the node after a crash replays the journaled result.
+   */
+  act(action_type: string, payload: Json, options?: { key?: string }): Promise<ContractView>;
+  /** Emits a `node.updated` event (progress; not journaled). */
+  update(data: Json): void;
+  /** Aborted when the run's lease is lost: stop promptly, the result will be discarded. */
+  readonly signal: AbortSignal;
+}
+
+export interface NewContract {
+  action_type: string;
+  payload: Json;
+}
+
+export interface NewArtifact {
+  artifact_type: string;
+  payload: Json;
+}
+
+/** Fields every non-failing result may carry. */
+export interface NodeEffects {
+  /** Channel writes, combined by each channel's reducer. */
+  writes?: Record<string, Json>;
+  /** The node's output, visible to successors through `input_context`. */
+  output?: Json;
+  attachments?: Json[];
+  /** Selects outgoing solid connectors by their `route`. */
+  route?: string | string[];
+  /** New PENDING contracts (they appear in `pending_executions` from the next step). */
+  contracts?: NewContract[];
+  /** Artifacts persisted with the step (event `artifact.persisted`). */
+  artifacts?: NewArtifact[];
+}
+
+/**
+ * What a node returns. Suspension and model-content failures are values, never thrown exceptions;
+ * a thrown exception fails the run (`NODE_FAILED`).
+ */
+export type NodeResult =
+  | ({ kind: 'ok' } & NodeEffects)
+  | ({
+      kind: 'suspend';
+      /** The WAITING contract; `payload.response_schema` (JSON Schema) validates the resume response. */
+      contract: NewContract;
+    } & NodeEffects)
+  | { kind: 'retry_generation'; error: string; corrective: string }
+  | { kind: 'fail'; code: string; message: string };
+
+/** A node type: a small object registered by a runtime. */
+export interface NodeType<Config = Json> {
+  type: string;
+  description?: string;
+  /** JSON Schema for the node's `config` (its authored input); checked by graph validation. */
+  inputSchema?: JsonSchema;
+  execute(ctx: NodeContext<Config>): Promise<NodeResult> | NodeResult;
+  /**
+   * True when an action this node started may be executed again after its process died mid-call.
+   * Otherwise such a contract is moved `RUNNING → FAILED` ("interrupted") and not re-executed.
+   */
+  idempotent?: boolean;
+  /** Called for an interrupted, non-idempotent action before it is marked FAILED (undo hook). */
+  compensate?(contract: ContractView): Promise<void> | void;
+}
+
+// ---------------------------------------------------------------- actions (port to sources)
+
+export type ActionOutcome =
+  | { ok: true; result: Json; observation?: string }
+  | { ok: false; error_message: string; observation?: string };
+
+export interface ActionContext {
+  run_id: string;
+  node_id: string;
+  step: number;
+  signal: AbortSignal;
+}
+
+/**
+ * The narrow port through which contracts become side effects (the sources layer implements it).
+ * Failures are outcomes (`ok: false`); a thrown error is recorded as a failure too.
+ */
+export interface ActionExecutor {
+  execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome>;
+}
+
+// ---------------------------------------------------------------- runs
+
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+export interface RunError {
+  code: string;
+  message: string;
+  node_id?: string;
+  details?: Json;
+}
+
+export interface RunView {
+  run_id: string;
+  graph_hash: string;
+  status: RunStatus;
+  /** Super-steps committed. */
+  step: number;
+  /** Nodes the next super-step runs. */
+  frontier: string[];
+  state: Record<string, Json>;
+  /** Latest output of each node that has run. */
+  outputs: Record<string, Json>;
+  contracts: ContractView[];
+  pending_executions: ContractView[];
+  completed_executions: ContractView[];
+  error: RunError | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What `start`, `resume`, `continueRun` and `claimNext` return once the run stops in this process. */
+export interface RunOutcome {
+  run_id: string;
+  status: RunStatus;
+  step: number;
+  error: RunError | null;
+  /** WAITING contracts when `status` is `waiting`. */
+  waiting: ContractView[];
+}
+
+// ---------------------------------------------------------------- events
+
+export type EngineEvent =
+  | {
+      type: 'run.updated';
+      run_id: string;
+      status: RunStatus;
+      step: number;
+      at: number;
+      error?: RunError | null;
+    }
+  | {
+      type: 'node.started';
+      run_id: string;
+      node_id: string;
+      node_type: string;
+      step: number;
+      attempt: number;
+      at: number;
+    }
+  | { type: 'node.updated'; run_id: string; node_id: string; step: number; data: Json; at: number }
+  | {
+      type: 'node.finished';
+      run_id: string;
+      node_id: string;
+      node_type: string;
+      step: number;
+      attempt: number;
+      status: 'ok' | 'suspend' | 'retry_generation' | 'fail';
+      duration_ms: number;
+      error?: string;
+      at: number;
+    }
+  | {
+      type: 'contract.transitioned';
+      run_id: string;
+      contract_id: string;
+      action_type: string;
+      from: ContractStatus | null;
+      to: ContractStatus;
+      actor: string;
+      at: number;
+    }
+  | {
+      type: 'artifact.persisted';
+      run_id: string;
+      node_id: string;
+      step: number;
+      artifact_id: string;
+      artifact_type: string;
+      artifact: Json;
+      at: number;
+    };
+
+export type EngineEventListener = (event: EngineEvent & { origin?: string }) => void;
+
+// ---------------------------------------------------------------- the engine
+
+export interface EngineOptions {
+  /** Identity of this process in leases (default: random). */
+  owner?: string;
+  /** Lease length; a run whose lease expired is recoverable by another process. Default 30 s. */
+  leaseMs?: number;
+  /** A snapshot of `value` channels, outputs and frontier every this many steps. Default 100. */
+  snapshotEvery?: number;
+  /** Executes contracts for `ctx.perform` / `ctx.act`. Without one, performing fails with NO_ACTION_EXECUTOR. */
+  actions?: ActionExecutor;
+  /** Fan events out to other processes with LISTEN/NOTIFY when the store supports it. Default true. */
+  fanOut?: boolean;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export interface StartOptions {
+  /** Initial channel writes. */
+  input?: Record<string, Json>;
+  /** Use this id (uuid) instead of a fresh uuidv7. */
+  run_id?: string;
+}
+
+export interface Engine {
+  readonly owner: string;
+  /** Registers a node type (UNKNOWN → registered; a second registration of the same type throws). */
+  register(type: NodeType<never>): void;
+  /** Validates a graph against the registry; throws GRAPH_INVALID with `details.problems` (every problem). */
+  validate(graph: GraphSpec): void;
+  /** Validates and stores a graph (content-addressed), and creates a `queued` run. Does not execute. */
+  createRun(graph: GraphSpec, options?: StartOptions): Promise<{ run_id: string; graph_hash: string }>;
+  /** createRun + continueRun. */
+  start(graph: GraphSpec, options?: StartOptions): Promise<RunOutcome>;
+  /** Claims the run (lease) and executes it until it completes, fails, waits or the lease is lost. */
+  continueRun(run_id: string): Promise<RunOutcome>;
+  /**
+   * Answers a WAITING contract from any process: checks it is WAITING (else INVALID_TRANSITION) and
+   * that `response` matches `payload.response_schema` (else SCHEMA_INVALID) — a rejected resume
+   * changes nothing — then moves it `WAITING → RUNNING → COMPLETED` with `result = response` and,
+   * when no other contract waits, continues the run at the nodes the graph names.
+   */
+  resume(run_id: string, contract_id: string, response: Json): Promise<RunOutcome>;
+  /**
+   * Claims one run that is `queued`, or `running` with an expired lease (a dead process), and
+   * executes it. PostgreSQL claims with `FOR UPDATE SKIP LOCKED`. Resolves `null` when none.
+   */
+  claimNext(): Promise<RunOutcome | null>;
+  /** Cancels a run that is not finished; its unfinished contracts become CANCELLED. */
+  cancel(run_id: string): Promise<void>;
+  getRun(run_id: string): Promise<RunView>;
+  getContract(contract_id: string): Promise<ContractView>;
+  /** In-process events of one run (and, with LISTEN/NOTIFY, of other processes). Returns unsubscribe. */
+  subscribe(run_id: string, listener: EngineEventListener): Promise<() => Promise<void>>;
+  /** Stops heartbeats and listeners. Runs in flight keep their leases until expiry. */
+  close(): Promise<void>;
+}

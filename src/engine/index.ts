@@ -1,0 +1,18 @@
+/** Public surface of the engine layer: the contract (`engine.ts`), `createEngine`, and pure helpers. */
+
+export {
+  CONTRACT_STATUSES,
+  canTransition,
+  createContract,
+  isFinal,
+  TRANSITIONS,
+  transition,
+} from './contracts/transitions.ts';
+export { completedExecutions, observationOf, pendingExecutions } from './contracts/views.ts';
+export { createEngine } from './create-engine.ts';
+export type * from './engine.ts';
+export { TERMINAL } from './engine.ts';
+export { EVENTS_CHANNEL } from './events/bus.ts';
+export { NodeRegistry } from './graph/registry.ts';
+export { graphProblems } from './graph/validate.ts';
+export { engineMigrations } from './migrations.ts';

@@ -1,0 +1,135 @@
+/**
+ * Journal persistence: appending rows fenced by the run's lease, periodic snapshots, and rebuilding a
+ * run's state from the latest snapshot plus the rows after it (append channels read every step row).
+ */
+import type { Queryable, Store, Transaction } from '../../store/store.ts';
+import type { Json } from '../engine.ts';
+import type { CompiledGraph } from '../graph/compile.ts';
+import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
+import { type AttemptEntry, type JournalEntry, type StepEntry, stepDeltas } from './entries.ts';
+
+/**
+ * Appends one row if (and only if) `owner` holds the run's lease and `seq` is free. Returns false when
+ * fenced out: another process claimed the run. On PostgreSQL `FOR SHARE` makes a concurrent claim wait
+ * for this transaction instead of slipping in between the check and the insert.
+ */
+export async function appendFenced(
+  tx: Transaction,
+  store: Store,
+  runPk: number,
+  seq: number,
+  body: string,
+  owner: string,
+): Promise<boolean> {
+  const lock = store.capabilities.concurrentWriters ? ' FOR SHARE' : '';
+  const r = await tx.run(
+    `INSERT INTO engine_journal (run_pk, seq, body)
+     SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${lock})
+     ON CONFLICT DO NOTHING`,
+    [runPk, seq, body, runPk, owner],
+  );
+  return r.changes === 1;
+}
+
+/** Appends without a lease (resume and cancel hold the contract/run row instead). */
+export async function appendUnfenced(
+  tx: Transaction,
+  runPk: number,
+  seq: number,
+  body: string,
+): Promise<boolean> {
+  const r = await tx.run(
+    'INSERT INTO engine_journal (run_pk, seq, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    [runPk, seq, body],
+  );
+  return r.changes === 1;
+}
+
+export async function lastSeq(q: Queryable, runPk: number): Promise<number> {
+  const row = await q.get<{ s: number | null }>('SELECT MAX(seq) AS s FROM engine_journal WHERE run_pk = ?', [
+    runPk,
+  ]);
+  return Number(row?.s ?? 0);
+}
+
+interface SnapshotBody {
+  step: number;
+  frontier: FrontierEntry[];
+  values: Record<string, Json>;
+  outputs: RunState['outputs'];
+}
+
+/** Writes a snapshot of everything but append channels (those are the journal itself). */
+export async function writeSnapshot(
+  tx: Transaction,
+  graph: CompiledGraph,
+  runPk: number,
+  state: RunState,
+): Promise<void> {
+  const values: Record<string, Json> = {};
+  for (const [name, spec] of graph.channels)
+    if (spec.reducer !== 'append') values[name] = state.channels[name] ?? null;
+  const body: SnapshotBody = { step: state.step, frontier: state.frontier, values, outputs: state.outputs };
+  await tx.run('INSERT INTO engine_snapshots (run_pk, seq, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
+    runPk,
+    state.seq,
+    JSON.stringify(body),
+  ]);
+}
+
+export interface LoadedRun {
+  state: RunState;
+  /** Failed generation attempts since the last step, per node (corrective context for the next attempt). */
+  attempts: Map<string, AttemptEntry[]>;
+}
+
+/** Rebuilds a run's state: latest snapshot, then the journal after it. */
+export async function loadState(q: Queryable, graph: CompiledGraph, runPk: number): Promise<LoadedRun> {
+  const state = initialState(graph);
+  const snap = await q.get<{ seq: number; body: string }>(
+    'SELECT seq, body FROM engine_snapshots WHERE run_pk = ? ORDER BY seq DESC LIMIT 1',
+    [runPk],
+  );
+  const snapSeq = snap ? Number(snap.seq) : 0;
+  const hasAppend = [...graph.channels.values()].some((c) => c.reducer === 'append');
+  if (snap) {
+    const body = JSON.parse(snap.body) as SnapshotBody;
+    Object.assign(state.channels, body.values);
+    state.step = body.step;
+    state.frontier = body.frontier;
+    state.outputs = body.outputs;
+    state.seq = snapSeq;
+  }
+  const rows = await q.all<{ seq: number; body: string }>(
+    'SELECT seq, body FROM engine_journal WHERE run_pk = ? AND seq > ? ORDER BY seq',
+    [runPk, hasAppend ? 0 : snapSeq],
+  );
+  const attempts = new Map<string, AttemptEntry[]>();
+  const appendOnly = new Map([...graph.channels].filter(([, c]) => c.reducer === 'append'));
+  for (const row of rows) {
+    const seq = Number(row.seq);
+    const entry = JSON.parse(row.body) as JournalEntry;
+    if (seq <= snapSeq) {
+      // Before the snapshot only append-channel items are missing from the state.
+      if (entry.k === undefined || entry.k === 'i') {
+        for (const d of entry.k === 'i' ? [{ n: '', w: entry.w }] : stepDeltas(entry)) {
+          if (!d.w) continue;
+          const w: Record<string, Json> = {};
+          for (const [name, v] of Object.entries(d.w)) if (appendOnly.has(name)) w[name] = v;
+          applyWrites(graph, state, w);
+        }
+      }
+      continue;
+    }
+    state.seq = seq;
+    if (entry.k === undefined) {
+      applyStep(graph, state, stepDeltas(entry as StepEntry));
+      attempts.clear();
+    } else if (entry.k === 'i') {
+      applyWrites(graph, state, entry.w);
+    } else if (entry.k === 'g') {
+      attempts.set(entry.n, [...(attempts.get(entry.n) ?? []), entry]);
+    }
+  }
+  return { state, attempts };
+}

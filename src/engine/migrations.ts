@@ -1,0 +1,70 @@
+/**
+ * Engine tables (ids 400–499): content-addressed graphs, runs with leases, the delta journal,
+ * periodic snapshots, contracts and artifacts.
+ */
+import type { Migration } from '../store/migrations.ts';
+
+export const engineMigrations: Migration[] = [
+  {
+    id: 400,
+    name: 'engine: graphs, runs, journal, snapshots, contracts, artifacts',
+    up: (d) => [
+      `CREATE TABLE engine_graphs (
+         graph_hash TEXT PRIMARY KEY,
+         body TEXT NOT NULL,
+         created_at ${d.bigint} NOT NULL
+       )`,
+      `CREATE TABLE engine_runs (
+         run_pk ${d.autoId},
+         run_id TEXT NOT NULL UNIQUE,
+         graph_hash TEXT NOT NULL REFERENCES engine_graphs(graph_hash),
+         status TEXT NOT NULL,
+         lease_owner TEXT,
+         lease_expires_at ${d.bigint} NOT NULL DEFAULT 0,
+         error TEXT,
+         created_at ${d.bigint} NOT NULL,
+         updated_at ${d.bigint} NOT NULL
+       )`,
+      'CREATE INDEX engine_runs_claim ON engine_runs (status, lease_expires_at)',
+      // The journal is the hot path: an integer run key and a clustered (run_pk, seq) key keep each
+      // row close to the size of its delta. SQLite needs WITHOUT ROWID for the key to be the table.
+      `CREATE TABLE engine_journal (
+         run_pk ${d.bigint} NOT NULL,
+         seq ${d.bigint} NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (run_pk, seq)
+       )${d.name === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+      `CREATE TABLE engine_snapshots (
+         run_pk ${d.bigint} NOT NULL,
+         seq ${d.bigint} NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (run_pk, seq)
+       )`,
+      `CREATE TABLE engine_contracts (
+         contract_id TEXT PRIMARY KEY,
+         run_pk ${d.bigint} NOT NULL,
+         node_id TEXT NOT NULL,
+         action_type TEXT NOT NULL,
+         status TEXT NOT NULL,
+         payload TEXT NOT NULL,
+         result TEXT,
+         error_message TEXT,
+         observation TEXT,
+         transitions TEXT NOT NULL,
+         created_at ${d.bigint} NOT NULL,
+         updated_at ${d.bigint} NOT NULL
+       )`,
+      'CREATE INDEX engine_contracts_run ON engine_contracts (run_pk, created_at)',
+      `CREATE TABLE engine_artifacts (
+         artifact_id TEXT PRIMARY KEY,
+         run_pk ${d.bigint} NOT NULL,
+         node_id TEXT NOT NULL,
+         seq ${d.bigint} NOT NULL,
+         artifact_type TEXT NOT NULL,
+         payload TEXT NOT NULL,
+         created_at ${d.bigint} NOT NULL
+       )`,
+      'CREATE INDEX engine_artifacts_run ON engine_artifacts (run_pk, seq)',
+    ],
+  },
+];

@@ -1,0 +1,55 @@
+/** Cancelling a run: its status and every unfinished contract move to cancelled in one transaction. */
+import { NoemaError } from '../../core/errors.ts';
+import { contractsOfRun, updateContract, viewOf } from '../contracts/contract-store.ts';
+import { isFinal, transition } from '../contracts/transitions.ts';
+import type { EngineDeps } from './deps.ts';
+import { getRunOrThrow } from './runs.ts';
+
+export async function cancelRun(deps: EngineDeps, run_id: string): Promise<void> {
+  const { store, bus } = deps;
+  const run = await getRunOrThrow(store, run_id);
+  const now = deps.now();
+  const moved = await store.transaction(async (tx) => {
+    // Dropping the lease fences out a process still executing the run: its next append writes nothing.
+    const r = await tx.run(
+      `UPDATE engine_runs SET status = 'cancelled', lease_owner = NULL, lease_expires_at = 0, updated_at = ?
+       WHERE run_pk = ? AND status IN ('queued', 'running', 'waiting')`,
+      [now, run.run_pk],
+    );
+    if (r.changes !== 1) {
+      throw new NoemaError(
+        'INVALID_TRANSITION',
+        `run ${run_id} is ${run.status}; only an unfinished run can be cancelled`,
+        {
+          details: { run_id, status: run.status },
+          status: 409,
+        },
+      );
+    }
+    const out = [];
+    for (const c of await contractsOfRun(tx, run.run_pk)) {
+      if (isFinal(c.status)) continue;
+      const next = viewOf(
+        transition(c, { to: 'CANCELLED', actor: 'cancel', at: now, error_message: 'run cancelled' }),
+        c.node_id,
+      );
+      if (await updateContract(tx, next, c.status, now)) out.push(next);
+    }
+    return out;
+  });
+  for (const c of moved) {
+    const t = c.transitions.at(-1)!;
+    bus.publish({
+      type: 'contract.transitioned',
+      run_id,
+      contract_id: c.contract_id,
+      action_type: c.action_type,
+      from: t.from,
+      to: t.to,
+      actor: t.actor,
+      at: t.at,
+    });
+  }
+  bus.publish({ type: 'run.updated', run_id, status: 'cancelled', step: 0, at: now });
+  await bus.flushNow();
+}

@@ -1,0 +1,168 @@
+/**
+ * Contracts of one executing run: an in-memory cache of its rows, and the durable moves a node makes
+ * through `ctx.perform` / `ctx.act` — each transition committed (fenced by the lease) before the next
+ * thing happens, so an action is durable before the call and its result before the node continues.
+ */
+import { NoemaError } from '../../core/errors.ts';
+import { sha256Hex } from '../../core/hash.ts';
+import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
+import { createContract, isFinal, transition } from '../contracts/transitions.ts';
+import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
+import type { TransitionEntry } from '../journal/entries.ts';
+import { appendFenced } from '../journal/journal.ts';
+import { type EngineDeps, LeaseLost } from './deps.ts';
+import type { RunState } from './state.ts';
+
+export interface RunRef {
+  run_pk: number;
+  run_id: string;
+}
+
+export class RunContracts {
+  readonly #deps: EngineDeps;
+  readonly #run: RunRef;
+  readonly #state: RunState;
+  readonly byId: Map<string, ContractView>;
+
+  constructor(deps: EngineDeps, run: RunRef, state: RunState, contracts: ContractView[]) {
+    this.#deps = deps;
+    this.#run = run;
+    this.#state = state;
+    this.byId = new Map(contracts.map((c) => [c.contract_id, c]));
+  }
+
+  all(): ContractView[] {
+    return [...this.byId.values()];
+  }
+
+  /** Deterministic id for `ctx.act`, so a re-executed node finds its journaled action. */
+  actId(node: string, attempt: number, key: string): string {
+    const h = sha256Hex(
+      `${this.#run.run_id}\u0000${this.#state.step + 1}\u0000${node}\u0000${attempt}\u0000${key}`,
+    );
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  }
+
+  async act(
+    node: string,
+    type: NodeType<never>,
+    id: string,
+    action_type: string,
+    payload: Json,
+    signal: AbortSignal,
+  ): Promise<ContractView> {
+    if (!this.byId.has(id)) {
+      const now = this.#deps.now();
+      const c = viewOf(createContract(id, action_type, payload, `node:${node}`, now), node, null);
+      await this.#commit(c, null, async (tx) => insertContract(tx, this.#run.run_pk, c, now));
+    }
+    return this.perform(node, type, id, signal);
+  }
+
+  async perform(node: string, type: NodeType<never>, id: string, signal: AbortSignal): Promise<ContractView> {
+    let c = this.byId.get(id);
+    if (!c)
+      throw new NoemaError('UNKNOWN_CONTRACT', `run ${this.#run.run_id} has no contract ${id}`, {
+        details: { contract_id: id },
+      });
+    if (isFinal(c.status)) return c;
+    if (c.status === 'WAITING') {
+      throw new NoemaError(
+        'INVALID_TRANSITION',
+        `contract ${id} is WAITING: it is answered with resume(), not performed`,
+        {
+          details: { contract_id: id, from: 'WAITING' },
+        },
+      );
+    }
+    if (c.status === 'RUNNING' && !type.idempotent) {
+      // A dead process started this call; whether it happened is unknown, so it is not repeated.
+      if (type.compensate) await type.compensate(c);
+      return this.#move(c, 'FAILED', 'recovery', {
+        error_message: 'interrupted: the process running this action stopped; not re-executed',
+      });
+    }
+    if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
+    const outcome = await this.#execute(c, node, signal);
+    if (signal.aborted) throw new LeaseLost();
+    return outcome.ok
+      ? this.#move(c, 'COMPLETED', 'executor', { result: outcome.result, observation: outcome.observation })
+      : this.#move(c, 'FAILED', 'executor', {
+          error_message: outcome.error_message,
+          observation: outcome.observation,
+        });
+  }
+
+  async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {
+    const executor = this.#deps.actions;
+    if (!executor)
+      return {
+        ok: false,
+        error_message: 'NO_ACTION_EXECUTOR: this engine was created without an action executor',
+      };
+    try {
+      const { node_id: _n, observation: _o, ...contract } = c;
+      return await executor.execute(contract, {
+        run_id: this.#run.run_id,
+        node_id: node,
+        step: this.#state.step + 1,
+        signal,
+      });
+    } catch (err) {
+      return { ok: false, error_message: (err as Error).message || String(err) };
+    }
+  }
+
+  async #move(
+    c: ContractView,
+    to: ContractStatus,
+    actor: string,
+    extra: { result?: Json; error_message?: string; observation?: string | undefined },
+  ): Promise<ContractView> {
+    const now = this.#deps.now();
+    const input: Parameters<typeof transition>[1] = { to, actor, at: now };
+    if (extra.result !== undefined) input.result = extra.result;
+    if (extra.error_message !== undefined) input.error_message = extra.error_message;
+    const next = viewOf(transition(c, input), c.node_id, extra.observation);
+    await this.#commit(next, c.status, async (tx) => {
+      if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+    });
+    return next;
+  }
+
+  /** One transaction: the contract write plus a fenced journal row; then the cache and the event. */
+  async #commit(
+    next: ContractView,
+    from: ContractStatus | null,
+    write: (tx: import('../../store/store.ts').Transaction) => Promise<void>,
+  ): Promise<void> {
+    const { store, bus, owner } = this.#deps;
+    const seq = this.#state.seq + 1;
+    const entry: TransitionEntry = {
+      k: 't',
+      c: next.contract_id,
+      s: next.status,
+      by: next.transitions.at(-1)?.actor ?? 'engine',
+    };
+    await store.transaction(async (tx) => {
+      if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+        throw new LeaseLost();
+      await write(tx);
+      await bus.flush(tx);
+    });
+    this.#state.seq = seq;
+    this.byId.set(next.contract_id, next);
+    for (const t of next.transitions.slice(from === null ? 0 : -1)) {
+      bus.publish({
+        type: 'contract.transitioned',
+        run_id: this.#run.run_id,
+        contract_id: next.contract_id,
+        action_type: next.action_type,
+        from: t.from,
+        to: t.to,
+        actor: t.actor,
+        at: t.at,
+      });
+    }
+  }
+}

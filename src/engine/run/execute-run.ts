@@ -1,0 +1,278 @@
+/**
+ * The run loop: executes super-steps while this process holds the run's lease. Each step commits in
+ * one transaction: a journal row with only what changed, new contracts and artifacts, and — when the
+ * step suspends, reaches a terminal or fails — the run's new status. A heartbeat keeps the lease; if
+ * it is lost, the loop stops without writing (the journal append is fenced by the lease).
+ */
+
+import { uuidv7 } from '../../core/ids.ts';
+import { type JsonSchema, schemas } from '../../core/schema-registry.ts';
+import type { Transaction } from '../../store/store.ts';
+import { insertContract, viewOf } from '../contracts/contract-store.ts';
+import { createContract, transition } from '../contracts/transitions.ts';
+import {
+  type ContractView,
+  type Json,
+  type NodeResult,
+  type RunError,
+  type RunOutcome,
+  type RunStatus,
+  TERMINAL,
+} from '../engine.ts';
+import { type CompiledGraph, unknownRoutes } from '../graph/compile.ts';
+import { type StepEntry, stepEntry } from '../journal/entries.ts';
+import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
+import { RunContracts, type RunRef } from './contracts-in-run.ts';
+import { type EngineDeps, LeaseLost } from './deps.ts';
+import { runNode } from './node-runner.ts';
+import { heartbeat, releaseRun } from './runs.ts';
+import { applyStep, type NodeDelta, type RunState } from './state.ts';
+
+interface StepWork {
+  deltas: NodeDelta[];
+  contracts: ContractView[];
+  waiting: ContractView[];
+  artifacts: Array<{ artifact_id: string; node_id: string; artifact_type: string; payload: Json }>;
+}
+
+export async function executeRun(
+  deps: EngineDeps,
+  run: RunRef,
+  graph: CompiledGraph,
+  loaded: LoadedRun,
+  contracts: ContractView[],
+): Promise<RunOutcome> {
+  const abort = new AbortController();
+  const state = loaded.state;
+  const rc = new RunContracts(deps, run, state, contracts);
+  const nodeRun = { deps, run, graph, state, contracts: rc, attempts: loaded.attempts, signal: abort.signal };
+  const timer = setInterval(
+    () => {
+      heartbeat(deps.store, run.run_pk, deps.owner, deps.now(), deps.leaseMs).then(
+        (held) => held || abort.abort(),
+        () => {},
+      );
+    },
+    Math.max(10, Math.floor(deps.leaseMs / 3)),
+  );
+  timer.unref();
+  const outcome = (status: RunStatus, error: RunError | null = null): RunOutcome => ({
+    run_id: run.run_id,
+    status,
+    step: state.step,
+    error,
+    waiting: status === 'waiting' ? rc.all().filter((c) => c.status === 'WAITING') : [],
+  });
+  try {
+    for (;;) {
+      if (abort.signal.aborted) throw new LeaseLost();
+      if (state.frontier.length === 0) {
+        return outcome(
+          'failed',
+          await finish(deps, run, state, 'failed', {
+            code: 'DEAD_END',
+            message: 'no node to run and no terminal reached',
+          }),
+        );
+      }
+      if (state.frontier.some((f) => graph.nodes.get(f.node)?.type === TERMINAL)) {
+        return outcome('completed', await finish(deps, run, state, 'completed', null));
+      }
+      if (state.step >= graph.maxSteps) {
+        return outcome(
+          'failed',
+          await finish(deps, run, state, 'failed', {
+            code: 'STEP_LIMIT',
+            message: `the run reached max_steps (${graph.maxSteps})`,
+          }),
+        );
+      }
+      const work: StepWork = { deltas: [], contracts: [], waiting: [], artifacts: [] };
+      for (const entry of state.frontier) {
+        const spec = graph.nodes.get(entry.node)!;
+        const type = deps.registry.get(spec.type);
+        const result: NodeResult = type
+          ? await runNode(nodeRun, entry, spec, type)
+          : {
+              kind: 'fail',
+              code: 'UNKNOWN_NODE_TYPE',
+              message: `node type "${spec.type}" is not registered in this process`,
+            };
+        const error =
+          result.kind === 'fail'
+            ? { code: result.code, message: result.message, node_id: spec.id }
+            : collect(deps, graph, spec.id, result, work);
+        if (error) return outcome('failed', await finish(deps, run, state, 'failed', error));
+      }
+      const status = await commitStep(deps, run, graph, state, work);
+      for (const c of work.contracts) rc.byId.set(c.contract_id, c);
+      publishStep(deps, run, state.step, work, status);
+      if (status !== 'running') return outcome(status);
+    }
+  } catch (err) {
+    if (err instanceof LeaseLost)
+      return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
+    throw err;
+  } finally {
+    clearInterval(timer);
+    await deps.bus.flushNow().catch(() => {});
+  }
+}
+
+/** Checks a node's result and adds its delta, contracts and artifacts to the step; returns an error to fail the run. */
+function collect(
+  deps: EngineDeps,
+  graph: CompiledGraph,
+  node: string,
+  result: NodeResult,
+  work: StepWork,
+): RunError | null {
+  if (result.kind !== 'ok' && result.kind !== 'suspend') return null;
+  for (const name of Object.keys(result.writes ?? {})) {
+    if (!graph.channels.has(name))
+      return {
+        code: 'UNKNOWN_CHANNEL',
+        message: `node ${node} wrote undeclared channel "${name}"`,
+        node_id: node,
+      };
+  }
+  const unknown = unknownRoutes(graph, node, result.route);
+  if (unknown.length > 0)
+    return {
+      code: 'ROUTE_UNKNOWN',
+      message: `node ${node} chose route(s) no connector carries: ${unknown.join(', ')}`,
+      node_id: node,
+    };
+  const d: NodeDelta = { n: node };
+  if (result.writes && Object.keys(result.writes).length > 0) d.w = result.writes;
+  if (result.output !== undefined) d.o = result.output;
+  if (result.attachments !== undefined) d.a = result.attachments;
+  if (result.route !== undefined) d.r = result.route;
+  work.deltas.push(d);
+  const now = deps.now();
+  for (const nc of result.contracts ?? []) {
+    work.contracts.push(
+      viewOf(createContract(uuidv7(), nc.action_type, nc.payload, `node:${node}`, now), node, null),
+    );
+  }
+  for (const a of result.artifacts ?? [])
+    work.artifacts.push({
+      artifact_id: uuidv7(),
+      node_id: node,
+      artifact_type: a.artifact_type,
+      payload: a.payload,
+    });
+  if (result.kind === 'suspend') {
+    const payload = result.contract.payload as Record<string, Json> | null;
+    const schema = payload && typeof payload === 'object' ? payload.response_schema : undefined;
+    const check = schema === undefined ? null : schemas.checkSchema(schema as JsonSchema);
+    if (!check?.ok) {
+      return {
+        code: 'SUSPEND_INVALID',
+        message: `node ${node} suspended without a valid payload.response_schema`,
+        node_id: node,
+      };
+    }
+    const created = createContract(
+      uuidv7(),
+      result.contract.action_type,
+      result.contract.payload,
+      `node:${node}`,
+      now,
+    );
+    const waiting = viewOf(
+      transition(created, { to: 'WAITING', actor: `node:${node}`, at: now }),
+      node,
+      null,
+    );
+    work.contracts.push(waiting);
+    work.waiting.push(waiting);
+  }
+  return null;
+}
+
+async function commitStep(
+  deps: EngineDeps,
+  run: RunRef,
+  graph: CompiledGraph,
+  state: RunState,
+  work: StepWork,
+): Promise<RunStatus> {
+  const entry: StepEntry = stepEntry(work.deltas);
+  if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
+  if (work.waiting.length > 0) entry.z = work.waiting.map((c) => c.contract_id);
+  if (work.artifacts.length > 0) entry.f = work.artifacts.map((a) => a.artifact_id);
+  const seq = state.seq + 1;
+  applyStep(graph, state, work.deltas);
+  state.seq = seq;
+  const terminal = state.frontier.some((f) => graph.nodes.get(f.node)?.type === TERMINAL);
+  const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
+  const { store, owner } = deps;
+  const now = deps.now();
+  await store.transaction(async (tx: Transaction) => {
+    if (!(await appendFenced(tx, store, run.run_pk, seq, JSON.stringify(entry), owner)))
+      throw new LeaseLost();
+    for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
+    for (const a of work.artifacts) {
+      await tx.run(
+        'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
+      );
+    }
+    if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
+      throw new LeaseLost();
+    if (state.step % deps.snapshotEvery === 0) await writeSnapshot(tx, graph, run.run_pk, state);
+    await deps.bus.flush(tx);
+  });
+  return status;
+}
+
+function publishStep(deps: EngineDeps, run: RunRef, step: number, work: StepWork, status: RunStatus): void {
+  const { bus } = deps;
+  if (!bus.observed(run.run_id)) return;
+  const at = deps.now();
+  for (const c of work.contracts) {
+    for (const t of c.transitions) {
+      bus.publish({
+        type: 'contract.transitioned',
+        run_id: run.run_id,
+        contract_id: c.contract_id,
+        action_type: c.action_type,
+        from: t.from,
+        to: t.to,
+        actor: t.actor,
+        at: t.at,
+      });
+    }
+  }
+  for (const a of work.artifacts) {
+    bus.publish({
+      type: 'artifact.persisted',
+      run_id: run.run_id,
+      node_id: a.node_id,
+      step,
+      artifact_id: a.artifact_id,
+      artifact_type: a.artifact_type,
+      artifact: a.payload,
+      at,
+    });
+  }
+  if (status !== 'running') bus.publish({ type: 'run.updated', run_id: run.run_id, status, step, at });
+}
+
+/** Ends the run (completed or failed) in one transaction, if this process still holds the lease. */
+async function finish(
+  deps: EngineDeps,
+  run: RunRef,
+  state: RunState,
+  status: 'completed' | 'failed',
+  error: RunError | null,
+): Promise<RunError | null> {
+  const now = deps.now();
+  await deps.store.transaction(async (tx) => {
+    if (!(await releaseRun(tx, run.run_pk, deps.owner, status, error, now))) throw new LeaseLost();
+    await deps.bus.flush(tx);
+  });
+  deps.bus.publish({ type: 'run.updated', run_id: run.run_id, status, step: state.step, at: now, error });
+  return error;
+}

@@ -1,0 +1,155 @@
+/**
+ * Runs one frontier node: builds its context, calls its executor, and retries model-content failures
+ * (`retry_generation`) up to the node's `max_generation_attempts`, journaling each failed attempt so
+ * the corrective context survives a crash. One lane: same node, same config, a new call each time.
+ */
+import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
+import type { CorrectiveNote, Json, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
+import type { CompiledGraph } from '../graph/compile.ts';
+import type { AttemptEntry } from '../journal/entries.ts';
+import { appendFenced } from '../journal/journal.ts';
+import type { RunContracts, RunRef } from './contracts-in-run.ts';
+import { type EngineDeps, LeaseLost } from './deps.ts';
+import { type FrontierEntry, inputContextOf, type RunState } from './state.ts';
+
+export interface NodeRun {
+  deps: EngineDeps;
+  run: RunRef;
+  graph: CompiledGraph;
+  state: RunState;
+  contracts: RunContracts;
+  attempts: Map<string, AttemptEntry[]>;
+  signal: AbortSignal;
+}
+
+export async function runNode(
+  r: NodeRun,
+  entry: FrontierEntry,
+  spec: NodeSpec,
+  type: NodeType<never>,
+): Promise<NodeResult> {
+  const { deps, run, state } = r;
+  const notes: CorrectiveNote[] = (r.attempts.get(spec.id) ?? []).map((a) => ({
+    attempt: a.t,
+    error: a.e,
+    corrective: a.x,
+  }));
+  const max = spec.max_generation_attempts ?? 1;
+  const watch = deps.bus.observed(run.run_id);
+  for (;;) {
+    const attempt = notes.length + 1;
+    const started = deps.now();
+    if (watch) {
+      deps.bus.publish({
+        type: 'node.started',
+        run_id: run.run_id,
+        node_id: spec.id,
+        node_type: spec.type,
+        step: state.step + 1,
+        attempt,
+        at: started,
+      });
+    }
+    let result: NodeResult;
+    try {
+      result = await type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+    } catch (err) {
+      if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
+      const e = err as { code?: unknown; message?: string };
+      result = {
+        kind: 'fail',
+        code: typeof e.code === 'string' ? e.code : 'NODE_FAILED',
+        message: e.message ?? String(err),
+      };
+    }
+    if (r.signal.aborted) throw new LeaseLost();
+    if (watch) {
+      deps.bus.publish({
+        type: 'node.finished',
+        run_id: run.run_id,
+        node_id: spec.id,
+        node_type: spec.type,
+        step: state.step + 1,
+        attempt,
+        status: result.kind,
+        duration_ms: deps.now() - started,
+        ...(result.kind === 'fail'
+          ? { error: result.message }
+          : result.kind === 'retry_generation'
+            ? { error: result.error }
+            : {}),
+        at: deps.now(),
+      });
+    }
+    if (result.kind !== 'retry_generation') return result;
+    await journalAttempt(r, { k: 'g', n: spec.id, t: attempt, e: result.error, x: result.corrective });
+    notes.push({ attempt, error: result.error, corrective: result.corrective });
+    if (attempt >= max) {
+      return {
+        kind: 'fail',
+        code: 'GENERATION_FAILED',
+        message: `node ${spec.id} produced no acceptable output in ${attempt} attempt(s): ${result.error}`,
+      };
+    }
+  }
+}
+
+async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
+  const { store, owner } = r.deps;
+  const seq = r.state.seq + 1;
+  await store.transaction(async (tx) => {
+    if (!(await appendFenced(tx, store, r.run.run_pk, seq, JSON.stringify(entry), owner)))
+      throw new LeaseLost();
+    await r.deps.bus.flush(tx);
+  });
+  r.state.seq = seq;
+  r.attempts.set(entry.n, [...(r.attempts.get(entry.n) ?? []), entry]);
+}
+
+function contextFor(
+  r: NodeRun,
+  entry: FrontierEntry,
+  spec: NodeSpec,
+  type: NodeType<never>,
+  attempt: number,
+  notes: CorrectiveNote[],
+): NodeContext {
+  const { deps, run, state, contracts, graph } = r;
+  let acts = 0;
+  const all = contracts.all();
+  return {
+    run_id: run.run_id,
+    node_id: spec.id,
+    node_type: spec.type,
+    step: state.step + 1,
+    attempt,
+    config: (spec.config ?? null) as Json,
+    state: state.channels,
+    input_context: inputContextOf(graph, state, entry),
+    corrective_context: [...notes],
+    pending_executions: pendingExecutions(all),
+    completed_executions: completedExecutions(all),
+    perform: (id) => contracts.perform(spec.id, type, id, r.signal),
+    act: (action_type, payload, options) => {
+      const key = options?.key ?? `#${acts++}`;
+      return contracts.act(
+        spec.id,
+        type,
+        contracts.actId(spec.id, attempt, key),
+        action_type,
+        payload,
+        r.signal,
+      );
+    },
+    update: (data) =>
+      deps.bus.publish({
+        type: 'node.updated',
+        run_id: run.run_id,
+        node_id: spec.id,
+        step: state.step + 1,
+        data,
+        at: deps.now(),
+      }),
+    signal: r.signal,
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The `engine_runs` rows: creation, leases (claim, heartbeat, release) and status. Claiming is a
+ * conditional UPDATE in a transaction; with `supportsSkipLocked`, `claimNext` skips rows another
+ * process is claiming instead of waiting on them.
+ */
+import { NoemaError } from '../../core/errors.ts';
+import type { Queryable, Store, Transaction } from '../../store/store.ts';
+import type { RunError, RunStatus } from '../engine.ts';
+
+export interface RunRow {
+  run_pk: number;
+  run_id: string;
+  graph_hash: string;
+  status: RunStatus;
+  lease_owner: string | null;
+  lease_expires_at: number;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+  [k: string]: unknown;
+}
+
+const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND lease_expires_at < ?))`;
+
+export async function findRun(q: Queryable, run_id: string): Promise<RunRow | undefined> {
+  const r = await q.get<RunRow>('SELECT * FROM engine_runs WHERE run_id = ?', [run_id]);
+  return r ? normalize(r) : undefined;
+}
+
+export async function getRunOrThrow(q: Queryable, run_id: string): Promise<RunRow> {
+  const r = await findRun(q, run_id);
+  if (!r) throw new NoemaError('UNKNOWN_RUN', `no run ${run_id}`, { status: 404, details: { run_id } });
+  return r;
+}
+
+function normalize(r: RunRow): RunRow {
+  return { ...r, run_pk: Number(r.run_pk), lease_expires_at: Number(r.lease_expires_at) };
+}
+
+export async function insertRun(
+  tx: Transaction,
+  run_id: string,
+  graph_hash: string,
+  now: number,
+): Promise<number> {
+  const row = await tx.get<{ run_pk: number }>(
+    `INSERT INTO engine_runs (run_id, graph_hash, status, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?) RETURNING run_pk`,
+    [run_id, graph_hash, now, now],
+  );
+  return Number(row?.run_pk);
+}
+
+/** Takes the lease of one run if it is queued, abandoned (lease expired) or already ours. */
+export async function claimRun(
+  store: Store,
+  run_id: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<RunRow | undefined> {
+  return store.transaction(async (tx) => {
+    const r = await tx.run(
+      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?
+       WHERE run_id = ? AND (${CLAIMABLE} OR (status = 'running' AND lease_owner = ?))`,
+      [owner, now + leaseMs, now, run_id, now, owner],
+    );
+    return r.changes === 1 ? findRun(tx, run_id) : undefined;
+  });
+}
+
+/** Claims the oldest claimable run. Several processes never get the same run. */
+export async function claimNextRun(
+  store: Store,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<RunRow | undefined> {
+  const skip = store.capabilities.supportsSkipLocked ? ' FOR UPDATE SKIP LOCKED' : '';
+  return store.transaction(async (tx) => {
+    const candidate = await tx.get<{ run_pk: number }>(
+      `SELECT run_pk FROM engine_runs WHERE ${CLAIMABLE} ORDER BY run_pk LIMIT 1${skip}`,
+      [now],
+    );
+    if (!candidate) return undefined;
+    const r = await tx.run(
+      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?
+       WHERE run_pk = ? AND ${CLAIMABLE}`,
+      [owner, now + leaseMs, now, candidate.run_pk, now],
+    );
+    if (r.changes !== 1) return undefined;
+    const row = await tx.get<RunRow>('SELECT * FROM engine_runs WHERE run_pk = ?', [candidate.run_pk]);
+    return row ? normalize(row) : undefined;
+  });
+}
+
+/** Extends the lease; false when it was lost (another process claimed the run). */
+export async function heartbeat(
+  store: Store,
+  runPk: number,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const r = await store.run(
+    `UPDATE engine_runs SET lease_expires_at = ? WHERE run_pk = ? AND lease_owner = ? AND status = 'running'`,
+    [now + leaseMs, runPk, owner],
+  );
+  return r.changes === 1;
+}
+
+/** Sets a new status and drops the lease, if `owner` still holds it. */
+export async function releaseRun(
+  tx: Transaction,
+  runPk: number,
+  owner: string,
+  status: RunStatus,
+  error: RunError | null,
+  now: number,
+): Promise<boolean> {
+  const r = await tx.run(
+    `UPDATE engine_runs SET status = ?, error = ?, lease_owner = NULL, lease_expires_at = 0, updated_at = ?
+     WHERE run_pk = ? AND lease_owner = ?`,
+    [status, error ? JSON.stringify(error) : null, now, runPk, owner],
+  );
+  return r.changes === 1;
+}
+
+export async function getGraphBody(q: Queryable, graph_hash: string): Promise<string> {
+  const r = await q.get<{ body: string }>('SELECT body FROM engine_graphs WHERE graph_hash = ?', [
+    graph_hash,
+  ]);
+  if (!r) throw new NoemaError('INTERNAL', `graph ${graph_hash} is missing`);
+  return r.body;
+}

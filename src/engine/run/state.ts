@@ -1,0 +1,94 @@
+/**
+ * A run's in-memory state and the pure functions that advance it: channel reducers, the next
+ * frontier from fired connectors, and a node's `input_context`. Replay and live execution share them,
+ * so a state rebuilt from the journal equals the state the writer had.
+ */
+import type { InputContext, Json } from '../engine.ts';
+import { type CompiledGraph, firedConnectors } from '../graph/compile.ts';
+
+/** One executed node as journaled: writes, output, attachments, route. */
+export interface NodeDelta {
+  n: string;
+  w?: Record<string, Json>;
+  o?: Json;
+  a?: Json[];
+  r?: string | string[];
+}
+
+export interface FrontierEntry {
+  node: string;
+  /** Solid connectors that triggered it (empty for the entry). */
+  via: string[];
+}
+
+export interface RunState {
+  /** Last journal sequence number applied. */
+  seq: number;
+  /** Super-steps applied. */
+  step: number;
+  frontier: FrontierEntry[];
+  channels: Record<string, Json>;
+  outputs: Record<string, { o?: Json; a?: Json[] }>;
+}
+
+export function initialState(graph: CompiledGraph): RunState {
+  const channels: Record<string, Json> = {};
+  for (const [name, spec] of graph.channels)
+    channels[name] = spec.reducer === 'append' ? [] : (spec.default ?? null);
+  return { seq: 0, step: 0, frontier: [{ node: graph.entry, via: [] }], channels, outputs: {} };
+}
+
+/** Applies channel writes with each channel's reducer (mutates `state`). */
+export function applyWrites(
+  graph: CompiledGraph,
+  state: RunState,
+  writes: Record<string, Json> | undefined,
+): void {
+  if (!writes) return;
+  for (const [name, value] of Object.entries(writes)) {
+    if (graph.channels.get(name)?.reducer === 'append') (state.channels[name] as Json[]).push(value);
+    else state.channels[name] = value;
+  }
+}
+
+/** Applies one super-step's node deltas and computes the next frontier (mutates `state`). */
+export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonly NodeDelta[]): void {
+  const next = new Map<string, string[]>();
+  for (const d of deltas) {
+    applyWrites(graph, state, d.w);
+    if (d.o !== undefined || d.a !== undefined) {
+      const out: { o?: Json; a?: Json[] } = {};
+      if (d.o !== undefined) out.o = d.o;
+      if (d.a !== undefined) out.a = d.a;
+      state.outputs[d.n] = out;
+    }
+    for (const c of firedConnectors(graph, d.n, d.r)) next.set(c.to, [...(next.get(c.to) ?? []), c.id]);
+  }
+  state.frontier = [...next].map(([node, via]) => ({ node, via }));
+  state.step += 1;
+}
+
+/** What a node's connectors feed it (seed 003 names). */
+export function inputContextOf(graph: CompiledGraph, state: RunState, entry: FrontierEntry): InputContext {
+  const ctx: InputContext = {
+    upstream_nodes: [],
+    context_only_upstream_nodes: [],
+    attachment_only_upstream_nodes: [],
+    propagated_attachments: [],
+  };
+  for (const c of graph.incoming.get(entry.node) ?? []) {
+    const out = state.outputs[c.from];
+    if (c.mode === 'solid') {
+      if (!entry.via.includes(c.id)) continue;
+      ctx.upstream_nodes.push({ node_id: c.from, connector_id: c.id, output: out?.o ?? null });
+      if (out?.a) ctx.propagated_attachments.push(...out.a);
+    } else if (c.mode === 'dotted') {
+      if (out && out.o !== undefined)
+        ctx.context_only_upstream_nodes.push({ node_id: c.from, connector_id: c.id, output: out.o });
+    } else if (out?.a) {
+      ctx.attachment_only_upstream_nodes.push({ node_id: c.from, connector_id: c.id, attachments: out.a });
+      ctx.propagated_attachments.push(...out.a);
+    }
+  }
+  return ctx;
+}
