@@ -15,8 +15,16 @@ describeEachStore('engine runs', (factory) => {
         entry: 'a',
         channels: { messages: { reducer: 'append' } },
         nodes: [
-          { id: 'a', type: 'append', config: { text: 'a', output: 'from a', attachments: [{ ref: 'att-a' }] } },
-          { id: 'b', type: 'append', config: { text: 'b', output: 'from b', attachments: [{ ref: 'att-b' }] } },
+          {
+            id: 'a',
+            type: 'append',
+            config: { text: 'a', output: 'from a', attachments: [{ ref: 'att-a' }] },
+          },
+          {
+            id: 'b',
+            type: 'append',
+            config: { text: 'b', output: 'from b', attachments: [{ ref: 'att-b' }] },
+          },
           { id: 'ctx', type: 'context' },
           { id: 'never', type: 'append', config: { text: 'never' } },
           { id: 'end', type: 'terminal' },
@@ -37,7 +45,9 @@ describeEachStore('engine runs', (factory) => {
       assert.deepEqual(run.outputs.ctx, {
         upstream_nodes: [{ node_id: 'b', connector_id: 'solid', output: 'from b' }],
         context_only_upstream_nodes: [{ node_id: 'a', connector_id: 'dot', output: 'from a' }],
-        attachment_only_upstream_nodes: [{ node_id: 'a', connector_id: 'dash', attachments: [{ ref: 'att-a' }] }],
+        attachment_only_upstream_nodes: [
+          { node_id: 'a', connector_id: 'dash', attachments: [{ ref: 'att-a' }] },
+        ],
         propagated_attachments: [{ ref: 'att-a' }, { ref: 'att-b' }],
       });
       assert.equal(run.outputs.never, undefined, 'a dotted connector does not trigger');
@@ -106,7 +116,11 @@ describeEachStore('engine runs', (factory) => {
       assert.equal(snaps.length, 3, 'a snapshot every 7 steps');
       const rows = await store.all<{ body: string }>('SELECT body FROM engine_journal ORDER BY seq');
       assert.equal(rows.length, 25, 'one journal row per step');
-      assert.deepEqual(JSON.parse(rows[3]!.body), { n: 'count', w: { count: 4 }, r: 'again' }, 'a row holds only the delta');
+      assert.deepEqual(
+        JSON.parse(rows[3]!.body),
+        { n: 'count', w: { count: 4 }, r: 'again' },
+        'a row holds only the delta',
+      );
     } finally {
       await dispose();
     }
@@ -218,7 +232,10 @@ describeEachStore('engine runs', (factory) => {
       assert.equal(ok.status, 'completed');
       assert.deepEqual((await engine.getRun(ok.run_id)).outputs.llm, {
         attempt: 3,
-        corrective: ['attempt 1 was not JSON; reply with JSON only', 'attempt 2 was not JSON; reply with JSON only'],
+        corrective: [
+          'attempt 1 was not JSON; reply with JSON only',
+          'attempt 2 was not JSON; reply with JSON only',
+        ],
       });
       const exhausted = await engine.start(graph(2));
       assert.equal(exhausted.status, 'failed');
@@ -238,7 +255,10 @@ describeEachStore('engine runs', (factory) => {
       registerKit(engine);
       engine.register({
         type: 'artifacts',
-        execute: () => ({ kind: 'ok', artifacts: [{ artifact_type: 'note', payload: { text: 'hi' } as Json }] }),
+        execute: () => ({
+          kind: 'ok',
+          artifacts: [{ artifact_type: 'note', payload: { text: 'hi' } as Json }],
+        }),
       });
       const { run_id } = await engine.createRun({
         entry: 'r',
@@ -283,8 +303,12 @@ describeEachStore('engine runs', (factory) => {
     try {
       const engine = createEngine(store);
       registerKit(engine);
-      await assert.rejects(engine.createRun(toolLoopGraph, { input: { nope: 1 } }), { code: 'INVALID_INPUT' });
-      await assert.rejects(engine.createRun({ entry: 'x', nodes: [], connectors: [] }), { code: 'GRAPH_INVALID' });
+      await assert.rejects(engine.createRun(toolLoopGraph, { input: { nope: 1 } }), {
+        code: 'INVALID_INPUT',
+      });
+      await assert.rejects(engine.createRun({ entry: 'x', nodes: [], connectors: [] }), {
+        code: 'GRAPH_INVALID',
+      });
       assert.deepEqual(await store.all('SELECT run_id FROM engine_runs'), []);
       assert.deepEqual(await store.all('SELECT graph_hash FROM engine_graphs'), []);
     } finally {

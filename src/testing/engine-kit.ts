@@ -3,7 +3,15 @@
  * benchmark. They stand in for the runtimes' real node types (which the engine never knows).
  */
 import { appendFileSync } from 'node:fs';
-import type { ActionExecutor, ActionOutcome, Engine, ExecutionContract, GraphSpec, Json, NodeType } from '../engine/index.ts';
+import type {
+  ActionExecutor,
+  ActionOutcome,
+  Engine,
+  ExecutionContract,
+  GraphSpec,
+  Json,
+  NodeType,
+} from '../engine/index.ts';
 
 type Obj = Record<string, Json>;
 
@@ -25,7 +33,11 @@ export const appendNode: NodeType<Obj | null> = {
 /** Increments `count`; routes `again` until it reaches `config.limit`, then `done`. */
 export const counterNode: NodeType<{ limit: number }> = {
   type: 'counter',
-  inputSchema: { type: 'object', required: ['limit'], properties: { limit: { type: 'integer', minimum: 1 } } },
+  inputSchema: {
+    type: 'object',
+    required: ['limit'],
+    properties: { limit: { type: 'integer', minimum: 1 } },
+  },
   execute(ctx) {
     const next = ((ctx.state.count as number | null) ?? 0) + 1;
     return { kind: 'ok', writes: { count: next }, route: next < ctx.config.limit ? 'again' : 'done' };
@@ -50,7 +62,10 @@ export const humanNode: NodeType<null> = {
   type: 'human',
   execute: () => ({
     kind: 'suspend',
-    contract: { action_type: 'human_form', payload: { form: 'approve?', response_schema: FORM_SCHEMA as unknown as Json } },
+    contract: {
+      action_type: 'human_form',
+      payload: { form: 'approve?', response_schema: FORM_SCHEMA as unknown as Json },
+    },
   }),
 };
 
@@ -60,10 +75,18 @@ export const reasonNode: NodeType<null> = {
   execute(ctx) {
     const done = ctx.completed_executions.filter((c) => c.action_type === 'tool_call');
     if (done.length === 0) {
-      return { kind: 'ok', route: 'act', contracts: [{ action_type: 'tool_call', payload: { tool: 'add', args: { a: 2, b: 3 } } }] };
+      return {
+        kind: 'ok',
+        route: 'act',
+        contracts: [{ action_type: 'tool_call', payload: { tool: 'add', args: { a: 2, b: 3 } } }],
+      };
     }
     const last = done.at(-1)!;
-    return { kind: 'ok', route: 'done', writes: { messages: `${last.status}:${JSON.stringify(last.result)}` } };
+    return {
+      kind: 'ok',
+      route: 'done',
+      writes: { messages: `${last.status}:${JSON.stringify(last.result)}` },
+    };
   },
 };
 
@@ -71,7 +94,8 @@ export const reasonNode: NodeType<null> = {
 export const toolNode: NodeType<null> = {
   type: 'tool',
   async execute(ctx) {
-    for (const c of ctx.pending_executions.filter((p) => p.action_type === 'tool_call')) await ctx.perform(c.contract_id);
+    for (const c of ctx.pending_executions.filter((p) => p.action_type === 'tool_call'))
+      await ctx.perform(c.contract_id);
     return { kind: 'ok' };
   },
 };
@@ -83,7 +107,11 @@ export const actNode: NodeType<{ limit: number; sleep_ms?: number }> = {
     const n = ((ctx.state.count as number | null) ?? 0) + 1;
     const c = await ctx.act('tool_call', { tool: 'tick', n });
     if (ctx.config.sleep_ms) await new Promise((r) => setTimeout(r, ctx.config.sleep_ms));
-    return { kind: 'ok', writes: { count: n, messages: c.status }, route: n < ctx.config.limit ? 'again' : 'done' };
+    return {
+      kind: 'ok',
+      writes: { count: n, messages: c.status },
+      route: n < ctx.config.limit ? 'again' : 'done',
+    };
   },
 };
 
@@ -92,13 +120,29 @@ export const flakyModelNode: NodeType<{ succeed_on: number }> = {
   type: 'flaky_model',
   execute(ctx) {
     if (ctx.attempt < ctx.config.succeed_on) {
-      return { kind: 'retry_generation', error: `attempt ${ctx.attempt}: not JSON`, corrective: `attempt ${ctx.attempt} was not JSON; reply with JSON only` };
+      return {
+        kind: 'retry_generation',
+        error: `attempt ${ctx.attempt}: not JSON`,
+        corrective: `attempt ${ctx.attempt} was not JSON; reply with JSON only`,
+      };
     }
-    return { kind: 'ok', output: { attempt: ctx.attempt, corrective: ctx.corrective_context.map((n) => n.corrective) } };
+    return {
+      kind: 'ok',
+      output: { attempt: ctx.attempt, corrective: ctx.corrective_context.map((n) => n.corrective) },
+    };
   },
 };
 
-export const kitTypes = [appendNode, counterNode, contextNode, humanNode, reasonNode, toolNode, actNode, flakyModelNode] as NodeType<never>[];
+export const kitTypes = [
+  appendNode,
+  counterNode,
+  contextNode,
+  humanNode,
+  reasonNode,
+  toolNode,
+  actNode,
+  flakyModelNode,
+] as NodeType<never>[];
 
 export function registerKit(engine: Engine): void {
   for (const t of kitTypes) engine.register(t);

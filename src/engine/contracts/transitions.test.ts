@@ -39,7 +39,11 @@ describe('ExecutionContract transition table', () => {
           const snapshot = structuredClone(before);
           assert.throws(
             () => transition(before, { to, actor: 'x', at: 1 }),
-            (e: unknown) => e instanceof NoemaError && e.code === 'INVALID_TRANSITION' && e.details.from === from && e.details.to === to,
+            (e: unknown) =>
+              e instanceof NoemaError &&
+              e.code === 'INVALID_TRANSITION' &&
+              e.details.from === from &&
+              e.details.to === to,
           );
           assert.deepEqual(before, snapshot);
         });

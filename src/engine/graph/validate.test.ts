@@ -39,10 +39,18 @@ describe('graph validation', () => {
       ],
     };
     const codes = graphProblems(g, registry).map((p) => p.code);
-    assert.deepEqual(codes.sort(), ['DANGLING_CONNECTOR', 'DUPLICATE_NODE_ID', 'UNKNOWN_NODE_TYPE', 'UNREACHABLE_TERMINAL']);
+    assert.deepEqual(codes.sort(), [
+      'DANGLING_CONNECTOR',
+      'DUPLICATE_NODE_ID',
+      'UNKNOWN_NODE_TYPE',
+      'UNREACHABLE_TERMINAL',
+    ]);
     assert.throws(
       () => assertValidGraph(g, registry),
-      (e: unknown) => e instanceof NoemaError && e.code === 'GRAPH_INVALID' && (e.details.problems as unknown[]).length === 4,
+      (e: unknown) =>
+        e instanceof NoemaError &&
+        e.code === 'GRAPH_INVALID' &&
+        (e.details.problems as unknown[]).length === 4,
     );
   });
 
