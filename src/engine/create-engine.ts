@@ -103,8 +103,10 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async resume(run_id, contract_id, response: Json) {
-      await answerContract(deps, run_id, contract_id, response);
-      return engine.continueRun(run_id);
+      const claimed = await answerContract(deps, run_id, contract_id, response);
+      if (claimed) return execute(claimed);
+      const current = await getRunOrThrow(store, run_id);
+      return outcomeOf(deps, current, await graphOf(current.graph_hash));
     },
 
     async claimNext() {

@@ -114,7 +114,7 @@ describeEachStore('engine runs', (factory) => {
       assert.equal(run.step, 25);
       const snaps = await store.all('SELECT seq FROM engine_snapshots');
       assert.equal(snaps.length, 3, 'a snapshot every 7 steps');
-      const rows = await store.all<{ body: string }>('SELECT body FROM engine_journal ORDER BY seq');
+      const rows = await store.all<{ body: string }>('SELECT body FROM engine_journal ORDER BY jid');
       assert.equal(rows.length, 25, 'one journal row per step');
       assert.deepEqual(
         JSON.parse(rows[3]!.body),
@@ -240,7 +240,7 @@ describeEachStore('engine runs', (factory) => {
       const exhausted = await engine.start(graph(2));
       assert.equal(exhausted.status, 'failed');
       assert.equal(exhausted.error?.code, 'GENERATION_FAILED');
-      const rows = await store.all<{ body: string }>('SELECT body FROM engine_journal ORDER BY run_pk, seq');
+      const rows = await store.all<{ body: string }>('SELECT body FROM engine_journal ORDER BY jid');
       assert.equal(rows.filter((r) => JSON.parse(r.body).k === 'g').length, 4);
       void flakyModelNode;
     } finally {

@@ -68,7 +68,7 @@ describeEachStore('engine suspension', (factory) => {
       const out = await engine.start(humanGraph);
       const id = out.waiting[0]!.contract_id;
       const before = await engine.getRun(out.run_id);
-      const journal = await store.all('SELECT seq, body FROM engine_journal ORDER BY seq');
+      const journal = await store.all('SELECT jid, body FROM engine_journal ORDER BY jid');
       await assert.rejects(
         engine.resume(out.run_id, id, { approved: 'yes' }),
         (e: { code: string; details: { errors: unknown[] } }) => {
@@ -78,7 +78,7 @@ describeEachStore('engine suspension', (factory) => {
         },
       );
       assert.deepEqual(await engine.getRun(out.run_id), before);
-      assert.deepEqual(await store.all('SELECT seq, body FROM engine_journal ORDER BY seq'), journal);
+      assert.deepEqual(await store.all('SELECT jid, body FROM engine_journal ORDER BY jid'), journal);
     } finally {
       await dispose();
     }

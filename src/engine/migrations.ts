@@ -26,14 +26,12 @@ export const engineMigrations: Migration[] = [
          updated_at ${d.bigint} NOT NULL
        )`,
       'CREATE INDEX engine_runs_claim ON engine_runs (status, lease_expires_at)',
-      // The journal is the hot path: an integer run key and a clustered (run_pk, seq) key keep each
-      // row close to the size of its delta. SQLite needs WITHOUT ROWID for the key to be the table.
+      // The journal is the hot path. One integer key per row, `jid = run_pk * 2^24 + seq` (see
+      // journal/key.ts), makes the row its own index: no second b-tree, and a run is one key range.
       `CREATE TABLE engine_journal (
-         run_pk ${d.bigint} NOT NULL,
-         seq ${d.bigint} NOT NULL,
-         body TEXT NOT NULL,
-         PRIMARY KEY (run_pk, seq)
-       )${d.name === 'sqlite' ? ' WITHOUT ROWID' : ''}`,
+         jid ${d.bigint} PRIMARY KEY,
+         body TEXT NOT NULL
+       )`,
       `CREATE TABLE engine_snapshots (
          run_pk ${d.bigint} NOT NULL,
          seq ${d.bigint} NOT NULL,

@@ -7,6 +7,7 @@ import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
 import { type AttemptEntry, type JournalEntry, type StepEntry, stepDeltas } from './entries.ts';
+import { jidOf, runRange, seqOf } from './key.ts';
 
 /**
  * Appends one row if (and only if) `owner` holds the run's lease and `seq` is free. Returns false when
@@ -23,10 +24,10 @@ export async function appendFenced(
 ): Promise<boolean> {
   const lock = store.capabilities.concurrentWriters ? ' FOR SHARE' : '';
   const r = await tx.run(
-    `INSERT INTO engine_journal (run_pk, seq, body)
-     SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${lock})
+    `INSERT INTO engine_journal (jid, body)
+     SELECT ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${lock})
      ON CONFLICT DO NOTHING`,
-    [runPk, seq, body, runPk, owner],
+    [jidOf(runPk, seq), body, runPk, owner],
   );
   return r.changes === 1;
 }
@@ -38,18 +39,28 @@ export async function appendUnfenced(
   seq: number,
   body: string,
 ): Promise<boolean> {
-  const r = await tx.run(
-    'INSERT INTO engine_journal (run_pk, seq, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    [runPk, seq, body],
-  );
+  const r = await tx.run('INSERT INTO engine_journal (jid, body) VALUES (?, ?) ON CONFLICT DO NOTHING', [
+    jidOf(runPk, seq),
+    body,
+  ]);
   return r.changes === 1;
 }
 
+/** Appends at the run's next sequence number, computed in the same statement (caller holds the run row). */
+export async function appendNext(tx: Transaction, runPk: number, body: string): Promise<void> {
+  const [lo, hi] = runRange(runPk);
+  await tx.run(
+    'INSERT INTO engine_journal (jid, body) SELECT COALESCE(MAX(jid), ?) + 1, ? FROM engine_journal WHERE jid BETWEEN ? AND ?',
+    [lo - 1, body, lo, hi],
+  );
+}
+
 export async function lastSeq(q: Queryable, runPk: number): Promise<number> {
-  const row = await q.get<{ s: number | null }>('SELECT MAX(seq) AS s FROM engine_journal WHERE run_pk = ?', [
-    runPk,
-  ]);
-  return Number(row?.s ?? 0);
+  const row = await q.get<{ j: number | null }>(
+    'SELECT MAX(jid) AS j FROM engine_journal WHERE jid BETWEEN ? AND ?',
+    runRange(runPk),
+  );
+  return row?.j == null ? 0 : seqOf(Number(row.j));
 }
 
 interface SnapshotBody {
@@ -100,14 +111,14 @@ export async function loadState(q: Queryable, graph: CompiledGraph, runPk: numbe
     state.outputs = body.outputs;
     state.seq = snapSeq;
   }
-  const rows = await q.all<{ seq: number; body: string }>(
-    'SELECT seq, body FROM engine_journal WHERE run_pk = ? AND seq > ? ORDER BY seq',
-    [runPk, hasAppend ? 0 : snapSeq],
+  const rows = await q.all<{ jid: number; body: string }>(
+    'SELECT jid, body FROM engine_journal WHERE jid BETWEEN ? AND ? ORDER BY jid',
+    runRange(runPk, hasAppend ? 0 : snapSeq),
   );
   const attempts = new Map<string, AttemptEntry[]>();
   const appendOnly = new Map([...graph.channels].filter(([, c]) => c.reducer === 'append'));
   for (const row of rows) {
-    const seq = Number(row.seq);
+    const seq = seqOf(Number(row.jid));
     const entry = JSON.parse(row.body) as JournalEntry;
     if (seq <= snapSeq) {
       // Before the snapshot only append-channel items are missing from the state.

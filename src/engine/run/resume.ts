@@ -6,24 +6,28 @@
 import { NoemaError } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
 import { schemas } from '../../core/schema-registry.ts';
-import { getContractOrThrow, updateContract, viewOf } from '../contracts/contract-store.ts';
+import { updateContract, viewOf } from '../contracts/contract-store.ts';
 import { transition } from '../contracts/transitions.ts';
 import type { ContractView, Json } from '../engine.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
-import { appendUnfenced, lastSeq } from '../journal/journal.ts';
+import { appendNext } from '../journal/journal.ts';
+import { getContractWithRun as getContractOrThrow } from './contract-with-run.ts';
 import type { EngineDeps } from './deps.ts';
-import { getRunOrThrow } from './runs.ts';
+import { getRunOrThrow, type RunRow } from './runs.ts';
 
-/** Returns true when the run has no other WAITING contract and was queued to continue. */
+/**
+ * Returns the run row, claimed by this process (status `running`, our lease), when no other contract
+ * waits — claiming in the same transaction saves the continuing run a round trip — else `undefined`.
+ */
 export async function answerContract(
   deps: EngineDeps,
   run_id: string,
   contract_id: string,
   response: Json,
-): Promise<boolean> {
+): Promise<RunRow | undefined> {
   const { store, bus } = deps;
-  const run = await getRunOrThrow(store, run_id);
   const c = await getContractOrThrow(store, contract_id);
+  const run = c.run_id === run_id ? c.run : await getRunOrThrow(store, run_id);
   if (c.run_pk !== run.run_pk) {
     throw new NoemaError('UNKNOWN_CONTRACT', `run ${run_id} has no contract ${contract_id}`, {
       status: 404,
@@ -40,23 +44,20 @@ export async function answerContract(
     c.node_id,
   );
   const entry: TransitionEntry = { k: 't', c: contract_id, s: 'COMPLETED', by: 'resume' };
-  const queued = await store.transaction(async (tx) => {
+  const claimed = await store.transaction(async (tx) => {
     // Serializes journal appends of this run with any other resume (PostgreSQL runs them concurrently).
     if (store.capabilities.concurrentWriters)
       await tx.get('SELECT run_pk FROM engine_runs WHERE run_pk = ? FOR UPDATE', [run.run_pk]);
     if (!(await updateContract(tx, done, 'WAITING', now))) throw notWaiting({ ...c, status: 'COMPLETED' });
-    await appendUnfenced(tx, run.run_pk, (await lastSeq(tx, run.run_pk)) + 1, JSON.stringify(entry));
-    const others = await tx.get<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM engine_runs r JOIN engine_contracts c ON c.run_pk = r.run_pk WHERE r.run_pk = ? AND c.status = 'WAITING'`,
-      [run.run_pk],
-    );
-    if (Number(others?.n ?? 0) > 0) return false;
-    const r = await tx.run(
-      `UPDATE engine_runs SET status = 'queued', updated_at = ? WHERE run_pk = ? AND status = 'waiting'`,
-      [now, run.run_pk],
-    );
+    await appendNext(tx, run.run_pk, JSON.stringify(entry));
     await bus.flush(tx);
-    return r.changes === 1;
+    const r = await tx.run(
+      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?
+       WHERE run_pk = ? AND status = 'waiting'
+         AND NOT EXISTS (SELECT 1 FROM engine_contracts WHERE run_pk = ? AND status = 'WAITING')`,
+      [deps.owner, now + deps.leaseMs, now, run.run_pk, run.run_pk],
+    );
+    return r.changes === 1 ? { ...run, status: 'running' as const, lease_owner: deps.owner } : undefined;
   });
   for (const t of done.transitions.slice(-2)) {
     bus.publish({
@@ -70,7 +71,7 @@ export async function answerContract(
       at: t.at,
     });
   }
-  return queued;
+  return claimed;
 }
 
 function notWaiting(c: ContractView): NoemaError {

@@ -1,0 +1,153 @@
+/**
+ * Noema's side of the engine benchmark: the reason → tool → reason loop on durable SQLite, suspend
+ * and cold resume, and the raw SQLite commit floor (node:sqlite, WAL, synchronous=NORMAL, one INSERT +
+ * commit per step) measured in the same process.
+ */
+import { statSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import type { Engine, GraphSpec, Json, NodeType } from '../../src/engine/index.ts';
+import { createEngine } from '../../src/engine/index.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { humanGraph, registerKit } from '../../src/testing/engine-kit.ts';
+import { openTestStore } from '../../src/testing/stores.ts';
+
+export interface LoopFigures {
+  /** Microseconds per super-step, in order. */
+  steps: number[];
+  /** Bytes the database grew by per step (after a WAL checkpoint). */
+  bytesPerStep: number;
+}
+
+export function message(size: number): string {
+  return 'x'.repeat(size);
+}
+
+/** reason and tool each append one message; reason routes back to tool until 200 steps are done. */
+function loopGraph(steps: number): GraphSpec {
+  return {
+    entry: 'reason',
+    channels: { messages: { reducer: 'append' } },
+    max_steps: steps + 10,
+    nodes: [
+      { id: 'reason', type: 'bench_reason', config: { steps } },
+      { id: 'tool', type: 'bench_tool' },
+      { id: 'end', type: 'terminal' },
+    ],
+    connectors: [
+      { from: 'reason', to: 'tool', route: 'tool' },
+      { from: 'reason', to: 'end', route: 'done' },
+      { from: 'tool', to: 'reason' },
+    ],
+  };
+}
+
+function benchTypes(msg: string, stamps: bigint[]): NodeType<never>[] {
+  const reason: NodeType<{ steps: number }> = {
+    type: 'bench_reason',
+    execute(ctx) {
+      stamps.push(process.hrtime.bigint());
+      if (ctx.step > ctx.config.steps) return { kind: 'ok', route: 'done' };
+      return { kind: 'ok', writes: { messages: msg }, route: 'tool' };
+    },
+  };
+  const tool: NodeType<null> = {
+    type: 'bench_tool',
+    execute() {
+      stamps.push(process.hrtime.bigint());
+      return { kind: 'ok', writes: { messages: msg } };
+    },
+  };
+  return [reason, tool] as NodeType<never>[];
+}
+
+function dbBytes(store: Store, path: string): Promise<number> {
+  return store.get('PRAGMA wal_checkpoint(TRUNCATE)').then(() => statSync(path).size);
+}
+
+export async function noemaLoop(size: number, steps: number): Promise<LoopFigures> {
+  const t = await openTestStore('sqlite');
+  try {
+    const stamps: bigint[] = [];
+    const engine = createEngine(t.store, { fanOut: false });
+    for (const type of benchTypes(message(size), stamps)) engine.register(type);
+    // A warm-up run so the first measured step does not pay for statement preparation.
+    await engine.start(loopGraph(20));
+    stamps.length = 0;
+    const before = await dbBytes(t.store, t.url);
+    const out = await engine.start(loopGraph(steps));
+    if (out.status !== 'completed')
+      throw new Error(`bench run ended ${out.status}: ${JSON.stringify(out.error)}`);
+    const after = await dbBytes(t.store, t.url);
+    const us = [];
+    for (let i = 1; i <= steps; i++) us.push(Number(stamps[i]! - stamps[i - 1]!) / 1000);
+    return { steps: us, bytesPerStep: (after - before) / steps };
+  } finally {
+    await t.dispose();
+  }
+}
+
+/** start → suspended (the run created, executed to the WAITING contract and persisted). */
+export async function noemaSuspendResume(
+  iterations: number,
+): Promise<{ suspendUs: number[]; coldResumeUs: number[] }> {
+  const t = await openTestStore('sqlite');
+  try {
+    const engine = createEngine(t.store, { fanOut: false });
+    registerKit(engine);
+    const waiting: Array<{ run_id: string; contract_id: string }> = [];
+    const suspendUs: number[] = [];
+    for (let i = 0; i < iterations + 20; i++) {
+      const t0 = process.hrtime.bigint();
+      const out = await engine.start(humanGraph);
+      const dt = Number(process.hrtime.bigint() - t0) / 1000;
+      if (i >= 20) suspendUs.push(dt);
+      waiting.push({ run_id: out.run_id, contract_id: out.waiting[0]!.contract_id });
+    }
+    const coldResumeUs: number[] = [];
+    for (const [i, w] of waiting.entries()) {
+      // Cold: a fresh store handle (new connection, empty statement cache) and a fresh engine.
+      const t0 = process.hrtime.bigint();
+      const store = new SqliteStore({ path: t.url });
+      const fresh: Engine = createEngine(store, { fanOut: false });
+      registerKit(fresh);
+      const out = await fresh.resume(w.run_id, w.contract_id, { approved: true } as Json);
+      const dt = Number(process.hrtime.bigint() - t0) / 1000;
+      await store.close();
+      if (out.status !== 'completed') throw new Error(`resume ended ${out.status}`);
+      if (i >= 20) coldResumeUs.push(dt);
+    }
+    return { suspendUs, coldResumeUs };
+  } finally {
+    await t.dispose();
+  }
+}
+
+/** The hardware floor: one INSERT + COMMIT per step on node:sqlite with Noema's pragmas. */
+export async function rawCommitFloor(size: number, steps: number): Promise<LoopFigures> {
+  const t = await openTestStore('sqlite', null);
+  await t.store.close();
+  const db = new DatabaseSync(t.url);
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('CREATE TABLE steps (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO steps (body) VALUES (?)');
+    const msg = message(size);
+    const us: number[] = [];
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const before = statSync(t.url).size;
+    for (let i = 0; i < steps; i++) {
+      const t0 = process.hrtime.bigint();
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(msg);
+      db.exec('COMMIT');
+      us.push(Number(process.hrtime.bigint() - t0) / 1000);
+    }
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return { steps: us, bytesPerStep: (statSync(t.url).size - before) / steps };
+  } finally {
+    db.close();
+    await t.dispose();
+  }
+}
