@@ -106,6 +106,8 @@ export async function executeRun(
       }
       const status = await commitStep(deps, run, graph, state, work);
       for (const c of work.contracts) rc.byId.set(c.contract_id, c);
+      // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
+      loaded.attempts.clear();
       publishStep(deps, run, state.step, work, status);
       if (status !== 'running') return outcome(status);
     }
