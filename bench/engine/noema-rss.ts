@@ -1,15 +1,20 @@
-/** Child process for the idle-RSS figure: imports the engine, opens a store, and reports RSS. */
+/**
+ * Child process for the idle-RSS figure: imports the engine and the SQLite store, opens and migrates a
+ * store, creates an engine, and reports RSS. (`store/index.ts` would also load the `pg` driver, which
+ * an embedded-SQLite process does not use; that is the store layer's import, reported separately.)
+ */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrations } from '../../src/app/migrations.ts';
 import { createEngine } from '../../src/engine/index.ts';
-import { openStore } from '../../src/store/index.ts';
+import { migrate } from '../../src/store/migrations.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
-const store = await openStore(
-  { kind: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'noema-rss-')), 'n.db') },
-  { migrations },
-);
+const withPg = process.argv.includes('--with-pg');
+if (withPg) await import('../../src/store/index.ts');
+const store = new SqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'noema-rss-')), 'n.db') });
+await migrate(store, migrations);
 const engine = createEngine(store);
 await new Promise((r) => setTimeout(r, 200));
 globalThis.gc?.();

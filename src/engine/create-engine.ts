@@ -56,7 +56,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     validate: (graph) => assertValidGraph(graph, registry),
 
     async createRun(graph: GraphSpec, opts: StartOptions = {}) {
-      assertValidGraph(graph, registry);
+      await assertValidGraph(graph, registry);
       const run_id = opts.run_id ?? uuidv7();
       if (!isUuid(run_id))
         throw new NoemaError('INVALID_INPUT', 'run_id must be a uuid', { details: { run_id } });

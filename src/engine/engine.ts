@@ -4,7 +4,7 @@
  * `graph/`, `contracts/`, `journal/`, `run/`, `actions/` and `events/`; code above this layer sees only
  * this file (re-exported by `index.ts`). The engine knows no node types: runtimes register them.
  */
-import type { JsonSchema } from '../core/index.ts';
+import type { JsonSchema } from '../core/schema-registry.ts';
 
 /** Any JSON value the engine stores. Values must survive `JSON.stringify` round trips. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -392,7 +392,7 @@ export interface Engine {
   /** Registers a node type (UNKNOWN → registered; a second registration of the same type throws). */
   register(type: NodeType<never>): void;
   /** Validates a graph against the registry; throws GRAPH_INVALID with `details.problems` (every problem). */
-  validate(graph: GraphSpec): void;
+  validate(graph: GraphSpec): Promise<void>;
   /** Validates and stores a graph (content-addressed), and creates a `queued` run. Does not execute. */
   createRun(graph: GraphSpec, options?: StartOptions): Promise<{ run_id: string; graph_hash: string }>;
   /** createRun + continueRun. */

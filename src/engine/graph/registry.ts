@@ -1,7 +1,6 @@
 /** The node registry: runtimes register their node types; the engine itself knows none. */
 import { NoemaError } from '../../core/errors.ts';
 import { assertHumanId } from '../../core/ids.ts';
-import { schemas } from '../../core/schema-registry.ts';
 import { type NodeType, TERMINAL } from '../engine.ts';
 
 export class NodeRegistry {
@@ -19,8 +18,6 @@ export class NodeRegistry {
     }
     if (typeof type.execute !== 'function')
       throw new NoemaError('INVALID_INPUT', `node type "${type.type}" has no execute()`);
-    // Compiling now surfaces a malformed input schema at registration, not at the first run.
-    if (type.inputSchema !== undefined) schemas.compile(type.inputSchema);
     this.#types.set(type.type, type);
   }
 

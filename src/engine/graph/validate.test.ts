@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { NoemaError } from '../../core/errors.ts';
+import { schemas } from '../../core/schema-registry.ts';
 import { kitTypes } from '../../testing/engine-kit.ts';
 import type { GraphSpec } from '../engine.ts';
 import { NodeRegistry } from './registry.ts';
@@ -20,10 +21,10 @@ describe('graph validation', () => {
       connectors: [{ from: 'a', to: 'end' }],
       channels: { messages: { reducer: 'append' } },
     };
-    assert.deepEqual(graphProblems(g, registry), []);
+    assert.deepEqual(graphProblems(g, registry, schemas), []);
   });
 
-  test('lists every problem at once: unknown type, duplicate id, dangling connector, unreachable terminal', () => {
+  test('lists every problem at once: unknown type, duplicate id, dangling connector, unreachable terminal', async () => {
     const g: GraphSpec = {
       entry: 'a',
       nodes: [
@@ -38,15 +39,15 @@ describe('graph validation', () => {
         { from: 'a', to: 'end', mode: 'dotted' },
       ],
     };
-    const codes = graphProblems(g, registry).map((p) => p.code);
+    const codes = graphProblems(g, registry, schemas).map((p) => p.code);
     assert.deepEqual(codes.sort(), [
       'DANGLING_CONNECTOR',
       'DUPLICATE_NODE_ID',
       'UNKNOWN_NODE_TYPE',
       'UNREACHABLE_TERMINAL',
     ]);
-    assert.throws(
-      () => assertValidGraph(g, registry),
+    await assert.rejects(
+      assertValidGraph(g, registry),
       (e: unknown) =>
         e instanceof NoemaError &&
         e.code === 'GRAPH_INVALID' &&
@@ -64,7 +65,7 @@ describe('graph validation', () => {
       ],
       channels: { count: { reducer: 'sum' } },
     } as unknown as GraphSpec;
-    const problems = graphProblems(g, registry);
+    const problems = graphProblems(g, registry, schemas);
     const byCode = (code: string) => problems.filter((p) => p.code === code);
     assert.equal(byCode('NO_TERMINAL').length, 1);
     assert.equal(byCode('INVALID_CONNECTOR').length, 2);
@@ -76,7 +77,7 @@ describe('graph validation', () => {
   test('an unknown entry is reported', () => {
     const g: GraphSpec = { entry: 'zz', nodes: [{ id: 'end', type: 'terminal' }], connectors: [] };
     assert.deepEqual(
-      graphProblems(g, registry).map((p) => p.code),
+      graphProblems(g, registry, schemas).map((p) => p.code),
       ['UNKNOWN_ENTRY'],
     );
   });

@@ -1,14 +1,20 @@
 /** Graph validation before a run: collects every problem and throws one GRAPH_INVALID listing them all. */
 import { NoemaError } from '../../core/errors.ts';
 import { parseHumanId } from '../../core/ids.ts';
-import { schemas } from '../../core/schema-registry.ts';
+import type { SchemaRegistry } from '../../core/schema-registry.ts';
 import { type GraphProblem, type GraphSpec, TERMINAL } from '../engine.ts';
+import { loadSchemas } from '../schemas.ts';
 import type { NodeRegistry } from './registry.ts';
 
 const MODES = new Set(['solid', 'dotted', 'dashed']);
 const REDUCERS = new Set(['value', 'append']);
 
-export function graphProblems(graph: GraphSpec, registry: NodeRegistry): GraphProblem[] {
+/** Every problem of `graph`. `schemas` is needed only when a node type declares an `inputSchema`. */
+export function graphProblems(
+  graph: GraphSpec,
+  registry: NodeRegistry,
+  schemas?: SchemaRegistry,
+): GraphProblem[] {
   const problems: GraphProblem[] = [];
   const add = (code: GraphProblem['code'], path: string, message: string) =>
     problems.push({ code, path, message });
@@ -57,7 +63,7 @@ export function graphProblems(graph: GraphSpec, registry: NodeRegistry): GraphPr
       );
     }
     const schema = registry.get(node.type)?.inputSchema;
-    if (schema !== undefined) {
+    if (schema !== undefined && schemas) {
       const r = schemas.validate(schema, node.config ?? null);
       if (!r.ok) {
         for (const e of r.errors)
@@ -131,8 +137,10 @@ export function graphProblems(graph: GraphSpec, registry: NodeRegistry): GraphPr
   return problems;
 }
 
-export function assertValidGraph(graph: GraphSpec, registry: NodeRegistry): void {
-  const problems = graphProblems(graph, registry);
+export async function assertValidGraph(graph: GraphSpec, registry: NodeRegistry): Promise<void> {
+  const needsSchemas =
+    Array.isArray(graph?.nodes) && graph.nodes.some((n) => registry.get(n?.type)?.inputSchema !== undefined);
+  const problems = graphProblems(graph, registry, needsSchemas ? await loadSchemas() : undefined);
   if (problems.length === 0) return;
   throw new NoemaError(
     'GRAPH_INVALID',

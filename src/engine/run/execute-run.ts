@@ -6,7 +6,7 @@
  */
 
 import { uuidv7 } from '../../core/ids.ts';
-import { type JsonSchema, schemas } from '../../core/schema-registry.ts';
+import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import type { Transaction } from '../../store/store.ts';
 import { insertContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
@@ -22,6 +22,7 @@ import {
 import { type CompiledGraph, unknownRoutes } from '../graph/compile.ts';
 import { type StepEntry, stepEntry } from '../journal/entries.ts';
 import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
+import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { runNode } from './node-runner.ts';
@@ -98,10 +99,11 @@ export async function executeRun(
               code: 'UNKNOWN_NODE_TYPE',
               message: `node type "${spec.type}" is not registered in this process`,
             };
+        const schemas = result.kind === 'suspend' ? await loadSchemas() : undefined;
         const error =
           result.kind === 'fail'
             ? { code: result.code, message: result.message, node_id: spec.id }
-            : collect(deps, graph, spec.id, result, work);
+            : collect(deps, graph, spec.id, result, work, schemas);
         if (error) return outcome('failed', await finish(deps, run, state, 'failed', error));
       }
       const status = await commitStep(deps, run, graph, state, work);
@@ -128,6 +130,7 @@ function collect(
   node: string,
   result: NodeResult,
   work: StepWork,
+  schemas: SchemaRegistry | undefined,
 ): RunError | null {
   if (result.kind !== 'ok' && result.kind !== 'suspend') return null;
   for (const name of Object.keys(result.writes ?? {})) {
@@ -167,7 +170,7 @@ function collect(
   if (result.kind === 'suspend') {
     const payload = result.contract.payload as Record<string, Json> | null;
     const schema = payload && typeof payload === 'object' ? payload.response_schema : undefined;
-    const check = schema === undefined ? null : schemas.checkSchema(schema as JsonSchema);
+    const check = schema === undefined || !schemas ? null : schemas.checkSchema(schema as JsonSchema);
     if (!check?.ok) {
       return {
         code: 'SUSPEND_INVALID',

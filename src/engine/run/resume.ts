@@ -5,12 +5,12 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
-import { schemas } from '../../core/schema-registry.ts';
 import { updateContract, viewOf } from '../contracts/contract-store.ts';
 import { transition } from '../contracts/transitions.ts';
 import type { ContractView, Json } from '../engine.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendNext } from '../journal/journal.ts';
+import { loadSchemas } from '../schemas.ts';
 import { getContractWithRun as getContractOrThrow } from './contract-with-run.ts';
 import type { EngineDeps } from './deps.ts';
 import { getRunOrThrow, type RunRow } from './runs.ts';
@@ -36,7 +36,7 @@ export async function answerContract(
   }
   if (c.status !== 'WAITING') throw notWaiting(c);
   const schema = (c.payload as Record<string, Json>).response_schema as JsonSchema;
-  schemas.assertValid(schema, response, { what: `response to contract ${contract_id}` });
+  (await loadSchemas()).assertValid(schema, response, { what: `response to contract ${contract_id}` });
   const now = deps.now();
   const running = transition(c, { to: 'RUNNING', actor: 'resume', at: now });
   const done = viewOf(
