@@ -34,10 +34,10 @@ function loopSummary(runs: number[][]): { p50: number; p99: number; first50: num
   };
 }
 
-function noemaRss(cacheDir: string | null): number {
+function noemaRss(cacheDir: string | null, withPg = false): number {
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', join(import.meta.dirname, 'engine', 'noema-rss.ts')],
+    ['--expose-gc', join(import.meta.dirname, 'engine', 'noema-rss.ts'), ...(withPg ? ['--with-pg'] : [])],
     {
       encoding: 'utf8',
       env: { ...process.env, ...(cacheDir ? { NODE_COMPILE_CACHE: cacheDir } : {}) },
@@ -200,6 +200,16 @@ export default {
       'with NODE_COMPILE_CACHE warm',
       'MB',
       warm,
+      anchors,
+      (a) => a.rssMb,
+    );
+    const pgToo = noemaRss(cache, true);
+    compare(
+      ctx,
+      'idle RSS after imports (engine + SQLite store open)',
+      'compile cache warm, pg driver also imported',
+      'MB',
+      pgToo,
       anchors,
       (a) => a.rssMb,
     );

@@ -43,11 +43,21 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     return g;
   }
 
-  async function execute(row: RunRow): Promise<RunOutcome> {
-    const graph = await graphOf(row.graph_hash);
-    const loaded = await loadState(store, graph, row.run_pk);
-    const contracts = await contractsOfRun(store, row.run_pk);
-    return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts);
+  // Runs this engine is executing: a second continueRun of one of them (our lease lets it through the
+  // claim) must not start a second loop in the same process.
+  const active = new Map<string, Promise<RunOutcome>>();
+
+  function execute(row: RunRow): Promise<RunOutcome> {
+    const running = active.get(row.run_id);
+    if (running) return running;
+    const p = (async () => {
+      const graph = await graphOf(row.graph_hash);
+      const loaded = await loadState(store, graph, row.run_pk);
+      const contracts = await contractsOfRun(store, row.run_pk);
+      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts);
+    })().finally(() => active.delete(row.run_id));
+    active.set(row.run_id, p);
+    return p;
   }
 
   const engine: Engine = {
