@@ -148,6 +148,18 @@ export default {
       });
     }
 
+    try {
+      const pg = await noemaLoop(32, steps, 'postgres');
+      ctx.row({
+        case: `loop 32 B × ${steps} steps on PostgreSQL (reference)`,
+        metric: 'step p50',
+        unit: 'µs',
+        value: summarize(pg.steps).p50,
+      });
+    } catch (err) {
+      ctx.log(`PostgreSQL loop skipped: ${(err as Error).message}`);
+    }
+
     ctx.log('Noema suspend / cold resume…');
     const sr = await noemaSuspendResume(iterations);
     const floor32: AnchorFigures = {

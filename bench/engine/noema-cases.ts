@@ -10,7 +10,7 @@ import { createEngine } from '../../src/engine/index.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { humanGraph, registerKit } from '../../src/testing/engine-kit.ts';
-import { openTestStore } from '../../src/testing/stores.ts';
+import { openTestStore, type StoreKind } from '../../src/testing/stores.ts';
 
 export interface LoopFigures {
   /** Microseconds per super-step, in order. */
@@ -65,8 +65,14 @@ function dbBytes(store: Store, path: string): Promise<number> {
   return store.get('PRAGMA wal_checkpoint(TRUNCATE)').then(() => statSync(path).size);
 }
 
-export async function noemaLoop(size: number, steps: number): Promise<LoopFigures> {
-  const t = await openTestStore('sqlite');
+/** The loop on SQLite (with bytes stored) or, for reference, on PostgreSQL (bytes not measured: NaN). */
+export async function noemaLoop(
+  size: number,
+  steps: number,
+  kind: StoreKind = 'sqlite',
+): Promise<LoopFigures> {
+  const t = await openTestStore(kind);
+  const bytes = () => (kind === 'sqlite' ? dbBytes(t.store, t.url) : Promise.resolve(Number.NaN));
   try {
     const stamps: bigint[] = [];
     const engine = createEngine(t.store, { fanOut: false });
@@ -74,11 +80,11 @@ export async function noemaLoop(size: number, steps: number): Promise<LoopFigure
     // A warm-up run so the first measured step does not pay for statement preparation.
     await engine.start(loopGraph(20));
     stamps.length = 0;
-    const before = await dbBytes(t.store, t.url);
+    const before = await bytes();
     const out = await engine.start(loopGraph(steps));
     if (out.status !== 'completed')
       throw new Error(`bench run ended ${out.status}: ${JSON.stringify(out.error)}`);
-    const after = await dbBytes(t.store, t.url);
+    const after = await bytes();
     const us = [];
     for (let i = 1; i <= steps; i++) us.push(Number(stamps[i]! - stamps[i - 1]!) / 1000);
     return { steps: us, bytesPerStep: (after - before) / steps };
