@@ -64,6 +64,15 @@ export async function executeRun(
     error,
     waiting: status === 'waiting' ? rc.all().filter((c) => c.status === 'WAITING') : [],
   });
+  if (deps.bus.observed(run.run_id)) {
+    deps.bus.publish({
+      type: 'run.updated',
+      run_id: run.run_id,
+      status: 'running',
+      step: state.step,
+      at: deps.now(),
+    });
+  }
   try {
     for (;;) {
       if (abort.signal.aborted) throw new LeaseLost();
