@@ -122,7 +122,12 @@ describeEachStore('engine leases, cancel and events', (factory) => {
         const seen: Array<EngineEvent & { origin?: string }> = [];
         const off = await watcher.subscribe(run_id, (e) => seen.push(e));
         await runner.continueRun(run_id);
-        for (let i = 0; i < 100 && !seen.some((e) => e.type === 'run.updated'); i++) await sleep(20);
+        for (
+          let i = 0;
+          i < 100 && !seen.some((e) => e.type === 'run.updated' && e.status === 'completed');
+          i++
+        )
+          await sleep(20);
         await off();
         await watcher.close();
         assert.ok(seen.length > 0);
