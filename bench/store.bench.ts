@@ -34,7 +34,9 @@ export default {
           const client = new pg.Client({ connectionString: ts.url });
           await client.connect();
           const text = 'INSERT INTO bench_append (worker, payload, created_at) VALUES ($1, $2, $3)';
-          raw = await measure(iterations, (i) => client.query({ name: 'raw_append', text, values: ['raw', PAYLOAD, i] }));
+          raw = await measure(iterations, (i) =>
+            client.query({ name: 'raw_append', text, values: ['raw', PAYLOAD, i] }),
+          );
           await client.end();
         }
         const viaRun = await measure(iterations, (i) => ts.store.run(INSERT, ['store', PAYLOAD, i]));
@@ -43,12 +45,31 @@ export default {
         );
         const driver = kind === 'sqlite' ? 'node:sqlite raw' : 'pg raw client';
         ctx.row({ case: `${kind} raw driver`, metric: 'append p50', unit: 'µs', value: raw.p50 });
-        ctx.row({ case: `${kind} Store.run`, metric: 'append p50', unit: 'µs', value: viaRun.p50, anchor: driver, anchor_value: raw.p50 });
-        ctx.row({ case: `${kind} Store.run`, metric: 'append p99', unit: 'µs', value: viaRun.p99, anchor: driver, anchor_value: raw.p99 });
+        ctx.row({
+          case: `${kind} Store.run`,
+          metric: 'append p50',
+          unit: 'µs',
+          value: viaRun.p50,
+          anchor: driver,
+          anchor_value: raw.p50,
+        });
+        ctx.row({
+          case: `${kind} Store.run`,
+          metric: 'append p99',
+          unit: 'µs',
+          value: viaRun.p99,
+          anchor: driver,
+          anchor_value: raw.p99,
+        });
         // BEGIN + INSERT + COMMIT: shown for scale, not compared with the autocommit anchor.
         ctx.row({ case: `${kind} Store.transaction`, metric: 'append p50', unit: 'µs', value: viaTx.p50 });
         const overhead = viaRun.p50 / raw.p50;
-        ctx.row({ case: `${kind} Store.run`, metric: 'overhead vs raw (target ≤ 1.2)', unit: '×', value: overhead });
+        ctx.row({
+          case: `${kind} Store.run`,
+          metric: 'overhead vs raw (target ≤ 1.2)',
+          unit: '×',
+          value: overhead,
+        });
       } finally {
         await ts.dispose();
       }
