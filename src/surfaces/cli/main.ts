@@ -1,4 +1,5 @@
 /** The `noema` CLI: selects a command by its words, parses flags strictly, maps errors to exit codes. */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isNoemaError } from '../../core/errors.ts';
 import { type Command, type CommandIO, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './command.ts';
@@ -54,7 +55,10 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     return argv.length === 0 ? EXIT_USAGE : EXIT_OK;
   }
   if (argv[0] === '--version' || argv[0] === 'version') {
-    io.out('noema 0.1.0');
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    io.out(`noema ${pkg.version}`);
     return EXIT_OK;
   }
   const found = findCommand(argv);
