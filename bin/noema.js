@@ -11,7 +11,9 @@ if (major < 24) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const local = join(root, 'node_modules', '.bin', 'node');
   if (!existsSync(local) || process.env.NOEMA_REEXEC === '1') {
-    console.error(`noema: Node.js 24 is required (this is ${process.version}); run \`npm install\` in ${root}`);
+    console.error(
+      `noema: Node.js 24 is required (this is ${process.version}); run \`npm install\` in ${root}`,
+    );
     process.exit(2);
   }
   const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {

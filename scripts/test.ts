@@ -20,7 +20,8 @@ if (stores.includes('postgres')) {
     process.exit(2);
   }
 }
-const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+const patterns =
+  process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
 console.log(`npm test: stores ${stores.join(', ')}`);
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', ...patterns], {
   stdio: 'inherit',

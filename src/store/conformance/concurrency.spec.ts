@@ -1,11 +1,15 @@
 /** Conformance: several processes (and pool clients) writing one store lose no writes. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { StoreFactory } from '../../testing/each-store.ts';
 
 const worker = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.url));
+
+function startWorker(url: string, name: string, count: number, parallel: number) {
+  return spawn(process.execPath, [worker, url, name, String(count), String(parallel)], { stdio: 'ignore' });
+}
 
 function runWorker(url: string, name: string, count: number, parallel: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -16,7 +20,9 @@ function runWorker(url: string, name: string, count: number, parallel: number): 
     child.stderr.on('data', (d) => {
       stderr += d;
     });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker ${name} exited ${code}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`worker ${name} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -24,7 +30,9 @@ export function concurrencySpecs(factory: StoreFactory): void {
   test('two processes appending to one store lose no writes', async () => {
     const ts = await factory.open();
     try {
-      await ts.store.run(`CREATE TABLE appends (seq ${ts.store.dialect.autoId}, worker TEXT NOT NULL, i INTEGER NOT NULL)`);
+      await ts.store.run(
+        `CREATE TABLE appends (seq ${ts.store.dialect.autoId}, worker TEXT NOT NULL, i INTEGER NOT NULL)`,
+      );
       await ts.store.run('CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
       await ts.store.run('INSERT INTO counters (id, n) VALUES (1, 0)');
       // On PostgreSQL each worker also runs several pool clients at once.
@@ -42,6 +50,34 @@ export function concurrencySpecs(factory: StoreFactory): void {
           ['b', 150],
         ],
       );
+    } finally {
+      await ts.dispose();
+    }
+  });
+
+  test('a writer killed with SIGKILL mid-stream leaves only whole transactions', async () => {
+    const ts = await factory.open();
+    try {
+      await ts.store.run(
+        `CREATE TABLE appends (seq ${ts.store.dialect.autoId}, worker TEXT NOT NULL, i INTEGER NOT NULL)`,
+      );
+      await ts.store.run('CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
+      await ts.store.run('INSERT INTO counters (id, n) VALUES (1, 0)');
+      const child = startWorker(ts.url, 'k', 1_000_000, 2);
+      // Kill once some commits have landed, at a point the test does not choose.
+      for (let i = 0; i < 200; i++) {
+        const c = await ts.store.get<{ n: number }>('SELECT n FROM counters WHERE id = 1');
+        if ((c?.n ?? 0) >= 50) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 50)));
+      const exited = new Promise((r) => child.on('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+      const n = await ts.store.get<{ n: number }>('SELECT n FROM counters WHERE id = 1');
+      const rows = await ts.store.get<{ c: number }>('SELECT COUNT(*) AS c FROM appends');
+      assert.ok((n?.n ?? 0) >= 50, 'commits made before the kill survive');
+      assert.equal(Number(rows?.c), n?.n, 'every surviving append has its counter increment and vice versa');
     } finally {
       await ts.dispose();
     }

@@ -1,4 +1,5 @@
 /** The `noema` CLI: selects a command by its words, parses flags strictly, maps errors to exit codes. */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isNoemaError } from '../../core/errors.ts';
 import { type Command, type CommandIO, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './command.ts';
@@ -12,12 +13,29 @@ function helpText(): string {
     const name = [c.path.join(' '), c.args].filter(Boolean).join(' ');
     return `  ${name.padEnd(width)}  ${c.summary}`;
   });
-  return ['usage: noema <command> [flags]', '', 'commands:', ...lines, '', 'Run `noema <command> --help` for its flags.'].join('\n');
+  return [
+    'usage: noema <command> [flags]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'Run `noema <command> --help` for its flags.',
+  ].join('\n');
 }
 
 function commandHelp(c: Command): string {
-  const flags = Object.entries(c.flags).map(([name, f]) => `  --${name}${f.type === 'string' ? ' <value>' : ''}  ${f.description}`);
-  return [`usage: noema ${c.path.join(' ')}${c.args ? ` ${c.args}` : ''} [flags]`, '', c.summary, '', 'flags:', ...flags, '  --help  show this help'].join('\n');
+  const flags = Object.entries(c.flags).map(
+    ([name, f]) => `  --${name}${f.type === 'string' ? ' <value>' : ''}  ${f.description}`,
+  );
+  return [
+    `usage: noema ${c.path.join(' ')}${c.args ? ` ${c.args}` : ''} [flags]`,
+    '',
+    c.summary,
+    '',
+    'flags:',
+    ...flags,
+    '  --help  show this help',
+  ].join('\n');
 }
 
 function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
@@ -37,12 +55,17 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     return argv.length === 0 ? EXIT_USAGE : EXIT_OK;
   }
   if (argv[0] === '--version' || argv[0] === 'version') {
-    io.out('noema 0.1.0');
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    io.out(`noema ${pkg.version}`);
     return EXIT_OK;
   }
   const found = findCommand(argv);
   if (!found) {
-    io.err(`noema: unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}". Run \`noema --help\`.`);
+    io.err(
+      `noema: unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}". Run \`noema --help\`.`,
+    );
     return EXIT_USAGE;
   }
   const { command, rest } = found;
