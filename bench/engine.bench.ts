@@ -192,6 +192,12 @@ export default {
       [...anchors, { ...floor32, coldResumeUs: floor32.loop[32]!.p50 }],
       (a) => a.coldResumeUs,
     );
+    ctx.row({
+      case: 'cold resume (fresh store handle → next WAITING/terminal)',
+      metric: 'of which: opening the store handle + engine',
+      unit: 'µs',
+      value: summarize(sr.openUs).p50,
+    });
 
     const cache = mkdtempSync(join(tmpdir(), 'noema-ccache-'));
     const cold = noemaRss(null);

@@ -96,7 +96,7 @@ export async function noemaLoop(
 /** start → suspended (the run created, executed to the WAITING contract and persisted). */
 export async function noemaSuspendResume(
   iterations: number,
-): Promise<{ suspendUs: number[]; coldResumeUs: number[] }> {
+): Promise<{ suspendUs: number[]; coldResumeUs: number[]; openUs: number[] }> {
   const t = await openTestStore('sqlite');
   try {
     const engine = createEngine(t.store, { fanOut: false });
@@ -111,19 +111,24 @@ export async function noemaSuspendResume(
       waiting.push({ run_id: out.run_id, contract_id: out.waiting[0]!.contract_id });
     }
     const coldResumeUs: number[] = [];
+    const openUs: number[] = [];
     for (const [i, w] of waiting.entries()) {
       // Cold: a fresh store handle (new connection, empty statement cache) and a fresh engine.
       const t0 = process.hrtime.bigint();
       const store = new SqliteStore({ path: t.url });
       const fresh: Engine = createEngine(store, { fanOut: false });
       registerKit(fresh);
+      const t1 = process.hrtime.bigint();
       const out = await fresh.resume(w.run_id, w.contract_id, { approved: true } as Json);
       const dt = Number(process.hrtime.bigint() - t0) / 1000;
       await store.close();
       if (out.status !== 'completed') throw new Error(`resume ended ${out.status}`);
-      if (i >= 20) coldResumeUs.push(dt);
+      if (i >= 20) {
+        coldResumeUs.push(dt);
+        openUs.push(Number(t1 - t0) / 1000);
+      }
     }
-    return { suspendUs, coldResumeUs };
+    return { suspendUs, coldResumeUs, openUs };
   } finally {
     await t.dispose();
   }
