@@ -3,9 +3,10 @@
  * `echo` (text), `add` (structured content), `weather_json` (JSON as text) and `fail` (isError).
  * Run it as `node src/testing/mcp-fixture-server.ts`.
  */
+
+import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export const MCP_FIXTURE_PATH = fileURLToPath(import.meta.url);
@@ -24,13 +25,18 @@ export function createFixtureServer(): McpServer {
       inputSchema: { a: z.number(), b: z.number() },
       outputSchema: { sum: z.number() },
     },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
+    async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+      structuredContent: { sum: a + b },
+    }),
   );
   server.registerTool(
     'weather_json',
     { description: 'Weather for a turn, as JSON text.', inputSchema: { turn: z.number().int() } },
     async ({ turn }) => ({
-      content: [{ type: 'text', text: JSON.stringify({ temperature_f: turn === 1 ? 72 : turn === 2 ? 64 : 55 }) }],
+      content: [
+        { type: 'text', text: JSON.stringify({ temperature_f: turn === 1 ? 72 : turn === 2 ? 64 : 55 }) },
+      ],
     }),
   );
   server.registerTool(

@@ -54,7 +54,13 @@ const source = (store: Store, path: string, extra: Record<string, unknown> = {})
   });
 
 async function allStoredText(store: Store): Promise<string> {
-  const tables = ['source_invocations', 'llm_calls', 'llm_call_chunks', 'llm_call_artifacts', 'response_sources'];
+  const tables = [
+    'source_invocations',
+    'llm_calls',
+    'llm_call_chunks',
+    'llm_call_artifacts',
+    'response_sources',
+  ];
   const parts: string[] = [];
   for (const t of tables) parts.push(JSON.stringify(await store.all(`SELECT * FROM ${t}`)));
   return parts.join('\n');
@@ -97,7 +103,12 @@ describeEachStore('http_json source', (factory) => {
     const { url, server } = await fixture();
     try {
       const env = { TOY_URL: url };
-      const boom = await invokeSource(store, { source: await source(store, '/boom'), request: {}, kind: 'ambient_context', env });
+      const boom = await invokeSource(store, {
+        source: await source(store, '/boom'),
+        request: {},
+        kind: 'ambient_context',
+        env,
+      });
       assert.equal(boom.failure_class, 'http_status');
       const inv = await getSourceInvocation(store, boom.source_invocation_id);
       assert.equal(inv.status, 'failed');
@@ -105,9 +116,17 @@ describeEachStore('http_json source', (factory) => {
       assert.deepEqual(inv.response_json, { error: 'machine jammed' });
       assert.equal(inv.response_text, '{"error":"machine jammed"}');
 
-      const html = await invokeSource(store, { source: await source(store, '/html'), request: {}, kind: 'ambient_context', env });
+      const html = await invokeSource(store, {
+        source: await source(store, '/html'),
+        request: {},
+        kind: 'ambient_context',
+        env,
+      });
       assert.equal(html.failure_class, 'non_json');
-      assert.equal((await getSourceInvocation(store, html.source_invocation_id)).response_text, '<html>not json</html>');
+      assert.equal(
+        (await getSourceInvocation(store, html.source_invocation_id)).response_text,
+        '<html>not json</html>',
+      );
 
       const schema = await putJsonSchema(store, { type: 'object', required: ['temperature_f'] });
       const bad = await invokeSource(store, {
@@ -120,7 +139,11 @@ describeEachStore('http_json source', (factory) => {
       assert.equal(bad.failure_class, 'schema_invalid');
       const badInv = await getSourceInvocation(store, bad.source_invocation_id);
       assert.equal(badInv.validation_status, 'invalid');
-      assert.equal((badInv.response_json as { status: string }).status, 'dispensed', 'the invalid body is kept');
+      assert.equal(
+        (badInv.response_json as { status: string }).status,
+        'dispensed',
+        'the invalid body is kept',
+      );
     } finally {
       server.close();
       await dispose();
@@ -145,7 +168,12 @@ describeEachStore('http_json source', (factory) => {
         env: { TOY_URL: 'http://127.0.0.1:9' },
       });
       assert.equal(refused.failure_class, 'network');
-      const unset = await invokeSource(store, { source: await source(store, '/ok'), request: {}, kind: 'ambient_context', env: {} });
+      const unset = await invokeSource(store, {
+        source: await source(store, '/ok'),
+        request: {},
+        kind: 'ambient_context',
+        env: {},
+      });
       assert.equal(unset.failure_class, 'not_configured');
       assert.equal(unset.error?.code, 'SOURCE_NOT_CONFIGURED');
       assert.equal((await getSourceInvocation(store, unset.source_invocation_id)).status, 'failed');
@@ -185,7 +213,10 @@ test('a definition with an invalid interface is refused and nothing is stored', 
   const { store, dispose } = await openTestStore('sqlite');
   try {
     await assert.rejects(
-      putResponseSource(store, { version: 1, interface: { name: 'http_json', method: 'POST', url: 'http://evil', path: '/x' } }),
+      putResponseSource(store, {
+        version: 1,
+        interface: { name: 'http_json', method: 'POST', url: 'http://evil', path: '/x' },
+      }),
       (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
     );
     await assert.rejects(

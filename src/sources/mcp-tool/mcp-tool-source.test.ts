@@ -4,9 +4,18 @@ import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { MCP_FIXTURE_PATH } from '../../testing/mcp-fixture-server.ts';
-import { getSourceInvocation, invokeSource, putJsonSchema, putMcpServer, putResponseSource } from '../index.ts';
+import {
+  getSourceInvocation,
+  invokeSource,
+  putJsonSchema,
+  putMcpServer,
+  putResponseSource,
+} from '../index.ts';
 
-const ENV = { ...process.env, NOEMA_MCP_STDIO_COMMANDS: process.execPath } as Record<string, string | undefined>;
+const ENV = { ...process.env, NOEMA_MCP_STDIO_COMMANDS: process.execPath } as Record<
+  string,
+  string | undefined
+>;
 
 async function tool(store: Store, toolName: string, timeout_ms = 10_000) {
   const server = await putMcpServer(store, {
@@ -40,9 +49,19 @@ describeEachStore('mcp_tool source', (factory) => {
       assert.equal(inv.interface_name, 'mcp_tool');
       assert.equal((inv.metadata as { transport: string }).transport, 'stdio');
 
-      const weather = await invokeSource(store, { source: await tool(store, 'weather_json'), request: { turn: 2 }, kind: 'ambient_context', env: ENV });
+      const weather = await invokeSource(store, {
+        source: await tool(store, 'weather_json'),
+        request: { turn: 2 },
+        kind: 'ambient_context',
+        env: ENV,
+      });
       assert.deepEqual(weather.output, { temperature_f: 64 });
-      const echo = await invokeSource(store, { source: await tool(store, 'echo'), request: { message: 'hi bob' }, kind: 'agent_tool_call', env: ENV });
+      const echo = await invokeSource(store, {
+        source: await tool(store, 'echo'),
+        request: { message: 'hi bob' },
+        kind: 'agent_tool_call',
+        env: ENV,
+      });
       assert.deepEqual(echo.output, { text: 'hi bob' });
     } finally {
       await dispose();
@@ -52,19 +71,39 @@ describeEachStore('mcp_tool source', (factory) => {
   test('isError fails with the tool message; a slow tool times out; unknown tools and disallowed commands fail', async () => {
     const { store, dispose } = await factory.open();
     try {
-      const failed = await invokeSource(store, { source: await tool(store, 'fail'), request: { reason: 'no coins' }, kind: 'model_elected_tool', env: ENV });
+      const failed = await invokeSource(store, {
+        source: await tool(store, 'fail'),
+        request: { reason: 'no coins' },
+        kind: 'model_elected_tool',
+        env: ENV,
+      });
       assert.equal(failed.failure_class, 'tool_error');
       assert.match(failed.error!.message, /cannot comply: no coins/);
       assert.equal((await getSourceInvocation(store, failed.source_invocation_id)).status, 'failed');
 
-      const slow = await invokeSource(store, { source: await tool(store, 'sleep', 300), request: { ms: 5_000 }, kind: 'model_elected_tool', env: ENV });
+      const slow = await invokeSource(store, {
+        source: await tool(store, 'sleep', 300),
+        request: { ms: 5_000 },
+        kind: 'model_elected_tool',
+        env: ENV,
+      });
       assert.equal(slow.failure_class, 'timeout');
 
-      const unknown = await invokeSource(store, { source: await tool(store, 'no_such_tool'), request: {}, kind: 'model_elected_tool', env: ENV });
+      const unknown = await invokeSource(store, {
+        source: await tool(store, 'no_such_tool'),
+        request: {},
+        kind: 'model_elected_tool',
+        env: ENV,
+      });
       assert.equal(unknown.ok, false);
       assert.ok(['protocol', 'tool_error'].includes(unknown.failure_class!), String(unknown.failure_class));
 
-      const denied = await invokeSource(store, { source: await tool(store, 'echo'), request: { message: 'x' }, kind: 'model_elected_tool', env: {} });
+      const denied = await invokeSource(store, {
+        source: await tool(store, 'echo'),
+        request: { message: 'x' },
+        kind: 'model_elected_tool',
+        env: {},
+      });
       assert.equal(denied.failure_class, 'not_configured');
     } finally {
       await dispose();
@@ -79,7 +118,12 @@ test('a source referencing an unknown MCP server config is refused', async () =>
     await assert.rejects(
       putResponseSource(store, {
         version: 1,
-        interface: { name: 'mcp_tool', server_ref: { hash: 'a'.repeat(64) }, tool_name: 'x', timeout_ms: 100 },
+        interface: {
+          name: 'mcp_tool',
+          server_ref: { hash: 'a'.repeat(64) },
+          tool_name: 'x',
+          timeout_ms: 100,
+        },
       }),
       (e: Error & { code?: string }) => e.code === 'UNKNOWN_MCP_SERVER',
     );

@@ -19,7 +19,11 @@ export const toyResultSchemas = {
   weather: {
     type: 'object',
     required: ['temperature_f', 'condition', 'message'],
-    properties: { temperature_f: { type: 'number' }, condition: { type: 'string' }, message: { type: 'string' } },
+    properties: {
+      temperature_f: { type: 'number' },
+      condition: { type: 'string' },
+      message: { type: 'string' },
+    },
   },
   pa: {
     type: 'object',
@@ -43,6 +47,10 @@ export const toyResultSchemas = {
   vending: {
     type: 'object',
     required: ['status', 'remaining', 'message'],
-    properties: { status: { enum: ['dispensed', 'empty'] }, remaining: { type: 'integer' }, message: { type: 'string' } },
+    properties: {
+      status: { enum: ['dispensed', 'empty'] },
+      remaining: { type: 'integer' },
+      message: { type: 'string' },
+    },
   },
 };

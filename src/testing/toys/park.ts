@@ -66,8 +66,12 @@ export function vendingMachines(initialStock: number): (req: Record<string, unkn
   return (req) => {
     if (typeof req.machine_id !== 'string') return bad('machine_id must be a string');
     const left = stock.get(req.machine_id) ?? initialStock;
-    if (left <= 0) return { status: 200, body: { status: 'empty', remaining: 0, message: 'No candy bars remain.' } };
+    if (left <= 0)
+      return { status: 200, body: { status: 'empty', remaining: 0, message: 'No candy bars remain.' } };
     stock.set(req.machine_id, left - 1);
-    return { status: 200, body: { status: 'dispensed', remaining: left - 1, message: 'A candy bar was dispensed.' } };
+    return {
+      status: 200,
+      body: { status: 'dispensed', remaining: left - 1, message: 'A candy bar was dispensed.' },
+    };
   };
 }

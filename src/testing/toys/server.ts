@@ -48,11 +48,16 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 
 function send(res: ServerResponse, reply: ToyReply): void {
   const text = JSON.stringify(reply.body);
-  res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(reply.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-export async function startToyServices(options: { port?: number; vendingStock?: number } = {}): Promise<ToyServices> {
+export async function startToyServices(
+  options: { port?: number; vendingStock?: number } = {},
+): Promise<ToyServices> {
   const routes: Record<string, (req: Record<string, unknown>) => ToyReply> = {
     '/weather': weather,
     '/announcement': announcement,
@@ -65,8 +70,10 @@ export async function startToyServices(options: { port?: number; vendingStock?: 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const route = routes[path];
-    if (!route) return send(res, { status: 404, body: { error: `no toy at ${path}`, paths: Object.keys(routes) } });
-    if (req.method !== 'POST') return send(res, { status: 405, body: { error: 'use POST with a JSON body' } });
+    if (!route)
+      return send(res, { status: 404, body: { error: `no toy at ${path}`, paths: Object.keys(routes) } });
+    if (req.method !== 'POST')
+      return send(res, { status: 405, body: { error: 'use POST with a JSON body' } });
     readJson(req).then(
       (body) => {
         requests.push({ path, body });
