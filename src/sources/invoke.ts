@@ -7,7 +7,6 @@
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import { schemas } from '../core/schema-registry.ts';
 import type { Store } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
@@ -16,6 +15,7 @@ import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { createRedactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
 import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
+import { validateWith } from './validators.ts';
 
 export interface InvocationOutcome {
   ok: boolean;
@@ -33,7 +33,7 @@ export interface InvocationOutcome {
 export async function invokeSource(store: Store, call: SourceCall): Promise<InvocationOutcome> {
   const impl = responseSourceFor(call.source.content.interface.name);
   if (call.inputSchema) {
-    const v = schemas.validate(call.inputSchema.schema, call.request);
+    const v = validateWith(call.inputSchema.schema, call.request);
     if (!v.ok) throw invalidInput('source request does not match its input schema', { errors: v.errors });
   }
   const env = call.env ?? process.env;
@@ -90,7 +90,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     let failure = result.failure;
     let validation: FinishContext['validation'] = { status: 'not_checked', errors: [] };
     if (result.success && call.resultSchema) {
-      const v = schemas.validate(call.resultSchema.schema, result.success.output);
+      const v = validateWith(call.resultSchema.schema, result.success.output);
       validation = v.ok ? { status: 'valid', errors: [] } : { status: 'invalid', errors: v.errors };
       if (!v.ok) {
         failure = new SourceFailure(

@@ -90,29 +90,39 @@ const invocations: Migration = {
        metadata TEXT NOT NULL DEFAULT '{}',
        owner_process_id TEXT NOT NULL
      )`,
-    'CREATE UNIQUE INDEX source_invocations_attempt_seq_idx ON source_invocations(attempt_id, invocation_seq)',
+    // Partial indexes: a row pays only for the linkage it has, so a standalone call writes
+    // few index entries and a world call writes the ones its reads need.
+    `CREATE UNIQUE INDEX source_invocations_attempt_seq_idx ON source_invocations(attempt_id, invocation_seq)
+       WHERE attempt_id IS NOT NULL`,
     `CREATE UNIQUE INDEX source_invocations_run_seq_idx ON source_invocations(run_id, invocation_seq)
-       WHERE attempt_id IS NULL`,
-    'CREATE INDEX source_invocations_world_time_idx ON source_invocations(world_slug, started_at)',
-    'CREATE INDEX source_invocations_workflow_idx ON source_invocations(workflow_hash)',
+       WHERE attempt_id IS NULL AND run_id IS NOT NULL`,
+    `CREATE INDEX source_invocations_world_time_idx ON source_invocations(world_slug, started_at)
+       WHERE world_slug IS NOT NULL`,
+    `CREATE INDEX source_invocations_workflow_idx ON source_invocations(workflow_hash)
+       WHERE workflow_hash IS NOT NULL`,
     'CREATE INDEX source_invocations_source_idx ON source_invocations(source_hash)',
-    'CREATE INDEX source_invocations_kind_idx ON source_invocations(invocation_kind)',
-    'CREATE INDEX source_invocations_parent_idx ON source_invocations(parent_source_invocation_id)',
-    'CREATE INDEX source_invocations_llm_call_idx ON source_invocations(llm_call_id)',
-    'CREATE INDEX source_invocations_subject_idx ON source_invocations(world_slug, workflow_subject_entity_id)',
-    'CREATE INDEX source_invocations_status_idx ON source_invocations(status, owner_process_id)',
+    `CREATE INDEX source_invocations_parent_idx ON source_invocations(parent_source_invocation_id)
+       WHERE parent_source_invocation_id IS NOT NULL`,
+    `CREATE INDEX source_invocations_subject_idx ON source_invocations(world_slug, workflow_subject_entity_id)
+       WHERE workflow_subject_entity_id IS NOT NULL`,
+    // Recovery reads only running rows; the entry disappears when the row finishes.
+    `CREATE INDEX source_invocations_running_idx ON source_invocations(owner_process_id)
+       WHERE status = 'running'`,
   ],
 };
 
-// The rich LLM trace beside the generic invocation (seed 004 D15): one llm_calls row, every
-// streamed chunk, and artifacts (parsed outputs, parse errors, validation errors).
+// The rich LLM trace beside the generic invocation (seed 004 D15): one llm_calls row holding
+// every streamed chunk in order (`chunks_json`, [offset_ms, data] pairs) and the artifacts
+// (`artifacts_json`: parsed outputs, parse errors, validation errors). JSON columns rather than
+// a row per chunk keep the finish to one write: the durable lifecycle must stay cheap per call.
+// The invocation points at its call (`llm_call_id`), so the reverse lookup needs no index.
 const llmCalls: Migration = {
   id: 303,
   name: 'llm_calls',
   up: (d) => [
     `CREATE TABLE llm_calls (
        llm_call_id TEXT PRIMARY KEY,
-       source_invocation_id TEXT NOT NULL UNIQUE REFERENCES source_invocations(source_invocation_id),
+       source_invocation_id TEXT NOT NULL REFERENCES source_invocations(source_invocation_id),
        run_id TEXT,
        attempt_id TEXT,
        workflow_hash TEXT,
@@ -140,25 +150,12 @@ const llmCalls: Migration = {
        total_tokens ${d.bigint},
        usage_json TEXT,
        chunk_count ${d.bigint} NOT NULL DEFAULT 0,
+       chunks_json TEXT,
+       artifacts_json TEXT NOT NULL DEFAULT '[]',
        started_at ${d.bigint} NOT NULL,
        first_chunk_at ${d.bigint},
        ended_at ${d.bigint},
        duration_ms ${d.bigint}
-     )`,
-    `CREATE TABLE llm_call_chunks (
-       llm_call_id TEXT NOT NULL REFERENCES llm_calls(llm_call_id),
-       seq ${d.bigint} NOT NULL,
-       offset_ms ${d.bigint} NOT NULL,
-       data TEXT NOT NULL,
-       PRIMARY KEY (llm_call_id, seq)
-     )`,
-    `CREATE TABLE llm_call_artifacts (
-       llm_call_id TEXT NOT NULL REFERENCES llm_calls(llm_call_id),
-       seq ${d.bigint} NOT NULL,
-       kind TEXT NOT NULL,
-       content TEXT NOT NULL,
-       created_at ${d.bigint} NOT NULL,
-       PRIMARY KEY (llm_call_id, seq)
      )`,
   ],
 };

@@ -20,6 +20,9 @@ const SECRET_NAMES = new Set([
   'client_secret',
 ]);
 
+// A quick scan of serialized JSON: when no secret-named key can be present, skip the walk.
+const SECRET_KEY_TEXT = new RegExp(`"(${[...SECRET_NAMES].join('|')})"`, 'i');
+
 // Environment variables whose values are treated as configured secrets.
 const SECRET_ENV = /(_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD)$/;
 const MIN_SECRET_LENGTH = 6;
@@ -28,6 +31,8 @@ export interface Redactor {
   text(s: string): string;
   /** A deep copy of `value` with secret fields and secret substrings replaced. */
   json<T>(value: T): T;
+  /** `JSON.stringify(json(value))`, without the deep copy when nothing in it can be secret. */
+  jsonText(value: unknown): string;
   headers(h: Record<string, string>): Record<string, string>;
 }
 
@@ -61,7 +66,12 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     for (const [k, v] of Object.entries(h)) out[k] = isSecretName(k) ? REDACTED : text(v);
     return out;
   };
-  return { text, json, headers };
+  const jsonText = (value: unknown): string => {
+    const raw = JSON.stringify(value ?? null);
+    if (!SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v))) return raw;
+    return JSON.stringify(json(value ?? null));
+  };
+  return { text, json, jsonText, headers };
 }
 
 function walk(value: unknown, text: (s: string) => string): unknown {

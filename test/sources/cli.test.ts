@@ -23,12 +23,19 @@ describeEachStore('noema source invoke', (factory) => {
   test('prints the succeeded invocation record and exits 0; exits 1 with the record when the call fails', async () => {
     const { url, dispose } = await factory.open();
     const toys = await startToyServices();
-    const f = files({ weather: toySources.weather, schema: toyResultSchemas.weather, pa: toyResultSchemas.pa });
+    const f = files({
+      weather: toySources.weather,
+      schema: toyResultSchemas.weather,
+      pa: toyResultSchemas.pa,
+    });
     try {
-      const ok = await runCli(['source', 'invoke', f.weather!, '--request', '{"turn":3}', '--result-schema', f.schema!], {
-        NOEMA_DB: url,
-        ...toys.env,
-      });
+      const ok = await runCli(
+        ['source', 'invoke', f.weather!, '--request', '{"turn":3}', '--result-schema', f.schema!],
+        {
+          NOEMA_DB: url,
+          ...toys.env,
+        },
+      );
       assert.equal(ok.code, 0, ok.stderr);
       const record = JSON.parse(ok.stdout) as Record<string, unknown>;
       assert.equal(record.status, 'succeeded');
@@ -39,12 +46,19 @@ describeEachStore('noema source invoke', (factory) => {
         message: 'The cold front has settled over the park.',
       });
 
-      const invalid = await runCli(['source', 'invoke', f.weather!, '--request', '{"turn":1}', '--result-schema', f.pa!], {
-        NOEMA_DB: url,
-        ...toys.env,
-      });
+      const invalid = await runCli(
+        ['source', 'invoke', f.weather!, '--request', '{"turn":1}', '--result-schema', f.pa!],
+        {
+          NOEMA_DB: url,
+          ...toys.env,
+        },
+      );
       assert.equal(invalid.code, 1);
-      const failed = JSON.parse(invalid.stdout) as { status: string; failure_class: string; error: { code: string } };
+      const failed = JSON.parse(invalid.stdout) as {
+        status: string;
+        failure_class: string;
+        error: { code: string };
+      };
       assert.equal(failed.status, 'failed');
       assert.equal(failed.failure_class, 'schema_invalid');
       assert.equal(failed.error.code, 'SOURCE_SCHEMA_INVALID');
@@ -65,17 +79,32 @@ describeEachStore('noema source invoke', (factory) => {
 test('source invoke calls an MCP tool over stdio with --mcp-server', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'noema-cli-mcp-'));
   const f = files({
-    server: { version: 1, label: 'fixture', transport: { type: 'stdio', command: process.execPath, args: [MCP_FIXTURE_PATH] } },
-    tool: { version: 1, label: 'adder', interface: { name: 'mcp_tool', tool_name: 'add', timeout_ms: 10000 } },
+    server: {
+      version: 1,
+      label: 'fixture',
+      transport: { type: 'stdio', command: process.execPath, args: [MCP_FIXTURE_PATH] },
+    },
+    tool: {
+      version: 1,
+      label: 'adder',
+      interface: { name: 'mcp_tool', tool_name: 'add', timeout_ms: 10000 },
+    },
   });
-  const r = await runCli(['source', 'invoke', f.tool!, '--mcp-server', f.server!, '--request', '{"a":1,"b":2}'], {
-    NOEMA_DB: join(dir, 'n.db'),
-    NOEMA_MCP_STDIO_COMMANDS: process.execPath,
-  });
+  const r = await runCli(
+    ['source', 'invoke', f.tool!, '--mcp-server', f.server!, '--request', '{"a":1,"b":2}'],
+    {
+      NOEMA_DB: join(dir, 'n.db'),
+      NOEMA_MCP_STDIO_COMMANDS: process.execPath,
+    },
+  );
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.deepEqual((JSON.parse(r.stdout) as { response_json: { structuredContent: unknown } }).response_json.structuredContent, {
-    sum: 3,
-  });
+  assert.deepEqual(
+    (JSON.parse(r.stdout) as { response_json: { structuredContent: unknown } }).response_json
+      .structuredContent,
+    {
+      sum: 3,
+    },
+  );
 });
 
 test('source invoke rejects a bad request flag as a usage error', async () => {
@@ -93,7 +122,10 @@ test('dev toys serves the park services, deterministic by turn, until SIGTERM', 
     const [, url] = await toys.waitFor(/toy services serving on (http:\/\/127\.0\.0\.1:\d+)/);
     await toys.waitFor(/NOEMA_TOY_FOUNTAIN_URL=/);
     const post = async (path: string, body: unknown) =>
-      (await (await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as Record<string, unknown>;
+      (await (await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as Record<
+        string,
+        unknown
+      >;
     const temps = [];
     for (const turn of [1, 2, 3]) temps.push((await post('/weather', { turn })).temperature_f);
     assert.deepEqual(temps, [72, 64, 55]);
@@ -107,13 +139,19 @@ test('dev toys serves the park services, deterministic by turn, until SIGTERM', 
 });
 
 test('dev scripted-model serves a script as an OpenAI-compatible streaming endpoint', async () => {
-  const f = files({ script: { rules: [{ match: { last_message_contains: 'weather' }, reply: { json: { ok: true } } }] } });
+  const f = files({
+    script: { rules: [{ match: { last_message_contains: 'weather' }, reply: { json: { ok: true } } }] },
+  });
   const model = startCli(['dev', 'scripted-model', '--script', f.script!, '--port', '0']);
   try {
     const [, url] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
     const res = await fetch(`${url}/chat/completions`, {
       method: 'POST',
-      body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: 'how is the weather' }] }),
+      body: JSON.stringify({
+        model: 'x',
+        stream: true,
+        messages: [{ role: 'user', content: 'how is the weather' }],
+      }),
     });
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     const text = await res.text();
@@ -121,7 +159,11 @@ test('dev scripted-model serves a script as an OpenAI-compatible streaming endpo
     const content = text
       .split('\n')
       .filter((l) => l.startsWith('data: {'))
-      .map((l) => (JSON.parse(l.slice(6)) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? '')
+      .map(
+        (l) =>
+          (JSON.parse(l.slice(6)) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta
+            ?.content ?? '',
+      )
       .join('');
     assert.deepEqual(JSON.parse(content), { ok: true });
     const unmatched = await fetch(`${url}/chat/completions`, {

@@ -16,7 +16,9 @@ describeEachStore('source trace HTTP routes', (factory) => {
   test('list, filter, paginate and read invocations and LLM calls with the token; refuse without it', async () => {
     const { store, url, dispose } = await factory.open();
     const toys = await startToyServices();
-    const model = await startScriptedModel({ script: { rules: [{ reply: { json: { kind: 'final_patch' } } }] } });
+    const model = await startScriptedModel({
+      script: { rules: [{ reply: { json: { kind: 'final_patch' } } }] },
+    });
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: url,
       NOEMA_TOKEN: TOKEN,
@@ -30,7 +32,12 @@ describeEachStore('source trace HTTP routes', (factory) => {
           request: { turn },
           kind: 'ambient_context',
           env: toys.env,
-          links: { attempt_id: 'att-1', attempted_turn: turn, world_slug: 'park', ambient_source_id: 'park_weather' },
+          links: {
+            attempt_id: 'att-1',
+            attempted_turn: turn,
+            world_slug: 'park',
+            ambient_source_id: 'park_weather',
+          },
         });
       }
       const llm = await putResponseSource(store, {
@@ -48,7 +55,10 @@ describeEachStore('source trace HTTP routes', (factory) => {
 
       const [, base] = await server.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/);
       const get = async (path: string, auth = true) => {
-        const res = await fetch(`${base}${path}`, auth ? { headers: { authorization: `Bearer ${TOKEN}` } } : {});
+        const res = await fetch(
+          `${base}${path}`,
+          auth ? { headers: { authorization: `Bearer ${TOKEN}` } } : {},
+        );
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
       };
       assert.equal((await get('/source-invocations', false)).status, 401);
@@ -69,7 +79,10 @@ describeEachStore('source trace HTTP routes', (factory) => {
       assert.equal(page2.body.next_cursor, null);
 
       const byAttempt = await get('/attempts/att-1/source-invocations?kind=llm_generation');
-      const [genRow] = byAttempt.body.items as Array<{ source_invocation_id: string; links: Record<string, string> }>;
+      const [genRow] = byAttempt.body.items as Array<{
+        source_invocation_id: string;
+        links: Record<string, string>;
+      }>;
       assert.equal(genRow!.source_invocation_id, gen.source_invocation_id);
       assert.equal(genRow!.links.llm_call, `/llm-calls/${gen.llm_call_id}`);
 

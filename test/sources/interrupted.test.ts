@@ -25,7 +25,9 @@ async function waitForRow(poll: () => Promise<unknown>, timeoutMs = 15_000): Pro
 describeEachStore('source invocation lifecycle across a killed process', (factory) => {
   test('running rows of a SIGKILLed process become interrupted; a live process keeps its rows', async () => {
     const { store, url, dispose } = await factory.open();
-    const model = await startScriptedModel({ script: { rules: [{ reply: { hang: true, json: { kind: 'final_patch' } } }] } });
+    const model = await startScriptedModel({
+      script: { rules: [{ reply: { hang: true, json: { kind: 'final_patch' } } }] },
+    });
     const dir = mkdtempSync(join(tmpdir(), 'noema-kill-'));
     const sourceFile = join(dir, 'llm.json');
     writeFileSync(
@@ -36,11 +38,14 @@ describeEachStore('source invocation lifecycle across a killed process', (factor
         interface: { name: 'llm_chat_completions', model: 'scripted', schema_delivery: 'response_format' },
       }),
     );
-    const child = startCli(['source', 'invoke', sourceFile, '--request', '{"messages":[{"role":"user","content":"hi"}]}'], {
-      NOEMA_DB: url,
-      NOEMA_LLM_BASE_URL: model.url,
-      NOEMA_LLM_API_KEY: '',
-    });
+    const child = startCli(
+      ['source', 'invoke', sourceFile, '--request', '{"messages":[{"role":"user","content":"hi"}]}'],
+      {
+        NOEMA_DB: url,
+        NOEMA_LLM_BASE_URL: model.url,
+        NOEMA_LLM_API_KEY: '',
+      },
+    );
     try {
       await waitForRow(async () => model.requests.length > 0);
       const row = await store.get<{ source_invocation_id: string }>(
@@ -57,10 +62,13 @@ describeEachStore('source invocation lifecycle across a killed process', (factor
       child.child.kill('SIGKILL');
       await child.exited;
       // The next Noema process to open the store recovers at startup (openNoemaStore).
-      const next = await runCli(['source', 'invoke', sourceFile, '--request', '{"messages":[{"role":"user","content":"x"}]}'], {
-        NOEMA_DB: url,
-        NOEMA_LLM_BASE_URL: '',
-      });
+      const next = await runCli(
+        ['source', 'invoke', sourceFile, '--request', '{"messages":[{"role":"user","content":"x"}]}'],
+        {
+          NOEMA_DB: url,
+          NOEMA_LLM_BASE_URL: '',
+        },
+      );
       assert.equal(next.code, 1, 'the second call fails: not configured');
       const after = await getSourceInvocation(store, row.source_invocation_id);
       assert.equal(after.status, 'interrupted');

@@ -54,13 +54,7 @@ const source = (store: Store, path: string, extra: Record<string, unknown> = {})
   });
 
 async function allStoredText(store: Store): Promise<string> {
-  const tables = [
-    'source_invocations',
-    'llm_calls',
-    'llm_call_chunks',
-    'llm_call_artifacts',
-    'response_sources',
-  ];
+  const tables = ['source_invocations', 'llm_calls', 'response_sources'];
   const parts: string[] = [];
   for (const t of tables) parts.push(JSON.stringify(await store.all(`SELECT * FROM ${t}`)));
   return parts.join('\n');

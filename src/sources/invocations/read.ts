@@ -114,25 +114,12 @@ export async function getLlmCall(
   const row = await q.get('SELECT * FROM llm_calls WHERE llm_call_id = ?', [id]);
   if (!row) throw new NoemaError('UNKNOWN_LLM_CALL', `no LLM call ${id}`, { details: { llm_call_id: id } });
   const maxChunks = Math.min(options.maxChunks ?? MAX_CHUNKS, MAX_CHUNKS);
-  const chunks = await q.all<{ seq: number; offset_ms: number; data: string }>(
-    'SELECT seq, offset_ms, data FROM llm_call_chunks WHERE llm_call_id = ? ORDER BY seq LIMIT ?',
-    [id, maxChunks + 1],
-  );
-  const artifacts = await q.all<{ seq: number; kind: string; content: string; created_at: number }>(
-    'SELECT seq, kind, content, created_at FROM llm_call_artifacts WHERE llm_call_id = ? ORDER BY seq',
-    [id],
-  );
+  const { chunks_json, artifacts_json, ...call } = row;
+  const pairs = typeof chunks_json === 'string' ? (JSON.parse(chunks_json) as Array<[number, string]>) : [];
   return {
-    ...decode(row),
-    chunks: chunks
-      .slice(0, maxChunks)
-      .map((c) => ({ seq: Number(c.seq), offset_ms: Number(c.offset_ms), data: c.data })),
-    chunks_truncated: chunks.length > maxChunks,
-    artifacts: artifacts.map((a) => ({
-      seq: Number(a.seq),
-      kind: a.kind,
-      content: JSON.parse(a.content) as unknown,
-      created_at: new Date(Number(a.created_at)).toISOString(),
-    })),
+    ...decode(call),
+    chunks: pairs.slice(0, maxChunks).map(([offset_ms, data], i) => ({ seq: i + 1, offset_ms, data })),
+    chunks_truncated: pairs.length > maxChunks,
+    artifacts: JSON.parse(String(artifacts_json ?? '[]')) as unknown[],
   };
 }

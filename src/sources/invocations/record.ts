@@ -91,8 +91,8 @@ export async function insertRunning(
     l.logical_generation_attempt ?? null,
     l.tool_loop_round ?? null,
     inv.started_at,
-    JSON.stringify(redactor.json(inv.request_json ?? null)),
-    JSON.stringify(redactor.json(inv.metadata)),
+    redactor.jsonText(inv.request_json ?? null),
+    redactor.jsonText(inv.metadata),
     inv.owner_process_id,
   ];
   await tx.run(INSERT_RUNNING, params);
@@ -126,7 +126,7 @@ export async function finishInvocation(
     o.failure_message === null ? null : redactor.text(o.failure_message),
     o.ended_at,
     Math.max(0, o.ended_at - o.started_at),
-    o.response_json === undefined ? null : JSON.stringify(redactor.json(o.response_json)),
+    o.response_json === undefined ? null : redactor.jsonText(o.response_json),
     o.response_text == null ? null : redactor.text(o.response_text),
     JSON.stringify(redactor.headers(o.response_headers ?? {})),
     o.http_status ?? null,

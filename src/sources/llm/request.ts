@@ -5,7 +5,7 @@
  */
 import { invalidInput } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
-import { schemas } from '../../core/schema-registry.ts';
+import { validateWith } from '../validators.ts';
 import type { LlmInterface } from './interface.ts';
 
 export interface ChatMessage {
@@ -54,7 +54,7 @@ const LLM_REQUEST_SCHEMA = {
 } as const;
 
 export function parseLlmRequest(request: unknown): LlmRequest {
-  const r = schemas.validate<LlmRequest>(LLM_REQUEST_SCHEMA, request);
+  const r = validateWith<LlmRequest>(LLM_REQUEST_SCHEMA, request);
   if (!r.ok) {
     throw invalidInput(
       'LLM source request is invalid',

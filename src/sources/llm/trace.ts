@@ -1,5 +1,5 @@
 /**
- * The rich LLM trace (`llm_calls`, `llm_call_chunks`, `llm_call_artifacts`): started in the
+ * The rich LLM trace (`llm_calls` with its chunks and artifacts): started in the
  * transaction that records the running invocation, finished in the one that ends it.
  */
 import type { Queryable } from '../../store/store.ts';
@@ -41,8 +41,8 @@ export async function insertLlmCall(q: Queryable, c: LlmCallStart, redactor: Red
       redactor.text(c.base_url),
       c.model,
       c.schema_delivery,
-      JSON.stringify(redactor.json(c.request_messages)),
-      JSON.stringify(redactor.json(c.request_json)),
+      redactor.jsonText(c.request_messages),
+      redactor.jsonText(c.request_json),
       c.started_at,
     ],
   );
@@ -61,20 +61,9 @@ export interface LlmCallEnd {
   artifacts: Array<{ kind: string; content: unknown }>;
 }
 
-const CHUNK_BATCH = 32;
-
-async function insertChunks(
-  q: Queryable,
-  id: string,
-  chunks: StreamChunk[],
-  redactor: Redactor,
-): Promise<void> {
-  for (let i = 0; i < chunks.length; i += CHUNK_BATCH) {
-    const batch = chunks.slice(i, i + CHUNK_BATCH);
-    const values = batch.map(() => '(?, ?, ?, ?)').join(', ');
-    const params = batch.flatMap((c) => [id, c.seq, c.offset_ms, redactor.text(c.data)]);
-    await q.run(`INSERT INTO llm_call_chunks (llm_call_id, seq, offset_ms, data) VALUES ${values}`, params);
-  }
+/** Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1). */
+function chunksJson(chunks: StreamChunk[], redactor: Redactor): string {
+  return JSON.stringify(chunks.map((c) => [c.offset_ms, redactor.text(c.data)]));
 }
 
 function usageNumber(usage: Record<string, unknown> | null, key: string): number | null {
@@ -92,7 +81,7 @@ export async function finishLlmCall(
   await q.run(
     `UPDATE llm_calls SET status = ?, failure_class = ?, failure_message = ?, http_status = ?, response_headers = ?,
        raw_text = ?, normalized_text = ?, finish_reason = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?,
-       usage_json = ?, chunk_count = ?, first_chunk_at = ?, ended_at = ?, duration_ms = ?
+       usage_json = ?, chunk_count = ?, chunks_json = ?, artifacts_json = ?, first_chunk_at = ?, ended_at = ?, duration_ms = ?
      WHERE llm_call_id = ? AND status = 'running'`,
     [
       e.status,
@@ -106,21 +95,14 @@ export async function finishLlmCall(
       usageNumber(s.usage, 'prompt_tokens'),
       usageNumber(s.usage, 'completion_tokens'),
       usageNumber(s.usage, 'total_tokens'),
-      s.usage ? JSON.stringify(redactor.json(s.usage)) : null,
+      s.usage ? redactor.jsonText(s.usage) : null,
       s.chunks.length,
+      chunksJson(s.chunks, redactor),
+      redactor.jsonText(e.artifacts.map((a, n) => ({ seq: n + 1, kind: a.kind, content: a.content }))),
       s.firstChunkAt,
       e.ended_at,
       Math.max(0, e.ended_at - e.started_at),
       id,
     ],
   );
-  if (s.chunks.length > 0) await insertChunks(q, id, s.chunks, redactor);
-  let seq = 0;
-  for (const a of e.artifacts) {
-    seq += 1;
-    await q.run(
-      'INSERT INTO llm_call_artifacts (llm_call_id, seq, kind, content, created_at) VALUES (?, ?, ?, ?, ?)',
-      [id, seq, a.kind, JSON.stringify(redactor.json(a.content)), e.ended_at],
-    );
-  }
 }

@@ -27,14 +27,50 @@ describeEachStore('toy park services', (factory) => {
       const pa: unknown[] = [];
       const inbox: unknown[] = [];
       for (const turn of [1, 2, 3]) {
-        temps.push((await call(store, toys, toySources.weather, { turn, environment_label: 'park' }, toyResultSchemas.weather)).temperature_f);
-        pa.push((await call(store, toys, toySources.pa, { turn, speaker_id: 'park_pa_speaker' }, toyResultSchemas.pa)).announcements);
-        inbox.push((await call(store, toys, toySources.phoneInbox, { turn, owner_entity_id: 'bob' }, toyResultSchemas.phoneInbox)).messages);
+        temps.push(
+          (
+            await call(
+              store,
+              toys,
+              toySources.weather,
+              { turn, environment_label: 'park' },
+              toyResultSchemas.weather,
+            )
+          ).temperature_f,
+        );
+        pa.push(
+          (
+            await call(
+              store,
+              toys,
+              toySources.pa,
+              { turn, speaker_id: 'park_pa_speaker' },
+              toyResultSchemas.pa,
+            )
+          ).announcements,
+        );
+        inbox.push(
+          (
+            await call(
+              store,
+              toys,
+              toySources.phoneInbox,
+              { turn, owner_entity_id: 'bob' },
+              toyResultSchemas.phoneInbox,
+            )
+          ).messages,
+        );
       }
       assert.deepEqual(temps, [72, 64, 55]);
-      assert.deepEqual(pa, [[], ['Attention park visitors: the east vending area is closed for maintenance.'], []]);
+      assert.deepEqual(pa, [
+        [],
+        ['Attention park visitors: the east vending area is closed for maintenance.'],
+        [],
+      ]);
       assert.deepEqual(inbox[0], []);
-      assert.deepEqual(inbox[1], [{ from: 'Unknown', body: 'Limited time offer: free candy coupons!', kind: 'spam' }]);
+      assert.deepEqual(inbox[1], [
+        { from: 'Unknown', body: 'Limited time offer: free candy coupons!', kind: 'spam' },
+      ]);
       assert.deepEqual(inbox[2], []);
       const rows = await store.all("SELECT status FROM source_invocations WHERE status = 'succeeded'");
       assert.equal(rows.length, 9, 'every call, empty results included, is a succeeded invocation');
@@ -50,10 +86,20 @@ describeEachStore('toy park services', (factory) => {
     try {
       const buy = { actor_id: 'bob', machine_id: 'vending_machine', button: 'C' };
       const first = await call(store, toys, toySources.vending, buy, toyResultSchemas.vending);
-      const second = await call(store, toys, toySources.vending, { ...buy, actor_id: 'alice' }, toyResultSchemas.vending);
+      const second = await call(
+        store,
+        toys,
+        toySources.vending,
+        { ...buy, actor_id: 'alice' },
+        toyResultSchemas.vending,
+      );
       assert.deepEqual(first, { status: 'dispensed', remaining: 0, message: 'A candy bar was dispensed.' });
       assert.deepEqual(second, { status: 'empty', remaining: 0, message: 'No candy bars remain.' });
-      const sent = await call(store, toys, toySources.sendText, { to: 'alice', body: 'at the park', turn: 2 });
+      const sent = await call(store, toys, toySources.sendText, {
+        to: 'alice',
+        body: 'at the park',
+        turn: 2,
+      });
       assert.equal(sent.status, 'sent');
       const drink = await call(store, toys, toySources.fountain, { actor_id: 'bob', turn: 3 });
       assert.equal(drink.status, 'dispensed');

@@ -28,7 +28,8 @@ function filterFrom(ctx: RouteContext): InvocationFilter {
   const text = (name: string, key: keyof InvocationFilter) => {
     const v = q.get(name);
     if (v === null) return;
-    if (v.length === 0 || v.length > 256) throw invalidInput(`${name} must be 1-256 characters`, { [name]: v });
+    if (v.length === 0 || v.length > 256)
+      throw invalidInput(`${name} must be 1-256 characters`, { [name]: v });
     (filter as Record<string, unknown>)[key] = v;
   };
   text('attempt_id', 'attempt_id');
@@ -49,7 +50,8 @@ function filterFrom(ctx: RouteContext): InvocationFilter {
   const limit = q.get('limit');
   if (limit !== null) {
     const n = Number(limit);
-    if (!/^\d+$/.test(limit) || n < 1 || n > MAX_PAGE) throw invalidInput(`limit must be an integer from 1 to ${MAX_PAGE}`);
+    if (!/^\d+$/.test(limit) || n < 1 || n > MAX_PAGE)
+      throw invalidInput(`limit must be an integer from 1 to ${MAX_PAGE}`);
     filter.limit = n;
   }
   return filter;
@@ -58,7 +60,8 @@ function filterFrom(ctx: RouteContext): InvocationFilter {
 function links(record: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = { self: `/source-invocations/${record.source_invocation_id}` };
   if (record.llm_call_id) out.llm_call = `/llm-calls/${record.llm_call_id}`;
-  if (record.parent_source_invocation_id) out.parent = `/source-invocations/${record.parent_source_invocation_id}`;
+  if (record.parent_source_invocation_id)
+    out.parent = `/source-invocations/${record.parent_source_invocation_id}`;
   if (record.attempt_id) out.attempt = `/attempts/${record.attempt_id}/source-invocations`;
   return out;
 }
@@ -91,7 +94,9 @@ export function sourceInvocationRoutes(app: AppServices): Route[] {
       async handle(ctx) {
         assertJsonFormat(ctx.url);
         const call = await getLlmCall(app.store, ctx.params.llm_call_id!);
-        return { json: { ...call, links: { source_invocation: `/source-invocations/${call.source_invocation_id}` } } };
+        return {
+          json: { ...call, links: { source_invocation: `/source-invocations/${call.source_invocation_id}` } },
+        };
       },
     },
   ];
