@@ -85,6 +85,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
       return n;
     });
+    lease.committed(started_at);
     const result = plan ? await execute(plan, call, id) : { failure: planFailure!, success: null };
     const ended_at = Date.now();
     let failure = result.failure;

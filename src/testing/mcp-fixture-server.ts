@@ -1,12 +1,16 @@
 /**
  * A small real MCP server for tests, built with the SDK's McpServer and served over stdio:
  * `echo` (text), `add` (structured content), `weather_json` (JSON as text) and `fail` (isError).
- * Run it as `node src/testing/mcp-fixture-server.ts`.
+ * Run it as `node src/testing/mcp-fixture-server.ts`, or serve it over streamable HTTP in-process
+ * with `startFixtureHttpServer` (stateless, optionally requiring a bearer token).
  */
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
 export const MCP_FIXTURE_PATH = fileURLToPath(import.meta.url);
@@ -53,6 +57,40 @@ export function createFixtureServer(): McpServer {
     },
   );
   return server;
+}
+
+/** Serves the fixture over streamable HTTP at `${url}` (path `/mcp`); 401 without the token. */
+export async function startFixtureHttpServer(
+  options: { token?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer((req, res) => {
+    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'unauthorized' }));
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = createFixtureServer();
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    server
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res))
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
 }
 
 if (process.argv[1] === MCP_FIXTURE_PATH) {

@@ -14,8 +14,10 @@ export interface ProcessLease {
   readonly processId: string;
   /** Marks a call in flight; returns the function that ends it. */
   hold(): () => void;
-  /** Refreshes the heartbeat inside a transaction already open, when it is getting stale. */
+  /** Registers or refreshes the lease inside a transaction already open, when needed. */
   touch(tx: Queryable, now: number): Promise<void>;
+  /** Call after the transaction that ran `touch` committed: only then is the lease known stored. */
+  committed(now: number): void;
 }
 
 const leases = new WeakMap<Store, ProcessLease>();
@@ -77,18 +79,21 @@ function createLease(store: Store): ProcessLease {
     },
     async touch(tx, now) {
       if (!registered) {
+        // Until a transaction carrying this insert commits, every call repeats it (idempotently):
+        // a rolled-back registration must not leave live rows without a lease.
         await tx.run(
           `INSERT INTO source_processes (process_id, hostname, pid, started_at, heartbeat_at, lease_ms)
            VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (process_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
           [processId, HOSTNAME, process.pid, now, now, LEASE_MS],
         );
-        registered = true;
-        lastBeat = now;
       } else if (now - lastBeat > HEARTBEAT_MS / 2) {
         await tx.run('UPDATE source_processes SET heartbeat_at = ? WHERE process_id = ?', [now, processId]);
-        lastBeat = now;
       }
+    },
+    committed(now) {
+      registered = true;
+      lastBeat = Math.max(lastBeat, now);
     },
   };
 }

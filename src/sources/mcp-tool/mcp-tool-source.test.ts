@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { MCP_FIXTURE_PATH } from '../../testing/mcp-fixture-server.ts';
+import { MCP_FIXTURE_PATH, startFixtureHttpServer } from '../../testing/mcp-fixture-server.ts';
 import {
   getSourceInvocation,
   invokeSource,
@@ -106,6 +106,50 @@ describeEachStore('mcp_tool source', (factory) => {
       });
       assert.equal(denied.failure_class, 'not_configured');
     } finally {
+      await dispose();
+    }
+  });
+});
+
+describeEachStore('mcp_tool source over streamable HTTP', (factory) => {
+  test('calls the tool with the token from the environment, never storing it; a missing token is not_configured', async () => {
+    const { store, dispose } = await factory.open();
+    const token = 'mcp-http-token-4242abcd';
+    const http = await startFixtureHttpServer({ token });
+    try {
+      const server = await putMcpServer(store, {
+        version: 1,
+        transport: { type: 'streamable_http', url_env: 'FIXTURE_MCP_URL', token_env: 'FIXTURE_MCP_SECRET' },
+      });
+      const source = await putResponseSource(store, {
+        version: 1,
+        interface: {
+          name: 'mcp_tool',
+          server_ref: { hash: server.hash },
+          tool_name: 'add',
+          timeout_ms: 5000,
+        },
+      });
+      const out = await invokeSource(store, {
+        source,
+        request: { a: 20, b: 22, note: `token ${token}` },
+        kind: 'model_elected_tool',
+        env: { FIXTURE_MCP_URL: http.url, FIXTURE_MCP_SECRET: token },
+      });
+      assert.equal(out.ok, true, out.error?.message);
+      assert.deepEqual(out.output, { sum: 42 });
+      const stored = JSON.stringify(await store.all('SELECT * FROM source_invocations'));
+      assert.equal(stored.includes(token), false, 'the token is stored nowhere');
+
+      const missing = await invokeSource(store, {
+        source,
+        request: { a: 1, b: 2 },
+        kind: 'model_elected_tool',
+        env: { FIXTURE_MCP_URL: http.url },
+      });
+      assert.equal(missing.failure_class, 'not_configured');
+    } finally {
+      await http.close();
       await dispose();
     }
   });
