@@ -37,13 +37,27 @@ describeEachStore('invokeSource', (factory) => {
     }
   });
 
-  test('a request that fails its input schema is refused before anything is recorded', async () => {
+  test('a request failing its input schema, a bad turn or a bad kind is refused before anything is recorded', async () => {
     const { store, dispose } = await factory.open();
     try {
       const source = await putResponseSource(store, toySources.weather);
       const inputSchema = await putJsonSchema(store, { type: 'object', required: ['turn'] });
       await assert.rejects(
         invokeSource(store, { source, request: {}, kind: 'ambient_context', inputSchema, env: {} }),
+        (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
+      );
+      await assert.rejects(
+        invokeSource(store, {
+          source,
+          request: { turn: 1 },
+          kind: 'ambient_context',
+          env: {},
+          links: { attempted_turn: 0 },
+        }),
+        (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
+      );
+      await assert.rejects(
+        invokeSource(store, { source, request: { turn: 1 }, kind: 'Not A Kind' as never, env: {} }),
         (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
       );
       assert.deepEqual(await store.all('SELECT source_invocation_id FROM source_invocations'), []);

@@ -12,6 +12,7 @@ import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
 import { finishInvocation, insertRunning } from './invocations/record.ts';
+import { checkInvocationInput } from './links.ts';
 import { createRedactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
 import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
@@ -38,6 +39,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
   }
   const env = call.env ?? process.env;
   const links = call.links ?? {};
+  checkInvocationInput(call.kind, links);
   let plan: SourcePlan | null = null;
   let planFailure: SourceFailure | null = null;
   try {
