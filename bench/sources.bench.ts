@@ -76,7 +76,7 @@ function storeLifecycle(store: Store, sourceHash: string): () => Promise<void> {
           base_url: 'http://127.0.0.1/v1',
           model: 'scripted',
           schema_delivery: 'response_format',
-          request_messages: REQUEST.messages,
+
           request_json: {
             model: 'scripted',
             ...REQUEST,

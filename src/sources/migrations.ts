@@ -116,6 +116,7 @@ const invocations: Migration = {
 // (`artifacts_json`: parsed outputs, parse errors, validation errors). JSON columns rather than
 // a row per chunk keep the finish to one write: the durable lifecycle must stay cheap per call.
 // The invocation points at its call (`llm_call_id`), so the reverse lookup needs no index.
+// The request messages are read from the wire body (`request_json.messages`), not stored twice.
 const llmCalls: Migration = {
   id: 303,
   name: 'llm_calls',
@@ -135,7 +136,6 @@ const llmCalls: Migration = {
        base_url TEXT NOT NULL,
        model TEXT NOT NULL,
        schema_delivery TEXT NOT NULL,
-       request_messages TEXT NOT NULL,
        request_json TEXT NOT NULL,
        status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'interrupted')),
        failure_class TEXT,

@@ -5,14 +5,7 @@
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Row, SqlValue } from '../../store/store.ts';
 
-const JSON_COLUMNS = [
-  'request_json',
-  'response_json',
-  'response_headers',
-  'metadata',
-  'request_messages',
-  'usage_json',
-];
+const JSON_COLUMNS = ['request_json', 'response_json', 'response_headers', 'metadata', 'usage_json'];
 const TIME_COLUMNS = ['started_at', 'ended_at', 'first_chunk_at'];
 
 /** A stored row as JSON: JSON columns decoded, timestamps as ISO strings. */
@@ -106,6 +99,12 @@ export async function listSourceInvocations(
 
 export const MAX_CHUNKS = 5_000;
 
+/** The messages actually sent: the wire body's `messages` (including a prompt-only schema instruction). */
+function requestMessages(requestJson: unknown): unknown {
+  if (typeof requestJson !== 'string') return [];
+  return (JSON.parse(requestJson) as { messages?: unknown }).messages ?? [];
+}
+
 export async function getLlmCall(
   q: Queryable,
   id: string,
@@ -118,6 +117,7 @@ export async function getLlmCall(
   const pairs = typeof chunks_json === 'string' ? (JSON.parse(chunks_json) as Array<[number, string]>) : [];
   return {
     ...decode(call),
+    request_messages: requestMessages(call.request_json),
     chunks: pairs.slice(0, maxChunks).map(([offset_ms, data], i) => ({ seq: i + 1, offset_ms, data })),
     chunks_truncated: pairs.length > maxChunks,
     artifacts: JSON.parse(String(artifacts_json ?? '[]')) as unknown[],

@@ -21,7 +21,7 @@ export const llmChatCompletionsSource: ResponseSource = {
     const iface = raw as unknown as LlmInterface;
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
-    const { body, messages } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
+    const { body } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
     const llm_call_id = uuidv7();
     const state = newStreamState();
     const artifacts: Array<{ kind: string; content: unknown }> = [];
@@ -54,7 +54,6 @@ export const llmChatCompletionsSource: ResponseSource = {
             base_url: endpoint.baseUrl,
             model: endpoint.model,
             schema_delivery: iface.schema_delivery,
-            request_messages: messages,
             request_json: body,
             started_at: ctx.started_at,
           },

@@ -15,7 +15,6 @@ export interface LlmCallStart {
   base_url: string;
   model: string;
   schema_delivery: string;
-  request_messages: unknown;
   request_json: unknown;
   started_at: number;
 }
@@ -25,8 +24,8 @@ export async function insertLlmCall(q: Queryable, c: LlmCallStart, redactor: Red
   await q.run(
     `INSERT INTO llm_calls (llm_call_id, source_invocation_id, run_id, attempt_id, workflow_hash, workflow_node_id,
        workflow_subject_entity_id, logical_generation_attempt, tool_loop_round, endpoint_name, base_url, model,
-       schema_delivery, request_messages, request_json, status, started_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
+       schema_delivery, request_json, status, started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
     [
       c.llm_call_id,
       c.source_invocation_id,
@@ -41,7 +40,6 @@ export async function insertLlmCall(q: Queryable, c: LlmCallStart, redactor: Red
       redactor.text(c.base_url),
       c.model,
       c.schema_delivery,
-      redactor.jsonText(c.request_messages),
       redactor.jsonText(c.request_json),
       c.started_at,
     ],
