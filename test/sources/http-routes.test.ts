@@ -90,6 +90,15 @@ describeEachStore('source trace HTTP routes', (factory) => {
       assert.equal(detail.body.status, 'succeeded');
       assert.deepEqual(detail.body.response_json, { kind: 'final_patch' });
 
+      const links = detail.body.links as Record<string, string>;
+      const sourceDoc = await get(links.response_source!);
+      assert.equal(sourceDoc.status, 200);
+      assert.equal(
+        (sourceDoc.body.content as { interface: { name: string } }).interface.name,
+        'llm_chat_completions',
+      );
+      assert.equal((await get(`/json-schemas/hash/${'0'.repeat(64)}`)).body.code, 'UNKNOWN_JSON_SCHEMA');
+
       const call = await get(`/llm-calls/${gen.llm_call_id}`);
       assert.equal(call.status, 200);
       assert.ok((call.body.chunks as unknown[]).length > 0);

@@ -1,11 +1,14 @@
 /**
  * Read routes over the source trace (seed 004): `GET /source-invocations` (filtered, paginated),
  * `GET /source-invocations/:source_invocation_id`, `GET /attempts/:attempt_id/source-invocations`
- * and `GET /llm-calls/:llm_call_id` with chunks and artifacts. JSON for now (`?format=json`).
+ * `GET /llm-calls/:llm_call_id` with chunks and artifacts, and the documents they reference
+ * (`/response-sources/hash/:hash`, `/json-schemas/hash/:hash`). JSON for now (`?format=json`).
  */
 import { invalidInput } from '../../../core/errors.ts';
 import {
+  getJsonSchema,
   getLlmCall,
+  getResponseSource,
   getSourceInvocation,
   type InvocationFilter,
   listSourceInvocations,
@@ -58,7 +61,12 @@ function filterFrom(ctx: RouteContext): InvocationFilter {
 }
 
 function links(record: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = { self: `/source-invocations/${record.source_invocation_id}` };
+  const out: Record<string, string> = {
+    self: `/source-invocations/${record.source_invocation_id}`,
+    response_source: `/response-sources/hash/${record.source_hash}`,
+  };
+  if (record.output_schema_hash) out.output_schema = `/json-schemas/hash/${record.output_schema_hash}`;
+  if (record.input_schema_hash) out.input_schema = `/json-schemas/hash/${record.input_schema_hash}`;
   if (record.llm_call_id) out.llm_call = `/llm-calls/${record.llm_call_id}`;
   if (record.parent_source_invocation_id)
     out.parent = `/source-invocations/${record.parent_source_invocation_id}`;
@@ -86,6 +94,22 @@ export function sourceInvocationRoutes(app: AppServices): Route[] {
         assertJsonFormat(ctx.url);
         const record = await getSourceInvocation(app.store, ctx.params.source_invocation_id!);
         return { json: { ...record, links: links(record) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/response-sources/hash/:hash',
+      async handle(ctx) {
+        assertJsonFormat(ctx.url);
+        return { json: await getResponseSource(app.store, ctx.params.hash!) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/json-schemas/hash/:hash',
+      async handle(ctx) {
+        assertJsonFormat(ctx.url);
+        return { json: await getJsonSchema(app.store, ctx.params.hash!) };
       },
     },
     {
