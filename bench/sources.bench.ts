@@ -33,7 +33,7 @@ const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vendi
  * The lifecycle's store work alone — the two transactions `invokeSource` adds around a call
  * (running rows; finished rows with 15 chunks and an artifact) — without any network I/O.
  */
-function storeLifecycle(store: Store, sourceHash: string): () => Promise<void> {
+export function storeLifecycle(store: Store, sourceHash: string): () => Promise<void> {
   const redactor = createRedactor([]);
   const lease = processLease(store);
   const chunks = Array.from({ length: 15 }, (_, i) => ({
