@@ -175,3 +175,56 @@ test('a source referencing an unknown MCP server config is refused', async () =>
     await dispose();
   }
 });
+
+test('a third-party MCP server (@modelcontextprotocol/server-memory) works as an mcp_tool source', async () => {
+  const { openTestStore } = await import('../../testing/stores.ts');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { createRequire } = await import('node:module');
+  const serverPath = createRequire(import.meta.url).resolve(
+    '@modelcontextprotocol/server-memory/dist/index.js',
+  );
+  const { store, dispose } = await openTestStore('sqlite');
+  try {
+    const server = await putMcpServer(store, {
+      version: 1,
+      label: 'memory',
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [serverPath],
+        env_passthrough: ['MEMORY_FILE_PATH'],
+      },
+    });
+    const toolSource = (tool_name: string) =>
+      putResponseSource(store, {
+        version: 1,
+        interface: { name: 'mcp_tool', server_ref: { hash: server.hash }, tool_name, timeout_ms: 10_000 },
+      });
+    const env = { ...ENV, MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'noema-mem-')), 'memory.jsonl') };
+    const created = await invokeSource(store, {
+      source: await toolSource('create_entities'),
+      request: {
+        entities: [{ name: 'bob', entityType: 'person', observations: ['hungry near the vending machine'] }],
+      },
+      kind: 'agent_tool_call',
+      env,
+    });
+    assert.equal(created.ok, true, created.error?.message);
+    const graph = await invokeSource(store, {
+      source: await toolSource('read_graph'),
+      request: {},
+      kind: 'agent_tool_call',
+      env,
+    });
+    assert.equal(graph.ok, true, graph.error?.message);
+    const entities = (graph.output as { entities: Array<{ name: string; observations: string[] }> }).entities;
+    assert.deepEqual(
+      entities.map((e) => [e.name, e.observations]),
+      [['bob', ['hungry near the vending machine']]],
+    );
+  } finally {
+    await dispose();
+  }
+});
