@@ -42,13 +42,21 @@ export function isSecretName(name: string): boolean {
 
 /** Configured secret values: every env var named like a key, token, secret or password. */
 export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  // Reading process.env goes through a native getter per variable; remember it briefly.
+  if (env === process.env && processEnvCache && Date.now() - processEnvCache.at < PROCESS_ENV_TTL_MS) {
+    return processEnvCache.secrets;
+  }
   const out: string[] = [];
   for (const name in env) {
     const v = env[name];
     if (v && v.length >= MIN_SECRET_LENGTH && SECRET_ENV.test(name)) out.push(v);
   }
+  if (env === process.env) processEnvCache = { at: Date.now(), secrets: out };
   return out;
 }
+
+const PROCESS_ENV_TTL_MS = 1_000;
+let processEnvCache: { at: number; secrets: string[] } | null = null;
 
 export function createRedactor(secrets: readonly string[]): Redactor {
   // Longest first, so a secret containing another is replaced whole.
