@@ -48,20 +48,11 @@ export interface Samples {
 export function summarize(samplesUs: number[]): Samples {
   const s = [...samplesUs].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
-  return {
-    p50: at(0.5),
-    p99: at(0.99),
-    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
-    count: s.length,
-  };
+  return { p50: at(0.5), p99: at(0.99), mean: s.reduce((a, b) => a + b, 0) / (s.length || 1), count: s.length };
 }
 
 /** Times `op` `iterations` times (after `warmup` untimed runs); returns per-call microseconds. */
-export async function measure(
-  iterations: number,
-  op: (i: number) => unknown,
-  warmup = Math.min(50, iterations),
-): Promise<Samples> {
+export async function measure(iterations: number, op: (i: number) => unknown, warmup = Math.min(50, iterations)): Promise<Samples> {
   for (let i = 0; i < warmup; i++) await op(i);
   const out = new Array<number>(iterations);
   for (let i = 0; i < iterations; i++) {

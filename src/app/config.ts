@@ -25,29 +25,17 @@ export interface ConfigOverrides {
 export function parsePort(value: string, setting: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 0 || n > 65_535) {
-    throw new NoemaError(
-      'CONFIG_INVALID',
-      `${setting} is invalid: "${value}" is not a port number (0-65535)`,
-      {
-        details: { setting },
-      },
-    );
+    throw new NoemaError('CONFIG_INVALID', `${setting} is invalid: "${value}" is not a port number (0-65535)`, {
+      details: { setting },
+    });
   }
   return n;
 }
 
-export function loadConfig(
-  overrides: ConfigOverrides = {},
-  env: NodeJS.ProcessEnv = process.env,
-): NoemaConfig {
-  const store = parseStoreTarget(
-    overrides.db ?? env.NOEMA_DB,
-    overrides.db !== undefined ? '--db' : 'NOEMA_DB',
-  );
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): NoemaConfig {
+  const store = parseStoreTarget(overrides.db ?? env.NOEMA_DB, overrides.db !== undefined ? '--db' : 'NOEMA_DB');
   const dataDir = resolve(
-    overrides.dataDir ??
-      env.NOEMA_DATA_DIR ??
-      (store.kind === 'sqlite' && store.path !== ':memory:' ? dirname(store.path) : '.noema'),
+    overrides.dataDir ?? env.NOEMA_DATA_DIR ?? (store.kind === 'sqlite' && store.path !== ':memory:' ? dirname(store.path) : '.noema'),
   );
   const portRaw = overrides.port ?? env.NOEMA_PORT;
   const port =

@@ -39,9 +39,7 @@ function assertWellFormed(migrations: readonly Migration[]): void {
  */
 export async function migrate(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
   assertWellFormed(migrations);
-  const lockSql = store.capabilities.concurrentWriters
-    ? `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
-    : null;
+  const lockSql = store.capabilities.concurrentWriters ? `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})` : null;
   const applied: MigrationReport['applied'] = [];
   await store.transaction(async (tx) => {
     if (lockSql) await tx.get(lockSql);
@@ -52,9 +50,7 @@ export async function migrate(store: Store, migrations: readonly Migration[]): P
          applied_at ${store.dialect.bigint} NOT NULL
        )`,
     );
-    const rows = await tx.all<{ id: number; name: string }>(
-      'SELECT id, name FROM schema_migrations ORDER BY id',
-    );
+    const rows = await tx.all<{ id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id');
     const known = new Set(migrations.map((m) => m.id));
     const unknown = rows.filter((r) => !known.has(Number(r.id)));
     if (unknown.length > 0) {
@@ -64,11 +60,7 @@ export async function migrate(store: Store, migrations: readonly Migration[]): P
         'SCHEMA_TOO_NEW',
         `the database schema (migration ${newest}) is newer than this Noema (knows up to ${codeNewest})`,
         {
-          details: {
-            database_migration: newest,
-            code_migration: codeNewest,
-            unknown: unknown.map((r) => r.name),
-          },
+          details: { database_migration: newest, code_migration: codeNewest, unknown: unknown.map((r) => r.name) },
           hint: 'upgrade Noema, or point NOEMA_DB at another database',
         },
       );
@@ -77,11 +69,7 @@ export async function migrate(store: Store, migrations: readonly Migration[]): P
     for (const m of migrations) {
       if (done.has(m.id)) continue;
       for (const sql of m.up(store.dialect)) await tx.run(sql);
-      await tx.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [
-        m.id,
-        m.name,
-        Date.now(),
-      ]);
+      await tx.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [m.id, m.name, Date.now()]);
       applied.push({ id: m.id, name: m.name });
     }
   });

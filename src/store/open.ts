@@ -34,8 +34,7 @@ export function parseStoreTarget(value: string | undefined, setting = 'NOEMA_DB'
     if (!url.hostname && !url.searchParams.get('host')) throw invalid('the postgres:// URL names no host');
     return { kind: 'postgres', url: raw };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
-    throw invalid(`unsupported scheme in "${raw.split('://')[0]}://"`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) throw invalid(`unsupported scheme in "${raw.split('://')[0]}://"`);
   if (raw === ':memory:') return { kind: 'sqlite', path: raw };
   if (raw.endsWith('/')) throw invalid('names a directory, not a database file');
   return { kind: 'sqlite', path: resolve(raw) };
@@ -48,9 +47,7 @@ export interface OpenStoreOptions {
 
 export async function openStore(target: StoreTarget, options: OpenStoreOptions = {}): Promise<Store> {
   const store: Store =
-    target.kind === 'postgres'
-      ? await PostgresStore.connect({ url: target.url })
-      : new SqliteStore({ path: target.path });
+    target.kind === 'postgres' ? await PostgresStore.connect({ url: target.url }) : new SqliteStore({ path: target.path });
   if (options.migrations) {
     try {
       await migrate(store, options.migrations);

@@ -28,8 +28,7 @@ export function selectedStores(): StoreKind[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const k of kinds) {
-    if (k !== 'sqlite' && k !== 'postgres')
-      throw new Error(`STORES: unknown store "${k}" (use sqlite,postgres)`);
+    if (k !== 'sqlite' && k !== 'postgres') throw new Error(`STORES: unknown store "${k}" (use sqlite,postgres)`);
   }
   return kinds as StoreKind[];
 }

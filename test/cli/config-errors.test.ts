@@ -16,10 +16,7 @@ function assertOneLineError(r: { code: number | null; stderr: string }, pattern:
 }
 
 test('an unsupported NOEMA_DB scheme is a one-line error naming NOEMA_DB', async () => {
-  assertOneLineError(
-    await runCli(['migrate'], { NOEMA_DB: 'mysql://root@127.0.0.1/x' }),
-    /NOEMA_DB is invalid/,
-  );
+  assertOneLineError(await runCli(['migrate'], { NOEMA_DB: 'mysql://root@127.0.0.1/x' }), /NOEMA_DB is invalid/);
 });
 
 test('an empty --db is a one-line error naming --db', async () => {
@@ -35,21 +32,12 @@ test('an unreachable PostgreSQL server is a one-line error naming NOEMA_DB, with
 test('a NOEMA_DB path under a regular file is a one-line error and creates nothing', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'noema-cfg-'));
   writeFileSync(join(dir, 'file'), 'x');
-  assertOneLineError(
-    await runCli(['migrate'], { NOEMA_DB: join(dir, 'file', 'sub', 'n.db') }),
-    /SQLite.*NOEMA_DB/,
-  );
+  assertOneLineError(await runCli(['migrate'], { NOEMA_DB: join(dir, 'file', 'sub', 'n.db') }), /SQLite.*NOEMA_DB/);
 });
 
 test('a bad port is a one-line error naming the setting', async () => {
-  assertOneLineError(
-    await runCli(['serve', '--port', 'eighty'], { NOEMA_DB: ':memory:' }),
-    /--port is invalid/,
-  );
-  assertOneLineError(
-    await runCli(['serve'], { NOEMA_DB: ':memory:', NOEMA_PORT: '70000' }),
-    /NOEMA_PORT is invalid/,
-  );
+  assertOneLineError(await runCli(['serve', '--port', 'eighty'], { NOEMA_DB: ':memory:' }), /--port is invalid/);
+  assertOneLineError(await runCli(['serve'], { NOEMA_DB: ':memory:', NOEMA_PORT: '70000' }), /NOEMA_PORT is invalid/);
 });
 
 test('unknown commands and flags are clear usage errors', async () => {
@@ -70,11 +58,7 @@ for (const kind of selectedStores()) {
   test(`[${kind}] a store whose schema is newer than the code is refused and left unchanged`, async () => {
     const ts = await openTestStore(kind, migrations);
     try {
-      await ts.store.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [
-        999_999,
-        'future',
-        1,
-      ]);
+      await ts.store.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)', [999_999, 'future', 1]);
       const before = await ts.store.all('SELECT id FROM schema_migrations ORDER BY id');
       const r = await runCli(['migrate'], { NOEMA_DB: ts.url });
       assertOneLineError(r, /newer than this Noema/);

@@ -11,11 +11,7 @@ for (const kind of selectedStores()) {
   test(`serve [${kind}]: healthz is public, every other route needs the token, SIGTERM shuts down cleanly`, async () => {
     const location = await createTestLocation(kind);
     const dataDir = mkdtempSync(join(tmpdir(), 'noema-serve-'));
-    const server = startCli(['serve', '--port', '0'], {
-      NOEMA_DB: location.url,
-      NOEMA_DATA_DIR: dataDir,
-      NOEMA_TOKEN: '',
-    });
+    const server = startCli(['serve', '--port', '0'], { NOEMA_DB: location.url, NOEMA_DATA_DIR: dataDir, NOEMA_TOKEN: '' });
     try {
       const [, url] = await server.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/);
       const [, token] = await server.waitFor(/shown once\): (\S+)/);

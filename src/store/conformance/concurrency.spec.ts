@@ -1,8 +1,8 @@
 /** Conformance: several processes (and pool clients) writing one store lose no writes. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
 import type { StoreFactory } from '../../testing/each-store.ts';
 
 const worker = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.url));
@@ -16,9 +16,7 @@ function runWorker(url: string, name: string, count: number, parallel: number): 
     child.stderr.on('data', (d) => {
       stderr += d;
     });
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`worker ${name} exited ${code}: ${stderr}`)),
-    );
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker ${name} exited ${code}: ${stderr}`))));
   });
 }
 
@@ -26,9 +24,7 @@ export function concurrencySpecs(factory: StoreFactory): void {
   test('two processes appending to one store lose no writes', async () => {
     const ts = await factory.open();
     try {
-      await ts.store.run(
-        `CREATE TABLE appends (seq ${ts.store.dialect.autoId}, worker TEXT NOT NULL, i INTEGER NOT NULL)`,
-      );
+      await ts.store.run(`CREATE TABLE appends (seq ${ts.store.dialect.autoId}, worker TEXT NOT NULL, i INTEGER NOT NULL)`);
       await ts.store.run('CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
       await ts.store.run('INSERT INTO counters (id, n) VALUES (1, 0)');
       // On PostgreSQL each worker also runs several pool clients at once.

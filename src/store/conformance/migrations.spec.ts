@@ -30,9 +30,7 @@ export function migrationSpecs(factory: StoreFactory): void {
         [1, 2],
       );
       assert.deepEqual(await tables(store), ['m1', 'm2', 'schema_migrations']);
-      const recorded = await store.all<{ id: number; name: string }>(
-        'SELECT id, name FROM schema_migrations ORDER BY id',
-      );
+      const recorded = await store.all<{ id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id');
       assert.deepEqual(
         recorded.map((r) => [Number(r.id), r.name]),
         [

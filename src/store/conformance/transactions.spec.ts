@@ -112,14 +112,10 @@ export function transactionSpecs(factory: StoreFactory): void {
         bin,
         0.5,
       ]);
-      const row = await store.get<{
-        k: string;
-        big: number;
-        flag: number;
-        maybe: null;
-        bin: Uint8Array;
-        r: number;
-      }>('SELECT * FROM v WHERE k = ?', ['what?']);
+      const row = await store.get<{ k: string; big: number; flag: number; maybe: null; bin: Uint8Array; r: number }>(
+        'SELECT * FROM v WHERE k = ?',
+        ['what?'],
+      );
       assert.ok(row);
       assert.equal(typeof row.big, 'number');
       assert.ok(row.big > 1e15);

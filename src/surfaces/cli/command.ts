@@ -1,11 +1,6 @@
 /** The shape of a CLI command: a path of words, typed flags (node:util parseArgs), and a run function. */
 
-export type FlagSpec = {
-  type: 'string' | 'boolean';
-  short?: string;
-  description: string;
-  multiple?: boolean;
-};
+export type FlagSpec = { type: 'string' | 'boolean'; short?: string; description: string; multiple?: boolean };
 
 export interface CommandIO {
   out(line: string): void;
@@ -23,11 +18,7 @@ export interface Command {
    * Runs the command; resolves to the process exit code. Long-running commands (servers)
    * resolve only when they have shut down.
    */
-  run(input: {
-    flags: Record<string, string | boolean | string[] | undefined>;
-    positionals: string[];
-    io: CommandIO;
-  }): Promise<number>;
+  run(input: { flags: Record<string, string | boolean | string[] | undefined>; positionals: string[]; io: CommandIO }): Promise<number>;
 }
 
 /** Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error. */

@@ -12,29 +12,12 @@ function helpText(): string {
     const name = [c.path.join(' '), c.args].filter(Boolean).join(' ');
     return `  ${name.padEnd(width)}  ${c.summary}`;
   });
-  return [
-    'usage: noema <command> [flags]',
-    '',
-    'commands:',
-    ...lines,
-    '',
-    'Run `noema <command> --help` for its flags.',
-  ].join('\n');
+  return ['usage: noema <command> [flags]', '', 'commands:', ...lines, '', 'Run `noema <command> --help` for its flags.'].join('\n');
 }
 
 function commandHelp(c: Command): string {
-  const flags = Object.entries(c.flags).map(
-    ([name, f]) => `  --${name}${f.type === 'string' ? ' <value>' : ''}  ${f.description}`,
-  );
-  return [
-    `usage: noema ${c.path.join(' ')}${c.args ? ` ${c.args}` : ''} [flags]`,
-    '',
-    c.summary,
-    '',
-    'flags:',
-    ...flags,
-    '  --help  show this help',
-  ].join('\n');
+  const flags = Object.entries(c.flags).map(([name, f]) => `  --${name}${f.type === 'string' ? ' <value>' : ''}  ${f.description}`);
+  return [`usage: noema ${c.path.join(' ')}${c.args ? ` ${c.args}` : ''} [flags]`, '', c.summary, '', 'flags:', ...flags, '  --help  show this help'].join('\n');
 }
 
 function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
@@ -59,9 +42,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
   }
   const found = findCommand(argv);
   if (!found) {
-    io.err(
-      `noema: unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}". Run \`noema --help\`.`,
-    );
+    io.err(`noema: unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}". Run \`noema --help\`.`);
     return EXIT_USAGE;
   }
   const { command, rest } = found;

@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tokenMatches } from '../../app/token.ts';
 import { NoemaError } from '../../core/errors.ts';
+import { tokenMatches } from '../../app/token.ts';
 import { errorReply } from './errors.ts';
 import { matchRoute, type Reply, type Route, type RouteContext } from './router.ts';
 
@@ -36,10 +36,7 @@ function presentedToken(req: IncomingMessage, url: URL): string | null {
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -65,9 +62,7 @@ function readJsonBody(req: IncomingMessage): () => Promise<unknown> {
         try {
           resolve(JSON.parse(text));
         } catch {
-          reject(
-            new NoemaError('INVALID_INPUT', 'request body is not valid JSON', { hint: 'send a JSON body' }),
-          );
+          reject(new NoemaError('INVALID_INPUT', 'request body is not valid JSON', { hint: 'send a JSON body' }));
         }
       });
     });

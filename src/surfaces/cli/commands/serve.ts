@@ -21,12 +21,7 @@ export const serveCommand: Command = {
     const token = resolveToken(config.token, config.dataDir);
     let server: Awaited<ReturnType<typeof startHttpServer>>;
     try {
-      server = await startHttpServer({
-        host: config.host,
-        port: config.port,
-        token: token.token,
-        routes: allRoutes({ store }),
-      });
+      server = await startHttpServer({ host: config.host, port: config.port, token: token.token, routes: allRoutes({ store }) });
     } catch (err) {
       await store.close();
       throw err;
