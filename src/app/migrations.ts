@@ -4,6 +4,7 @@
  * engine 400–499, runtimes 500+.
  */
 import { engineMigrations } from '../engine/migrations.ts';
+import { sourcesMigrations } from '../sources/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
 const foundation: Migration[] = [
@@ -14,4 +15,4 @@ const foundation: Migration[] = [
   },
 ];
 
-export const migrations: readonly Migration[] = [...foundation, ...engineMigrations];
+export const migrations: readonly Migration[] = [...foundation, ...sourcesMigrations, ...engineMigrations];

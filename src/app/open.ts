@@ -1,9 +1,20 @@
-/** Opens the configured store with every migration applied: the one way surfaces get a store. */
+/**
+ * Opens the configured store with every migration applied: the one way surfaces get a store.
+ * Startup recovery runs here, so calls left `running` by a dead process read `interrupted`.
+ */
+import { recoverInterruptedInvocations } from '../sources/index.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import type { NoemaConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 
-export function openNoemaStore(config: Pick<NoemaConfig, 'store'>): Promise<Store> {
-  return openStore(config.store, { migrations });
+export async function openNoemaStore(config: Pick<NoemaConfig, 'store'>): Promise<Store> {
+  const store = await openStore(config.store, { migrations });
+  try {
+    await recoverInterruptedInvocations(store);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
 }

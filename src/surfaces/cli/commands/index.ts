@@ -1,6 +1,15 @@
 /** Every CLI command, assembled. Subsystems add one line here. */
 import type { Command } from '../command.ts';
+import { devScriptedModelCommand } from './dev-scripted-model.ts';
+import { devToysCommand } from './dev-toys.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
+import { sourceInvokeCommand } from './source-invoke.ts';
 
-export const commands: readonly Command[] = [serveCommand, migrateCommand];
+export const commands: readonly Command[] = [
+  serveCommand,
+  migrateCommand,
+  sourceInvokeCommand,
+  devScriptedModelCommand,
+  devToysCommand,
+];

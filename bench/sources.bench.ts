@@ -1,0 +1,258 @@
+/**
+ * Tracing overhead: the same streamed call to the scripted model, with the durable invocation
+ * lifecycle (`invokeSource`: running rows before the call, finished rows with chunks and
+ * artifacts after) and without it (the LLM source's own plan/execute, no store), in
+ * alternating blocks. Target: ≤ 100 µs p50 added on SQLite.
+ */
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { uuidv7 } from '../src/core/ids.ts';
+import { invokeSource, putJsonSchema, putResponseSource } from '../src/sources/index.ts';
+import { processLease } from '../src/sources/invocations/process-lease.ts';
+import { finishInvocation, insertRunning } from '../src/sources/invocations/record.ts';
+import { llmChatCompletionsSource } from '../src/sources/llm/source.ts';
+import { finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
+import { createRedactor } from '../src/sources/redact.ts';
+import type { Store } from '../src/store/store.ts';
+import { startCli } from '../src/testing/cli.ts';
+import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { type Bench, measure, summarize } from './lib/harness.ts';
+
+const SCHEMA = { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } };
+const REQUEST = {
+  messages: [
+    { role: 'system' as const, content: 'You are Bob.' },
+    { role: 'user' as const, content: 'Act.' },
+  ],
+};
+const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vending machine.', effects: [] } };
+
+/**
+ * The lifecycle's store work alone — the two transactions `invokeSource` adds around a call
+ * (running rows; finished rows with 15 chunks and an artifact) — without any network I/O.
+ */
+export function storeLifecycle(store: Store, sourceHash: string): () => Promise<void> {
+  const redactor = createRedactor([]);
+  const lease = processLease(store);
+  const chunks = Array.from({ length: 15 }, (_, i) => ({
+    seq: i + 1,
+    offset_ms: i,
+    data: `{"choices":[{"delta":{"content":"${'x'.repeat(16)}"}}]}`,
+  }));
+  return async () => {
+    const id = uuidv7();
+    const llmId = uuidv7();
+    const started_at = Date.now();
+    await store.transaction(async (tx) => {
+      await lease.touch(tx, started_at);
+      await insertRunning(
+        tx,
+        {
+          source_invocation_id: id,
+          source_hash: sourceHash,
+          interface_name: 'llm_chat_completions',
+          invocation_kind: 'llm_generation',
+          links: {},
+          input_schema_hash: null,
+          output_schema_hash: null,
+          llm_call_id: llmId,
+          request_json: REQUEST,
+          metadata: { model: 'scripted' },
+          started_at,
+          owner_process_id: lease.processId,
+        },
+        redactor,
+        store.capabilities.concurrentWriters,
+      );
+      await insertLlmCall(
+        tx,
+        {
+          llm_call_id: llmId,
+          source_invocation_id: id,
+          links: {},
+          endpoint_name: 'default',
+          base_url: 'http://127.0.0.1/v1',
+          model: 'scripted',
+          schema_delivery: 'response_format',
+
+          request_json: {
+            model: 'scripted',
+            ...REQUEST,
+            response_format: { type: 'json_schema', json_schema: { name: 'r', schema: SCHEMA } },
+          },
+          started_at,
+        },
+        redactor,
+      );
+    });
+    const ended_at = Date.now();
+    await store.transaction(async (tx) => {
+      await finishInvocation(
+        tx,
+        id,
+        {
+          status: 'succeeded',
+          failure_class: null,
+          failure_message: null,
+          started_at,
+          ended_at,
+          validation_status: 'valid',
+          response_json: REPLY,
+          response_text: JSON.stringify(REPLY),
+          response_headers: { 'content-type': 'text/event-stream' },
+          http_status: 200,
+        },
+        redactor,
+      );
+      await finishLlmCall(
+        tx,
+        llmId,
+        {
+          status: 'succeeded',
+          failure_class: null,
+          failure_message: null,
+          http_status: 200,
+          response_headers: { 'content-type': 'text/event-stream' },
+          normalized_text: JSON.stringify(REPLY),
+          stream: {
+            chunks,
+            rawText: JSON.stringify(REPLY),
+            finishReason: 'stop',
+            usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+            firstChunkAt: started_at,
+          },
+          started_at,
+          ended_at,
+          artifacts: [{ kind: 'parsed_output', content: REPLY }],
+        },
+        redactor,
+      );
+    });
+  };
+}
+
+async function samples(n: number, op: () => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    await op();
+    out.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  return out;
+}
+
+export default {
+  name: 'sources',
+  description: 'durable source-invocation lifecycle overhead per LLM call (scripted model, both stores)',
+  async run(ctx) {
+    const iterations = ctx.quick ? 200 : 2000;
+    // The model runs in its own process, as a real one would, so its work does not share
+    // this event loop with the store writes being measured.
+    const dir = mkdtempSync(join(tmpdir(), 'noema-bench-'));
+    const scriptFile = join(dir, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify({ rules: [], default: { json: REPLY, chunk_chars: 16 } }));
+    const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
+    const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
+    const env = { NOEMA_LLM_BASE_URL: modelUrl! };
+    try {
+      for (const kind of selectedStores()) {
+        const { store, dispose } = await openTestStore(kind);
+        try {
+          const source = await putResponseSource(store, {
+            version: 1,
+            interface: {
+              name: 'llm_chat_completions',
+              model: 'scripted',
+              schema_delivery: 'response_format',
+            },
+          });
+          const resultSchema = await putJsonSchema(store, SCHEMA);
+          const traced = async () => {
+            const out = await invokeSource(store, {
+              source,
+              request: REQUEST,
+              kind: 'llm_generation',
+              resultSchema,
+              env,
+            });
+            if (!out.ok) throw out.error;
+          };
+          const bare = async () => {
+            const plan = await llmChatCompletionsSource.plan({
+              iface: source.content.interface,
+              store,
+              request: REQUEST,
+              kind: 'llm_generation',
+              links: {},
+              resultSchema,
+              env,
+              timeoutMs: undefined,
+            });
+            const signal = new AbortController().signal;
+            await plan.execute({
+              signal,
+              source_invocation_id: 'bench',
+              timedOut: () => false,
+              cancelled: () => false,
+            });
+          };
+          for (let i = 0; i < 100; i++) {
+            await bare();
+            await traced();
+          }
+          // Alternating blocks: drift (GC, page cache, WAL checkpoints) hits both sides alike,
+          // without one call's connection teardown landing on the other side's clock.
+          const a: number[] = [];
+          const b: number[] = [];
+          const blocks = 10;
+          for (let k = 0; k < blocks; k++) {
+            a.push(...(await samples(iterations / blocks, bare)));
+            b.push(...(await samples(iterations / blocks, traced)));
+          }
+          const writes = await measure(iterations, storeLifecycle(store, source.hash), 100);
+          ctx.row({
+            case: `lifecycle store writes only, no network [${kind}]`,
+            metric: 'p50 per call',
+            unit: 'µs',
+            value: writes.p50,
+            ...(kind === 'sqlite' ? { anchor: 'target', anchor_value: 100 } : {}),
+          });
+          const base = summarize(a);
+          const withTrace = summarize(b);
+          const chunks = await store.get<{ n: number }>('SELECT SUM(chunk_count) AS n FROM llm_calls');
+          ctx.log(`${kind}: ${withTrace.count} traced calls, ${Number(chunks?.n ?? 0)} chunks recorded`);
+          ctx.row({
+            case: `llm call, durable lifecycle [${kind}]`,
+            metric: 'p50',
+            unit: 'µs',
+            value: withTrace.p50,
+            anchor: 'same call, no trace',
+            anchor_value: base.p50,
+          });
+          ctx.row({
+            case: `llm call, durable lifecycle [${kind}]`,
+            metric: 'p99',
+            unit: 'µs',
+            value: withTrace.p99,
+            anchor: 'same call, no trace',
+            anchor_value: base.p99,
+          });
+          ctx.row({
+            case: `tracing overhead [${kind}]`,
+            metric: 'p50 added per call',
+            unit: 'µs',
+            value: withTrace.p50 - base.p50,
+            ...(kind === 'sqlite' ? { anchor: 'target', anchor_value: 100 } : {}),
+          });
+        } finally {
+          await dispose();
+        }
+      }
+    } finally {
+      model.child.kill('SIGTERM');
+      await model.exited;
+    }
+  },
+} satisfies Bench;

@@ -1,0 +1,68 @@
+/**
+ * SourceFailure: the one error a source implementation throws for an expected failure. It
+ * carries the failure class recorded on the invocation and whatever response was seen, so an
+ * HTTP 500 keeps its body and a timeout keeps the chunks already streamed.
+ */
+import { NoemaError } from '../core/errors.ts';
+import type { SourceResponse } from './source.ts';
+
+const CODE_BY_CLASS: Record<string, string> = {
+  not_configured: 'SOURCE_NOT_CONFIGURED',
+  timeout: 'SOURCE_TIMEOUT',
+  cancelled: 'SOURCE_CANCELLED',
+  schema_invalid: 'SOURCE_SCHEMA_INVALID',
+  response_format_rejected: 'SOURCE_RESPONSE_FORMAT_REJECTED',
+};
+
+export class SourceFailure extends NoemaError {
+  readonly failureClass: string;
+  readonly response: SourceResponse;
+
+  constructor(
+    failureClass: string,
+    message: string,
+    options: {
+      response?: SourceResponse;
+      hint?: string;
+      retryable?: boolean;
+      details?: Record<string, unknown>;
+    } = {},
+  ) {
+    super(CODE_BY_CLASS[failureClass] ?? 'SOURCE_FAILED', message, {
+      details: { failure_class: failureClass, ...options.details },
+      retryable: options.retryable ?? ['network', 'timeout', 'http_status'].includes(failureClass),
+      ...(options.hint !== undefined ? { hint: options.hint } : {}),
+    });
+    this.failureClass = failureClass;
+    this.response = options.response ?? {};
+  }
+}
+
+export function isSourceFailure(e: unknown): e is SourceFailure {
+  return e instanceof SourceFailure;
+}
+
+/** A missing environment variable the source needs: a clear `SOURCE_NOT_CONFIGURED`. */
+export function notConfigured(variable: string, what: string): SourceFailure {
+  return new SourceFailure('not_configured', `${what}: environment variable ${variable} is not set`, {
+    details: { variable },
+    hint: `set ${variable} in the environment of the Noema process`,
+  });
+}
+
+/**
+ * Maps an abort to its failure class: our deadline is `timeout`, the caller's signal is
+ * `cancelled`, anything else thrown by fetch is `network`.
+ */
+export function transportFailure(
+  err: unknown,
+  ctx: { timedOut: boolean; cancelled: boolean; what: string; response?: SourceResponse },
+): SourceFailure {
+  if (err instanceof SourceFailure) return err;
+  const base = ctx.response ? { response: ctx.response } : {};
+  if (ctx.timedOut) return new SourceFailure('timeout', `${ctx.what} timed out`, base);
+  if (ctx.cancelled) return new SourceFailure('cancelled', `${ctx.what} was cancelled`, base);
+  const e = err as { message?: string; cause?: { code?: string; message?: string } };
+  const why = e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+  return new SourceFailure('network', `${ctx.what} failed: ${why}`, base);
+}

@@ -1,0 +1,24 @@
+// Public API of sources: store definitions, invoke them with durable tracing, read the trace.
+
+export type { StoredSchema } from './documents.ts';
+export {
+  checkResponseSource,
+  getJsonSchema,
+  getResponseSource,
+  putJsonSchema,
+  putResponseSource,
+} from './documents.ts';
+export { isSourceFailure, SourceFailure } from './failure.ts';
+export { setModelOutputKind } from './invocations/annotate.ts';
+export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
+export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
+export type { RecoveryReport } from './invocations/recover.ts';
+export { recoverInterruptedInvocations } from './invocations/recover.ts';
+export type { InvocationOutcome } from './invoke.ts';
+export { invokeSource } from './invoke.ts';
+export { STDIO_ALLOW_ENV } from './mcp-tool/connect.ts';
+export type { McpServerConfig } from './mcp-tool/servers.ts';
+export { getMcpServer, putMcpServer } from './mcp-tool/servers.ts';
+export { createRedactor, REDACTED, secretsFromEnv } from './redact.ts';
+export { responseSourceFor, sourceInterfaceNames } from './registry.ts';
+export type * from './source.ts';

@@ -1,0 +1,23 @@
+/**
+ * The one field a caller may set after the fact: `model_output_kind` (seed 004: `tool_call` |
+ * `final_patch` | `invalid`), known only once the runtime has interpreted the model's output.
+ */
+import { invalidInput } from '../../core/errors.ts';
+import type { Queryable } from '../../store/store.ts';
+
+export async function setModelOutputKind(
+  q: Queryable,
+  sourceInvocationId: string,
+  kind: string,
+): Promise<void> {
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(kind))
+    throw invalidInput('model_output_kind must be a lower_snake name', { kind });
+  await q.run('UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id = ?', [
+    kind,
+    sourceInvocationId,
+  ]);
+  await q.run('UPDATE llm_calls SET model_output_kind = ? WHERE source_invocation_id = ?', [
+    kind,
+    sourceInvocationId,
+  ]);
+}

@@ -1,0 +1,91 @@
+/** invokeSource's bookkeeping: sequence numbers per attempt under concurrency, schemas, refusals. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeEachStore } from '../testing/each-store.ts';
+import { startToyServices, toySources } from '../testing/toys/index.ts';
+import { getJsonSchema, invokeSource, putJsonSchema, putResponseSource } from './index.ts';
+
+describeEachStore('invokeSource', (factory) => {
+  test('concurrent invocations in one attempt get distinct, gapless invocation_seq values', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      const outs = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map((turn) =>
+          invokeSource(store, {
+            source,
+            request: { turn },
+            kind: 'ambient_context',
+            env: toys.env,
+            links: { attempt_id: 'att' },
+          }),
+        ),
+      );
+      assert.deepEqual(outs.map((o) => o.invocation_seq).sort(), [1, 2, 3, 4, 5, 6]);
+      const other = await invokeSource(store, {
+        source,
+        request: { turn: 1 },
+        kind: 'ambient_context',
+        env: toys.env,
+        links: { attempt_id: 'att2' },
+      });
+      assert.equal(other.invocation_seq, 1);
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
+  test('a request failing its input schema, a bad turn or a bad kind is refused before anything is recorded', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      const inputSchema = await putJsonSchema(store, { type: 'object', required: ['turn'] });
+      await assert.rejects(
+        invokeSource(store, { source, request: {}, kind: 'ambient_context', inputSchema, env: {} }),
+        (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
+      );
+      await assert.rejects(
+        invokeSource(store, {
+          source,
+          request: { turn: 1 },
+          kind: 'ambient_context',
+          env: {},
+          links: { attempted_turn: 0 },
+        }),
+        (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
+      );
+      await assert.rejects(
+        invokeSource(store, { source, request: { turn: 1 }, kind: 'Not A Kind' as never, env: {} }),
+        (e: Error & { code?: string }) => e.code === 'INVALID_INPUT',
+      );
+      assert.deepEqual(await store.all('SELECT source_invocation_id FROM source_invocations'), []);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('JSON schemas are content-addressed: the same schema twice is one row; a broken schema is refused', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      const a = await putJsonSchema(store, {
+        type: 'object',
+        properties: { b: { type: 'string' }, a: { type: 'number' } },
+      });
+      const b = await putJsonSchema(store, {
+        properties: { a: { type: 'number' }, b: { type: 'string' } },
+        type: 'object',
+      });
+      assert.equal(a.hash, b.hash);
+      assert.deepEqual((await getJsonSchema(store, a.hash)).schema, a.schema);
+      await assert.rejects(
+        putJsonSchema(store, { type: 'no-such-type' }),
+        (e: Error & { code?: string }) => e.code === 'INVALID_SCHEMA',
+      );
+      assert.equal((await store.all('SELECT hash FROM json_schemas')).length, 1);
+    } finally {
+      await dispose();
+    }
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * `invokeSource`: the one way Noema calls out. It commits the `running` invocation (and the
+ * kind's own trace rows) before the implementation sends a byte, runs the call under a
+ * deadline, validates the JSON result, and finishes every row in one transaction. No retries:
+ * a retry is the caller's decision and is a new invocation.
+ */
+import { type NoemaError, toNoemaError } from '../core/errors.ts';
+import { uuidv7 } from '../core/ids.ts';
+import { invalidInput } from '../core/index.ts';
+import type { Store } from '../store/store.ts';
+import { callDeadline } from './deadline.ts';
+import { isSourceFailure, SourceFailure } from './failure.ts';
+import { processLease } from './invocations/process-lease.ts';
+import { finishInvocation, insertRunning } from './invocations/record.ts';
+import { checkInvocationInput } from './links.ts';
+import { createRedactor, secretsFromEnv } from './redact.ts';
+import { responseSourceFor } from './registry.ts';
+import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
+import { validateWith } from './validators.ts';
+
+export interface InvocationOutcome {
+  ok: boolean;
+  source_invocation_id: string;
+  invocation_seq: number;
+  llm_call_id: string | null;
+  status: 'succeeded' | 'failed';
+  failure_class: string | null;
+  /** The JSON result (validated when a result schema was given); undefined on failure. */
+  output: unknown;
+  /** On failure: the typed error (a SourceFailure for expected failures). */
+  error: NoemaError | null;
+}
+
+export async function invokeSource(store: Store, call: SourceCall): Promise<InvocationOutcome> {
+  const impl = responseSourceFor(call.source.content.interface.name);
+  if (call.inputSchema) {
+    const v = validateWith(call.inputSchema.schema, call.request);
+    if (!v.ok) throw invalidInput('source request does not match its input schema', { errors: v.errors });
+  }
+  const env = call.env ?? process.env;
+  const links = call.links ?? {};
+  checkInvocationInput(call.kind, links);
+  let plan: SourcePlan | null = null;
+  let planFailure: SourceFailure | null = null;
+  try {
+    plan = await impl.plan({
+      iface: call.source.content.interface,
+      store,
+      request: call.request,
+      kind: call.kind,
+      links,
+      resultSchema: call.resultSchema ?? null,
+      env,
+      timeoutMs: call.timeoutMs,
+    });
+  } catch (err) {
+    if (!isSourceFailure(err)) throw err;
+    planFailure = err;
+  }
+  const redactor = createRedactor([...secretsFromEnv(env), ...(plan?.secrets ?? [])]);
+  const id = uuidv7();
+  const started_at = Date.now();
+  const lease = processLease(store);
+  const release = lease.hold();
+  try {
+    const seq = await store.transaction(async (tx) => {
+      await lease.touch(tx, started_at);
+      const n = await insertRunning(
+        tx,
+        {
+          source_invocation_id: id,
+          source_hash: call.source.hash,
+          interface_name: impl.name,
+          invocation_kind: call.kind,
+          links,
+          input_schema_hash: call.inputSchema?.hash ?? null,
+          output_schema_hash: call.resultSchema?.hash ?? null,
+          llm_call_id: plan?.llm_call_id ?? null,
+          request_json: plan ? plan.request_json : call.request,
+          metadata: { ...links.metadata, ...plan?.metadata },
+          started_at,
+          owner_process_id: lease.processId,
+        },
+        redactor,
+        store.capabilities.concurrentWriters,
+      );
+      await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
+      return n;
+    });
+    lease.committed(started_at);
+    const result = plan ? await execute(plan, call, id) : { failure: planFailure!, success: null };
+    const ended_at = Date.now();
+    let failure = result.failure;
+    let validation: FinishContext['validation'] = { status: 'not_checked', errors: [] };
+    if (result.success && call.resultSchema) {
+      const v = validateWith(call.resultSchema.schema, result.success.output);
+      validation = v.ok ? { status: 'valid', errors: [] } : { status: 'invalid', errors: v.errors };
+      if (!v.ok) {
+        failure = new SourceFailure(
+          'schema_invalid',
+          `source result does not match its result schema: ${v.errors[0]?.message}`,
+          {
+            response: result.success,
+            details: { errors: v.errors },
+          },
+        );
+      }
+    }
+    const response = failure ? failure.response : (result.success ?? {});
+    const status = failure ? 'failed' : 'succeeded';
+    await store.transaction(async (tx) => {
+      await finishInvocation(
+        tx,
+        id,
+        {
+          ...response,
+          status,
+          failure_class: failure?.failureClass ?? null,
+          failure_message: failure?.message ?? null,
+          started_at,
+          ended_at,
+          validation_status: validation.status === 'not_checked' ? null : validation.status,
+        },
+        redactor,
+      );
+      await plan?.finish?.({
+        tx,
+        status,
+        ended_at,
+        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+        output: result.success?.output,
+        validation,
+        redactor,
+      });
+    });
+    return {
+      ok: !failure,
+      source_invocation_id: id,
+      invocation_seq: seq,
+      llm_call_id: plan?.llm_call_id ?? null,
+      status,
+      failure_class: failure?.failureClass ?? null,
+      output: failure ? undefined : result.success?.output,
+      error: failure,
+    };
+  } finally {
+    release();
+  }
+}
+
+async function execute(
+  plan: SourcePlan,
+  call: SourceCall,
+  id: string,
+): Promise<{ success: SourceSuccess; failure: null } | { success: null; failure: SourceFailure }> {
+  const deadline = callDeadline(call.signal, call.timeoutMs ?? plan.timeout_ms);
+  try {
+    return {
+      success: await plan.execute({
+        signal: deadline.signal,
+        source_invocation_id: id,
+        timedOut: deadline.timedOut,
+        cancelled: deadline.cancelled,
+      }),
+      failure: null,
+    };
+  } catch (err) {
+    if (isSourceFailure(err)) return { success: null, failure: err };
+    if (deadline.timedOut())
+      return { success: null, failure: new SourceFailure('timeout', 'source call timed out') };
+    if (deadline.cancelled())
+      return { success: null, failure: new SourceFailure('cancelled', 'source call was cancelled') };
+    const e = toNoemaError(err);
+    return {
+      success: null,
+      failure: new SourceFailure('internal', `source implementation failed: ${e.message}`),
+    };
+  } finally {
+    deadline.dispose();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Builds the Chat Completions request body from the caller's request and the source's schema
+ * delivery: `response_format: json_schema` when the definition says so, a schema instruction
+ * in the prompt only when the definition says `prompt_only`. Nothing switches silently.
+ */
+import { invalidInput } from '../../core/errors.ts';
+import type { JsonSchema } from '../../core/schema-registry.ts';
+import { validateWith } from '../validators.ts';
+import type { LlmInterface } from './interface.ts';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'developer';
+  content: string;
+  name?: string;
+}
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  top_p?: number;
+  seed?: number;
+  stop?: string[];
+  /** Names the schema in `response_format.json_schema.name` (default `noema_result`). */
+  schema_name?: string;
+}
+
+const LLM_REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['messages'],
+  additionalProperties: false,
+  properties: {
+    messages: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['role', 'content'],
+        additionalProperties: false,
+        properties: {
+          role: { enum: ['system', 'user', 'assistant', 'developer'] },
+          content: { type: 'string' },
+          name: { type: 'string' },
+        },
+      },
+    },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    max_tokens: { type: 'integer', minimum: 1 },
+    top_p: { type: 'number' },
+    seed: { type: 'integer' },
+    stop: { type: 'array', items: { type: 'string' }, maxItems: 4 },
+    schema_name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+  },
+} as const;
+
+export function parseLlmRequest(request: unknown): LlmRequest {
+  const r = validateWith<LlmRequest>(LLM_REQUEST_SCHEMA, request);
+  if (!r.ok) {
+    throw invalidInput(
+      'LLM source request is invalid',
+      { errors: r.errors },
+      'send { "messages": [{ "role", "content" }] }',
+    );
+  }
+  return r.value;
+}
+
+export function promptOnlyInstruction(schema: JsonSchema): string {
+  return (
+    'Reply with exactly one JSON value and nothing else (no prose, no code fences). ' +
+    `It must validate against this JSON Schema:\n${JSON.stringify(schema)}`
+  );
+}
+
+export function buildChatBody(
+  iface: LlmInterface,
+  model: string,
+  req: LlmRequest,
+  schema: JsonSchema | null,
+): { body: Record<string, unknown>; messages: ChatMessage[] } {
+  const messages =
+    schema && iface.schema_delivery === 'prompt_only'
+      ? [...req.messages, { role: 'system' as const, content: promptOnlyInstruction(schema) }]
+      : req.messages;
+  const body: Record<string, unknown> = {
+    model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const temperature = req.temperature ?? iface.temperature;
+  if (temperature !== undefined) body.temperature = temperature;
+  const maxTokens = req.max_tokens ?? iface.max_tokens;
+  if (maxTokens !== undefined) body.max_tokens = maxTokens;
+  for (const k of ['top_p', 'seed', 'stop'] as const) if (req[k] !== undefined) body[k] = req[k];
+  if (schema && iface.schema_delivery === 'response_format') {
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: req.schema_name ?? 'noema_result', schema },
+    };
+  }
+  return { body, messages };
+}
+
+/** The assistant text as the parser sees it: trimmed, without a surrounding Markdown code fence. */
+export function normalizeAssistantText(raw: string): string {
+  const t = raw.trim();
+  const fence = /^```(?:json|JSON)?\s*\n?([\s\S]*?)\n?```$/.exec(t);
+  return (fence ? fence[1]! : t).trim();
+}

@@ -1,0 +1,149 @@
+/**
+ * The `llm_chat_completions` source: one streamed Chat Completions call over fetch, traced
+ * richly in `llm_calls`. If the upstream rejects `response_format` the call fails loudly with
+ * `response_format_rejected`; prompt-only delivery happens only when the definition says so.
+ */
+import { uuidv7 } from '../../core/ids.ts';
+import { SourceFailure, transportFailure } from '../failure.ts';
+import { headersObject, readBoundedText, tryParseJson } from '../http-json/read-body.ts';
+import type { ResponseSource, SourceResponse } from '../source.ts';
+import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
+import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
+import { newStreamState, readCompletionStream } from './stream.ts';
+import { finishLlmCall, insertLlmCall } from './trace.ts';
+
+const REJECTS_FORMAT = /response_format|json_schema|structured output|structured_output/i;
+
+export const llmChatCompletionsSource: ResponseSource = {
+  name: 'llm_chat_completions',
+  interfaceSchema: llmInterfaceSchema,
+  plan({ iface: raw, request, links, resultSchema, env, timeoutMs }) {
+    const iface = raw as unknown as LlmInterface;
+    const req = parseLlmRequest(request);
+    const endpoint = resolveEndpoint(iface, env);
+    const { body } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
+    const llm_call_id = uuidv7();
+    const state = newStreamState();
+    const artifacts: Array<{ kind: string; content: unknown }> = [];
+    let response: SourceResponse = {};
+    let normalized: string | null = null;
+    let startedAt = Date.now();
+    const sendsFormat = body.response_format !== undefined;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    };
+    if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
+    if (links.workflow_subject_entity_id) headers['x-noema-subject'] = links.workflow_subject_entity_id;
+    if (links.attempted_turn != null) headers['x-noema-turn'] = String(links.attempted_turn);
+    return {
+      request_json: req,
+      metadata: { model: endpoint.model, endpoint: endpoint.name, schema_delivery: iface.schema_delivery },
+      llm_call_id,
+      timeout_ms: timeoutMs ?? endpoint.timeoutMs,
+      secrets: endpoint.apiKey ? [endpoint.apiKey] : [],
+      async begin(tx, ctx) {
+        startedAt = ctx.started_at;
+        await insertLlmCall(
+          tx,
+          {
+            llm_call_id,
+            source_invocation_id: ctx.source_invocation_id,
+            links,
+            endpoint_name: endpoint.name,
+            base_url: endpoint.baseUrl,
+            model: endpoint.model,
+            schema_delivery: iface.schema_delivery,
+            request_json: body,
+            started_at: ctx.started_at,
+          },
+          ctx.redactor,
+        );
+      },
+      async execute(ctx) {
+        const what = `LLM call to ${endpoint.name} endpoint (${endpoint.model})`;
+        try {
+          const res = await fetch(`${endpoint.baseUrl}/chat/completions`, {
+            method: 'POST',
+            headers: { ...headers, 'x-noema-source-invocation-id': ctx.source_invocation_id },
+            body: JSON.stringify(body),
+            signal: ctx.signal,
+            redirect: 'error',
+          });
+          response = { http_status: res.status, response_headers: headersObject(res.headers) };
+          if (!res.ok) throw await upstreamFailure(res, response, sendsFormat, what, artifacts);
+          await readCompletionStream(res, state, startedAt);
+          response.response_text = state.rawText;
+          normalized = normalizeAssistantText(state.rawText);
+          const parsed = tryParseJson(normalized);
+          if (!parsed.ok) {
+            artifacts.push({ kind: 'parse_error', content: { message: parsed.error, text: normalized } });
+            throw new SourceFailure('non_json', `the model's reply is not JSON (${parsed.error})`, {
+              response,
+            });
+          }
+          response.response_json = parsed.value;
+          return { ...response, output: parsed.value };
+        } catch (err) {
+          throw transportFailure(err, {
+            timedOut: ctx.timedOut(),
+            cancelled: ctx.cancelled(),
+            what,
+            response,
+          });
+        }
+      },
+      async finish(ctx) {
+        if (ctx.output !== undefined) artifacts.push({ kind: 'parsed_output', content: ctx.output });
+        if (ctx.validation.status === 'invalid') {
+          artifacts.push({ kind: 'validation_error', content: { errors: ctx.validation.errors } });
+        }
+        await finishLlmCall(
+          ctx.tx,
+          llm_call_id,
+          {
+            status: ctx.status,
+            failure_class: ctx.failure?.failure_class ?? null,
+            failure_message: ctx.failure?.message ?? null,
+            http_status: response.http_status ?? null,
+            response_headers: response.response_headers ?? {},
+            normalized_text: normalized,
+            stream: state,
+            started_at: startedAt,
+            ended_at: ctx.ended_at,
+            artifacts,
+          },
+          ctx.redactor,
+        );
+      },
+    };
+  },
+};
+
+async function upstreamFailure(
+  res: Response,
+  response: SourceResponse,
+  sentFormat: boolean,
+  what: string,
+  artifacts: Array<{ kind: string; content: unknown }>,
+): Promise<SourceFailure> {
+  const text = await readBoundedText(res, what);
+  response.response_text = text;
+  const parsed = tryParseJson(text);
+  if (parsed.ok) response.response_json = parsed.value;
+  artifacts.push({
+    kind: 'upstream_error',
+    content: { http_status: res.status, body: parsed.ok ? parsed.value : text },
+  });
+  if (sentFormat && res.status >= 400 && res.status < 500 && REJECTS_FORMAT.test(text)) {
+    return new SourceFailure(
+      'response_format_rejected',
+      `the LLM endpoint rejected response_format (HTTP ${res.status}); Noema does not fall back to prompt-only schemas`,
+      {
+        response,
+        hint: 'use a model that supports json_schema response_format, or author the source with "schema_delivery": "prompt_only"',
+      },
+    );
+  }
+  return new SourceFailure('http_status', `${what} answered HTTP ${res.status}`, { response });
+}

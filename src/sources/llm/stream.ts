@@ -1,0 +1,104 @@
+/**
+ * Reads a streamed Chat Completions response (server-sent events) into the trace: every event
+ * as received, the concatenated assistant text, finish reason and token usage. A JSON (non
+ * streamed) completion is accepted too and recorded as one chunk.
+ */
+import { SourceFailure } from '../failure.ts';
+
+export interface StreamChunk {
+  seq: number;
+  offset_ms: number;
+  data: string;
+}
+
+export interface StreamState {
+  chunks: StreamChunk[];
+  rawText: string;
+  finishReason: string | null;
+  usage: Record<string, unknown> | null;
+  firstChunkAt: number | null;
+}
+
+export function newStreamState(): StreamState {
+  return { chunks: [], rawText: '', finishReason: null, usage: null, firstChunkAt: null };
+}
+
+type Completion = {
+  choices?: Array<{
+    delta?: { content?: string | null };
+    message?: { content?: string | null };
+    finish_reason?: string | null;
+  }>;
+  usage?: Record<string, unknown> | null;
+  error?: { message?: string } | string;
+};
+
+function apply(state: StreamState, data: string): void {
+  let event: Completion;
+  try {
+    event = JSON.parse(data) as Completion;
+  } catch {
+    throw new SourceFailure(
+      'protocol',
+      `LLM stream carried an event that is not JSON: ${data.slice(0, 200)}`,
+    );
+  }
+  if (event.error) {
+    const msg =
+      typeof event.error === 'string' ? event.error : (event.error.message ?? JSON.stringify(event.error));
+    throw new SourceFailure('upstream_error', `LLM stream reported an error: ${msg}`);
+  }
+  const choice = event.choices?.[0];
+  const piece = choice?.delta?.content ?? choice?.message?.content;
+  if (typeof piece === 'string') state.rawText += piece;
+  if (choice?.finish_reason) state.finishReason = choice.finish_reason;
+  if (event.usage) state.usage = event.usage;
+}
+
+function record(state: StreamState, data: string, startedAt: number): void {
+  const now = Date.now();
+  state.firstChunkAt ??= now;
+  state.chunks.push({ seq: state.chunks.length + 1, offset_ms: now - startedAt, data });
+}
+
+/** Consumes `res.body` into `state`. Throws SourceFailure on malformed or error events. */
+export async function readCompletionStream(
+  res: Response,
+  state: StreamState,
+  startedAt: number,
+): Promise<void> {
+  const type = res.headers.get('content-type') ?? '';
+  if (!type.includes('text/event-stream')) {
+    const text = await res.text();
+    record(state, text, startedAt);
+    apply(state, text);
+    return;
+  }
+  if (!res.body) return;
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let dataLines: string[] = [];
+  let done = false;
+  const dispatch = () => {
+    if (dataLines.length === 0) return;
+    const data = dataLines.join('\n');
+    dataLines = [];
+    record(state, data, startedAt);
+    if (data.trim() === '[DONE]') done = true;
+    else apply(state, data);
+  };
+  for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(part, { stream: true });
+    let nl = buffer.indexOf('\n');
+    while (nl >= 0) {
+      const line = buffer.slice(0, nl).replace(/\r$/, '');
+      buffer = buffer.slice(nl + 1);
+      if (line === '') dispatch();
+      else if (line.startsWith('data:')) dataLines.push(line.slice(5).replace(/^ /, ''));
+      nl = buffer.indexOf('\n');
+    }
+    if (done) break;
+  }
+  if (buffer.startsWith('data:')) dataLines.push(buffer.slice(5).replace(/^ /, ''));
+  dispatch();
+}

@@ -1,0 +1,106 @@
+/**
+ * The rich LLM trace (`llm_calls` with its chunks and artifacts): started in the
+ * transaction that records the running invocation, finished in the one that ends it.
+ */
+import type { Queryable } from '../../store/store.ts';
+import type { Redactor } from '../redact.ts';
+import type { InvocationLinks } from '../source.ts';
+import type { StreamChunk, StreamState } from './stream.ts';
+
+export interface LlmCallStart {
+  llm_call_id: string;
+  source_invocation_id: string;
+  links: InvocationLinks;
+  endpoint_name: string;
+  base_url: string;
+  model: string;
+  schema_delivery: string;
+  request_json: unknown;
+  started_at: number;
+}
+
+export async function insertLlmCall(q: Queryable, c: LlmCallStart, redactor: Redactor): Promise<void> {
+  const l = c.links;
+  await q.run(
+    `INSERT INTO llm_calls (llm_call_id, source_invocation_id, run_id, attempt_id, workflow_hash, workflow_node_id,
+       workflow_subject_entity_id, logical_generation_attempt, tool_loop_round, endpoint_name, base_url, model,
+       schema_delivery, request_json, status, started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
+    [
+      c.llm_call_id,
+      c.source_invocation_id,
+      l.run_id ?? null,
+      l.attempt_id ?? null,
+      l.workflow_hash ?? null,
+      l.workflow_node_id ?? null,
+      l.workflow_subject_entity_id ?? null,
+      l.logical_generation_attempt ?? null,
+      l.tool_loop_round ?? null,
+      c.endpoint_name,
+      redactor.text(c.base_url),
+      c.model,
+      c.schema_delivery,
+      redactor.jsonText(c.request_json),
+      c.started_at,
+    ],
+  );
+}
+
+export interface LlmCallEnd {
+  status: 'succeeded' | 'failed';
+  failure_class: string | null;
+  failure_message: string | null;
+  http_status: number | null;
+  response_headers: Record<string, string>;
+  normalized_text: string | null;
+  stream: StreamState;
+  started_at: number;
+  ended_at: number;
+  artifacts: Array<{ kind: string; content: unknown }>;
+}
+
+/** Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1). */
+function chunksJson(chunks: StreamChunk[], redactor: Redactor): string {
+  return JSON.stringify(chunks.map((c) => [c.offset_ms, redactor.text(c.data)]));
+}
+
+function usageNumber(usage: Record<string, unknown> | null, key: string): number | null {
+  const v = usage?.[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+export async function finishLlmCall(
+  q: Queryable,
+  id: string,
+  e: LlmCallEnd,
+  redactor: Redactor,
+): Promise<void> {
+  const s = e.stream;
+  await q.run(
+    `UPDATE llm_calls SET status = ?, failure_class = ?, failure_message = ?, http_status = ?, response_headers = ?,
+       raw_text = ?, normalized_text = ?, finish_reason = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?,
+       usage_json = ?, chunk_count = ?, chunks_json = ?, artifacts_json = ?, first_chunk_at = ?, ended_at = ?, duration_ms = ?
+     WHERE llm_call_id = ? AND status = 'running'`,
+    [
+      e.status,
+      e.failure_class,
+      e.failure_message === null ? null : redactor.text(e.failure_message),
+      e.http_status,
+      JSON.stringify(redactor.headers(e.response_headers)),
+      redactor.text(s.rawText),
+      e.normalized_text === null ? null : redactor.text(e.normalized_text),
+      s.finishReason,
+      usageNumber(s.usage, 'prompt_tokens'),
+      usageNumber(s.usage, 'completion_tokens'),
+      usageNumber(s.usage, 'total_tokens'),
+      s.usage ? redactor.jsonText(s.usage) : null,
+      s.chunks.length,
+      chunksJson(s.chunks, redactor),
+      redactor.jsonText(e.artifacts.map((a, n) => ({ seq: n + 1, kind: a.kind, content: a.content }))),
+      s.firstChunkAt,
+      e.ended_at,
+      Math.max(0, e.ended_at - e.started_at),
+      id,
+    ],
+  );
+}

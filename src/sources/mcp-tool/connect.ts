@@ -1,0 +1,93 @@
+/**
+ * Opens an MCP client session to a stored server config with the official SDK. Stdio commands
+ * run only when the operator allows them (`NOEMA_MCP_STDIO_COMMANDS`); HTTP URLs and tokens come
+ * only from the environment variables the config names.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { notConfigured, SourceFailure } from '../failure.ts';
+import type { McpServerConfig } from './servers.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export const STDIO_ALLOW_ENV = 'NOEMA_MCP_STDIO_COMMANDS';
+
+export interface PreparedTransport {
+  describe: Record<string, unknown>;
+  secrets: string[];
+  open(): { transport: Transport; stderr: () => string };
+}
+
+export function prepareTransport(config: McpServerConfig, env: Env): PreparedTransport {
+  const t = config.transport;
+  if (t.type === 'stdio') {
+    const allowed = (env[STDIO_ALLOW_ENV] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (!allowed.includes(t.command)) {
+      throw new SourceFailure(
+        'not_configured',
+        `MCP stdio command "${t.command}" is not allowed by ${STDIO_ALLOW_ENV}`,
+        {
+          details: { variable: STDIO_ALLOW_ENV, command: t.command },
+          hint: `add the command to ${STDIO_ALLOW_ENV} (comma-separated) to let Noema start it`,
+        },
+      );
+    }
+    const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
+    for (const name of t.env_passthrough ?? []) {
+      const v = env[name];
+      if (v !== undefined) childEnv[name] = v;
+    }
+    return {
+      describe: { transport: 'stdio', command: t.command, args: t.args ?? [] },
+      secrets: [],
+      open() {
+        const transport = new StdioClientTransport({
+          command: t.command,
+          args: t.args ?? [],
+          env: childEnv,
+          stderr: 'pipe',
+          ...(t.cwd ? { cwd: t.cwd } : {}),
+        });
+        let err = '';
+        transport.stderr?.on('data', (d: Buffer) => {
+          if (err.length < 4000) err += d.toString('utf8');
+        });
+        return { transport, stderr: () => err.slice(0, 4000) };
+      },
+    };
+  }
+  const base = env[t.url_env];
+  if (!base) throw notConfigured(t.url_env, 'MCP server URL');
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new SourceFailure('not_configured', `${t.url_env} is not a valid URL`, {
+      details: { variable: t.url_env },
+    });
+  }
+  const token = t.token_env ? env[t.token_env] : undefined;
+  if (t.token_env && !token) throw notConfigured(t.token_env, 'MCP server token');
+  const headers: Record<string, string> = {};
+  if (token) {
+    const header = t.token_header ?? 'authorization';
+    headers[header] = header.toLowerCase() === 'authorization' ? `Bearer ${token}` : token;
+  }
+  return {
+    describe: { transport: 'streamable_http', url_env: t.url_env, origin: url.origin },
+    secrets: token ? [token] : [],
+    open: () => ({
+      transport: new StreamableHTTPClientTransport(url, { requestInit: { headers, redirect: 'error' } }),
+      stderr: () => '',
+    }),
+  };
+}
+
+export function newClient(): Client {
+  return new Client({ name: 'noema', version: '0.1.0' });
+}

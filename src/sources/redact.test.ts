@@ -1,0 +1,61 @@
+/** Redaction: credential headers and fields by name, configured secret values anywhere. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { createRedactor, REDACTED, secretsFromEnv } from './redact.ts';
+
+test('credential headers are blanked whatever their case; other headers keep their values', () => {
+  const r = createRedactor([]);
+  assert.deepEqual(
+    r.headers({ Authorization: 'Bearer x', 'X-Api-Key': 'k', Cookie: 'a=b', 'content-type': 'json' }),
+    {
+      Authorization: REDACTED,
+      'X-Api-Key': REDACTED,
+      Cookie: REDACTED,
+      'content-type': 'json',
+    },
+  );
+});
+
+test('configured secret values are replaced inside text, keys and nested JSON', () => {
+  const r = createRedactor(['s3cr3t-value']);
+  assert.equal(r.text('a s3cr3t-value b s3cr3t-value'), `a ${REDACTED} b ${REDACTED}`);
+  assert.deepEqual(r.json({ list: ['x s3cr3t-value'], nested: { api_key: 'plain', ok: 1 } }), {
+    list: [`x ${REDACTED}`],
+    nested: { api_key: REDACTED, ok: 1 },
+  });
+});
+
+test('secretsFromEnv takes values of variables named like keys, tokens, secrets and passwords', () => {
+  const found = secretsFromEnv({
+    NOEMA_LLM_API_KEY: 'sk-123456',
+    NOEMA_TOKEN: 'tok-abcdef',
+    DB_PASSWORD: 'hunter22',
+    NOEMA_LLM_BASE_URL: 'http://x',
+    SHORT_KEY: 'abc',
+  });
+  assert.deepEqual(found.sort(), ['hunter22', 'sk-123456', 'tok-abcdef']);
+});
+
+test('jsonText equals JSON.stringify of the redacted copy for any JSON value', () => {
+  const secret = 'zz-secret-zz';
+  const r = createRedactor([secret]);
+  const key = fc.oneof(fc.string(), fc.constantFrom('authorization', 'Cookie', 'x-api-key', 'note'));
+  const leaf = fc.oneof(
+    fc.string(),
+    fc.constant(`has ${secret} inside`),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v')), fc.dictionary(key, tie('v'))),
+  })).v;
+  fc.assert(
+    fc.property(value, (v) => {
+      const text = r.jsonText(v);
+      assert.equal(text, JSON.stringify(r.json(v)));
+      assert.equal(text.includes(secret), false);
+    }),
+  );
+});

@@ -1,0 +1,94 @@
+/**
+ * The one redaction module: every value written to a source record passes through a Redactor.
+ * It blanks credential headers and JSON fields by name, and every configured secret value
+ * wherever it appears in text (headers, bodies, chunks, error messages).
+ */
+
+export const REDACTED = '[REDACTED]';
+
+const SECRET_NAMES = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'api_key',
+  'apikey',
+  'cookie',
+  'set-cookie',
+  'x-auth-token',
+  'password',
+  'client_secret',
+]);
+
+// A quick scan of serialized JSON: when no secret-named key can be present, skip the walk.
+const SECRET_KEY_TEXT = new RegExp(`"(${[...SECRET_NAMES].join('|')})"`, 'i');
+
+// Environment variables whose values are treated as configured secrets.
+const SECRET_ENV = /(_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD)$/;
+const MIN_SECRET_LENGTH = 6;
+
+export interface Redactor {
+  text(s: string): string;
+  /** A deep copy of `value` with secret fields and secret substrings replaced. */
+  json<T>(value: T): T;
+  /** `JSON.stringify(json(value))`, without the deep copy when nothing in it can be secret. */
+  jsonText(value: unknown): string;
+  headers(h: Record<string, string>): Record<string, string>;
+}
+
+export function isSecretName(name: string): boolean {
+  return SECRET_NAMES.has(name.toLowerCase());
+}
+
+/** Configured secret values: every env var named like a key, token, secret or password. */
+export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  // Reading process.env goes through a native getter per variable; remember it briefly.
+  if (env === process.env && processEnvCache && Date.now() - processEnvCache.at < PROCESS_ENV_TTL_MS) {
+    return processEnvCache.secrets;
+  }
+  const out: string[] = [];
+  for (const name in env) {
+    const v = env[name];
+    if (v && v.length >= MIN_SECRET_LENGTH && SECRET_ENV.test(name)) out.push(v);
+  }
+  if (env === process.env) processEnvCache = { at: Date.now(), secrets: out };
+  return out;
+}
+
+const PROCESS_ENV_TTL_MS = 1_000;
+let processEnvCache: { at: number; secrets: string[] } | null = null;
+
+export function createRedactor(secrets: readonly string[]): Redactor {
+  // Longest first, so a secret containing another is replaced whole.
+  const values = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length,
+  );
+  const text = (s: string): string => {
+    let out = s;
+    for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    return out;
+  };
+  const json = <T>(value: T): T => walk(value, text) as T;
+  const headers = (h: Record<string, string>): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(h)) out[k] = isSecretName(k) ? REDACTED : text(v);
+    return out;
+  };
+  const jsonText = (value: unknown): string => {
+    const raw = JSON.stringify(value ?? null);
+    if (!SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v))) return raw;
+    return JSON.stringify(json(value ?? null));
+  };
+  return { text, json, jsonText, headers };
+}
+
+function walk(value: unknown, text: (s: string) => string): unknown {
+  if (typeof value === 'string') return text(value);
+  if (Array.isArray(value)) return value.map((v) => walk(v, text));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[text(k)] = isSecretName(k) ? REDACTED : walk(v, text);
+    return out;
+  }
+  return value;
+}

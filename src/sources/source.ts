@@ -1,0 +1,197 @@
+/**
+ * The ResponseSource contract: how Noema reaches anything outside itself (an LLM, an HTTP JSON
+ * service, an MCP tool). Implementations live in `llm/`, `http-json/` and `mcp-tool/`; callers
+ * use only `invokeSource` (`invoke.ts`), which wraps every call in a durable `source_invocations`
+ * row. This file is the contract; read it before adding a kind.
+ */
+import type { JsonSchema } from '../core/schema-registry.ts';
+import type { Queryable } from '../store/store.ts';
+import type { Redactor } from './redact.ts';
+
+/**
+ * A stored source definition (seed 004 "Response source"): content-addressed by the sha256 of
+ * its canonical JSON. `interface.name` selects the implementation from the registry. Transport
+ * secrets and base URLs never live here: they come from the operator's environment.
+ */
+export interface ResponseSourceDocument {
+  version: 1;
+  label?: string;
+  interface: SourceInterface;
+}
+
+/** The part of a source definition the implementation reads. `name` is the registry key. */
+export interface SourceInterface {
+  name: string;
+  [field: string]: unknown;
+}
+
+/** A definition as stored: the document and its content address. */
+export interface StoredResponseSource {
+  hash: string;
+  content: ResponseSourceDocument;
+}
+
+/**
+ * Why an invocation happened. Seed 004 names the first three; the agent and flowchart
+ * runtimes add theirs. The column is TEXT so a new runtime adds a kind without a migration.
+ */
+export type InvocationKind =
+  | 'llm_generation'
+  | 'ambient_context'
+  | 'model_elected_tool'
+  | 'agent_tool_call'
+  | 'flow_node'
+  | 'manual';
+
+export type InvocationStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
+
+/**
+ * Stable failure classes recorded in `source_invocations.failure_class`. Implementations may
+ * add their own lower_snake names; these are the shared ones callers branch on.
+ */
+export type FailureClass =
+  | 'not_configured'
+  | 'network'
+  | 'timeout'
+  | 'cancelled'
+  | 'http_status'
+  | 'non_json'
+  | 'schema_invalid'
+  | 'response_format_rejected'
+  | 'protocol'
+  | 'tool_error'
+  | 'interrupted';
+
+/**
+ * Where an invocation sits in the caller's work. Every field is optional and nullable; the
+ * names are seed 004's where it has them. `invocation_seq` is allocated per attempt (or per
+ * run when there is no attempt) unless the caller supplies it.
+ */
+export interface InvocationLinks {
+  run_id?: string | null;
+  attempt_id?: string | null;
+  contract_id?: string | null;
+  world_slug?: string | null;
+  attempted_turn?: number | null;
+  invocation_seq?: number | null;
+  workflow_hash?: string | null;
+  workflow_node_id?: string | null;
+  workflow_subject_entity_id?: string | null;
+  ambient_source_id?: string | null;
+  tool_name?: string | null;
+  parent_source_invocation_id?: string | null;
+  logical_generation_attempt?: number | null;
+  tool_loop_round?: number | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** What a caller hands `invokeSource`. */
+export interface SourceCall {
+  source: StoredResponseSource;
+  /** The JSON request: a chat request for LLMs, the body for HTTP JSON, the arguments for MCP tools. */
+  request: unknown;
+  kind: InvocationKind;
+  links?: InvocationLinks;
+  /** Validates the request before anything is recorded (`input_schema_hash`). */
+  inputSchema?: { hash: string; schema: JsonSchema } | null;
+  /** Validates the JSON result (`output_schema_hash`); LLM sources also deliver it to the model. */
+  resultSchema?: { hash: string; schema: JsonSchema } | null;
+  /** Cancels the call; the invocation fails with `cancelled`. */
+  signal?: AbortSignal;
+  /** Overrides the source's own `timeout_ms`. */
+  timeoutMs?: number;
+  /** The operator configuration to read (URLs, keys); defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What an implementation learns about the call it is planning. */
+export interface PlanInput {
+  iface: SourceInterface;
+  /** For reading referenced documents (e.g. an MCP server config); never for writing. */
+  store: Queryable;
+  request: unknown;
+  kind: InvocationKind;
+  links: InvocationLinks;
+  resultSchema: { hash: string; schema: JsonSchema } | null;
+  env: Readonly<Record<string, string | undefined>>;
+  timeoutMs: number | undefined;
+}
+
+/** Ids known when the running row is written. */
+export interface BeginContext {
+  source_invocation_id: string;
+  started_at: number;
+  redactor: Redactor;
+}
+
+/** What the transport returned, recorded on the invocation whether it succeeded or not. */
+export interface SourceResponse {
+  response_json?: unknown;
+  response_text?: string | null;
+  response_headers?: Record<string, string>;
+  http_status?: number | null;
+  model_output_kind?: string | null;
+}
+
+/** A successful transport call: the JSON output handed back to the caller, and what was seen. */
+export interface SourceSuccess extends SourceResponse {
+  output: unknown;
+}
+
+/** Handed to `execute`: the call's abort signal and why it fired. */
+export interface ExecuteContext {
+  signal: AbortSignal;
+  source_invocation_id: string;
+  /** True once the deadline fired (the failure class is `timeout`). */
+  timedOut(): boolean;
+  /** True once the caller's signal fired (the failure class is `cancelled`). */
+  cancelled(): boolean;
+}
+
+/** How the invocation ended, as the implementation's `finish` hook sees it. */
+export interface FinishContext {
+  tx: Queryable;
+  status: 'succeeded' | 'failed';
+  ended_at: number;
+  failure: { failure_class: string; message: string } | null;
+  output: unknown;
+  validation: { status: 'valid' | 'invalid' | 'not_checked'; errors: unknown[] };
+  redactor: Redactor;
+}
+
+/**
+ * One planned call. `plan` builds it without I/O; `invokeSource` then writes the `running`
+ * row (calling `begin` in that same transaction), calls `execute`, and writes the outcome
+ * (calling `finish` in that same transaction).
+ */
+export interface SourcePlan {
+  /** Recorded as `source_invocations.request_json` (redacted before writing). */
+  request_json: unknown;
+  metadata?: Record<string, unknown>;
+  /** Set when this kind keeps a rich trace row linked from the invocation (LLM: `llm_calls`). */
+  llm_call_id?: string;
+  /** The deadline for `execute` unless the caller overrides it; none when undefined. */
+  timeout_ms?: number;
+  /** Configured secret values this call uses; redacted from every record. */
+  secrets?: readonly string[];
+  /** Extra rows this kind owns, written in the transaction that records the running invocation. */
+  begin?(tx: Queryable, ctx: BeginContext): Promise<void>;
+  /** Performs the I/O. Throws `SourceFailure` for every expected failure. */
+  execute(ctx: ExecuteContext): Promise<SourceSuccess>;
+  /** Closes this kind's rows, in the transaction that finishes the invocation. */
+  finish?(ctx: FinishContext): Promise<void>;
+}
+
+/** An implementation of one `interface.name`. Register it in `registry.ts`. */
+export interface ResponseSource {
+  readonly name: string;
+  /** JSON Schema of this kind's `interface` object; checked when a definition is stored. */
+  readonly interfaceSchema: JsonSchema;
+  /**
+   * Plans one call without network I/O (reading referenced documents is fine). Throws `SourceFailure` (e.g. `not_configured`) to fail the
+   * invocation after recording it, or a NoemaError INVALID_INPUT to refuse before recording.
+   */
+  plan(input: PlanInput): SourcePlan | Promise<SourcePlan>;
+  /** Checks that documents the interface references exist; throws INVALID_INPUT. */
+  checkReferences?(q: Queryable, iface: SourceInterface): Promise<void>;
+}

@@ -1,0 +1,33 @@
+/** `noema dev scripted-model`: serves the scripted OpenAI-compatible model in the foreground. */
+import { parsePort } from '../../../app/config.ts';
+import { NoemaError } from '../../../core/errors.ts';
+import { loadScript, startScriptedModel } from '../../../testing/scripted-model/index.ts';
+import { type Command, EXIT_OK } from '../command.ts';
+import { untilSignal } from '../signals.ts';
+
+export const devScriptedModelCommand: Command = {
+  path: ['dev', 'scripted-model'],
+  summary:
+    'Serve a scripted OpenAI-compatible model on 127.0.0.1 (see docs/sources.md for the script format)',
+  flags: {
+    script: { type: 'string', description: 'the script file (JSON)' },
+    port: { type: 'string', description: 'port to listen on (default: any free port)' },
+  },
+  async run({ flags, io }) {
+    const stopped = untilSignal();
+    if (typeof flags.script !== 'string') {
+      throw new NoemaError('USAGE', '--script <file> is required', {
+        hint: 'noema dev scripted-model --script model.json',
+      });
+    }
+    const script = loadScript(flags.script);
+    const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
+    const server = await startScriptedModel({ script, port, record: false });
+    io.out(`scripted model serving on ${server.url} (${script.rules.length} rules)`);
+    io.out(`NOEMA_LLM_BASE_URL=${server.url}`);
+    const signal = await stopped;
+    io.out(`received ${signal}, shutting down`);
+    await server.close();
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,31 @@
+/** `noema dev toys`: serves the toy park services (weather, PA, phone, vending, fountain) in the foreground. */
+import { parsePort } from '../../../app/config.ts';
+import { invalidInput } from '../../../core/errors.ts';
+import { startToyServices } from '../../../testing/toys/index.ts';
+import { type Command, EXIT_OK } from '../command.ts';
+import { untilSignal } from '../signals.ts';
+
+export const devToysCommand: Command = {
+  path: ['dev', 'toys'],
+  summary: 'Serve the toy park services on 127.0.0.1 and print the environment that points sources at them',
+  flags: {
+    port: { type: 'string', description: 'port to listen on (default: any free port)' },
+    'vending-stock': { type: 'string', description: 'candy bars per vending machine (default 1)' },
+  },
+  async run({ flags, io }) {
+    const stopped = untilSignal();
+    const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
+    const stockRaw = flags['vending-stock'];
+    const vendingStock = typeof stockRaw === 'string' ? Number(stockRaw) : 1;
+    if (!Number.isInteger(vendingStock) || vendingStock < 0)
+      throw invalidInput('--vending-stock must be an integer >= 0');
+    const toys = await startToyServices({ port, vendingStock });
+    io.out(`toy services serving on ${toys.url}`);
+    io.out('paths: /weather /announcement /inbox /send /buy_candy /use_drinking_fountain');
+    for (const [name, value] of Object.entries(toys.env)) io.out(`${name}=${value}`);
+    const signal = await stopped;
+    io.out(`received ${signal}, shutting down`);
+    await toys.close();
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * A small real MCP server for tests, built with the SDK's McpServer and served over stdio:
+ * `echo` (text), `add` (structured content), `weather_json` (JSON as text) and `fail` (isError).
+ * Run it as `node src/testing/mcp-fixture-server.ts`, or serve it over streamable HTTP in-process
+ * with `startFixtureHttpServer` (stateless, optionally requiring a bearer token).
+ */
+
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+export const MCP_FIXTURE_PATH = fileURLToPath(import.meta.url);
+
+export function createFixtureServer(): McpServer {
+  const server = new McpServer({ name: 'noema-test-fixture', version: '0.1.0' });
+  server.registerTool(
+    'echo',
+    { description: 'Returns the message as plain text.', inputSchema: { message: z.string() } },
+    async ({ message }) => ({ content: [{ type: 'text', text: message }] }),
+  );
+  server.registerTool(
+    'add',
+    {
+      description: 'Adds two numbers.',
+      inputSchema: { a: z.number(), b: z.number() },
+      outputSchema: { sum: z.number() },
+    },
+    async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+      structuredContent: { sum: a + b },
+    }),
+  );
+  server.registerTool(
+    'weather_json',
+    { description: 'Weather for a turn, as JSON text.', inputSchema: { turn: z.number().int() } },
+    async ({ turn }) => ({
+      content: [
+        { type: 'text', text: JSON.stringify({ temperature_f: turn === 1 ? 72 : turn === 2 ? 64 : 55 }) },
+      ],
+    }),
+  );
+  server.registerTool(
+    'fail',
+    { description: 'Always fails with the given reason.', inputSchema: { reason: z.string() } },
+    async ({ reason }) => ({ content: [{ type: 'text', text: `cannot comply: ${reason}` }], isError: true }),
+  );
+  server.registerTool(
+    'sleep',
+    { description: 'Answers after ms milliseconds.', inputSchema: { ms: z.number().int() } },
+    async ({ ms }) => {
+      await new Promise((r) => setTimeout(r, ms));
+      return { content: [{ type: 'text', text: 'awake' }] };
+    },
+  );
+  return server;
+}
+
+/** Serves the fixture over streamable HTTP at `${url}` (path `/mcp`); 401 without the token. */
+export async function startFixtureHttpServer(
+  options: { token?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer((req, res) => {
+    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'unauthorized' }));
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = createFixtureServer();
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    server
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res))
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+if (process.argv[1] === MCP_FIXTURE_PATH) {
+  await createFixtureServer().connect(new StdioServerTransport());
+}
