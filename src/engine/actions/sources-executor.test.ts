@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { listSourceInvocations, putResponseSource } from '../../sources/index.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
+import { toolNode } from '../../testing/engine-kit.ts';
+import { createEngine } from '../create-engine.ts';
+import type { GraphSpec, Json, NodeType } from '../engine.ts';
+import { sourcesExecutor } from './sources-executor.ts';
+
+async function toyServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      if (req.url === '/add') {
+        const { a, b } = JSON.parse(body) as { a: number; b: number };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ sum: a + b }));
+      } else {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'jammed' }));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+function graphFor(source_hash: string): GraphSpec {
+  return {
+    entry: 'reason',
+    channels: { messages: { reducer: 'append' } },
+    nodes: [
+      { id: 'reason', type: 'source_reason', config: { source_hash } },
+      { id: 'tool', type: 'tool' },
+      { id: 'end', type: 'terminal' },
+    ],
+    connectors: [
+      { from: 'reason', to: 'tool', route: 'act' },
+      { from: 'reason', to: 'end', route: 'done' },
+      { from: 'tool', to: 'reason' },
+    ],
+  };
+}
+
+/** Asks for one tool call through a stored source, then reports the contract's status. */
+const sourceReason: NodeType<{ source_hash: string }> = {
+  type: 'source_reason',
+  execute(ctx) {
+    const done = ctx.completed_executions;
+    if (done.length === 0) {
+      return {
+        kind: 'ok',
+        route: 'act',
+        contracts: [
+          {
+            action_type: 'tool_call',
+            payload: {
+              source_hash: ctx.config.source_hash,
+              request: { a: 2, b: 3 },
+              tool_name: 'add',
+            } as Json,
+          },
+        ],
+      };
+    }
+    return { kind: 'ok', route: 'done', writes: { messages: done[0]!.status } };
+  },
+};
+
+describeEachStore('engine actions through sources', (factory) => {
+  test('a tool contract is executed as a durable source invocation linked to run, node and contract', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await toyServer();
+    try {
+      const source = await putResponseSource(store, {
+        version: 1,
+        label: 'adder',
+        interface: {
+          name: 'http_json',
+          method: 'POST',
+          url_env: 'ADDER_URL',
+          path: '/add',
+          timeout_ms: 5000,
+        },
+      });
+      const engine = createEngine(store, { actions: sourcesExecutor(store, { env: { ADDER_URL: url } }) });
+      engine.register(sourceReason as NodeType<never>);
+      engine.register(toolNode as NodeType<never>);
+      const out = await engine.start(graphFor(source.hash));
+      assert.equal(out.status, 'completed');
+      const run = await engine.getRun(out.run_id);
+      const [c] = run.completed_executions;
+      assert.equal(c?.status, 'COMPLETED');
+      assert.deepEqual(c?.result, { sum: 5 });
+      assert.equal(c?.observation, '{"sum":5}');
+      const { items } = await listSourceInvocations(store, { run_id: out.run_id });
+      assert.equal(items.length, 1);
+      assert.equal(items[0]?.contract_id, c?.contract_id);
+      assert.equal(items[0]?.workflow_node_id, 'tool');
+      assert.equal(items[0]?.status, 'succeeded');
+      assert.equal(items[0]?.tool_name, 'add');
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
+  test('a failing source call moves the contract to FAILED with the failure class, and is recorded', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await toyServer();
+    try {
+      const source = await putResponseSource(store, {
+        version: 1,
+        label: 'broken',
+        interface: {
+          name: 'http_json',
+          method: 'POST',
+          url_env: 'ADDER_URL',
+          path: '/broken',
+          timeout_ms: 5000,
+        },
+      });
+      const engine = createEngine(store, { actions: sourcesExecutor(store, { env: { ADDER_URL: url } }) });
+      engine.register(sourceReason as NodeType<never>);
+      engine.register(toolNode as NodeType<never>);
+      const out = await engine.start(graphFor(source.hash));
+      const run = await engine.getRun(out.run_id);
+      const [c] = run.completed_executions;
+      assert.equal(c?.status, 'FAILED');
+      assert.match(c?.error_message ?? '', /^http_status: /);
+      assert.deepEqual(run.state.messages, ['FAILED']);
+      const { items } = await listSourceInvocations(store, { run_id: out.run_id });
+      assert.deepEqual(
+        items.map((i) => [i.status, i.failure_class, i.contract_id]),
+        [['failed', 'http_status', c?.contract_id]],
+      );
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The ActionExecutor over the sources layer: a contract whose payload names a stored ResponseSource
+ * is performed with `invokeSource`, so every execution is a durable `source_invocations` row linked
+ * to the run, node and contract (`run_id`, `workflow_node_id`, `contract_id`).
+ */
+import { NoemaError } from '../../core/errors.ts';
+import { getJsonSchema, getResponseSource, type InvocationKind, invokeSource } from '../../sources/index.ts';
+import type { Store } from '../../store/store.ts';
+import type { ActionContext, ActionExecutor, ActionOutcome, ExecutionContract, Json } from '../engine.ts';
+
+/** What a source-backed contract's `payload` carries. */
+export interface SourceActionPayload {
+  /** sha256 of a stored ResponseSource (`putResponseSource`). */
+  source_hash: string;
+  /** The JSON request: arguments for MCP tools, the body for HTTP JSON, a chat request for LLMs. */
+  request: Json;
+  /** Optional stored JSON Schema the result must match. */
+  result_schema_hash?: string;
+  /** Why the call happens (default `agent_tool_call`). */
+  kind?: InvocationKind;
+  tool_name?: string;
+}
+
+export interface SourcesExecutorOptions {
+  /** Operator configuration for the sources (URLs, keys); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  timeoutMs?: number;
+}
+
+function payloadOf(contract: ExecutionContract): SourceActionPayload {
+  const p = contract.payload as Partial<SourceActionPayload> | null;
+  if (!p || typeof p !== 'object' || typeof p.source_hash !== 'string' || !('request' in p)) {
+    throw new NoemaError(
+      'INVALID_INPUT',
+      `contract ${contract.contract_id}: payload needs source_hash and request`,
+      {
+        hint: 'a source-backed action carries { source_hash, request, result_schema_hash?, kind?, tool_name? }',
+      },
+    );
+  }
+  return p as SourceActionPayload;
+}
+
+export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = {}): ActionExecutor {
+  return {
+    async execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome> {
+      const p = payloadOf(contract);
+      const source = await getResponseSource(store, p.source_hash);
+      const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
+      const out = await invokeSource(store, {
+        source,
+        request: p.request,
+        kind: p.kind ?? 'agent_tool_call',
+        links: {
+          run_id: ctx.run_id,
+          contract_id: contract.contract_id,
+          workflow_node_id: ctx.node_id,
+          tool_name: p.tool_name ?? null,
+          metadata: { engine_step: ctx.step, action_type: contract.action_type },
+        },
+        resultSchema,
+        signal: ctx.signal,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      });
+      if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
+      const message = out.error?.message ?? 'source call failed';
+      return { ok: false, error_message: `${out.failure_class ?? 'failed'}: ${message}` };
+    },
+  };
+}
