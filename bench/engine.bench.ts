@@ -221,6 +221,7 @@ export default {
       anchors,
       (a) => a.rssMb,
     );
+    noemaRss(cache, true);
     const pgToo = noemaRss(cache, true);
     compare(
       ctx,
