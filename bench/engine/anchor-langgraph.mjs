@@ -36,7 +36,7 @@ const msg = 'x'.repeat(size);
 
 function loopGraph(saver, stamps, total) {
   return new StateGraph(State)
-    .addNode('reason', (s) => {
+    .addNode('reason', (_s) => {
       stamps.push(h());
       return { messages: [msg] };
     })

@@ -73,7 +73,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       const body = canonicalJson(graph);
       const graph_hash = sha256Hex(body);
       const input = opts.input ?? {};
-      const undeclared = Object.keys(input).filter((k) => !(graph.channels ?? {})[k]);
+      const undeclared = Object.keys(input).filter((k) => !graph.channels?.[k]);
       if (undeclared.length > 0) {
         throw new NoemaError(
           'INVALID_INPUT',

@@ -8,5 +8,5 @@ export {
   parseStoreTarget,
   type StoreTarget,
 } from './open.ts';
-export { redactUrl } from './postgres/postgres-store.ts';
+export { redactUrl } from './redact-url.ts';
 export type * from './store.ts';

@@ -2,7 +2,6 @@
 import { resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
 import { type Migration, migrate } from './migrations.ts';
-import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -47,9 +46,10 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(target: StoreTarget, options: OpenStoreOptions = {}): Promise<Store> {
+  // The pg driver is loaded only for PostgreSQL targets: embedded processes stay lighter.
   const store: Store =
     target.kind === 'postgres'
-      ? await PostgresStore.connect({ url: target.url })
+      ? await (await import('./postgres/postgres-store.ts')).PostgresStore.connect({ url: target.url })
       : new SqliteStore({ path: target.path });
   if (options.migrations) {
     try {

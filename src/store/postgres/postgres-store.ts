@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { NoemaError } from '../../core/errors.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { redactUrl } from '../redact-url.ts';
 import type {
   Dialect,
   Queryable,
@@ -38,17 +39,6 @@ export interface PostgresStoreOptions {
   url: string;
   /** Pool size. */
   max?: number;
-}
-
-/** Removes the password from a connection URL so it can be printed. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '<invalid url>';
-  }
 }
 
 const statementNames = new Map<string, string>();
