@@ -3,6 +3,7 @@
  * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
  * engine 400–499, runtimes 500+.
  */
+import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
 const foundation: Migration[] = [
@@ -13,4 +14,4 @@ const foundation: Migration[] = [
   },
 ];
 
-export const migrations: readonly Migration[] = [...foundation];
+export const migrations: readonly Migration[] = [...foundation, ...reasoningMigrations];
