@@ -3,7 +3,9 @@
  * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
  * engine 400–499, runtimes 500+.
  */
+import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
+import { tasksMigrations } from '../memory/tasks/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
 const foundation: Migration[] = [
@@ -14,4 +16,4 @@ const foundation: Migration[] = [
   },
 ];
 
-export const migrations: readonly Migration[] = [...foundation, ...reasoningMigrations];
+export const migrations: readonly Migration[] = [...foundation, ...reasoningMigrations, ...graphMigrations, ...tasksMigrations];
