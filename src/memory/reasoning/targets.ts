@@ -76,7 +76,8 @@ export async function requireTarget(q: Queryable, workspace: string, target: str
 
 /**
  * Resolves `target` to its canonical (branch, doc of `docKind`), or validates an explicit
- * (branch, doc) whose branch must exist. Exactly one form must be given (INVALID_INPUT).
+ * (branch, doc) whose branch must exist (branch defaults to the workspace checkout). Exactly one
+ * form must be given (INVALID_INPUT).
  */
 export async function resolveTarget(
   q: Queryable,
@@ -95,8 +96,17 @@ export async function resolveTarget(
     const ref = await requireTarget(q, workspace, input.target as string);
     return { branch: ref.branch, doc: refDoc(ref, docKind), target: input.target as string };
   }
-  if (input.branch === undefined || input.doc === undefined) {
-    throw invalidInput('give either target, or both branch and doc', { fields: ['target', 'branch', 'doc'] });
+  if (input.doc === undefined) {
+    throw invalidInput('give either target, or doc (with branch, or the checkout branch is used)', {
+      fields: ['target', 'branch', 'doc'],
+    });
+  }
+  if (input.branch === undefined) {
+    const ws = await q.get<{ checkout: string }>(
+      'SELECT checkout FROM reasoning_workspaces WHERE workspace = ?',
+      [workspace],
+    );
+    input = { ...input, branch: ws?.checkout ?? 'main' };
   }
   const branch = assertBranchName(input.branch);
   const doc = assertHumanId(input.doc, 'doc');

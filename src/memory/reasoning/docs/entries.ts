@@ -84,9 +84,11 @@ export async function appendEntry(
   }
   const seq = await allocateSeq(tx, 1);
   const ts = e.ts ?? Date.now();
-  await tx.run(
+  // ON CONFLICT covers a concurrent writer of the same source_event_id (PG): the loser keeps the winner's row.
+  const row = await tx.get<{ seq: number }>(
     `INSERT INTO doc_entries (seq, ts, workspace, branch, doc, kind, title, format, meta, content, source_event_id, origin_seq)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (workspace, branch, doc, source_event_id) DO NOTHING RETURNING seq`,
     [
       seq,
       ts,
@@ -102,6 +104,10 @@ export async function appendEntry(
       e.origin_seq ?? seq,
     ],
   );
+  if (!row && e.source_event_id !== undefined) {
+    const existing = await findBySourceEvent(tx, e.workspace, e.branch, e.doc, e.source_event_id);
+    if (existing) return { inserted: false, entry: existing };
+  }
   const entry: DocEntry = { seq, ts, branch: e.branch, doc: e.doc, kind: e.kind, content: e.content };
   if (e.title !== undefined) entry.title = e.title;
   if (e.format !== undefined) entry.format = e.format;

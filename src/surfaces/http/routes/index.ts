@@ -1,7 +1,8 @@
 /** Every HTTP route module, assembled. Subsystems add one line here. */
 import type { AppServices, Route } from '../router.ts';
 import { healthRoutes } from './health.ts';
+import { mcpRoutes } from './mcp.ts';
 
 export function allRoutes(app: AppServices): Route[] {
-  return [...healthRoutes(app)];
+  return [...healthRoutes(app), ...mcpRoutes(app)];
 }
