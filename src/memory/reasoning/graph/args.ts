@@ -1,6 +1,6 @@
 /** Argument checks shared by the graph and think read tools: cursors, limits, budgets, filters. */
-import { DEFAULT_MAX_CHARS } from '../../../core/budget.ts';
-import { invalidInput } from '../../../core/errors.ts';
+import { DEFAULT_MAX_CHARS, jsonSize } from '../../../core/budget.ts';
+import { invalidInput, NoemaError } from '../../../core/errors.ts';
 import { parseEntityId } from '../../../core/ids.ts';
 import { labelError, MAX_STATUS, MAX_TYPE, normalizeTags } from './keys.ts';
 
@@ -81,4 +81,21 @@ export function textArg(v: unknown): string | undefined {
 /** Escapes LIKE wildcards so user text matches literally (with `ESCAPE '\'`). */
 export function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** For indivisible replies (one conflict, one template, one card): too big for the budget is BUDGET_TOO_SMALL. */
+export function assertFits<T>(out: T, maxChars: number, what: string): T {
+  const size = jsonSize(out);
+  if (size > maxChars) {
+    throw new NoemaError(
+      'BUDGET_TOO_SMALL',
+      `budget of ${maxChars} chars cannot hold ${what} (${size} chars)`,
+      {
+        details: { max_chars: maxChars, min_chars: size },
+        hint: `Use max_chars of at least ${size}.`,
+        status: 400,
+      },
+    );
+  }
+  return out;
 }

@@ -2,11 +2,11 @@
  * branchmind_graph_conflicts / _conflict_show / _conflict_resolve: list a destination's merge
  * conflicts, show one with its base/theirs/ours snapshots, and resolve it explicitly.
  */
-import { fitToBudget, jsonSize } from '../../../core/budget.ts';
-import { invalidInput, NoemaError } from '../../../core/errors.ts';
+import { fitToBudget } from '../../../core/budget.ts';
+import { invalidInput } from '../../../core/errors.ts';
 import type { SqlValue, Store } from '../../../store/store.ts';
 import { requireWorkspace } from '../workspaces.ts';
-import { cursorArg, intArg, maxCharsArg } from './args.ts';
+import { assertFits, cursorArg, intArg, maxCharsArg } from './args.ts';
 import {
   CONFLICT_COLUMNS,
   type ConflictKey,
@@ -102,22 +102,8 @@ export async function graphConflictShow(
   const maxChars = maxCharsArg(input.max_chars);
   await requireWorkspace(store, input.workspace);
   const conflict = await requireConflict(store, input.workspace, input.conflict_id);
-  // A conflict is one indivisible record (its snapshots are bounded by the graph's field limits),
-  // so a budget that cannot hold it is BUDGET_TOO_SMALL rather than a silently cut snapshot.
-  const out = { conflict, truncated: false };
-  const size = jsonSize(out);
-  if (size > maxChars) {
-    throw new NoemaError(
-      'BUDGET_TOO_SMALL',
-      `budget of ${maxChars} chars cannot hold this conflict (${size} chars)`,
-      {
-        details: { max_chars: maxChars, min_chars: size },
-        hint: `Use max_chars of at least ${size}.`,
-        status: 400,
-      },
-    );
-  }
-  return out;
+  // One indivisible record (snapshots are bounded by the graph's field limits): never cut silently.
+  return assertFits({ conflict, truncated: false }, maxChars, 'this conflict');
 }
 
 export interface GraphConflictResolveOutput {
