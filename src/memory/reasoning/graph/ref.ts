@@ -23,19 +23,18 @@ export interface GraphRef {
   target?: string;
 }
 
-/** Checks the workspace, then resolves target → (branch, graph_doc) or validates (branch, doc). */
+/**
+ * Checks the workspace, then resolves target → (branch, graph_doc) or validates (branch, doc);
+ * like notes_commit, an explicit doc without a branch means the workspace checkout branch.
+ */
 export async function resolveGraphRef(q: Queryable, input: GraphRefInput): Promise<GraphRef> {
-  await requireWorkspace(q, input.workspace);
-  const resolved = await resolveTarget(
-    q,
-    input.workspace,
-    { target: input.target, branch: input.branch, doc: input.doc } as {
-      target?: string;
-      branch?: string;
-      doc?: string;
-    },
-    'graph',
-  );
+  const ws = await requireWorkspace(q, input.workspace);
+  const explicit: { target?: string; branch?: string; doc?: string } = {};
+  if (input.target !== undefined) explicit.target = input.target;
+  if (input.branch !== undefined) explicit.branch = input.branch;
+  else if (input.target === undefined && input.doc !== undefined) explicit.branch = ws.checkout;
+  if (input.doc !== undefined) explicit.doc = input.doc;
+  const resolved = await resolveTarget(q, input.workspace, explicit, 'graph');
   const ref: GraphRef = { scope: { workspace: input.workspace, doc: resolved.doc }, branch: resolved.branch };
   if (resolved.target !== undefined) ref.target = resolved.target;
   return ref;

@@ -29,7 +29,7 @@ export async function resolveThinkRef(
   input: ThinkRefInput,
   needTrace: boolean,
 ): Promise<ThinkRef> {
-  await requireWorkspace(q, input.workspace);
+  const ws = await requireWorkspace(q, input.workspace);
   if (input.target !== undefined) {
     if (input.trace_doc !== undefined || input.graph_doc !== undefined) {
       throw invalidInput('with target, the docs come from the target; omit trace_doc and graph_doc', {
@@ -41,13 +41,14 @@ export async function resolveThinkRef(
     await requireBranch(q, input.workspace, branch);
     return { branch, trace_doc: ref.trace_doc, graph_doc: ref.graph_doc };
   }
-  const missing = ['branch', ...(needTrace ? ['trace_doc'] : []), 'graph_doc'].filter(
+  const missing = [...(needTrace ? ['trace_doc'] : []), 'graph_doc'].filter(
     (f) => input[f as keyof ThinkRefInput] === undefined,
   );
   if (missing.length > 0) {
     throw invalidInput(`give target, or ${missing.join(' and ')}`, { fields: ['target', ...missing] });
   }
-  const branch = assertBranchName(input.branch);
+  // Like notes_commit: explicit docs without a branch mean the workspace checkout branch.
+  const branch = input.branch === undefined ? ws.checkout : assertBranchName(input.branch);
   await requireBranch(q, input.workspace, branch);
   return {
     branch,
