@@ -8,7 +8,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Store } from '../../src/store/store.ts';
 import { NOEMA_BIN } from '../../src/testing/cli.ts';
 
-export type Reply = { ok: true; value: Record<string, unknown> } | { ok: false; error: { code: string; message: string; recovery?: string } };
+export type Reply =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; error: { code: string; message: string; recovery?: string } };
 
 export interface McpTestClient {
   client: Client;
@@ -50,7 +52,12 @@ export async function stdioClient(dbUrl: string): Promise<McpTestClient> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   env.NOEMA_DB = dbUrl;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [NOEMA_BIN, 'mcp'], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [NOEMA_BIN, 'mcp'],
+    env,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'noema-test', version: '1.0.0' });
   await client.connect(transport);
   return wrap(client, () => client.close());
@@ -74,12 +81,18 @@ export function wrapClient(client: Client): McpTestClient {
 export async function fingerprint(store: Store): Promise<string> {
   const tables =
     store.dialect.name === 'sqlite'
-      ? await store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-      : await store.all<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+      ? await store.all<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+      : await store.all<{ name: string }>(
+          "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+        );
   const h = createHash('sha256');
   for (const { name } of tables) {
     const rows = await store.all(`SELECT * FROM ${name}`);
-    const lines = rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).sort();
+    const lines = rows
+      .map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v)))
+      .sort();
     h.update(`${name}\n${lines.join('\n')}\n`);
   }
   return h.digest('hex');

@@ -34,7 +34,12 @@ describeEachStore('MCP over streamable HTTP in noema serve', (factory) => {
         await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
             i % 2 === 0
-              ? c.ok('branchmind_notes_commit', { workspace: W, branch: 'main', doc: 'notes', content: `n${i}` })
+              ? c.ok('branchmind_notes_commit', {
+                  workspace: W,
+                  branch: 'main',
+                  doc: 'notes',
+                  content: `n${i}`,
+                })
               : c.ok('tasks_create', { workspace: W, kind: 'task', title: `t${i}`, plan: 'PLAN-001' }),
           ),
         );
@@ -50,7 +55,9 @@ describeEachStore('MCP over streamable HTTP in noema serve', (factory) => {
         );
         const ctx = await c.ok<{ items: Array<{ id: string }> }>('tasks_context', { workspace: W });
         assert.equal(new Set(ctx.items.map((i) => i.id)).size, 11);
-        const traces = await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM doc_entries WHERE kind = 'trace'");
+        const traces = await store.get<{ n: number }>(
+          "SELECT COUNT(*) AS n FROM doc_entries WHERE kind = 'trace'",
+        );
         assert.equal(Number(traces?.n), 11);
       } finally {
         await c.close();

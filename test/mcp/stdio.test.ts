@@ -63,17 +63,39 @@ describeEachStore('noema mcp over stdio', (factory) => {
 
       await c.ok('branchmind_init', { workspace: W });
       await c.ok('branchmind_notes_commit', { workspace: W, doc: 'notes', content: 'on main' });
-      const created = await c.ok<{ branch: { base_seq: number } }>('branchmind_branch_create', { workspace: W, name: 'idea' });
+      const created = await c.ok<{ branch: { base_seq: number } }>('branchmind_branch_create', {
+        workspace: W,
+        name: 'idea',
+      });
       assert.equal(created.branch.base_seq, 1);
-      await c.ok('branchmind_notes_commit', { workspace: W, branch: 'idea', doc: 'notes', content: 'what if', title: 'wi' });
-      const shown = await c.ok<{ entries: Array<{ content: string }> }>('branchmind_show', { workspace: W, branch: 'idea', doc: 'notes' });
+      await c.ok('branchmind_notes_commit', {
+        workspace: W,
+        branch: 'idea',
+        doc: 'notes',
+        content: 'what if',
+        title: 'wi',
+      });
+      const shown = await c.ok<{ entries: Array<{ content: string }> }>('branchmind_show', {
+        workspace: W,
+        branch: 'idea',
+        doc: 'notes',
+      });
       assert.deepEqual(
         shown.entries.map((e) => e.content),
         ['what if', 'on main'],
       );
-      const d = await c.ok<{ entries: unknown[] }>('branchmind_diff', { workspace: W, from: 'main', to: 'idea' });
+      const d = await c.ok<{ entries: unknown[] }>('branchmind_diff', {
+        workspace: W,
+        from: 'main',
+        to: 'idea',
+      });
       assert.equal(d.entries.length, 1);
-      const dry = await c.ok<{ merged: number }>('branchmind_merge', { workspace: W, from: 'idea', into: 'main', dry_run: true });
+      const dry = await c.ok<{ merged: number }>('branchmind_merge', {
+        workspace: W,
+        from: 'idea',
+        into: 'main',
+        dry_run: true,
+      });
       assert.equal(dry.merged, 1);
       await c.ok('branchmind_merge', { workspace: W, from: 'idea', into: 'main' });
       for (const [from, to] of [
@@ -88,7 +110,11 @@ describeEachStore('noema mcp over stdio', (factory) => {
       const co = await c.ok<{ current: string }>('branchmind_checkout', { workspace: W, ref: 'idea' });
       assert.equal(co.current, 'idea');
 
-      const plan = await c.ok<{ task: { id: string } }>('tasks_create', { workspace: W, kind: 'plan', title: 'Ship' });
+      const plan = await c.ok<{ task: { id: string } }>('tasks_create', {
+        workspace: W,
+        kind: 'plan',
+        title: 'Ship',
+      });
       const task = await c.ok<{ task: { id: string; revision: number } }>('tasks_create', {
         workspace: W,
         kind: 'task',
@@ -96,14 +122,26 @@ describeEachStore('noema mcp over stdio', (factory) => {
         plan: plan.task.id,
       });
       assert.equal(task.task.id, 'TASK-001');
-      const stale = await c.call('tasks_edit', { workspace: W, id: 'TASK-001', expected_revision: 7, status: 'done' });
+      const stale = await c.call('tasks_edit', {
+        workspace: W,
+        id: 'TASK-001',
+        expected_revision: 7,
+        status: 'done',
+      });
       assert.ok(!stale.ok);
       assert.equal(stale.error.code, 'REVISION_MISMATCH');
       await c.ok('tasks_edit', { workspace: W, id: 'TASK-001', expected_revision: 1, status: 'in_progress' });
-      await c.ok('tasks_decompose', { workspace: W, id: 'TASK-001', steps: [{ title: 'outline' }, { title: 'write' }] });
+      await c.ok('tasks_decompose', {
+        workspace: W,
+        id: 'TASK-001',
+        steps: [{ title: 'outline' }, { title: 'write' }],
+      });
       await c.ok('tasks_note', { workspace: W, id: 'TASK-001', content: 'outline done' });
       await c.ok('tasks_done', { workspace: W, id: 'TASK-001', step: 1 });
-      const radar = await c.ok<{ reasoning_ref: Record<string, string> }>('tasks_radar', { workspace: W, id: 'TASK-001' });
+      const radar = await c.ok<{ reasoning_ref: Record<string, string> }>('tasks_radar', {
+        workspace: W,
+        id: 'TASK-001',
+      });
       assert.deepEqual(radar.reasoning_ref, {
         branch: 'task/TASK-001',
         notes_doc: 'notes',
@@ -112,7 +150,9 @@ describeEachStore('noema mcp over stdio', (factory) => {
       });
       const ctx = await c.ok<{ items: unknown[] }>('tasks_context', { workspace: W });
       assert.equal(ctx.items.length, 2);
-      const delta = await c.ok<{ events: Array<{ event_id: string; target: string }> }>('tasks_delta', { workspace: W });
+      const delta = await c.ok<{ events: Array<{ event_id: string; target: string }> }>('tasks_delta', {
+        workspace: W,
+      });
       assert.equal(delta.events.length, 6);
       await c.ok('branchmind_notes_commit', { workspace: W, target: 'TASK-001', content: 'chose markdown' });
       const trace = await c.ok<{ entries: Array<{ source_event_id: string }> }>('branchmind_show', {
@@ -124,10 +164,13 @@ describeEachStore('noema mcp over stdio', (factory) => {
         trace.entries.map((e) => e.source_event_id).reverse(),
         delta.events.filter((e) => e.target === 'TASK-001').map((e) => e.event_id),
       );
-      const ex = await c.ok<{ notes: { entries: unknown[] }; trace: { entries: unknown[] } }>('branchmind_export', {
-        workspace: W,
-        target: 'TASK-001',
-      });
+      const ex = await c.ok<{ notes: { entries: unknown[] }; trace: { entries: unknown[] } }>(
+        'branchmind_export',
+        {
+          workspace: W,
+          target: 'TASK-001',
+        },
+      );
       assert.equal(ex.notes.entries.length, 1);
       assert.equal(ex.trace.entries.length, 5);
       const unknown = await c.call('branchmind_show', { workspace: W, target: 'TASK-042' });
@@ -154,7 +197,12 @@ describeEachStore('noema mcp over stdio', (factory) => {
       const burst = (c: typeof a, tag: string) =>
         Array.from({ length: 20 }, (_, i) =>
           i % 2 === 0
-            ? c.ok('branchmind_notes_commit', { workspace: W, branch: 'main', doc: 'notes', content: `${tag}${i}` })
+            ? c.ok('branchmind_notes_commit', {
+                workspace: W,
+                branch: 'main',
+                doc: 'notes',
+                content: `${tag}${i}`,
+              })
             : c.ok('tasks_create', { workspace: W, kind: 'task', title: `${tag}${i}`, plan: 'PLAN-001' }),
         );
       await Promise.all([...burst(a, 'a'), ...burst(b, 'b')]);
@@ -174,7 +222,9 @@ describeEachStore('noema mcp over stdio', (factory) => {
         Array.from({ length: 20 }, (_, i) => `TASK-${String(i + 1).padStart(3, '0')}`),
       );
       const events = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM task_events');
-      const traces = await store.get<{ n: number }>("SELECT COUNT(*) AS n FROM doc_entries WHERE kind = 'trace'");
+      const traces = await store.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM doc_entries WHERE kind = 'trace'",
+      );
       assert.equal(Number(events?.n), 21);
       assert.equal(Number(traces?.n), 21);
     } finally {

@@ -5,6 +5,7 @@
  */
 import { isNoemaError, NoemaError } from '../../core/errors.ts';
 import { schemas } from '../../core/schema-registry.ts';
+import { findUnsafeText } from './hygiene.ts';
 import type { McpToolContext, McpToolDef } from './tool.ts';
 
 export interface ToolCallResult {
@@ -106,6 +107,14 @@ export class ToolDispatcher {
             status: 400,
           },
         );
+      }
+      const unsafe = findUnsafeText(result.value);
+      if (unsafe !== undefined) {
+        throw new NoemaError('INVALID_INPUT', `${unsafe} contains control characters or invalid Unicode`, {
+          details: { path: unsafe },
+          hint: 'remove control characters (tab and newline are fine) and lone surrogates',
+          status: 400,
+        });
       }
       return successResult(await tool.handler(result.value, ctx));
     } catch (err) {

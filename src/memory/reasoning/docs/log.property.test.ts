@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { describeEachStore } from '../../../testing/each-store.ts';
 import type { Store } from '../../../store/store.ts';
+import { describeEachStore } from '../../../testing/each-store.ts';
 import { branchCreate } from '../branch-ops.ts';
 import { init } from '../workspace-ops.ts';
 import { diff } from './diff-op.ts';
@@ -23,14 +23,19 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 type Raw = { seq: number; branch: string; content: string; origin_seq: number };
 
 async function naive(store: Store, ws: string) {
-  const rows = (await store.all<Raw>('SELECT seq, branch, content, origin_seq FROM doc_entries WHERE workspace = ? ORDER BY seq', [ws])).map(
-    (r) => ({ ...r, seq: Number(r.seq), origin_seq: Number(r.origin_seq) }),
-  );
-  const branches = new Map(
-    (await store.all<{ name: string; base_branch: string | null; base_seq: number | null }>(
-      'SELECT name, base_branch, base_seq FROM reasoning_branches WHERE workspace = ?',
+  const rows = (
+    await store.all<Raw>(
+      'SELECT seq, branch, content, origin_seq FROM doc_entries WHERE workspace = ? ORDER BY seq',
       [ws],
-    )).map((b) => [b.name, b] as const),
+    )
+  ).map((r) => ({ ...r, seq: Number(r.seq), origin_seq: Number(r.origin_seq) }));
+  const branches = new Map(
+    (
+      await store.all<{ name: string; base_branch: string | null; base_seq: number | null }>(
+        'SELECT name, base_branch, base_seq FROM reasoning_branches WHERE workspace = ?',
+        [ws],
+      )
+    ).map((b) => [b.name, b] as const),
   );
   const view = (name: string, cutoff = Number.POSITIVE_INFINITY): Raw[] => {
     const b = branches.get(name);
@@ -49,7 +54,11 @@ async function naive(store: Store, ws: string) {
   };
 }
 
-async function pageAll(fetch: (cursor: number | null) => Promise<{ entries: Array<{ seq: number }>; pagination: { has_more: boolean; next_cursor?: number } }>) {
+async function pageAll(
+  fetch: (
+    cursor: number | null,
+  ) => Promise<{ entries: Array<{ seq: number }>; pagination: { has_more: boolean; next_cursor?: number } }>,
+) {
   const seqs: number[] = [];
   let cursor: number | null = null;
   for (let guard = 0; guard < 1000; guard++) {
@@ -69,56 +78,88 @@ describeEachStore('reasoning log properties', (factory) => {
     let n = 0;
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), fc.integer({ min: 1, max: 4 }), async (ops, limit) => {
-          const ws = `p${n++}`;
-          await init(store, { workspace: ws });
-          const names = ['main'];
-          let k = 0;
-          for (const op of ops) {
-            if (op.t === 'branch') {
-              const name = `b${names.length}`;
-              await branchCreate(store, { workspace: ws, name, from: names[op.from % names.length] as string });
-              names.push(name);
-            } else if (op.t === 'note') {
-              await notesCommit(store, { workspace: ws, branch: names[op.on % names.length] as string, doc: 'notes', content: `c${k++}` });
-            } else {
-              const a = names[op.a % names.length] as string;
-              const b = names[op.b % names.length] as string;
-              for (let cursor: number | null = null, guard = 0; guard < 100; guard++) {
-                const r = await merge(store, { workspace: ws, from: a, into: b, limit, cursor });
-                if (!r.pagination.has_more) break;
-                cursor = r.pagination.next_cursor ?? null;
-              }
-              const count = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM doc_entries WHERE workspace = ?', [ws]);
-              const again = await merge(store, { workspace: ws, from: a, into: b, limit: 500 });
-              assert.equal(again.merged, 0, 'a repeated merge copies nothing');
-              const after = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM doc_entries WHERE workspace = ?', [ws]);
-              assert.equal(Number(after?.n), Number(count?.n));
-              const model = await naive(store, ws);
-              const merged = model.originsOf(a);
-              for (const [from, to] of [[a, b], [b, a]] as const) {
-                const got = await pageAll((cursor) => diff(store, { workspace: ws, from, to, limit: 50, cursor }));
-                const origins = await store.all<{ seq: number; origin_seq: number }>(
-                  'SELECT seq, origin_seq FROM doc_entries WHERE workspace = ?',
+        fc.asyncProperty(
+          fc.array(opArb, { minLength: 1, maxLength: 25 }),
+          fc.integer({ min: 1, max: 4 }),
+          async (ops, limit) => {
+            const ws = `p${n++}`;
+            await init(store, { workspace: ws });
+            const names = ['main'];
+            let k = 0;
+            for (const op of ops) {
+              if (op.t === 'branch') {
+                const name = `b${names.length}`;
+                await branchCreate(store, {
+                  workspace: ws,
+                  name,
+                  from: names[op.from % names.length] as string,
+                });
+                names.push(name);
+              } else if (op.t === 'note') {
+                await notesCommit(store, {
+                  workspace: ws,
+                  branch: names[op.on % names.length] as string,
+                  doc: 'notes',
+                  content: `c${k++}`,
+                });
+              } else {
+                const a = names[op.a % names.length] as string;
+                const b = names[op.b % names.length] as string;
+                for (let cursor: number | null = null, guard = 0; guard < 100; guard++) {
+                  const r = await merge(store, { workspace: ws, from: a, into: b, limit, cursor });
+                  if (!r.pagination.has_more) break;
+                  cursor = r.pagination.next_cursor ?? null;
+                }
+                const count = await store.get<{ n: number }>(
+                  'SELECT COUNT(*) AS n FROM doc_entries WHERE workspace = ?',
                   [ws],
                 );
-                const originOf = new Map(origins.map((r) => [Number(r.seq), Number(r.origin_seq)]));
-                for (const s of got) assert.ok(!merged.has(originOf.get(s) as number), `diff(${from}→${to}) lists merged note ${s}`);
+                const again = await merge(store, { workspace: ws, from: a, into: b, limit: 500 });
+                assert.equal(again.merged, 0, 'a repeated merge copies nothing');
+                const after = await store.get<{ n: number }>(
+                  'SELECT COUNT(*) AS n FROM doc_entries WHERE workspace = ?',
+                  [ws],
+                );
+                assert.equal(Number(after?.n), Number(count?.n));
+                const model = await naive(store, ws);
+                const merged = model.originsOf(a);
+                for (const [from, to] of [
+                  [a, b],
+                  [b, a],
+                ] as const) {
+                  const got = await pageAll((cursor) =>
+                    diff(store, { workspace: ws, from, to, limit: 50, cursor }),
+                  );
+                  const origins = await store.all<{ seq: number; origin_seq: number }>(
+                    'SELECT seq, origin_seq FROM doc_entries WHERE workspace = ?',
+                    [ws],
+                  );
+                  const originOf = new Map(origins.map((r) => [Number(r.seq), Number(r.origin_seq)]));
+                  for (const s of got)
+                    assert.ok(
+                      !merged.has(originOf.get(s) as number),
+                      `diff(${from}→${to}) lists merged note ${s}`,
+                    );
+                }
               }
             }
-          }
-          const model = await naive(store, ws);
-          for (const name of names) {
-            const got = await pageAll((cursor) => show(store, { workspace: ws, branch: name, doc: 'notes', limit, cursor }));
-            assert.deepEqual(got, model.show(name), `show ${name}`);
-          }
-          for (const from of names) {
-            for (const to of names) {
-              const got = await pageAll((cursor) => diff(store, { workspace: ws, from, to, doc: 'notes', limit, cursor }));
-              assert.deepEqual(got, model.diff(from, to), `diff ${from}→${to}`);
+            const model = await naive(store, ws);
+            for (const name of names) {
+              const got = await pageAll((cursor) =>
+                show(store, { workspace: ws, branch: name, doc: 'notes', limit, cursor }),
+              );
+              assert.deepEqual(got, model.show(name), `show ${name}`);
             }
-          }
-        }),
+            for (const from of names) {
+              for (const to of names) {
+                const got = await pageAll((cursor) =>
+                  diff(store, { workspace: ws, from, to, doc: 'notes', limit, cursor }),
+                );
+                assert.deepEqual(got, model.diff(from, to), `diff ${from}→${to}`);
+              }
+            }
+          },
+        ),
         { numRuns: runs },
       );
     } finally {

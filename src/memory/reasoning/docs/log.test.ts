@@ -2,8 +2,8 @@
 // branches, directional and merge-aware diff, merge idempotency, and validation that changes nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeEachStore } from '../../../testing/each-store.ts';
 import type { Store } from '../../../store/store.ts';
+import { describeEachStore } from '../../../testing/each-store.ts';
 import { branchCreate, branchList, checkout } from '../branch-ops.ts';
 import { currentSeq } from '../seq.ts';
 import { init, status } from '../workspace-ops.ts';
@@ -54,7 +54,10 @@ describeEachStore('reasoning log', (factory) => {
       assert.match(e.hint, /branchmind_init/);
       return true;
     });
-    await rejects(notesCommit(store, { workspace: 'nope', branch: 'main', doc: 'notes', content: 'x' }), 'UNKNOWN_WORKSPACE');
+    await rejects(
+      notesCommit(store, { workspace: 'nope', branch: 'main', doc: 'notes', content: 'x' }),
+      'UNKNOWN_WORKSPACE',
+    );
     await rejects(status(store, { workspace: 'bad space' }), 'INVALID_INPUT');
   });
 
@@ -68,19 +71,22 @@ describeEachStore('reasoning log', (factory) => {
     assert.equal(s.last_seq, await currentSeq(store));
   });
 
-  withStore('a derived branch sees its base up to base_seq plus its own entries, copying nothing', async (store) => {
-    await note(store, 'main', 'm1');
-    const { branch } = await branchCreate(store, { workspace: W, name: 'feat', from: 'main' });
-    await note(store, 'main', 'm2-after-branching');
-    await note(store, 'feat', 'f1');
-    const view = await show(store, { workspace: W, branch: 'feat', doc: 'notes' });
-    assert.deepEqual(contents(view.entries), ['f1', 'm1']);
-    assert.equal(branch.base_seq, 1);
-    const rows = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM doc_entries');
-    assert.equal(Number(rows?.n), 3);
-    const main = await show(store, { workspace: W, branch: 'main', doc: 'notes' });
-    assert.deepEqual(contents(main.entries), ['m2-after-branching', 'm1']);
-  });
+  withStore(
+    'a derived branch sees its base up to base_seq plus its own entries, copying nothing',
+    async (store) => {
+      await note(store, 'main', 'm1');
+      const { branch } = await branchCreate(store, { workspace: W, name: 'feat', from: 'main' });
+      await note(store, 'main', 'm2-after-branching');
+      await note(store, 'feat', 'f1');
+      const view = await show(store, { workspace: W, branch: 'feat', doc: 'notes' });
+      assert.deepEqual(contents(view.entries), ['f1', 'm1']);
+      assert.equal(branch.base_seq, 1);
+      const rows = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM doc_entries');
+      assert.equal(Number(rows?.n), 3);
+      const main = await show(store, { workspace: W, branch: 'main', doc: 'notes' });
+      assert.deepEqual(contents(main.entries), ['m2-after-branching', 'm1']);
+    },
+  );
 
   withStore('cutoffs narrow through ancestors', async (store) => {
     await note(store, 'main', 'm1');
@@ -95,78 +101,109 @@ describeEachStore('reasoning log', (factory) => {
     assert.deepEqual(contents(view.entries), ['b1', 'a1', 'm1']);
   });
 
-  withStore('show paginates by seq with has_more and next_cursor correct at every boundary', async (store) => {
-    for (let i = 1; i <= 7; i++) await note(store, 'main', `n${i}`);
-    for (const limit of [1, 2, 3, 6, 7, 8]) {
-      const seen: string[] = [];
-      let cursor: number | null = null;
-      for (;;) {
-        const page = await show(store, { workspace: W, branch: 'main', doc: 'notes', limit, cursor });
-        seen.push(...contents(page.entries));
-        assert.equal(page.pagination.count, page.entries.length);
-        assert.equal(page.pagination.limit, limit);
-        if (!page.pagination.has_more) {
-          assert.equal(page.pagination.next_cursor, undefined);
-          break;
+  withStore(
+    'show paginates by seq with has_more and next_cursor correct at every boundary',
+    async (store) => {
+      for (let i = 1; i <= 7; i++) await note(store, 'main', `n${i}`);
+      for (const limit of [1, 2, 3, 6, 7, 8]) {
+        const seen: string[] = [];
+        let cursor: number | null = null;
+        for (;;) {
+          const page = await show(store, { workspace: W, branch: 'main', doc: 'notes', limit, cursor });
+          seen.push(...contents(page.entries));
+          assert.equal(page.pagination.count, page.entries.length);
+          assert.equal(page.pagination.limit, limit);
+          if (!page.pagination.has_more) {
+            assert.equal(page.pagination.next_cursor, undefined);
+            break;
+          }
+          assert.equal(page.entries.length, limit);
+          assert.equal(page.pagination.next_cursor, page.entries.at(-1)?.seq);
+          cursor = page.pagination.next_cursor ?? null;
         }
-        assert.equal(page.entries.length, limit);
-        assert.equal(page.pagination.next_cursor, page.entries.at(-1)?.seq);
-        cursor = page.pagination.next_cursor ?? null;
+        assert.deepEqual(seen, ['n7', 'n6', 'n5', 'n4', 'n3', 'n2', 'n1'], `limit ${limit}`);
       }
-      assert.deepEqual(seen, ['n7', 'n6', 'n5', 'n4', 'n3', 'n2', 'n1'], `limit ${limit}`);
-    }
-    const tail = await show(store, { workspace: W, branch: 'main', doc: 'notes', cursor: 1 });
-    assert.deepEqual(tail.entries, []);
-    assert.equal(tail.pagination.has_more, false);
-  });
+      const tail = await show(store, { workspace: W, branch: 'main', doc: 'notes', cursor: 1 });
+      assert.deepEqual(tail.entries, []);
+      assert.equal(tail.pagination.has_more, false);
+    },
+  );
 
-  withStore('max_chars drops the oldest entries, says truncated, and lets the caller continue', async (store) => {
-    for (let i = 1; i <= 5; i++) await note(store, 'main', `${'x'.repeat(200)}${i}`);
-    const full = await show(store, { workspace: W, branch: 'main', doc: 'notes' });
-    assert.equal(full.truncated, false);
-    const small = await show(store, { workspace: W, branch: 'main', doc: 'notes', max_chars: 700 });
-    assert.equal(small.truncated, true);
-    assert.ok(JSON.stringify(small).length <= 700);
-    assert.ok(small.entries.length >= 1 && small.entries.length < 5);
-    assert.equal(small.pagination.has_more, true);
-    assert.equal(small.pagination.next_cursor, small.entries.at(-1)?.seq);
-    const rest = await show(store, { workspace: W, branch: 'main', doc: 'notes', cursor: small.pagination.next_cursor ?? null });
-    assert.equal(rest.entries.length, 5 - small.entries.length);
-    await rejects(show(store, { workspace: W, branch: 'main', doc: 'notes', max_chars: 20 }), 'BUDGET_TOO_SMALL');
-  });
+  withStore(
+    'max_chars drops the oldest entries, says truncated, and lets the caller continue',
+    async (store) => {
+      for (let i = 1; i <= 5; i++) await note(store, 'main', `${'x'.repeat(200)}${i}`);
+      const full = await show(store, { workspace: W, branch: 'main', doc: 'notes' });
+      assert.equal(full.truncated, false);
+      const small = await show(store, { workspace: W, branch: 'main', doc: 'notes', max_chars: 700 });
+      assert.equal(small.truncated, true);
+      assert.ok(JSON.stringify(small).length <= 700);
+      assert.ok(small.entries.length >= 1 && small.entries.length < 5);
+      assert.equal(small.pagination.has_more, true);
+      assert.equal(small.pagination.next_cursor, small.entries.at(-1)?.seq);
+      const rest = await show(store, {
+        workspace: W,
+        branch: 'main',
+        doc: 'notes',
+        cursor: small.pagination.next_cursor ?? null,
+      });
+      assert.equal(rest.entries.length, 5 - small.entries.length);
+      await rejects(
+        show(store, { workspace: W, branch: 'main', doc: 'notes', max_chars: 20 }),
+        'BUDGET_TOO_SMALL',
+      );
+    },
+  );
 
-  withStore('an entry too large for the budget is dropped explicitly with a cursor that still includes it', async (store) => {
-    await note(store, 'main', 'y'.repeat(5000));
-    const page = await show(store, { workspace: W, branch: 'main', doc: 'notes', max_chars: 400 });
-    assert.deepEqual(page.entries, []);
-    assert.equal(page.truncated, true);
-    assert.equal(page.pagination.has_more, true);
-    const again = await show(store, { workspace: W, branch: 'main', doc: 'notes', cursor: page.pagination.next_cursor ?? null });
-    assert.equal(again.entries.length, 1);
-  });
+  withStore(
+    'an entry too large for the budget is dropped explicitly with a cursor that still includes it',
+    async (store) => {
+      await note(store, 'main', 'y'.repeat(5000));
+      const page = await show(store, { workspace: W, branch: 'main', doc: 'notes', max_chars: 400 });
+      assert.deepEqual(page.entries, []);
+      assert.equal(page.truncated, true);
+      assert.equal(page.pagination.has_more, true);
+      const again = await show(store, {
+        workspace: W,
+        branch: 'main',
+        doc: 'notes',
+        cursor: page.pagination.next_cursor ?? null,
+      });
+      assert.equal(again.entries.length, 1);
+    },
+  );
 
-  withStore('branch create, list and checkout; checkout is the default branch for reads and writes', async (store) => {
-    await branchCreate(store, { workspace: W, name: 'x' });
-    await rejects(branchCreate(store, { workspace: W, name: 'x' }), 'BRANCH_EXISTS');
-    await rejects(branchCreate(store, { workspace: W, name: 'y', from: 'missing' }), 'UNKNOWN_BRANCH');
-    await rejects(branchCreate(store, { workspace: W, name: 'task/TASK-001' }), 'INVALID_INPUT');
-    await rejects(checkout(store, { workspace: W, ref: 'missing' }), 'UNKNOWN_BRANCH');
-    const co = await checkout(store, { workspace: W, ref: 'x' });
-    assert.deepEqual(co, { workspace: W, previous: 'main', current: 'x' });
-    const e = await notesCommit(store, { workspace: W, doc: 'notes', content: 'on x' });
-    assert.equal(e.entry.branch, 'x');
-    const { branch } = await branchCreate(store, { workspace: W, name: 'z' });
-    assert.equal(branch.base_branch, 'x');
-    const list = (await branchList(store, { workspace: W })) as { branches: Array<{ name: string }>; checkout: string };
-    assert.deepEqual(
-      list.branches.map((b) => b.name),
-      ['main', 'x', 'z'],
-    );
-    assert.equal(list.checkout, 'x');
-    const one = (await branchList(store, { workspace: W, limit: 1 })) as { branches: unknown[]; has_more: boolean };
-    assert.equal(one.branches.length, 1);
-    assert.equal(one.has_more, true);
-  });
+  withStore(
+    'branch create, list and checkout; checkout is the default branch for reads and writes',
+    async (store) => {
+      await branchCreate(store, { workspace: W, name: 'x' });
+      await rejects(branchCreate(store, { workspace: W, name: 'x' }), 'BRANCH_EXISTS');
+      await rejects(branchCreate(store, { workspace: W, name: 'y', from: 'missing' }), 'UNKNOWN_BRANCH');
+      await rejects(branchCreate(store, { workspace: W, name: 'task/TASK-001' }), 'INVALID_INPUT');
+      await rejects(checkout(store, { workspace: W, ref: 'missing' }), 'UNKNOWN_BRANCH');
+      const co = await checkout(store, { workspace: W, ref: 'x' });
+      assert.deepEqual(co, { workspace: W, previous: 'main', current: 'x' });
+      const e = await notesCommit(store, { workspace: W, doc: 'notes', content: 'on x' });
+      assert.equal(e.entry.branch, 'x');
+      const { branch } = await branchCreate(store, { workspace: W, name: 'z' });
+      assert.equal(branch.base_branch, 'x');
+      const list = (await branchList(store, { workspace: W })) as {
+        branches: Array<{ name: string }>;
+        checkout: string;
+      };
+      assert.deepEqual(
+        list.branches.map((b) => b.name),
+        ['main', 'x', 'z'],
+      );
+      assert.equal(list.checkout, 'x');
+      const one = (await branchList(store, { workspace: W, limit: 1 })) as {
+        branches: unknown[];
+        has_more: boolean;
+      };
+      assert.equal(one.branches.length, 1);
+      assert.equal(one.has_more, true);
+    },
+  );
 
   withStore('ancestry depth is bounded', async (store) => {
     let from = 'main';
@@ -184,7 +221,10 @@ describeEachStore('reasoning log', (factory) => {
   withStore('a cycle in stored ancestry cannot loop the effective view', async (store) => {
     await branchCreate(store, { workspace: W, name: 'p' });
     await branchCreate(store, { workspace: W, name: 'q', from: 'p' });
-    await store.run("UPDATE reasoning_branches SET base_branch = 'q', base_seq = 100 WHERE workspace = ? AND name = 'p'", [W]);
+    await store.run(
+      "UPDATE reasoning_branches SET base_branch = 'q', base_seq = 100 WHERE workspace = ? AND name = 'p'",
+      [W],
+    );
     await note(store, 'q', 'q1');
     const view = await show(store, { workspace: W, branch: 'q', doc: 'notes' });
     assert.deepEqual(contents(view.entries), ['q1']);
@@ -202,31 +242,40 @@ describeEachStore('reasoning log', (factory) => {
     await rejects(diff(store, { workspace: W, from: 'main', to: 'nope' }), 'UNKNOWN_BRANCH');
   });
 
-  withStore('merge copies only notes, with source_event_id merge:<branch>:<seq>, and is idempotent', async (store) => {
-    await branchCreate(store, { workspace: W, name: 'a' });
-    const n1 = await note(store, 'a', 'idea 1');
-    await store.transaction(async (tx) => {
-      const { appendEntry } = await import('./entries.ts');
-      await appendEntry(tx, { workspace: W, branch: 'a', doc: 'notes', kind: 'trace', content: 'machine event' });
-    });
-    const n2 = await note(store, 'a', 'idea 2');
-    const dry = await merge(store, { workspace: W, from: 'a', into: 'main', dry_run: true });
-    assert.equal(dry.merged, 2);
-    assert.equal(dry.skipped, 1);
-    assert.deepEqual((await show(store, { workspace: W, branch: 'main', doc: 'notes' })).entries, []);
-    const first = await merge(store, { workspace: W, from: 'a', into: 'main' });
-    assert.equal(first.merged, 2);
-    const main = await show(store, { workspace: W, branch: 'main', doc: 'notes' });
-    assert.deepEqual(contents(main.entries), ['idea 2', 'idea 1']);
-    assert.deepEqual(
-      main.entries.map((e) => e.source_event_id),
-      [`merge:a:${n2.seq}`, `merge:a:${n1.seq}`],
-    );
-    assert.ok(main.entries.every((e) => e.kind === 'note'));
-    const second = await merge(store, { workspace: W, from: 'a', into: 'main' });
-    assert.equal(second.merged, 0);
-    assert.equal((await show(store, { workspace: W, branch: 'main', doc: 'notes' })).entries.length, 2);
-  });
+  withStore(
+    'merge copies only notes, with source_event_id merge:<branch>:<seq>, and is idempotent',
+    async (store) => {
+      await branchCreate(store, { workspace: W, name: 'a' });
+      const n1 = await note(store, 'a', 'idea 1');
+      await store.transaction(async (tx) => {
+        const { appendEntry } = await import('./entries.ts');
+        await appendEntry(tx, {
+          workspace: W,
+          branch: 'a',
+          doc: 'notes',
+          kind: 'trace',
+          content: 'machine event',
+        });
+      });
+      const n2 = await note(store, 'a', 'idea 2');
+      const dry = await merge(store, { workspace: W, from: 'a', into: 'main', dry_run: true });
+      assert.equal(dry.merged, 2);
+      assert.equal(dry.skipped, 1);
+      assert.deepEqual((await show(store, { workspace: W, branch: 'main', doc: 'notes' })).entries, []);
+      const first = await merge(store, { workspace: W, from: 'a', into: 'main' });
+      assert.equal(first.merged, 2);
+      const main = await show(store, { workspace: W, branch: 'main', doc: 'notes' });
+      assert.deepEqual(contents(main.entries), ['idea 2', 'idea 1']);
+      assert.deepEqual(
+        main.entries.map((e) => e.source_event_id),
+        [`merge:a:${n2.seq}`, `merge:a:${n1.seq}`],
+      );
+      assert.ok(main.entries.every((e) => e.kind === 'note'));
+      const second = await merge(store, { workspace: W, from: 'a', into: 'main' });
+      assert.equal(second.merged, 0);
+      assert.equal((await show(store, { workspace: W, branch: 'main', doc: 'notes' })).entries.length, 2);
+    },
+  );
 
   withStore('merge pages through large merges with cursor and limit', async (store) => {
     await branchCreate(store, { workspace: W, name: 'a' });
@@ -248,37 +297,82 @@ describeEachStore('reasoning log', (factory) => {
     assert.equal((await merge(store, { workspace: W, from: 'a', into: 'main' })).merged, 0);
   });
 
-  withStore('diff is merge-aware: after merge(a→b) neither direction lists merged notes; later notes show', async (store) => {
-    await note(store, 'main', 'shared');
-    await branchCreate(store, { workspace: W, name: 'a' });
-    await branchCreate(store, { workspace: W, name: 'b' });
-    await note(store, 'a', 'a-before');
-    await note(store, 'b', 'b-before');
-    await merge(store, { workspace: W, from: 'a', into: 'b' });
-    assert.deepEqual(contents((await diff(store, { workspace: W, from: 'a', to: 'b' })).entries), ['b-before']);
-    assert.deepEqual(contents((await diff(store, { workspace: W, from: 'b', to: 'a' })).entries), []);
-    await note(store, 'a', 'a-after');
-    await note(store, 'b', 'b-after');
-    assert.deepEqual(contents((await diff(store, { workspace: W, from: 'a', to: 'b' })).entries), ['b-after', 'b-before']);
-    assert.deepEqual(contents((await diff(store, { workspace: W, from: 'b', to: 'a' })).entries), ['a-after']);
-    // Copies of copies are still the same note.
-    await branchCreate(store, { workspace: W, name: 'c', from: 'main' });
-    await merge(store, { workspace: W, from: 'b', into: 'c' });
-    assert.deepEqual(contents((await diff(store, { workspace: W, from: 'c', to: 'a' })).entries), ['a-after']);
-  });
+  withStore(
+    'diff is merge-aware: after merge(a→b) neither direction lists merged notes; later notes show',
+    async (store) => {
+      await note(store, 'main', 'shared');
+      await branchCreate(store, { workspace: W, name: 'a' });
+      await branchCreate(store, { workspace: W, name: 'b' });
+      await note(store, 'a', 'a-before');
+      await note(store, 'b', 'b-before');
+      await merge(store, { workspace: W, from: 'a', into: 'b' });
+      assert.deepEqual(contents((await diff(store, { workspace: W, from: 'a', to: 'b' })).entries), [
+        'b-before',
+      ]);
+      assert.deepEqual(contents((await diff(store, { workspace: W, from: 'b', to: 'a' })).entries), []);
+      await note(store, 'a', 'a-after');
+      await note(store, 'b', 'b-after');
+      assert.deepEqual(contents((await diff(store, { workspace: W, from: 'a', to: 'b' })).entries), [
+        'b-after',
+        'b-before',
+      ]);
+      assert.deepEqual(contents((await diff(store, { workspace: W, from: 'b', to: 'a' })).entries), [
+        'a-after',
+      ]);
+      // Copies of copies are still the same note.
+      await branchCreate(store, { workspace: W, name: 'c', from: 'main' });
+      await merge(store, { workspace: W, from: 'b', into: 'c' });
+      assert.deepEqual(contents((await diff(store, { workspace: W, from: 'c', to: 'a' })).entries), [
+        'a-after',
+      ]);
+    },
+  );
 
   withStore('invalid input is a typed error and writes nothing', async (store) => {
     const before = await currentSeq(store);
     const bad: Array<[() => Promise<unknown>, string]> = [
-      [() => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: '' }), 'INVALID_INPUT'],
-      [() => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'a\u0000b' }), 'INVALID_INPUT'],
-      [() => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'x'.repeat(100_001) }), 'INVALID_INPUT'],
-      [() => notesCommit(store, { workspace: W, branch: 'main', doc: 'bad doc', content: 'x' }), 'INVALID_INPUT'],
-      [() => notesCommit(store, { workspace: W, branch: 'nope', doc: 'notes', content: 'x' }), 'UNKNOWN_BRANCH'],
+      [
+        () => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: '' }),
+        'INVALID_INPUT',
+      ],
+      [
+        () => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'a\u0000b' }),
+        'INVALID_INPUT',
+      ],
+      [
+        () =>
+          notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'x'.repeat(100_001) }),
+        'INVALID_INPUT',
+      ],
+      [
+        () => notesCommit(store, { workspace: W, branch: 'main', doc: 'bad doc', content: 'x' }),
+        'INVALID_INPUT',
+      ],
+      [
+        () => notesCommit(store, { workspace: W, branch: 'nope', doc: 'notes', content: 'x' }),
+        'UNKNOWN_BRANCH',
+      ],
       [() => notesCommit(store, { workspace: W, target: 'TASK-001', content: 'x' }), 'UNKNOWN_TARGET'],
-      [() => notesCommit(store, { workspace: W, target: 'TASK-001', branch: 'main', doc: 'notes', content: 'x' }), 'INVALID_INPUT'],
-      [() => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'x', title: 'a\nb' }), 'INVALID_INPUT'],
-      [() => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'x', meta: [] as never }), 'INVALID_INPUT'],
+      [
+        () =>
+          notesCommit(store, {
+            workspace: W,
+            target: 'TASK-001',
+            branch: 'main',
+            doc: 'notes',
+            content: 'x',
+          }),
+        'INVALID_INPUT',
+      ],
+      [
+        () => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'x', title: 'a\nb' }),
+        'INVALID_INPUT',
+      ],
+      [
+        () =>
+          notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: 'x', meta: [] as never }),
+        'INVALID_INPUT',
+      ],
       [() => show(store, { workspace: W, branch: 'main', doc: 'notes', cursor: -1 }), 'INVALID_INPUT'],
       [() => show(store, { workspace: W, branch: 'main', doc: 'notes', limit: 0 }), 'INVALID_INPUT'],
       [() => merge(store, { workspace: W, from: 'main', into: 'nope' }), 'UNKNOWN_BRANCH'],
