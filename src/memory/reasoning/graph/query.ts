@@ -81,7 +81,7 @@ export function nodeWhere(f: NodeFilter): Where {
     parts.push("v.search LIKE ? ESCAPE '\\'");
     params.push(`%${likeEscape(f.text.toLowerCase())}%`);
   }
-  return { sql: parts.join(' AND '), params };
+  return { sql: parts.join(' AND '), params, keyed: f.ids !== undefined };
 }
 
 export async function graphQuery(store: Store, input: GraphQueryInput): Promise<GraphQueryOutput> {
@@ -119,6 +119,7 @@ export async function graphQuery(store: Store, input: GraphQueryInput): Promise<
       {
         sql: `v.from_id IN (${placeholders(ids.length)}) AND v.to_id IN (${placeholders(ids.length)})`,
         params: [...ids, ...ids],
+        keyed: true,
       },
       { limit: edgesLimit + 1 },
     );

@@ -17,6 +17,11 @@ import type { EdgeKey, GraphScope } from './types.ts';
 export interface Where {
   sql: string;
   params: SqlValue[];
+  /**
+   * The condition pins keys (ids / endpoints): sort without the seq index so the planner looks
+   * the keys up instead of walking every head in seq order until it has found them all.
+   */
+  keyed?: boolean;
 }
 
 export interface PageOptions {
@@ -111,7 +116,8 @@ async function sourcePage<R>(
   opts: PageOptions,
 ): Promise<R[]> {
   const c = sourceClause(kind, scope, sources, i, where, opts);
-  return q.all(`SELECT ${COLUMNS[kind]} ${c.sql} ORDER BY v.seq DESC LIMIT ?`, [
+  const order = where.keyed ? '(v.seq + 0)' : 'v.seq';
+  return q.all(`SELECT ${COLUMNS[kind]} ${c.sql} ORDER BY ${order} DESC LIMIT ?`, [
     ...c.params,
     opts.limit,
   ]) as Promise<R[]>;
@@ -213,7 +219,7 @@ export async function nodesByIds(
       q,
       scope,
       sources,
-      { sql: `v.node_id IN (${placeholders(part.length)})`, params: part },
+      { sql: `v.node_id IN (${placeholders(part.length)})`, params: part, keyed: true },
       { limit: part.length, includeDeleted: true },
     );
     for (const r of rows) out.set(r.node_id, r);
@@ -245,6 +251,7 @@ export async function edgesByKeys(
       {
         sql: part.map(() => '(v.from_id = ? AND v.rel = ? AND v.to_id = ?)').join(' OR '),
         params: part.flatMap((k) => [k.from, k.rel, k.to]),
+        keyed: true,
       },
       { limit: part.length, includeDeleted: true },
     );

@@ -61,7 +61,7 @@ async function pickNext(store: Store, input: ThinkRefInput): Promise<ThinkNextOu
     store,
     scope,
     sources,
-    { sql: `v.to_id IN (${placeholders(ids.length)})`, params: ids },
+    { sql: `v.to_id IN (${placeholders(ids.length)})`, params: ids, keyed: true },
     { limit: 5_000 },
   );
   const fromNodes = await nodesByIds(
