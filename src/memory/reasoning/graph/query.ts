@@ -18,6 +18,7 @@ import {
 } from './args.ts';
 import { type GraphRefInput, resolveGraphRef, viewSources } from './ref.ts';
 import { toEdge, toNode } from './rows.ts';
+import { scanNodes } from './scan.ts';
 import type { GraphEdge, GraphNode, Pagination } from './types.ts';
 import { effectiveEdges, effectiveNodes, placeholders, type Where } from './view.ts';
 
@@ -101,11 +102,23 @@ export async function graphQuery(store: Store, input: GraphQueryInput): Promise<
 
   const ref = await resolveGraphRef(store, input);
   const sources = await viewSources(store, ref.scope, ref.branch);
-  const rows = await effectiveNodes(store, ref.scope, sources, nodeWhere(filter), {
-    before: cursor,
-    limit: limit + 1,
-  });
-  const more = rows.length > limit;
+  // Unselective-by-index filters walk a bounded number of heads per call (see scan.ts).
+  const scanned =
+    filter.ids === undefined &&
+    (filter.types ||
+      filter.status !== undefined ||
+      filter.tags_any ||
+      filter.tags_all ||
+      filter.text !== undefined);
+  const where = nodeWhere(filter);
+  const page = scanned
+    ? await scanNodes(store, ref.scope, sources, where, { before: cursor, limit: limit + 1 })
+    : {
+        rows: await effectiveNodes(store, ref.scope, sources, where, { before: cursor, limit: limit + 1 }),
+        frontier: null,
+      };
+  const rows = page.rows;
+  const more = rows.length > limit || page.frontier !== null;
   const nodes = rows.slice(0, limit).map(toNode);
 
   let edges: GraphEdge[] = [];
@@ -136,7 +149,11 @@ export async function graphQuery(store: Store, input: GraphQueryInput): Promise<
       const last = kept.at(-1);
       const hasMore = more || cut;
       const pagination: Pagination = { cursor, has_more: hasMore, limit, count: kept.length };
-      if (hasMore && last) pagination.next_cursor = last.last_seq;
+      // A page cut by the budget or the limit continues after its last node; a page that only ran
+      // out of scan budget continues at the scan frontier.
+      if (hasMore && last && (cut || rows.length > limit)) pagination.next_cursor = last.last_seq;
+      else if (hasMore && page.frontier !== null) pagination.next_cursor = page.frontier;
+      else if (hasMore && last) pagination.next_cursor = last.last_seq;
       return {
         branch: ref.branch,
         doc: ref.scope.doc,

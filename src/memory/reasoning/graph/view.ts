@@ -32,10 +32,10 @@ export interface PageOptions {
   includeDeleted?: boolean;
 }
 
-type Kind = 'node' | 'edge';
+export type Kind = 'node' | 'edge';
 
 const TABLE: Record<Kind, string> = { node: 'graph_nodes', edge: 'graph_edges' };
-const COLUMNS: Record<Kind, string> = { node: NODE_COLUMNS, edge: EDGE_COLUMNS };
+export const COLUMNS: Record<Kind, string> = { node: NODE_COLUMNS, edge: EDGE_COLUMNS };
 const SAME_KEY: Record<Kind, string> = {
   node: 'w.node_id = v.node_id',
   edge: 'w.from_id = v.from_id AND w.rel = v.rel AND w.to_id = v.to_id',
@@ -69,7 +69,7 @@ export async function pruneSources(
 }
 
 /** `FROM … WHERE …` selecting source i's effective candidates (alias `v`). */
-function sourceClause(
+export function sourceClause(
   kind: Kind,
   scope: GraphScope,
   sources: readonly EffectiveSource[],
