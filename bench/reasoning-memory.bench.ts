@@ -8,7 +8,7 @@ import { notesCommit } from '../src/memory/reasoning/docs/notes.ts';
 import { show } from '../src/memory/reasoning/docs/show.ts';
 import { graphApply } from '../src/memory/reasoning/graph/apply.ts';
 import { graphQuery } from '../src/memory/reasoning/graph/query.ts';
-import { openTestStore } from '../src/testing/stores.ts';
+import { openTestStore, type StoreKind } from '../src/testing/stores.ts';
 import { type Bench, type BenchContext, measure, type Samples } from './lib/harness.ts';
 import { type Caller, noemaMcp, referenceMemory } from './reasoning-memory/clients.ts';
 import { createBranch, initWorkspace, loadEntries, loadNodes } from './reasoning-memory/load.ts';
@@ -125,10 +125,10 @@ async function logAtSize(ctx: BenchContext, n: number): Promise<void> {
 }
 
 /** graph_apply and graph_query on a graph doc of `n` nodes (plus a derived branch with 100 own nodes). */
-async function graphAtSize(ctx: BenchContext, n: number): Promise<void> {
-  const t = await openTestStore('sqlite');
+async function graphAtSize(ctx: BenchContext, n: number, kind: StoreKind = 'sqlite'): Promise<void> {
+  const t = await openTestStore(kind);
   const { store } = t;
-  const kase = `graph ${label(n)} nodes`;
+  const kase = `graph ${label(n)} nodes${kind === 'sqlite' ? '' : ` (${kind})`}`;
   try {
     await timed(ctx, `build ${label(n)} nodes`, async () => {
       await initWorkspace(store, WS);
@@ -396,13 +396,15 @@ export default {
   description:
     'notes/show/diff at 10k–1M entries, graph at 10k/100k nodes, 32-deep branch, vs @modelcontextprotocol/server-memory',
   async run(ctx) {
-    // BENCH_SECTIONS=log,graph,deep,versus (default: all) runs a subset.
-    const on = (s: string) => (process.env.BENCH_SECTIONS ?? 'log,graph,deep,versus').split(',').includes(s);
+    // BENCH_SECTIONS=log,graph,graph-pg,deep,versus (default: all) runs a subset.
+    const on = (s: string) =>
+      (process.env.BENCH_SECTIONS ?? 'log,graph,graph-pg,deep,versus').split(',').includes(s);
     const sizes = ctx.quick
       ? [10_000]
       : (process.env.BENCH_LOG_SIZES ?? '10000,100000,1000000').split(',').map(Number);
     if (on('log')) for (const n of sizes) await logAtSize(ctx, n);
     if (on('graph')) for (const n of ctx.quick ? [10_000] : [10_000, 100_000]) await graphAtSize(ctx, n);
+    if (on('graph-pg')) await graphAtSize(ctx, ctx.quick ? 10_000 : 100_000, 'postgres');
     if (on('deep')) await deepBranch(ctx);
     if (on('versus')) await versusReference(ctx);
   },

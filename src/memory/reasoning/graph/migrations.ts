@@ -31,7 +31,7 @@ export const graphMigrations: Migration[] = [
        )`,
       'CREATE UNIQUE INDEX graph_nodes_key ON graph_nodes (workspace, branch, doc, node_id, seq)',
       'CREATE INDEX graph_nodes_seq ON graph_nodes (workspace, branch, doc, seq)',
-      'CREATE INDEX graph_nodes_head ON graph_nodes (workspace, branch, doc, seq) WHERE is_head = 1',
+      'CREATE INDEX graph_nodes_head ON graph_nodes (workspace, branch, doc, seq, deleted) WHERE is_head = 1',
       `CREATE TABLE graph_edges (
          workspace TEXT NOT NULL,
          branch TEXT NOT NULL,

@@ -34,19 +34,19 @@ export async function scanNodes(
   let frontier: number | null = null;
   for (let i = 0; i < sources.length; i++) {
     const inner = sourceClause('node', scope, sources, i, { sql: '', params: [] }, opts);
-    const walked = `SELECT v.* ${inner.sql} ORDER BY v.seq DESC LIMIT ${budget}`;
-    const rows = await q.all<NodeRow>(
-      `SELECT ${COLUMNS.node} FROM (${walked}) v${where.sql ? ` WHERE ${where.sql}` : ''} ORDER BY v.seq DESC LIMIT ?`,
-      [...inner.params, ...where.params, opts.limit],
-    );
-    found.push(...rows);
-    const edge = await q.get<{ n: number; m: number | null }>(
-      `SELECT COUNT(*) AS n, MIN(x.seq) AS m FROM (SELECT v.seq ${inner.sql} ORDER BY v.seq DESC LIMIT ${budget}) x`,
+    // The budget-th newest candidate, if there is one, is where this source's walk stops
+    // (an index-only walk); the filtered read is then bounded below by it.
+    const last = await q.get<{ s: number }>(
+      `SELECT v.seq AS s ${inner.sql} ORDER BY v.seq DESC LIMIT 1 OFFSET ${budget - 1}`,
       inner.params,
     );
-    if (Number(edge?.n ?? 0) >= budget && edge?.m !== null && edge?.m !== undefined) {
-      frontier = Math.max(frontier ?? 0, Number(edge.m));
-    }
+    const bounded = last ? ' AND v.seq >= ?' : '';
+    const rows = await q.all<NodeRow>(
+      `SELECT ${COLUMNS.node} ${inner.sql}${bounded}${where.sql ? ` AND (${where.sql})` : ''} ORDER BY v.seq DESC LIMIT ?`,
+      [...inner.params, ...(last ? [Number(last.s)] : []), ...where.params, opts.limit],
+    );
+    found.push(...rows);
+    if (last) frontier = Math.max(frontier ?? 0, Number(last.s));
   }
   const f = frontier;
   const rows = found
