@@ -18,7 +18,7 @@ import {
 import { mergeOrigin } from './merge.ts';
 import { resolveBranchDoc } from './ref.ts';
 import type { EdgeContent, GraphEdge, GraphNode, NodeContent, Pagination } from './types.ts';
-import { writeVersions } from './write.ts';
+import { serializeWriters, writeVersions } from './write.ts';
 
 export interface ConflictSummary {
   conflict_id: string;
@@ -128,6 +128,7 @@ export async function graphConflictResolve(
   }
   const resolution = input.resolution;
   return store.transaction(async (tx) => {
+    await serializeWriters(store, tx);
     await requireWorkspace(tx, input.workspace);
     const c = await requireConflict(tx, input.workspace, input.conflict_id);
     if (c.status === 'resolved') {

@@ -24,7 +24,7 @@ import {
 } from './rows.ts';
 import type { GraphScope, Pagination } from './types.ts';
 import { edgeMapKey, edgesByKeys, nodesByIds, sourcesAt } from './view.ts';
-import { type VersionWrite, writeVersions } from './write.ts';
+import { serializeWriters, type VersionWrite, writeVersions } from './write.ts';
 
 export interface GraphMergeInput {
   workspace: string;
@@ -94,6 +94,7 @@ export async function graphMerge(store: Store, input: GraphMergeInput): Promise<
     return plan.out;
   }
   return store.transaction(async (tx) => {
+    await serializeWriters(store, tx);
     const plan = await planMerge(tx, input, cursor, limit);
     if (plan.writes.length > 0) await writeVersions(tx, plan.scope, plan.out.into, plan.writes);
     for (const c of plan.conflicts)

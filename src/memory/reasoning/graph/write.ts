@@ -2,7 +2,7 @@
  * The one graph write primitive: appends a batch of versions to a branch inside a transaction,
  * each with its own seq from the global counter, and moves each key's `is_head` marker.
  */
-import type { SqlValue, Transaction } from '../../../store/store.ts';
+import type { SqlValue, Store, Transaction } from '../../../store/store.ts';
 import { allocateSeq } from '../seq.ts';
 import { encodeTags, searchText } from './rows.ts';
 import type { EdgeContent, GraphScope, NodeContent, VersionOrigin } from './types.ts';
@@ -138,4 +138,14 @@ async function writeEdges(
       params,
     );
   }
+}
+
+/**
+ * Takes the global seq row lock up front (PostgreSQL), for transactions that read graph state and
+ * then decide what to write (merge, conflict resolution, think cards): concurrent callers then
+ * decide on each other's committed results instead of both writing. SQLite already serializes.
+ */
+export async function serializeWriters(store: Store, tx: Transaction): Promise<void> {
+  if (store.capabilities.concurrentWriters)
+    await tx.get('SELECT value FROM reasoning_seq WHERE id = 1 FOR UPDATE');
 }
