@@ -15,6 +15,7 @@ import { graphMerge } from './merge.ts';
 import { graphQuery } from './query.ts';
 import { viewSources } from './ref.ts';
 import { type EdgeRow, type NodeRow, sameState, toEdge, toNode } from './rows.ts';
+import type { GraphNode } from './types.ts';
 import { effectiveEdges } from './view.ts';
 
 const DOC = 'g';
@@ -86,6 +87,16 @@ async function naiveView(store: Store, ws: string, branch: string) {
   };
 }
 
+/** Query filters, and the same predicate written naively. */
+const FILTERS: Array<[Record<string, unknown>, (n: GraphNode) => boolean]> = [
+  [{ types: ['u'] }, (n) => n.type === 'u'],
+  [{ tags_any: ['g1', 'g2'] }, (n) => n.tags.includes('g1') || n.tags.includes('g2')],
+  [{ tags_all: ['g0', 'h1'] }, (n) => n.tags.includes('g0') && n.tags.includes('h1')],
+  [{ text: 'V2' }, (n) => (n.title ?? '').toLowerCase().includes('v2')],
+  [{ text: 'n1' }, (n) => n.id === 'n1'],
+  [{ ids: ['n0', 'n3'] }, (n) => n.id === 'n0' || n.id === 'n3'],
+];
+
 async function versionCount(store: Store, ws: string): Promise<number> {
   const n = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM graph_nodes WHERE workspace = ?', [ws]);
   const e = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM graph_edges WHERE workspace = ?', [ws]);
@@ -114,7 +125,13 @@ async function run(store: Store, ws: string, actions: Action[]): Promise<void> {
         }
         return o.del
           ? { op: 'node_delete', id: KEYS[o.x]! }
-          : { op: 'node_upsert', id: KEYS[o.x]!, type: 't', title: `v${o.v}` };
+          : {
+              op: 'node_upsert',
+              id: KEYS[o.x]!,
+              type: o.v % 2 ? 'u' : 't',
+              title: `v${o.v}`,
+              tags: [`G${o.v}`, `h${o.y % 2}`],
+            };
       });
       await graphApply(store, { workspace: ws, branch, doc: DOC, ops });
     } else if (bases.has(branch)) {
@@ -172,6 +189,28 @@ async function run(store: Store, ws: string, actions: Action[]): Promise<void> {
       )
     ).map(toEdge);
     assert.deepEqual(edges, expected.edges, `edges of ${b}`);
+    for (const [filter, keep] of FILTERS) {
+      const walked: string[] = [];
+      let cursor: number | undefined;
+      for (let page = 0; page < 20; page++) {
+        const r = await graphQuery(store, {
+          workspace: ws,
+          branch: b,
+          doc: DOC,
+          limit: 2,
+          ...filter,
+          ...(cursor ? { cursor } : {}),
+        });
+        walked.push(...r.nodes.map((n) => n.id));
+        if (!r.pagination.has_more) break;
+        cursor = r.pagination.next_cursor;
+      }
+      assert.deepEqual(
+        walked,
+        expected.nodes.filter(keep).map((n) => n.id),
+        `${JSON.stringify(filter)} on ${b}`,
+      );
+    }
   }
 }
 

@@ -10,7 +10,7 @@ import type { Store } from '../../../store/store.ts';
 import { appendEntry } from '../docs/entries.ts';
 import { nodeIdError } from '../graph/keys.ts';
 import { viewSources } from '../graph/ref.ts';
-import { sameState, toEdge, toNode } from '../graph/rows.ts';
+import { sameState, toNode } from '../graph/rows.ts';
 import type { EdgeKey, NodeContent } from '../graph/types.ts';
 import { edgeMapKey, edgesByKeys, nodesByIds } from '../graph/view.ts';
 import { serializeWriters, type VersionWrite, writeVersions } from '../graph/write.ts';
@@ -100,8 +100,8 @@ export async function thinkCard(store: Store, input: ThinkCardInput): Promise<Th
     const edges = await edgesByKeys(tx, scope, sources, keys);
     for (const k of keys) {
       const e = edges.get(edgeMapKey(k));
-      const wanted = { ...k, deleted: false };
-      if (!e || !sameState(toEdge(e), wanted)) writes.push({ kind: 'edge', content: wanted });
+      // A live edge is enough: a card link carries no meta, and must not erase meta set by graph_apply.
+      if (!e || Number(e.deleted) === 1) writes.push({ kind: 'edge', content: { ...k, deleted: false } });
     }
     const out: ThinkCardOutput = {
       branch: ref.branch,
