@@ -62,8 +62,8 @@ export const reasoningMigrations: Migration[] = [
          origin_seq ${d.bigint} NOT NULL
        )`,
       'CREATE INDEX doc_entries_view ON doc_entries (workspace, branch, doc, seq)',
-      'CREATE UNIQUE INDEX doc_entries_source_event ON doc_entries (workspace, branch, doc, source_event_id)',
-      'CREATE INDEX doc_entries_origin ON doc_entries (workspace, doc, origin_seq)',
+      'CREATE UNIQUE INDEX doc_entries_source_event ON doc_entries (source_event_id, workspace, branch, doc)',
+      'CREATE INDEX doc_entries_origin ON doc_entries (origin_seq)',
     ],
   },
   {

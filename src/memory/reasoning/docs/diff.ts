@@ -11,7 +11,7 @@ import { readTail, type SeqRange } from './view.ts';
 
 /** Most entries one diff/merge call examines before returning a (possibly short) page with has_more. */
 export const DIFF_SCAN_BUDGET = 1024;
-const CHUNK = 128;
+const MAX_CHUNK = 256;
 
 /** Ranges of `to`'s view that are not physically shared with `from`'s view. */
 export function exclusiveRanges(
@@ -51,11 +51,22 @@ async function presentOrigins(
   const present = new Set<number>();
   if (origins.length === 0) return present;
   const marks = origins.map(() => '?').join(', ');
-  const rows = await q.all<{ branch: string; seq: number; origin_seq: number }>(
-    `SELECT branch, seq, origin_seq FROM doc_entries WHERE workspace = ? AND doc = ? AND origin_seq IN (${marks})`,
-    [workspace, doc, ...origins],
+  // origin_seq is a global seq, so it alone identifies the note (its copies share workspace and doc);
+  // querying by it alone keeps the planner on the origin index whatever the table statistics say.
+  const rows = await q.all<{
+    workspace: string;
+    doc: string;
+    branch: string;
+    seq: number;
+    origin_seq: number;
+  }>(
+    `SELECT workspace, doc, branch, seq, origin_seq FROM doc_entries WHERE origin_seq IN (${marks})`,
+    origins,
   );
-  for (const r of rows) if (inView(sources, r.branch, Number(r.seq))) present.add(Number(r.origin_seq));
+  for (const r of rows) {
+    if (r.workspace === workspace && r.doc === doc && inView(sources, r.branch, Number(r.seq)))
+      present.add(Number(r.origin_seq));
+  }
   return present;
 }
 
@@ -93,20 +104,23 @@ export async function walkDiff(
   let skippedAtLimit = 0;
   let scanned = 0;
   let before = cursor;
+  // Start with one page's worth (most diffs fill there) and grow while entries keep being excluded.
+  let chunk = Math.min(limit + 1, MAX_CHUNK);
   while (ranges.length > 0) {
-    const want = Math.min(CHUNK, DIFF_SCAN_BUDGET - scanned);
+    const want = Math.min(chunk, DIFF_SCAN_BUDGET - scanned);
+    chunk = Math.min(chunk * 2, MAX_CHUNK);
     if (want <= 0)
       return { rows: rows.slice(0, limit), hasMore: true, resumeAt: before ?? undefined, skipped };
-    const chunk = await readTail(q, workspace, doc, ranges, before, want);
-    if (chunk.length === 0) break;
+    const page = await readTail(q, workspace, doc, ranges, before, want);
+    if (page.length === 0) break;
     const present = await presentOrigins(
       q,
       workspace,
       doc,
-      [...new Set(chunk.map((r) => Number(r.origin_seq)))],
+      [...new Set(page.map((r) => Number(r.origin_seq)))],
       fromMap,
     );
-    for (const r of chunk) {
+    for (const r of page) {
       scanned += 1;
       before = Number(r.seq);
       if (present.has(Number(r.origin_seq)) || !accept(r)) {
@@ -118,7 +132,7 @@ export async function walkDiff(
       // One row past the page proves has_more; entries skipped after the page's last row are rescanned next call.
       if (rows.length > limit) return { rows: rows.slice(0, limit), hasMore: true, skipped: skippedAtLimit };
     }
-    if (chunk.length < want) break;
+    if (page.length < want) break;
   }
   return { rows, hasMore: false, skipped };
 }
