@@ -90,17 +90,36 @@ export async function effectiveSources(
   workspace: string,
   branch: string,
 ): Promise<EffectiveSource[]> {
-  const self = await requireBranch(q, workspace, branch);
+  // One recursive query for the whole ancestry; depth-bounded so a stored cycle cannot loop it.
+  const chain = await q.all<{
+    name: string;
+    base_branch: string | null;
+    base_seq: number | null;
+    depth: number;
+  }>(
+    `WITH RECURSIVE chain(name, base_branch, base_seq, depth) AS (
+       SELECT name, base_branch, base_seq, 0 FROM reasoning_branches WHERE workspace = ? AND name = ?
+       UNION ALL
+       SELECT b.name, b.base_branch, b.base_seq, c.depth + 1
+         FROM reasoning_branches b JOIN chain c ON b.workspace = ? AND b.name = c.base_branch
+        WHERE c.depth < ?
+     )
+     SELECT name, base_branch, base_seq, depth FROM chain ORDER BY depth`,
+    [workspace, branch, workspace, MAX_BRANCH_DEPTH],
+  );
+  const self = chain[0];
+  if (!self) throw unknownBranch(workspace, branch);
   const sources: EffectiveSource[] = [{ branch: self.name, cutoff: null }];
   const seen = new Set([self.name]);
   let cutoff: number | null = null;
-  let cur: BranchRow | undefined = self;
-  while (cur?.base_branch && cur.base_seq !== null && sources.length < MAX_BRANCH_DEPTH + 1) {
-    cutoff = cutoff === null ? cur.base_seq : Math.min(cutoff, cur.base_seq);
-    if (seen.has(cur.base_branch)) break;
-    seen.add(cur.base_branch);
-    sources.push({ branch: cur.base_branch, cutoff });
-    cur = await getBranch(q, workspace, cur.base_branch);
+  for (let i = 0; i + 1 < chain.length; i++) {
+    const child = chain[i] as (typeof chain)[number];
+    const parent = chain[i + 1] as (typeof chain)[number];
+    if (child.base_seq === null || child.base_seq === undefined || seen.has(parent.name)) break;
+    const base = Number(child.base_seq);
+    cutoff = cutoff === null ? base : Math.min(cutoff, base);
+    seen.add(parent.name);
+    sources.push({ branch: parent.name, cutoff });
   }
   return sources;
 }

@@ -1,9 +1,9 @@
 /**
  * Effective-view reads: a document's entries over several seq ranges (one per source branch),
  * newest first. Each range is read through the (workspace, branch, doc, seq) index with its own
- * LIMIT and the ranges are merged in one UNION ALL query, so cost depends on the page, not the doc.
+ * LIMIT, stopping early once older ranges cannot matter, so cost depends on the page, not the doc.
  */
-import type { Queryable, SqlValue } from '../../../store/store.ts';
+import type { Queryable } from '../../../store/store.ts';
 import type { EffectiveSource } from '../branches.ts';
 import { ENTRY_COLUMNS, type EntryRow } from './entries.ts';
 
@@ -20,7 +20,14 @@ export function rangesOf(sources: readonly EffectiveSource[]): SeqRange[] {
   return sources.map((s) => ({ branch: s.branch, lo: null, hi: s.cutoff }));
 }
 
-/** Up to `limit` entries of `doc` over `ranges` with `seq < before` (null = no bound), newest first. */
+/**
+ * Up to `limit` entries of `doc` over `ranges` with `seq < before` (null = no bound), newest
+ * first. Ranges are read one by one through the index, each with LIMIT of what is still
+ * missing, and reading stops as soon as no remaining range can hold an entry newer than the
+ * oldest one kept. For a branch chain the ranges are disjoint and descending (a branch's own
+ * entries are all newer than its base_seq), so a page usually costs one or two index probes
+ * however deep the ancestry or long the documents.
+ */
 export async function readTail(
   q: Queryable,
   workspace: string,
@@ -29,24 +36,49 @@ export async function readTail(
   before: number | null,
   limit: number,
 ): Promise<EntryRow[]> {
-  const parts: string[] = [];
-  const params: SqlValue[] = [];
-  ranges.forEach((r, i) => {
-    const hi = Math.min(r.hi ?? MAX_SEQ, before === null ? MAX_SEQ : before - 1);
-    const lo = r.lo ?? 0;
-    if (hi <= lo) return;
-    parts.push(
-      `SELECT * FROM (SELECT ${ENTRY_COLUMNS} FROM doc_entries
-         WHERE workspace = ? AND branch = ? AND doc = ? AND seq > ? AND seq <= ?
-         ORDER BY seq DESC LIMIT ?) AS s${i}`,
+  const bounded = ranges
+    .map((r) => ({
+      branch: r.branch,
+      lo: r.lo ?? 0,
+      hi: Math.min(r.hi ?? MAX_SEQ, before === null ? MAX_SEQ : before - 1),
+    }))
+    .filter((r) => r.hi > r.lo);
+  let rows: EntryRow[] = [];
+  for (let i = 0; i < bounded.length; i++) {
+    const r = bounded[i] as (typeof bounded)[number];
+    if (rows.length >= limit) {
+      const oldest = Number((rows[rows.length - 1] as EntryRow).seq);
+      let maxHi = 0;
+      for (let j = i; j < bounded.length; j++)
+        maxHi = Math.max(maxHi, (bounded[j] as (typeof bounded)[number]).hi);
+      if (maxHi < oldest) break;
+    }
+    const got = await q.all<EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM doc_entries
+        WHERE workspace = ? AND branch = ? AND doc = ? AND seq > ? AND seq <= ?
+        ORDER BY seq DESC LIMIT ?`,
+      [workspace, r.branch, doc, r.lo, r.hi, limit],
     );
-    params.push(workspace, r.branch, doc, lo, hi, limit);
-  });
-  if (parts.length === 0) return [];
-  if (parts.length === 1) {
-    return await q.all<EntryRow>(parts[0] as string, params);
+    if (got.length === 0) continue;
+    rows = rows.length === 0 ? got : mergeDesc(rows, got, limit);
   }
-  params.push(limit);
-  const rows = await q.all<EntryRow>(`${parts.join(' UNION ALL ')} ORDER BY seq DESC LIMIT ?`, params);
   return rows;
+}
+
+function mergeDesc(a: EntryRow[], b: EntryRow[], limit: number): EntryRow[] {
+  const out: EntryRow[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < limit && (i < a.length || j < b.length)) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && Number(x.seq) > Number(y.seq))) {
+      out.push(x as EntryRow);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
 }
