@@ -2,6 +2,9 @@
 // and task tool works end to end, errors follow the envelope, and two processes on one store lose no writes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { NOEMA_BIN } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { stdioClient } from './helpers.ts';
 
@@ -230,6 +233,45 @@ describeEachStore('noema mcp over stdio', (factory) => {
     } finally {
       await a.close();
       await b.close();
+      await dispose();
+    }
+  });
+  test('every acknowledged write survives SIGKILL of the noema mcp process', async () => {
+    const { url, store, dispose } = await factory.open();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [NOEMA_BIN, 'mcp'],
+      env: { ...(process.env as Record<string, string>), NOEMA_DB: url },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'kill-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      await client.callTool({ name: 'branchmind_init', arguments: { workspace: W } });
+      const acked: number[] = [];
+      const inflight = Array.from({ length: 40 }, (_, i) =>
+        client
+          .callTool({
+            name: 'branchmind_notes_commit',
+            arguments: { workspace: W, doc: 'notes', content: `k${i}` },
+          })
+          .then((r) => {
+            if (!r.isError) acked.push((r.structuredContent as { entry: { seq: number } }).entry.seq);
+          })
+          .catch(() => undefined),
+      );
+      while (acked.length < 10) await new Promise((r) => setTimeout(r, 2));
+      assert.ok(transport.pid);
+      process.kill(transport.pid as number, 'SIGKILL');
+      await Promise.allSettled(inflight);
+      const rows = await store.all<{ seq: number }>(
+        "SELECT seq FROM doc_entries WHERE workspace = ? AND doc = 'notes'",
+        [W],
+      );
+      const stored = new Set(rows.map((r) => Number(r.seq)));
+      for (const seq of acked) assert.ok(stored.has(seq), `acknowledged seq ${seq} is durable`);
+    } finally {
+      await client.close().catch(() => undefined);
       await dispose();
     }
   });

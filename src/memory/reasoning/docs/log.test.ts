@@ -7,7 +7,9 @@ import { describeEachStore } from '../../../testing/each-store.ts';
 import { branchCreate, branchList, checkout } from '../branch-ops.ts';
 import { currentSeq } from '../seq.ts';
 import { init, status } from '../workspace-ops.ts';
+import { DIFF_SCAN_BUDGET } from './diff.ts';
 import { diff } from './diff-op.ts';
+import { appendEntry } from './entries.ts';
 import { merge } from './merge.ts';
 import { notesCommit } from './notes.ts';
 import { show } from './show.ts';
@@ -325,6 +327,45 @@ describeEachStore('reasoning log', (factory) => {
       assert.deepEqual(contents((await diff(store, { workspace: W, from: 'c', to: 'a' })).entries), [
         'a-after',
       ]);
+    },
+  );
+
+  withStore(
+    'diff stays bounded after a merge larger than its scan budget and still pages to the true answer',
+    async (store) => {
+      await branchCreate(store, { workspace: W, name: 'a' });
+      const n = DIFF_SCAN_BUDGET + 100;
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < n; i++)
+          await appendEntry(tx, { workspace: W, branch: 'a', doc: 'notes', kind: 'note', content: `a${i}` });
+      });
+      for (let cursor: number | null = null, guard = 0; guard < 10; guard++) {
+        const r = await merge(store, { workspace: W, from: 'a', into: 'main', limit: 500, cursor });
+        if (!r.pagination.has_more) break;
+        cursor = r.pagination.next_cursor ?? null;
+      }
+      await note(store, 'a', 'late');
+      for (const [from, to, expected] of [
+        ['main', 'a', ['late']],
+        ['a', 'main', []],
+      ] as const) {
+        const seen: string[] = [];
+        let calls = 0;
+        let cursor: number | null = null;
+        for (;;) {
+          const page = await diff(store, { workspace: W, from, to, cursor });
+          calls += 1;
+          seen.push(...contents(page.entries));
+          if (!page.pagination.has_more) break;
+          assert.ok(
+            page.pagination.next_cursor !== undefined &&
+              (cursor === null || page.pagination.next_cursor < cursor),
+          );
+          cursor = page.pagination.next_cursor ?? null;
+        }
+        assert.deepEqual(seen, expected);
+        assert.ok(calls >= 2, `diff(${from}→${to}) needed ${calls} bounded calls`);
+      }
     },
   );
 
