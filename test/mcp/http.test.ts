@@ -21,6 +21,11 @@ describeEachStore('MCP over streamable HTTP in noema serve', (factory) => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       assert.equal(denied.status, 401);
+      const get = await fetch(`${base}/mcp`, {
+        headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' },
+      });
+      assert.equal(get.status, 405, 'stateless: no standalone SSE stream');
+      await get.body?.cancel();
 
       const c = await httpClient(base as string, TOKEN);
       try {

@@ -12,6 +12,19 @@ export function mcpRoutes(app: AppServices): Route[] {
       method: 'ANY',
       path: '/mcp',
       async handle(ctx) {
+        // Stateless: no sessions to delete and no server-initiated messages to stream, so only POST
+        // is served (clients treat 405 on GET as "no standalone SSE stream", per the MCP spec).
+        if (ctx.req.method !== 'POST') {
+          ctx.res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
+          ctx.res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              error: { code: -32000, message: 'Method not allowed: use POST' },
+              id: null,
+            }),
+          );
+          return undefined;
+        }
         const server = createMcpServer(app.store);
         const transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
@@ -22,8 +35,7 @@ export function mcpRoutes(app: AppServices): Route[] {
           void server.close();
         });
         await server.connect(transport);
-        const body = ctx.req.method === 'POST' ? await ctx.readJson() : undefined;
-        await transport.handleRequest(ctx.req, ctx.res, body);
+        await transport.handleRequest(ctx.req, ctx.res, await ctx.readJson());
         return undefined;
       },
     },
