@@ -1,6 +1,8 @@
 /** branchmind_init and branchmind_status: create a workspace (with branch `main`) and snapshot it. */
+import { fitToBudget } from '../../core/budget.ts';
 import type { Queryable, Store } from '../../store/store.ts';
 import { ensureBranch } from './branches.ts';
+import { normMaxChars } from './docs/params.ts';
 import { currentSeq } from './seq.ts';
 import { assertWorkspaceId, DEFAULT_BRANCH, ensureWorkspace, getWorkspace } from './workspaces.ts';
 
@@ -41,9 +43,14 @@ export interface StatusResult {
   last_seq: number;
   last_event_id?: string;
   last_event_ts?: number;
+  truncated?: boolean;
 }
 
-export async function status(q: Queryable, input: { workspace: string }): Promise<StatusResult> {
+export async function status(
+  q: Queryable,
+  input: { workspace: string; max_chars?: number },
+): Promise<StatusResult> {
+  const maxChars = normMaxChars(input.max_chars);
   const ws = await getWorkspace(q, input.workspace);
   const out: StatusResult = {
     workspace: ws.workspace,
@@ -53,5 +60,7 @@ export async function status(q: Queryable, input: { workspace: string }): Promis
   };
   if (ws.last_event_id !== null) out.last_event_id = ws.last_event_id;
   if (ws.last_event_ts !== null) out.last_event_ts = ws.last_event_ts;
-  return out;
+  // A fixed-size snapshot: nothing to drop, but the budget is still honoured (BUDGET_TOO_SMALL).
+  return fitToBudget({ items: [], maxChars, dropFrom: 'end', build: () => ({ ...out, truncated: false }) })
+    .value as StatusResult;
 }
