@@ -11,13 +11,13 @@ async function schemaVersion(q: Queryable): Promise<number> {
   return Number(row?.v ?? 0);
 }
 
-export interface InitResult {
+export type InitResult = {
   workspace: string;
   storage_dir: string;
   schema_version: number;
   created: boolean;
   checkout: string;
-}
+};
 
 export async function init(store: Store, input: { workspace: string }): Promise<InitResult> {
   const workspace = assertWorkspaceId(input.workspace);
@@ -36,7 +36,7 @@ export async function init(store: Store, input: { workspace: string }): Promise<
   };
 }
 
-export interface StatusResult {
+export type StatusResult = {
   workspace: string;
   schema_version: number;
   checkout: string;
@@ -44,7 +44,7 @@ export interface StatusResult {
   last_event_id?: string;
   last_event_ts?: number;
   truncated?: boolean;
-}
+};
 
 export async function status(
   q: Queryable,

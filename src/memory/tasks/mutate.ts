@@ -17,11 +17,11 @@ import {
   MAX_STEPS_PER_CALL,
 } from './validate.ts';
 
-export interface MutationResult {
+export type MutationResult = {
   task: TaskRow;
   reasoning_ref: ReasoningRef;
   event_id: string;
-}
+};
 
 async function mutation<T>(store: Store, workspace: string, fn: (tx: Transaction) => Promise<T>): Promise<T> {
   return await store.transaction(async (tx) => {

@@ -20,14 +20,14 @@ export interface DiffInput {
   max_chars?: number;
 }
 
-export interface DiffPage {
+export type DiffPage = {
   from: string;
   to: string;
   doc: string;
   entries: DocEntry[];
   pagination: Pagination;
   truncated: boolean;
-}
+};
 
 export async function diff(q: Queryable, input: DiffInput): Promise<DiffPage> {
   const from = assertBranchName(input.from, 'from');

@@ -26,7 +26,7 @@ export interface MergeInput {
   dry_run?: boolean;
 }
 
-export interface MergeResult {
+export type MergeResult = {
   from: string;
   into: string;
   doc: string;
@@ -34,7 +34,7 @@ export interface MergeResult {
   merged: number;
   skipped: number;
   pagination: Pagination;
-}
+};
 
 export async function merge(store: Store, input: MergeInput): Promise<MergeResult> {
   const from = assertBranchName(input.from, 'from');

@@ -22,13 +22,13 @@ export interface ShowInput {
   max_chars?: number;
 }
 
-export interface ShowPage {
+export type ShowPage = {
   branch: string;
   doc: string;
   entries: DocEntry[];
   pagination: Pagination;
   truncated: boolean;
-}
+};
 
 /** Reads up to `limit` entries older than `cursor` (plus one to know has_more). */
 export async function readPage(

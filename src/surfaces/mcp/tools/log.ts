@@ -37,14 +37,14 @@ export const logTools: McpToolDef[] = [
     description:
       'Ensures the workspace storage is initialized (idempotent). Creates branch "main" as the checkout.',
     inputSchema: objectSchema({ workspace }, ['workspace']),
-    handler: (input, { store }) => init(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => init(store, as(input)),
   },
   {
     name: 'branchmind_status',
     description:
       'Fast snapshot of a workspace: schema version, checkout branch, last seq, last ingested task event.',
     inputSchema: objectSchema({ workspace }, ['workspace']),
-    handler: (input, { store }) => status(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => status(store, as(input)),
   },
   {
     name: 'branchmind_notes_commit',
@@ -60,7 +60,7 @@ export const logTools: McpToolDef[] = [
       },
       ['workspace', 'content'],
     ),
-    handler: (input, { store }) => notesCommit(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => notesCommit(store, as(input)),
   },
   {
     name: 'branchmind_show',
@@ -83,7 +83,7 @@ export const logTools: McpToolDef[] = [
       },
       ['workspace'],
     ),
-    handler: (input, { store }) => show(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => show(store, as(input)),
   },
   {
     name: 'branchmind_export',
@@ -117,7 +117,7 @@ export const logTools: McpToolDef[] = [
       },
       ['workspace', 'from', 'to'],
     ),
-    handler: (input, { store }) => diff(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => diff(store, as(input)),
   },
   {
     name: 'branchmind_merge',
@@ -135,7 +135,7 @@ export const logTools: McpToolDef[] = [
       },
       ['workspace', 'from', 'into'],
     ),
-    handler: (input, { store }) => merge(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => merge(store, as(input)),
   },
   {
     name: 'branchmind_branch_create',
@@ -149,7 +149,7 @@ export const logTools: McpToolDef[] = [
       },
       ['workspace', 'name'],
     ),
-    handler: (input, { store }) => branchCreate(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => branchCreate(store, as(input)),
   },
   {
     name: 'branchmind_branch_list',
@@ -167,6 +167,6 @@ export const logTools: McpToolDef[] = [
       'workspace',
       'ref',
     ]),
-    handler: (input, { store }) => checkout(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => checkout(store, as(input)),
   },
 ];

@@ -44,7 +44,7 @@ export const tasksTools: McpToolDef[] = [
       },
       ['workspace', 'kind', 'title'],
     ),
-    handler: (input, { store }) => tasksCreate(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => tasksCreate(store, as(input)),
   },
   {
     name: 'tasks_edit',
@@ -53,7 +53,7 @@ export const tasksTools: McpToolDef[] = [
       { workspace, id, expected_revision: expectedRevision, title, description, status },
       ['workspace', 'id', 'expected_revision'],
     ),
-    handler: (input, { store }) => tasksEdit(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => tasksEdit(store, as(input)),
   },
   {
     name: 'tasks_decompose',
@@ -73,7 +73,7 @@ export const tasksTools: McpToolDef[] = [
       },
       ['workspace', 'id', 'steps'],
     ),
-    handler: (input, { store }) => tasksDecompose(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => tasksDecompose(store, as(input)),
   },
   {
     name: 'tasks_note',
@@ -86,7 +86,7 @@ export const tasksTools: McpToolDef[] = [
       },
       ['workspace', 'id', 'content'],
     ),
-    handler: (input, { store }) => tasksNote(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => tasksNote(store, as(input)),
   },
   {
     name: 'tasks_done',
@@ -104,7 +104,7 @@ export const tasksTools: McpToolDef[] = [
       },
       ['workspace', 'id'],
     ),
-    handler: (input, { store }) => tasksDone(store, as(input)) as unknown as Promise<In>,
+    handler: (input, { store }) => tasksDone(store, as(input)),
   },
   {
     name: 'tasks_context',
