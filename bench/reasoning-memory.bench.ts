@@ -134,6 +134,8 @@ async function graphAtSize(ctx: BenchContext, n: number, kind: StoreKind = 'sqli
       await initWorkspace(store, WS);
       await loadNodes(store, WS, 'main', 'graph', n);
       await createBranch(store, WS, 'alt', 'main');
+      // A live PostgreSQL has planner statistics (autovacuum analyzes after bulk changes); a freshly bulk-loaded one does not yet.
+      if (kind === 'postgres') await store.run('ANALYZE');
     });
     const g = { workspace: WS, branch: 'main', doc: 'graph' };
     const iters = ctx.quick ? 100 : 1000;

@@ -1,6 +1,7 @@
 /**
  * Graph schema (ids 110–119): versioned node and edge rows (one row per mutation, tombstones for
- * deletes, `is_head` marking each key's latest version on its own branch) and merge conflicts.
+ * deletes, `is_head` marking each key's latest version on its own branch, `next_seq` the seq that
+ * superseded a version) and merge conflicts.
  */
 import type { Migration } from '../../../store/migrations.ts';
 
@@ -26,6 +27,7 @@ export const graphMigrations: Migration[] = [
          meta TEXT,
          deleted INTEGER NOT NULL,
          is_head INTEGER NOT NULL,
+         next_seq ${d.bigint},
          search TEXT NOT NULL,
          origin TEXT
        )`,
@@ -44,6 +46,7 @@ export const graphMigrations: Migration[] = [
          meta TEXT,
          deleted INTEGER NOT NULL,
          is_head INTEGER NOT NULL,
+         next_seq ${d.bigint},
          origin TEXT
        )`,
       'CREATE UNIQUE INDEX graph_edges_key ON graph_edges (workspace, branch, doc, from_id, rel, to_id, seq)',

@@ -83,8 +83,8 @@ export function sourceClause(
   if (s.cutoff === null) {
     sql += ' AND v.is_head = 1';
   } else {
-    sql += ` AND v.seq <= ? AND NOT EXISTS (SELECT 1 FROM ${TABLE[kind]} w WHERE w.workspace = v.workspace
-      AND w.branch = v.branch AND w.doc = v.doc AND ${SAME_KEY[kind]} AND w.seq > v.seq AND w.seq <= ?)`;
+    // Newest version of its key in this source up to the cutoff: superseded only after the cutoff.
+    sql += ' AND v.seq <= ? AND (v.next_seq IS NULL OR v.next_seq > ?)';
     params.push(s.cutoff, s.cutoff);
   }
   for (let j = 0; j < i; j++) {

@@ -1,6 +1,7 @@
 /**
  * The one graph write primitive: appends a batch of versions to a branch inside a transaction,
- * each with its own seq from the global counter, and moves each key's `is_head` marker.
+ * each with its own seq from the global counter, and moves each key's `is_head` marker (the
+ * superseded version records `next_seq`, so "newest up to a cutoff" needs no anti-join).
  */
 import type { SqlValue, Store, Transaction } from '../../../store/store.ts';
 import { allocateSeq } from '../seq.ts';
@@ -43,6 +44,23 @@ export async function writeVersions(
   return { first_seq: first, last_seq: first + writes.length - 1, ts_ms: ts };
 }
 
+/**
+ * Version chaining within one batch: the last write of each key becomes its head, the old head's
+ * `next_seq` is the key's first new seq, and each earlier write in the batch points to the next.
+ */
+function chain(rows: Array<{ key: string; seq: number }>) {
+  const lastIndex = new Map<string, number>();
+  const firstSeq = new Map<string, number>();
+  const nextSeq: Array<number | undefined> = new Array(rows.length);
+  rows.forEach((r, i) => {
+    const prev = lastIndex.get(r.key);
+    if (prev !== undefined) nextSeq[prev] = r.seq;
+    else firstSeq.set(r.key, r.seq);
+    lastIndex.set(r.key, i);
+  });
+  return { lastIndex, firstSeq, nextSeq };
+}
+
 async function writeNodes(
   tx: Transaction,
   scope: GraphScope,
@@ -51,14 +69,14 @@ async function writeNodes(
   ts: number,
 ): Promise<void> {
   if (rows.length === 0) return;
-  const lastIndex = new Map(rows.map((r, i) => [r.c.id, i]));
+  const { lastIndex, firstSeq, nextSeq } = chain(rows.map((r) => ({ key: r.c.id, seq: r.seq })));
   const ids = [...lastIndex.keys()];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const part = ids.slice(i, i + CHUNK);
     await tx.run(
-      `UPDATE graph_nodes SET is_head = 0 WHERE workspace = ? AND branch = ? AND doc = ?
-       AND node_id IN (${placeholders(part.length)}) AND is_head = 1`,
-      [scope.workspace, branch, scope.doc, ...part],
+      `UPDATE graph_nodes SET is_head = 0, next_seq = CASE node_id ${part.map(() => 'WHEN ? THEN CAST(? AS BIGINT)').join(' ')} END
+       WHERE workspace = ? AND branch = ? AND doc = ? AND node_id IN (${placeholders(part.length)}) AND is_head = 1`,
+      [...part.flatMap((id) => [id, firstSeq.get(id)!]), scope.workspace, branch, scope.doc, ...part],
     );
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
@@ -81,13 +99,14 @@ async function writeNodes(
         c.meta === undefined ? null : JSON.stringify(c.meta),
         c.deleted ? 1 : 0,
         lastIndex.get(c.id) === i + j ? 1 : 0,
+        nextSeq[i + j] ?? null,
         searchText(c),
         r.origin,
       );
     }
     await tx.run(
       `INSERT INTO graph_nodes (workspace, branch, doc, node_id, seq, ts_ms, type, title, text, status, tags, meta,
-         deleted, is_head, search, origin) VALUES ${part.map(() => `(${placeholders(16)})`).join(', ')}`,
+         deleted, is_head, next_seq, search, origin) VALUES ${part.map(() => `(${placeholders(17)})`).join(', ')}`,
       params,
     );
   }
@@ -102,14 +121,22 @@ async function writeEdges(
 ): Promise<void> {
   if (rows.length === 0) return;
   const keyOf = (c: EdgeContent) => `${c.from}\u0000${c.rel}\u0000${c.to}`;
-  const lastIndex = new Map(rows.map((r, i) => [keyOf(r.c), i]));
+  const { lastIndex, firstSeq, nextSeq } = chain(rows.map((r) => ({ key: keyOf(r.c), seq: r.seq })));
   const keys = [...new Map(rows.map((r) => [keyOf(r.c), r.c])).values()];
+  const match = '(from_id = ? AND rel = ? AND to_id = ?)';
   for (let i = 0; i < keys.length; i += CHUNK) {
     const part = keys.slice(i, i + CHUNK);
+    const keyParams = part.flatMap((k) => [k.from, k.rel, k.to]);
     await tx.run(
-      `UPDATE graph_edges SET is_head = 0 WHERE workspace = ? AND branch = ? AND doc = ? AND is_head = 1
-       AND (${part.map(() => '(from_id = ? AND rel = ? AND to_id = ?)').join(' OR ')})`,
-      [scope.workspace, branch, scope.doc, ...part.flatMap((k) => [k.from, k.rel, k.to])],
+      `UPDATE graph_edges SET is_head = 0, next_seq = CASE ${part.map(() => `WHEN ${match} THEN CAST(? AS BIGINT)`).join(' ')} END
+       WHERE workspace = ? AND branch = ? AND doc = ? AND is_head = 1 AND (${part.map(() => match).join(' OR ')})`,
+      [
+        ...part.flatMap((k) => [k.from, k.rel, k.to, firstSeq.get(keyOf(k))!]),
+        scope.workspace,
+        branch,
+        scope.doc,
+        ...keyParams,
+      ],
     );
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
@@ -129,12 +156,13 @@ async function writeEdges(
         c.meta === undefined ? null : JSON.stringify(c.meta),
         c.deleted ? 1 : 0,
         lastIndex.get(keyOf(c)) === i + j ? 1 : 0,
+        nextSeq[i + j] ?? null,
         r.origin,
       );
     }
     await tx.run(
-      `INSERT INTO graph_edges (workspace, branch, doc, from_id, rel, to_id, seq, ts_ms, meta, deleted, is_head, origin)
-       VALUES ${part.map(() => `(${placeholders(12)})`).join(', ')}`,
+      `INSERT INTO graph_edges (workspace, branch, doc, from_id, rel, to_id, seq, ts_ms, meta, deleted, is_head, next_seq, origin)
+       VALUES ${part.map(() => `(${placeholders(13)})`).join(', ')}`,
       params,
     );
   }
