@@ -16,4 +16,9 @@ const foundation: Migration[] = [
   },
 ];
 
-export const migrations: readonly Migration[] = [...foundation, ...reasoningMigrations, ...graphMigrations, ...tasksMigrations];
+export const migrations: readonly Migration[] = [
+  ...foundation,
+  ...reasoningMigrations,
+  ...graphMigrations,
+  ...tasksMigrations,
+];
