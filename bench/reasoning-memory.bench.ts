@@ -196,8 +196,30 @@ async function graphAtSize(ctx: BenchContext, n: number, kind: StoreKind = 'sqli
     report(
       ctx,
       inp,
-      'graph_query text (1 match, full scan)',
+      'graph_query text (1 match, first page = one 5000-node window)',
       await measure(ctx.quick ? 20 : 100, () => graphQuery(store, { ...g, text: `number ${n - 7} about` })),
+    );
+    // Every match of a rare term: follow next_cursor through all windows (n / 5000 calls).
+    report(
+      ctx,
+      inp,
+      'graph_query text (1 match), every page to the end',
+      await measure(
+        ctx.quick ? 3 : 10,
+        async () => {
+          let cursor: number | undefined;
+          for (;;) {
+            const r = await graphQuery(store, {
+              ...g,
+              text: `number ${n - 7} about`,
+              ...(cursor ? { cursor } : {}),
+            });
+            if (!r.pagination.has_more) break;
+            cursor = r.pagination.next_cursor;
+          }
+        },
+        1,
+      ),
     );
     report(
       ctx,
