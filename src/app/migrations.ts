@@ -4,6 +4,9 @@
  * engine 400–499, runtimes 500+.
  */
 import { engineMigrations } from '../engine/migrations.ts';
+import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
+import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
+import { tasksMigrations } from '../memory/tasks/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
@@ -15,4 +18,11 @@ const foundation: Migration[] = [
   },
 ];
 
-export const migrations: readonly Migration[] = [...foundation, ...sourcesMigrations, ...engineMigrations];
+export const migrations: readonly Migration[] = [
+  ...foundation,
+  ...reasoningMigrations,
+  ...graphMigrations,
+  ...tasksMigrations,
+  ...sourcesMigrations,
+  ...engineMigrations,
+];

@@ -2,12 +2,14 @@
 import type { Command } from '../command.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
+import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
 import { sourceInvokeCommand } from './source-invoke.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
+  mcpCommand,
   migrateCommand,
   sourceInvokeCommand,
   devScriptedModelCommand,
