@@ -1,5 +1,7 @@
 /** Task rows: per-workspace locking and counters, row mapping, lookups. */
+
 import { NoemaError } from '../../core/errors.ts';
+import { lockScope } from '../../store/advisory-lock.ts';
 import type { Queryable, Transaction } from '../../store/store.ts';
 import { assertTargetId } from '../reasoning/targets.ts';
 
@@ -48,20 +50,13 @@ export function toTask(r: RawTask): TaskRow {
   };
 }
 
-function lockKey(workspace: string): number {
-  // FNV-1a folded to 48 bits: any stable value works, it only has to be equal across processes.
-  let h = 0xcbf29ce484222325n;
-  for (const c of Buffer.from(`tasks:${workspace}`)) h = ((h ^ BigInt(c)) * 0x100000001b3n) & 0xffffffffffffn;
-  return Number(h);
-}
-
 /** Serializes task mutations of one workspace (PG); SQLite transactions are already serialized. */
 export async function lockWorkspace(
   tx: Transaction,
   concurrentWriters: boolean,
   workspace: string,
 ): Promise<void> {
-  if (concurrentWriters) await tx.get('SELECT pg_advisory_xact_lock(?)', [lockKey(workspace)]);
+  await lockScope(tx, { concurrentWriters }, `tasks:${workspace}`);
 }
 
 /** Next value of a per-workspace counter (call under lockWorkspace). */

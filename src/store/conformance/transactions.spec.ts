@@ -177,3 +177,44 @@ export function transactionSpecs(factory: StoreFactory): void {
     }
   });
 }
+
+export function errorSpecs(factory: StoreFactory): void {
+  test('a duplicate key is a typed CONFLICT error on every backend, and the store keeps working', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+      await assert.rejects(store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 2]), { code: 'CONFLICT' });
+      await assert.rejects(
+        store.transaction((tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 3])),
+        { code: 'CONFLICT' },
+      );
+      await store.transaction((tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['b', 4]));
+      assert.equal((await store.all('SELECT id FROM t')).length, 2);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('other constraint failures are CONSTRAINT_VIOLATION', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      await store.run(TABLE);
+      await assert.rejects(store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', null]), {
+        code: 'CONSTRAINT_VIOLATION',
+      });
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('using a closed store is STORE_CLOSED', async () => {
+    const { store, dispose } = await factory.open();
+    await dispose();
+    await assert.rejects(store.get('SELECT 1 AS one'), { code: 'STORE_CLOSED' });
+    await assert.rejects(
+      store.transaction(async () => {}),
+      { code: 'STORE_CLOSED' },
+    );
+  });
+}

@@ -17,6 +17,7 @@ import type {
   Unlisten,
 } from '../store.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
+import { translatePostgresError } from './translate-error.ts';
 
 // BIGINT (int8) and NUMERIC counts come back as numbers: every id and timestamp Noema stores fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -58,18 +59,8 @@ async function exec(client: pg.Pool | pg.PoolClient, sql: string, params: readon
   try {
     return await client.query(query(sql, params));
   } catch (err) {
-    throw translateError(err);
+    throw translatePostgresError(err);
   }
-}
-
-function translateError(err: unknown): unknown {
-  const code = (err as { code?: string }).code;
-  if (code === 'ECONNREFUSED' || code === '57P01' || code === '08006' || code === '08001') {
-    return new NoemaError('STORE_UNAVAILABLE', `PostgreSQL is unreachable: ${(err as Error).message}`, {
-      retryable: true,
-    });
-  }
-  return err;
 }
 
 class PostgresQueryable implements Queryable {
@@ -152,7 +143,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
     try {
       client = await this.#pool.connect();
     } catch (err) {
-      throw translateError(err);
+      throw translatePostgresError(err);
     }
     let broken = false;
     try {
@@ -169,7 +160,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      throw translateError(err);
+      throw translatePostgresError(err);
     } finally {
       client.release(broken);
     }

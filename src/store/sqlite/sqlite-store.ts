@@ -16,6 +16,7 @@ import type {
   Transaction,
   TransactionOptions,
 } from '../store.ts';
+import { translateSqliteError } from './translate-error.ts';
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
@@ -66,20 +67,40 @@ class SqliteConnection implements Queryable {
   }
 
   exec(sql: string): void {
-    this.#db.exec(sql);
+    try {
+      this.#db.exec(sql);
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    const r = this.statement(sql).run(...bind(params));
-    return { changes: Number(r.changes) };
+    try {
+      const r = this.statement(sql).run(...bind(params));
+      return { changes: Number(r.changes) };
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
   }
 
   async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.statement(sql).all(...bind(params)) as T[];
+    try {
+      return this.statement(sql).all(...bind(params)) as T[];
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
   }
 
   async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return this.statement(sql).get(...bind(params)) as T | undefined;
+    try {
+      return this.statement(sql).get(...bind(params)) as T | undefined;
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
   }
 
   close(): void {
@@ -165,15 +186,16 @@ export class SqliteStore implements Store {
     await this.#mutex.acquire();
     try {
       this.#conn.exec(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
-      let result: T;
       try {
-        result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
+        const result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
+        this.#conn.exec('COMMIT');
+        return result;
       } catch (err) {
-        this.#conn.exec('ROLLBACK');
+        // SQLite may already have rolled back (or COMMIT itself failed): never leave the
+        // single connection inside a transaction, and never mask the original error.
+        if (this.#conn.inTransaction) this.#conn.exec('ROLLBACK');
         throw err;
       }
-      this.#conn.exec('COMMIT');
-      return result;
     } finally {
       this.#mutex.release();
     }

@@ -23,15 +23,11 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-function presentedToken(req: IncomingMessage, url: URL): string | null {
+// Only the Authorization header: a token in a URL leaks into logs and history, and a cookie
+// would need CSRF protection (the HTML browser will bring its own session mechanism).
+function presentedToken(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
-  const cookie = req.headers.cookie
-    ?.split(';')
-    .map((c) => c.trim())
-    .find((c) => c.startsWith('noema_token='));
-  if (cookie) return decodeURIComponent(cookie.slice('noema_token='.length));
-  return url.searchParams.get('token');
+  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : null;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -92,7 +88,7 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const match = matchRoute(options.routes, req.method ?? 'GET', url.pathname);
     if (match && 'route' in match && !match.route.public) {
-      const token = presentedToken(req, url);
+      const token = presentedToken(req);
       if (!token || !tokenMatches(token, options.token)) {
         throw new NoemaError('UNAUTHORIZED', 'missing or wrong server token', {
           hint: 'send "Authorization: Bearer <token>" (the token noema serve printed, or NOEMA_TOKEN)',
@@ -107,6 +103,8 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     writeReply(res, await match.route.handle(ctx));
   } catch (err) {
     const { status, body } = errorReply(err, requestId);
+    // Unexpected failures are the operator's to see; typed client errors are not logged.
+    if (status >= 500) console.error(`noema: ${req.method} ${req.url} failed (request ${requestId}):`, err);
     if (!res.headersSent) sendJson(res, status, body);
     else res.end();
   }

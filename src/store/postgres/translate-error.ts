@@ -1,0 +1,61 @@
+/** Maps pg errors to typed NoemaErrors, so both backends fail with the same codes. */
+import { NoemaError } from '../../core/errors.ts';
+
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  '57P01',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+const BUSY = new Set(['40001', '40P01', '55P03']);
+
+export function translatePostgresError(err: unknown): unknown {
+  if (err instanceof NoemaError) return err;
+  const code = (err as { code?: unknown }).code;
+  const message = (err as Error)?.message ?? String(err);
+  if (typeof code !== 'string') {
+    if (/Cannot use a pool after calling end|Client was closed/i.test(message)) {
+      return new NoemaError('STORE_CLOSED', 'the store is closed', { cause: err });
+    }
+    if (/Connection terminated|timeout exceeded when trying to connect/i.test(message)) {
+      return new NoemaError('STORE_UNAVAILABLE', `PostgreSQL is unreachable: ${message}`, {
+        retryable: true,
+        cause: err,
+      });
+    }
+    return err;
+  }
+  if (UNAVAILABLE.has(code)) {
+    return new NoemaError('STORE_UNAVAILABLE', `PostgreSQL is unreachable: ${message}`, {
+      retryable: true,
+      status: 503,
+      cause: err,
+    });
+  }
+  if (BUSY.has(code)) {
+    return new NoemaError('STORE_BUSY', `the database is busy: ${message}`, {
+      retryable: true,
+      status: 503,
+      hint: 'a concurrent transaction conflicted (deadlock, serialization or lock timeout); retry',
+      cause: err,
+    });
+  }
+  if (code === '23505') {
+    return new NoemaError('CONFLICT', `a record with the same key already exists: ${message}`, {
+      status: 409,
+      cause: err,
+    });
+  }
+  if (code.startsWith('23')) {
+    return new NoemaError('CONSTRAINT_VIOLATION', `a storage constraint was violated: ${message}`, {
+      status: 409,
+      cause: err,
+    });
+  }
+  return err;
+}

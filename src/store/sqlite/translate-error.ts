@@ -1,0 +1,36 @@
+/** Maps node:sqlite errors to typed NoemaErrors, so both backends fail with the same codes. */
+import { NoemaError } from '../../core/errors.ts';
+
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+const SQLITE_CONSTRAINT = 19;
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
+export function translateSqliteError(err: unknown): unknown {
+  const errcode = (err as { errcode?: unknown }).errcode;
+  if (typeof errcode !== 'number') return err;
+  const message = (err as Error).message;
+  const primary = errcode & 0xff;
+  if (primary === SQLITE_BUSY || primary === SQLITE_LOCKED) {
+    return new NoemaError('STORE_BUSY', `the database is busy: ${message}`, {
+      retryable: true,
+      status: 503,
+      hint: 'another process held the write lock past busy_timeout; retry',
+      cause: err,
+    });
+  }
+  if (errcode === SQLITE_CONSTRAINT_UNIQUE || errcode === SQLITE_CONSTRAINT_PRIMARYKEY) {
+    return new NoemaError('CONFLICT', `a record with the same key already exists: ${message}`, {
+      status: 409,
+      cause: err,
+    });
+  }
+  if (primary === SQLITE_CONSTRAINT) {
+    return new NoemaError('CONSTRAINT_VIOLATION', `a storage constraint was violated: ${message}`, {
+      status: 409,
+      cause: err,
+    });
+  }
+  return err;
+}
