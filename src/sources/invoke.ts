@@ -13,7 +13,7 @@ import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
 import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
-import { createRedactor, secretsFromEnv } from './redact.ts';
+import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
 import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
 import { validateWith } from './validators.ts';
@@ -140,12 +140,28 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       llm_call_id: plan?.llm_call_id ?? null,
       status,
       failure_class: failure?.failureClass ?? null,
-      output: failure ? undefined : result.success?.output,
-      error: failure,
+      // Callers store what they get (engine contracts, journals): hand back only redacted values.
+      output: failure ? undefined : redactor.json(result.success?.output),
+      error: failure ? redactedFailure(failure, redactor) : null,
     };
   } finally {
     release();
   }
+}
+
+function redactedFailure(f: SourceFailure, redactor: Redactor): SourceFailure {
+  const message = redactor.text(f.message);
+  const hint = f.hint === undefined ? undefined : redactor.text(f.hint);
+  const details = redactor.json(f.details);
+  if (message === f.message && hint === f.hint && JSON.stringify(details) === JSON.stringify(f.details)) {
+    return f;
+  }
+  return new SourceFailure(f.failureClass, message, {
+    response: f.response,
+    retryable: f.retryable,
+    details,
+    ...(hint !== undefined ? { hint } : {}),
+  });
 }
 
 async function execute(

@@ -188,6 +188,7 @@ describeEachStore('http_json source', (factory) => {
         env: { TOY_URL: url, TOY_TOKEN: SECRET },
       });
       assert.equal(out.ok, true, out.error?.message);
+      assert.deepEqual(out.output, { saw: 'Bearer [REDACTED]', note: 'token was [REDACTED]' });
       const inv = await getSourceInvocation(store, out.source_invocation_id);
       assert.equal((inv.response_json as { saw: string }).saw, 'Bearer [REDACTED]');
       assert.equal((inv.request_json as { api_key: string }).api_key, '[REDACTED]');
