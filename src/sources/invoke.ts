@@ -107,32 +107,42 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       }
     }
     const response = failure ? failure.response : (result.success ?? {});
-    const status = failure ? 'failed' : 'succeeded';
-    await store.transaction(async (tx) => {
-      await finishInvocation(
-        tx,
-        id,
-        {
-          ...response,
+    let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
+    try {
+      await store.transaction(async (tx) => {
+        await finishInvocation(
+          tx,
+          id,
+          {
+            ...response,
+            status,
+            failure_class: failure?.failureClass ?? null,
+            failure_message: failure?.message ?? null,
+            started_at,
+            ended_at,
+            validation_status: validation.status === 'not_checked' ? null : validation.status,
+          },
+          redactor,
+        );
+        await plan?.finish?.({
+          tx,
           status,
-          failure_class: failure?.failureClass ?? null,
-          failure_message: failure?.message ?? null,
-          started_at,
           ended_at,
-          validation_status: validation.status === 'not_checked' ? null : validation.status,
-        },
-        redactor,
-      );
-      await plan?.finish?.({
-        tx,
-        status,
-        ended_at,
-        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-        output: result.success?.output,
-        validation,
-        redactor,
+          failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+          output: result.success?.output,
+          validation,
+          redactor,
+        });
       });
-    });
+    } catch (err) {
+      // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
+      failure = new SourceFailure(
+        'internal',
+        `recording the source result failed: ${toNoemaError(err).message}`,
+      );
+      status = 'failed';
+      await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
+    }
     return {
       ok: !failure,
       source_invocation_id: id,
@@ -162,6 +172,35 @@ function redactedFailure(f: SourceFailure, redactor: Redactor): SourceFailure {
     details,
     ...(hint !== undefined ? { hint } : {}),
   });
+}
+
+async function finishAsInternal(
+  store: Store,
+  plan: SourcePlan | null,
+  id: string,
+  failure: SourceFailure,
+  times: { started_at: number; ended_at: number },
+  redactor: Redactor,
+): Promise<void> {
+  const row = {
+    ...times,
+    status: 'failed' as const,
+    failure_class: 'internal',
+    failure_message: failure.message,
+    validation_status: null,
+  };
+  const info = { failure_class: 'internal', message: failure.message };
+  const finish = { status: 'failed' as const, ended_at: times.ended_at, failure: info, output: undefined };
+  const validation = { status: 'not_checked' as const, errors: [] };
+  try {
+    await store.transaction(async (tx) => {
+      await finishInvocation(tx, id, row, redactor);
+      await plan?.finish?.({ tx, ...finish, validation, redactor });
+    });
+  } catch {
+    // The kind's own rows refused too: record the invocation alone; recovery is the last resort.
+    await store.transaction((tx) => finishInvocation(tx, id, row, redactor));
+  }
 }
 
 async function execute(

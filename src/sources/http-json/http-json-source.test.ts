@@ -27,6 +27,13 @@ async function fixture(): Promise<{ url: string; server: Server }> {
       } else if (path === '/html') {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html>not json</html>');
+      } else if (path === '/zip') {
+        // A binary body with NUL bytes, which PostgreSQL text columns refuse.
+        res.writeHead(200, { 'content-type': 'application/zip' });
+        res.end(Buffer.from([0x50, 0x4b, 0x00, 0x01]));
+      } else if (path === '/nul-json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ name: 'a\u0000b' }));
       } else if (path === '/leaky') {
         // Echoes the credentials it received, as a careless upstream would.
         res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': `session=${SECRET}` });
@@ -138,6 +145,41 @@ describeEachStore('http_json source', (factory) => {
         'dispensed',
         'the invalid body is kept',
       );
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
+  test('NUL characters in a response are recorded as U+FFFD and the call finishes with its own class', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await fixture();
+    try {
+      const env = { TOY_URL: url };
+      const zip = await invokeSource(store, {
+        source: await source(store, '/zip'),
+        request: {},
+        kind: 'ambient_context',
+        env,
+      });
+      assert.equal(zip.failure_class, 'non_json');
+      const inv = await getSourceInvocation(store, zip.source_invocation_id);
+      assert.equal(inv.status, 'failed');
+      assert.equal(inv.failure_class, 'non_json');
+      assert.equal(inv.response_text, 'PK\uFFFD\u0001');
+
+      const named = await invokeSource(store, {
+        source: await source(store, '/nul-json'),
+        request: { note: 'x\u0000y' },
+        kind: 'ambient_context',
+        env,
+      });
+      assert.equal(named.ok, true, named.error?.message);
+      assert.deepEqual(named.output, { name: 'a\uFFFDb' });
+      const namedInv = await getSourceInvocation(store, named.source_invocation_id);
+      assert.equal(namedInv.status, 'succeeded');
+      assert.deepEqual(namedInv.response_json, { name: 'a\uFFFDb' });
+      assert.deepEqual(namedInv.request_json, { note: 'x\uFFFDy' });
     } finally {
       server.close();
       await dispose();
