@@ -23,7 +23,8 @@ export interface InvocationOutcome {
   source_invocation_id: string;
   invocation_seq: number;
   llm_call_id: string | null;
-  status: 'succeeded' | 'failed';
+  /** `interrupted`: recovery in another process marked the row while the call ran; its result is not used. */
+  status: 'succeeded' | 'failed' | 'interrupted';
   failure_class: string | null;
   /** The JSON result (validated when a result schema was given); undefined on failure. */
   output: unknown;
@@ -108,9 +109,10 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     }
     const response = failure ? failure.response : (result.success ?? {});
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
+    let interrupted = false;
     try {
       await store.transaction(async (tx) => {
-        await finishInvocation(
+        interrupted = !(await finishInvocation(
           tx,
           id,
           {
@@ -123,7 +125,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
             validation_status: validation.status === 'not_checked' ? null : validation.status,
           },
           redactor,
-        );
+        ));
         await plan?.finish?.({
           tx,
           status,
@@ -143,12 +145,18 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       status = 'failed';
       await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
     }
+    if (interrupted) {
+      lease.lost();
+      failure = new SourceFailure('interrupted', 'the invocation was marked interrupted before it finished', {
+        hint: "recovery in another process took this process's lease for expired; retry the call",
+      });
+    }
     return {
       ok: !failure,
       source_invocation_id: id,
       invocation_seq: seq,
       llm_call_id: plan?.llm_call_id ?? null,
-      status,
+      status: interrupted ? 'interrupted' : status,
       failure_class: failure?.failureClass ?? null,
       // Callers store what they get (engine contracts, journals): hand back only redacted values.
       output: failure ? undefined : redactor.json(result.success?.output),
