@@ -224,10 +224,10 @@ describeEachStore('http_json source', (factory) => {
     const { url, server } = await fixture();
     try {
       const out = await invokeSource(store, {
-        source: await source(store, '/leaky', { bearer_token_env: 'TOY_TOKEN' }),
+        source: await source(store, '/leaky', { bearer_token_env: 'TOY_URL_TOKEN' }),
         request: { note: `my key is ${SECRET}`, api_key: 'abc', authorization: 'Basic xyz' },
         kind: 'model_elected_tool',
-        env: { TOY_URL: url, TOY_TOKEN: SECRET },
+        env: { TOY_URL: url, TOY_URL_TOKEN: SECRET },
       });
       assert.equal(out.ok, true, out.error?.message);
       assert.deepEqual(out.output, { saw: 'Bearer [REDACTED]', note: 'token was [REDACTED]' });
@@ -238,6 +238,32 @@ describeEachStore('http_json source', (factory) => {
       const everything = await allStoredText(store);
       assert.equal(everything.includes(SECRET), false, 'the secret string is stored nowhere');
       assert.equal(everything.includes('Basic xyz'), false);
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
+  test('a definition naming any token variable but <url_env>_TOKEN is not_configured and sends nothing', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await fixture();
+    let requests = 0;
+    server.on('request', () => {
+      requests += 1;
+    });
+    try {
+      const out = await invokeSource(store, {
+        source: await source(store, '/leaky', { bearer_token_env: 'NOEMA_LLM_API_KEY' }),
+        request: {},
+        kind: 'model_elected_tool',
+        env: { TOY_URL: url, NOEMA_LLM_API_KEY: SECRET },
+      });
+      assert.equal(out.ok, false);
+      assert.equal(out.error?.code, 'SOURCE_NOT_CONFIGURED');
+      assert.match(out.error?.hint ?? '', /TOY_URL_TOKEN/);
+      assert.equal(requests, 0, 'no request reached the upstream');
+      assert.equal((await getSourceInvocation(store, out.source_invocation_id)).status, 'failed');
+      assert.equal((await allStoredText(store)).includes(SECRET), false);
     } finally {
       server.close();
       await dispose();
