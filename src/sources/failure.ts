@@ -12,6 +12,7 @@ const CODE_BY_CLASS: Record<string, string> = {
   cancelled: 'SOURCE_CANCELLED',
   schema_invalid: 'SOURCE_SCHEMA_INVALID',
   response_format_rejected: 'SOURCE_RESPONSE_FORMAT_REJECTED',
+  interrupted: 'SOURCE_INTERRUPTED',
 };
 
 export class SourceFailure extends NoemaError {

@@ -1,9 +1,16 @@
 /** invokeSource's bookkeeping: sequence numbers per attempt under concurrency, schemas, refusals. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { SqlValue, Transaction, TransactionOptions } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { startToyServices, toySources } from '../testing/toys/index.ts';
-import { getJsonSchema, invokeSource, putJsonSchema, putResponseSource } from './index.ts';
+import {
+  getJsonSchema,
+  getSourceInvocation,
+  invokeSource,
+  putJsonSchema,
+  putResponseSource,
+} from './index.ts';
 
 describeEachStore('invokeSource', (factory) => {
   test('concurrent invocations in one attempt get distinct, gapless invocation_seq values', async () => {
@@ -85,6 +92,53 @@ describeEachStore('invokeSource', (factory) => {
       );
       assert.equal((await store.all('SELECT hash FROM json_schemas')).length, 1);
     } finally {
+      await dispose();
+    }
+  });
+
+  test('when the result cannot be recorded, the invocation is still finished as failed/internal', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      // The first terminal write fails, as a store refusing the value would.
+      let refused = false;
+      const refusing = (tx: Transaction): Transaction =>
+        new Proxy(tx, {
+          get(target, key) {
+            if (key !== 'run') return Reflect.get(target, key);
+            return (sql: string, params?: readonly SqlValue[]) => {
+              if (!refused && sql.startsWith('UPDATE source_invocations SET status')) {
+                refused = true;
+                return Promise.reject(new Error('invalid byte sequence'));
+              }
+              return target.run(sql, params);
+            };
+          },
+        });
+      const flaky = new Proxy(store, {
+        get(target, key) {
+          if (key !== 'transaction') return Reflect.get(target, key);
+          return <T>(fn: (tx: Transaction) => Promise<T>, o?: TransactionOptions) =>
+            target.transaction((tx) => fn(refusing(tx)), o);
+        },
+      });
+      const out = await invokeSource(flaky, {
+        source,
+        request: { turn: 1 },
+        kind: 'ambient_context',
+        env: toys.env,
+      });
+      assert.equal(refused, true);
+      assert.equal(out.ok, false);
+      assert.equal(out.status, 'failed');
+      assert.equal(out.failure_class, 'internal');
+      assert.match(out.error?.message ?? '', /recording the source result failed: invalid byte sequence/);
+      const inv = await getSourceInvocation(store, out.source_invocation_id);
+      assert.equal(inv.status, 'failed');
+      assert.equal(inv.failure_class, 'internal');
+    } finally {
+      await toys.close();
       await dispose();
     }
   });

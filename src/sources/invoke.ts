@@ -13,7 +13,7 @@ import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
 import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
-import { createRedactor, secretsFromEnv } from './redact.ts';
+import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
 import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
 import { validateWith } from './validators.ts';
@@ -23,7 +23,8 @@ export interface InvocationOutcome {
   source_invocation_id: string;
   invocation_seq: number;
   llm_call_id: string | null;
-  status: 'succeeded' | 'failed';
+  /** `interrupted`: recovery in another process marked the row while the call ran; its result is not used. */
+  status: 'succeeded' | 'failed' | 'interrupted';
   failure_class: string | null;
   /** The JSON result (validated when a result schema was given); undefined on failure. */
   output: unknown;
@@ -107,44 +108,106 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       }
     }
     const response = failure ? failure.response : (result.success ?? {});
-    const status = failure ? 'failed' : 'succeeded';
-    await store.transaction(async (tx) => {
-      await finishInvocation(
-        tx,
-        id,
-        {
-          ...response,
+    let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
+    let interrupted = false;
+    try {
+      await store.transaction(async (tx) => {
+        interrupted = !(await finishInvocation(
+          tx,
+          id,
+          {
+            ...response,
+            status,
+            failure_class: failure?.failureClass ?? null,
+            failure_message: failure?.message ?? null,
+            started_at,
+            ended_at,
+            validation_status: validation.status === 'not_checked' ? null : validation.status,
+          },
+          redactor,
+        ));
+        await plan?.finish?.({
+          tx,
           status,
-          failure_class: failure?.failureClass ?? null,
-          failure_message: failure?.message ?? null,
-          started_at,
           ended_at,
-          validation_status: validation.status === 'not_checked' ? null : validation.status,
-        },
-        redactor,
-      );
-      await plan?.finish?.({
-        tx,
-        status,
-        ended_at,
-        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-        output: result.success?.output,
-        validation,
-        redactor,
+          failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+          output: result.success?.output,
+          validation,
+          redactor,
+        });
       });
-    });
+    } catch (err) {
+      // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
+      failure = new SourceFailure(
+        'internal',
+        `recording the source result failed: ${toNoemaError(err).message}`,
+      );
+      status = 'failed';
+      await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
+    }
+    if (interrupted) {
+      lease.lost();
+      failure = new SourceFailure('interrupted', 'the invocation was marked interrupted before it finished', {
+        hint: "recovery in another process took this process's lease for expired; retry the call",
+      });
+    }
     return {
       ok: !failure,
       source_invocation_id: id,
       invocation_seq: seq,
       llm_call_id: plan?.llm_call_id ?? null,
-      status,
+      status: interrupted ? 'interrupted' : status,
       failure_class: failure?.failureClass ?? null,
-      output: failure ? undefined : result.success?.output,
-      error: failure,
+      // Callers store what they get (engine contracts, journals): hand back only redacted values.
+      output: failure ? undefined : redactor.json(result.success?.output),
+      error: failure ? redactedFailure(failure, redactor) : null,
     };
   } finally {
     release();
+  }
+}
+
+function redactedFailure(f: SourceFailure, redactor: Redactor): SourceFailure {
+  const message = redactor.text(f.message);
+  const hint = f.hint === undefined ? undefined : redactor.text(f.hint);
+  const details = redactor.json(f.details);
+  if (message === f.message && hint === f.hint && JSON.stringify(details) === JSON.stringify(f.details)) {
+    return f;
+  }
+  return new SourceFailure(f.failureClass, message, {
+    response: f.response,
+    retryable: f.retryable,
+    details,
+    ...(hint !== undefined ? { hint } : {}),
+  });
+}
+
+async function finishAsInternal(
+  store: Store,
+  plan: SourcePlan | null,
+  id: string,
+  failure: SourceFailure,
+  times: { started_at: number; ended_at: number },
+  redactor: Redactor,
+): Promise<void> {
+  const row = {
+    ...times,
+    status: 'failed' as const,
+    failure_class: 'internal',
+    failure_message: failure.message,
+    validation_status: null,
+  };
+  const info = { failure_class: 'internal', message: failure.message };
+  const finish = { status: 'failed' as const, ended_at: times.ended_at, failure: info, output: undefined };
+  const validation = { status: 'not_checked' as const, errors: [] };
+  try {
+    await store.transaction(async (tx) => {
+      await finishInvocation(tx, id, row, redactor);
+      await plan?.finish?.({ tx, ...finish, validation, redactor });
+    });
+  } catch {
+    // The kind's own rows refused too: record the invocation alone; recovery is the last resort.
+    await store.transaction((tx) => finishInvocation(tx, id, row, redactor));
   }
 }
 

@@ -1,10 +1,13 @@
 /**
  * The one redaction module: every value written to a source record passes through a Redactor.
  * It blanks credential headers and JSON fields by name, and every configured secret value
- * wherever it appears in text (headers, bodies, chunks, error messages).
+ * wherever it appears in text (headers, bodies, chunks, error messages). It also replaces NUL
+ * characters, which PostgreSQL text columns refuse.
  */
 
 export const REDACTED = '[REDACTED]';
+/** What a NUL character in any recorded text becomes (U+FFFD, the replacement character). */
+export const NUL_REPLACEMENT = '\uFFFD';
 
 const SECRET_NAMES = new Set([
   'authorization',
@@ -66,6 +69,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   const text = (s: string): string => {
     let out = s;
     for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    // PostgreSQL text cannot hold NUL (error 22021); one place for every value written.
+    if (out.includes('\u0000')) out = out.replaceAll('\u0000', NUL_REPLACEMENT);
     return out;
   };
   const json = <T>(value: T): T => walk(value, text) as T;
@@ -76,7 +81,9 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   };
   const jsonText = (value: unknown): string => {
     const raw = JSON.stringify(value ?? null);
-    if (!SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v))) return raw;
+    if (!SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v)) && !raw.includes('\\u0000')) {
+      return raw;
+    }
     return JSON.stringify(json(value ?? null));
   };
   return { text, json, jsonText, headers };

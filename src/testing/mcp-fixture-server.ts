@@ -56,6 +56,21 @@ export function createFixtureServer(): McpServer {
       return { content: [{ type: 'text', text: 'awake' }] };
     },
   );
+  server.registerTool(
+    'env',
+    {
+      description: 'Whether the server process has the variable, and its value.',
+      inputSchema: { name: z.string() },
+    },
+    async ({ name }) => ({
+      content: [
+        {
+          type: 'text',
+          text: JSON.stringify({ present: name in process.env, value: process.env[name] ?? null }),
+        },
+      ],
+    }),
+  );
   return server;
 }
 

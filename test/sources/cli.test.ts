@@ -94,7 +94,7 @@ test('source invoke calls an MCP tool over stdio with --mcp-server', async () =>
     ['source', 'invoke', f.tool!, '--mcp-server', f.server!, '--request', '{"a":1,"b":2}'],
     {
       NOEMA_DB: join(dir, 'n.db'),
-      NOEMA_MCP_STDIO_COMMANDS: process.execPath,
+      NOEMA_MCP_STDIO_COMMANDS: `${process.execPath} ${MCP_FIXTURE_PATH}`,
     },
   );
   assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -3,11 +3,29 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { listSourceInvocations, putResponseSource } from '../../sources/index.ts';
+import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { toolNode } from '../../testing/engine-kit.ts';
 import { createEngine } from '../create-engine.ts';
 import type { GraphSpec, Json, NodeType } from '../engine.ts';
 import { sourcesExecutor } from './sources-executor.ts';
+
+const SECRET = 'tok-engine-secret-5b1e08d4';
+
+/** Every row of every table, as one string: a secret must be found nowhere in it. */
+async function everyStoredRow(store: Store): Promise<{ tables: string[]; text: string }> {
+  const rows = store.capabilities.concurrentWriters
+    ? await store.all<{ name: string }>(
+        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
+      )
+    : await store.all<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1",
+      );
+  const tables = rows.map((r) => r.name);
+  const parts: string[] = [];
+  for (const t of tables) parts.push(JSON.stringify(await store.all(`SELECT * FROM ${t}`)));
+  return { tables, text: parts.join('\n') };
+}
 
 async function toyServer(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -16,7 +34,18 @@ async function toyServer(): Promise<{ url: string; server: Server }> {
       body += d;
     });
     req.on('end', () => {
-      if (req.url === '/add') {
+      if (req.url === '/leaky') {
+        // Echoes the credentials it received, as a careless upstream would.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ saw: req.headers.authorization, note: `token was ${SECRET}` }));
+      } else if (req.url === '/leaky-fail') {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: `rejected ${SECRET}` }));
+      } else if (req.url === '/llm/chat/completions') {
+        // Not an event stream and not JSON: the protocol failure quotes it in its message.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(`upstream says ${SECRET}`);
+      } else if (req.url === '/add') {
         const { a, b } = JSON.parse(body) as { a: number; b: number };
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ sum: a + b }));
@@ -30,12 +59,12 @@ async function toyServer(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-function graphFor(source_hash: string): GraphSpec {
+function graphFor(source_hash: string, request?: Json, kind?: string): GraphSpec {
   return {
     entry: 'reason',
     channels: { messages: { reducer: 'append' } },
     nodes: [
-      { id: 'reason', type: 'source_reason', config: { source_hash } },
+      { id: 'reason', type: 'source_reason', config: { source_hash, request, kind } as Json },
       { id: 'tool', type: 'tool' },
       { id: 'end', type: 'terminal' },
     ],
@@ -48,7 +77,7 @@ function graphFor(source_hash: string): GraphSpec {
 }
 
 /** Asks for one tool call through a stored source, then reports the contract's status. */
-const sourceReason: NodeType<{ source_hash: string }> = {
+const sourceReason: NodeType<{ source_hash: string; request?: Json; kind?: string }> = {
   type: 'source_reason',
   execute(ctx) {
     const done = ctx.completed_executions;
@@ -61,8 +90,9 @@ const sourceReason: NodeType<{ source_hash: string }> = {
             action_type: 'tool_call',
             payload: {
               source_hash: ctx.config.source_hash,
-              request: { a: 2, b: 3 },
+              request: ctx.config.request ?? { a: 2, b: 3 },
               tool_name: 'add',
+              ...(ctx.config.kind ? { kind: ctx.config.kind } : {}),
             } as Json,
           },
         ],
@@ -139,6 +169,64 @@ describeEachStore('engine actions through sources', (factory) => {
         items.map((i) => [i.status, i.failure_class, i.contract_id]),
         [['failed', 'http_status', c?.contract_id]],
       );
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
+  test('secrets a leaky upstream echoes reach neither the contract result nor any table of the store', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await toyServer();
+    try {
+      const leaky = (path: string) =>
+        putResponseSource(store, {
+          version: 1,
+          label: 'leaky',
+          interface: {
+            name: 'http_json',
+            method: 'POST',
+            url_env: 'ADDER_URL',
+            path,
+            timeout_ms: 5000,
+            bearer_token_env: 'ADDER_URL_TOKEN',
+          },
+        });
+      const env = { ADDER_URL: url, ADDER_URL_TOKEN: SECRET };
+      for (const [path, status] of [
+        ['/leaky', 'COMPLETED'],
+        ['/leaky-fail', 'FAILED'],
+      ] as const) {
+        const engine = createEngine(store, { actions: sourcesExecutor(store, { env }) });
+        engine.register(sourceReason as NodeType<never>);
+        engine.register(toolNode as NodeType<never>);
+        const out = await engine.start(graphFor((await leaky(path)).hash));
+        const [c] = (await engine.getRun(out.run_id)).completed_executions;
+        assert.equal(c?.status, status);
+        assert.equal(JSON.stringify(c).includes(SECRET), false, 'the contract carries no secret');
+      }
+      const llm = await putResponseSource(store, {
+        version: 1,
+        label: 'leaky_llm',
+        interface: { name: 'llm_chat_completions', model: 'm', schema_delivery: 'prompt_only' },
+      });
+      const engine = createEngine(store, {
+        actions: sourcesExecutor(store, {
+          env: { NOEMA_LLM_BASE_URL: `${url}/llm`, NOEMA_LLM_API_KEY: SECRET },
+        }),
+      });
+      engine.register(sourceReason as NodeType<never>);
+      engine.register(toolNode as NodeType<never>);
+      const request = { messages: [{ role: 'user', content: 'hi' }] };
+      const out = await engine.start(graphFor(llm.hash, request, 'llm_generation'));
+      const [c] = (await engine.getRun(out.run_id)).completed_executions;
+      assert.match(c?.error_message ?? '', /^protocol: .*upstream says \[REDACTED\]/);
+      const { tables, text } = await everyStoredRow(store);
+      for (const t of ['engine_contracts', 'engine_journal', 'source_invocations', 'llm_calls']) {
+        assert.ok(tables.includes(t), `${t} is scanned`);
+      }
+      assert.ok(text.includes('Bearer [REDACTED]'), 'the echoed header is kept, redacted');
+      assert.equal(text.includes(SECRET), false, 'the secret string is stored nowhere');
     } finally {
       server.close();
       await dispose();

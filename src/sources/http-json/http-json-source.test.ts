@@ -27,6 +27,13 @@ async function fixture(): Promise<{ url: string; server: Server }> {
       } else if (path === '/html') {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html>not json</html>');
+      } else if (path === '/zip') {
+        // A binary body with NUL bytes, which PostgreSQL text columns refuse.
+        res.writeHead(200, { 'content-type': 'application/zip' });
+        res.end(Buffer.from([0x50, 0x4b, 0x00, 0x01]));
+      } else if (path === '/nul-json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ name: 'a\u0000b' }));
       } else if (path === '/leaky') {
         // Echoes the credentials it received, as a careless upstream would.
         res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': `session=${SECRET}` });
@@ -144,6 +151,41 @@ describeEachStore('http_json source', (factory) => {
     }
   });
 
+  test('NUL characters in a response are recorded as U+FFFD and the call finishes with its own class', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await fixture();
+    try {
+      const env = { TOY_URL: url };
+      const zip = await invokeSource(store, {
+        source: await source(store, '/zip'),
+        request: {},
+        kind: 'ambient_context',
+        env,
+      });
+      assert.equal(zip.failure_class, 'non_json');
+      const inv = await getSourceInvocation(store, zip.source_invocation_id);
+      assert.equal(inv.status, 'failed');
+      assert.equal(inv.failure_class, 'non_json');
+      assert.equal(inv.response_text, 'PK\uFFFD\u0001');
+
+      const named = await invokeSource(store, {
+        source: await source(store, '/nul-json'),
+        request: { note: 'x\u0000y' },
+        kind: 'ambient_context',
+        env,
+      });
+      assert.equal(named.ok, true, named.error?.message);
+      assert.deepEqual(named.output, { name: 'a\uFFFDb' });
+      const namedInv = await getSourceInvocation(store, named.source_invocation_id);
+      assert.equal(namedInv.status, 'succeeded');
+      assert.deepEqual(namedInv.response_json, { name: 'a\uFFFDb' });
+      assert.deepEqual(namedInv.request_json, { note: 'x\uFFFDy' });
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
   test('timeouts, refused connections and unset URLs fail as timeout, network and not_configured', async () => {
     const { store, dispose } = await factory.open();
     const { url, server } = await fixture();
@@ -182,12 +224,13 @@ describeEachStore('http_json source', (factory) => {
     const { url, server } = await fixture();
     try {
       const out = await invokeSource(store, {
-        source: await source(store, '/leaky', { bearer_token_env: 'TOY_TOKEN' }),
+        source: await source(store, '/leaky', { bearer_token_env: 'TOY_URL_TOKEN' }),
         request: { note: `my key is ${SECRET}`, api_key: 'abc', authorization: 'Basic xyz' },
         kind: 'model_elected_tool',
-        env: { TOY_URL: url, TOY_TOKEN: SECRET },
+        env: { TOY_URL: url, TOY_URL_TOKEN: SECRET },
       });
       assert.equal(out.ok, true, out.error?.message);
+      assert.deepEqual(out.output, { saw: 'Bearer [REDACTED]', note: 'token was [REDACTED]' });
       const inv = await getSourceInvocation(store, out.source_invocation_id);
       assert.equal((inv.response_json as { saw: string }).saw, 'Bearer [REDACTED]');
       assert.equal((inv.request_json as { api_key: string }).api_key, '[REDACTED]');
@@ -195,6 +238,32 @@ describeEachStore('http_json source', (factory) => {
       const everything = await allStoredText(store);
       assert.equal(everything.includes(SECRET), false, 'the secret string is stored nowhere');
       assert.equal(everything.includes('Basic xyz'), false);
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
+  test('a definition naming any token variable but <url_env>_TOKEN is not_configured and sends nothing', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server } = await fixture();
+    let requests = 0;
+    server.on('request', () => {
+      requests += 1;
+    });
+    try {
+      const out = await invokeSource(store, {
+        source: await source(store, '/leaky', { bearer_token_env: 'NOEMA_LLM_API_KEY' }),
+        request: {},
+        kind: 'model_elected_tool',
+        env: { TOY_URL: url, NOEMA_LLM_API_KEY: SECRET },
+      });
+      assert.equal(out.ok, false);
+      assert.equal(out.error?.code, 'SOURCE_NOT_CONFIGURED');
+      assert.match(out.error?.hint ?? '', /TOY_URL_TOKEN/);
+      assert.equal(requests, 0, 'no request reached the upstream');
+      assert.equal((await getSourceInvocation(store, out.source_invocation_id)).status, 'failed');
+      assert.equal((await allStoredText(store)).includes(SECRET), false);
     } finally {
       server.close();
       await dispose();

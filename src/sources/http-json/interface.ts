@@ -7,6 +7,7 @@ export interface HttpJsonInterface {
   url_env: string;
   path: string;
   timeout_ms: number;
+  /** Must be `<url_env>_TOKEN`: the only token variable honoured for this URL. */
   bearer_token_env?: string;
 }
 
@@ -45,6 +46,29 @@ export function resolveUrl(iface: HttpJsonInterface, env: Readonly<Record<string
     });
   }
   return url;
+}
+
+/**
+ * The bearer token, if the definition asks for one. A stored document must not choose which
+ * secret goes to its URL, so the only variable honoured is `<url_env>_TOKEN`.
+ */
+export function resolveBearerToken(
+  iface: HttpJsonInterface,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (!iface.bearer_token_env) return undefined;
+  const expected = `${iface.url_env}_TOKEN`;
+  if (iface.bearer_token_env !== expected) {
+    throw new SourceFailure(
+      'not_configured',
+      `bearer_token_env must be ${expected} (the url_env followed by _TOKEN), not ${iface.bearer_token_env}`,
+      {
+        details: { variable: iface.bearer_token_env, expected },
+        hint: `name the token variable ${expected} in the source definition and set it in the environment`,
+      },
+    );
+  }
+  return env[expected];
 }
 
 /** The URL as recorded: without credentials in userinfo. */

@@ -1,7 +1,13 @@
 /** The `http_json` source: one JSON request to an operator-configured URL, one JSON response. */
 import { SourceFailure, transportFailure } from '../failure.ts';
 import type { ResponseSource, SourceResponse } from '../source.ts';
-import { type HttpJsonInterface, httpJsonInterfaceSchema, printableUrl, resolveUrl } from './interface.ts';
+import {
+  type HttpJsonInterface,
+  httpJsonInterfaceSchema,
+  printableUrl,
+  resolveBearerToken,
+  resolveUrl,
+} from './interface.ts';
 import { headersObject, readBoundedText, tryParseJson } from './read-body.ts';
 
 export const httpJsonSource: ResponseSource = {
@@ -10,7 +16,7 @@ export const httpJsonSource: ResponseSource = {
   plan({ iface: raw, request, env, timeoutMs }) {
     const iface = raw as unknown as HttpJsonInterface;
     const url = resolveUrl(iface, env);
-    const token = iface.bearer_token_env ? env[iface.bearer_token_env] : undefined;
+    const token = resolveBearerToken(iface, env);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (iface.method !== 'GET') headers['content-type'] = 'application/json';
     if (token) headers.authorization = `Bearer ${token}`;

@@ -18,6 +18,8 @@ export interface ProcessLease {
   touch(tx: Queryable, now: number): Promise<void>;
   /** Call after the transaction that ran `touch` committed: only then is the lease known stored. */
   committed(now: number): void;
+  /** Recovery elsewhere took this process for dead (a row was interrupted): register again. */
+  lost(): void;
 }
 
 const leases = new WeakMap<Store, ProcessLease>();
@@ -45,15 +47,29 @@ function createLease(store: Store): ProcessLease {
   let lastBeat = 0;
   let inFlight = 0;
   let timer: NodeJS.Timeout | undefined;
+  // Recovery in another process deletes the row of an owner it took for dead: re-insert it then.
+  const refresh = async (q: Queryable, now: number) => {
+    const r = await q.run('UPDATE source_processes SET heartbeat_at = ? WHERE process_id = ?', [
+      now,
+      processId,
+    ]);
+    if (r.changes === 0) await register(q, now);
+  };
+  const register = (q: Queryable, now: number) =>
+    q.run(
+      `INSERT INTO source_processes (process_id, hostname, pid, started_at, heartbeat_at, lease_ms)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (process_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
+      [processId, HOSTNAME, process.pid, now, now, LEASE_MS],
+    );
   const beat = async () => {
     try {
       lastBeat = Date.now();
-      await store.run('UPDATE source_processes SET heartbeat_at = ? WHERE process_id = ?', [
-        lastBeat,
-        processId,
-      ]);
-    } catch {
-      // The store was closed under us; the next touch() re-registers if it is reopened.
+      await refresh(store, lastBeat);
+    } catch (err) {
+      // A failed beat (a busy or briefly unreachable store) must not end the heartbeat for the
+      // rest of the call; only a closed store does. The next touch() re-registers if reopened.
+      if ((err as { code?: unknown }).code !== 'STORE_CLOSED') return;
       if (timer) clearInterval(timer);
       timer = undefined;
     }
@@ -81,19 +97,17 @@ function createLease(store: Store): ProcessLease {
       if (!registered) {
         // Until a transaction carrying this insert commits, every call repeats it (idempotently):
         // a rolled-back registration must not leave live rows without a lease.
-        await tx.run(
-          `INSERT INTO source_processes (process_id, hostname, pid, started_at, heartbeat_at, lease_ms)
-           VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (process_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-          [processId, HOSTNAME, process.pid, now, now, LEASE_MS],
-        );
+        await register(tx, now);
       } else if (now - lastBeat > HEARTBEAT_MS / 2) {
-        await tx.run('UPDATE source_processes SET heartbeat_at = ? WHERE process_id = ?', [now, processId]);
+        await refresh(tx, now);
       }
     },
     committed(now) {
       registered = true;
       lastBeat = Math.max(lastBeat, now);
+    },
+    lost() {
+      registered = false;
     },
   };
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { type ModelScript, startScriptedModel } from '../../testing/scripted-model/index.ts';
+import { MAX_RESPONSE_BYTES } from '../http-json/read-body.ts';
 import { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } from '../index.ts';
 
 const RESULT_SCHEMA = {
@@ -203,6 +204,35 @@ describeEachStore('llm_chat_completions source', (factory) => {
       assert.equal(inv3.http_status, 503);
       assert.deepEqual(inv3.response_json, { error: { message: 'overloaded' } });
       assert.equal(model.requests.length, 3, 'no hidden retries');
+    } finally {
+      await model.close();
+      await dispose();
+    }
+  });
+
+  test('a reply streaming past the response size cap fails as protocol and both rows finish', async () => {
+    const { store, dispose } = await factory.open();
+    const huge = 'x'.repeat(MAX_RESPONSE_BYTES + 1024);
+    const { model, source, schema, env } = await setup(store, {
+      rules: [{ reply: { text: huge, chunk_chars: 1024 * 1024 } }],
+    });
+    try {
+      const out = await invokeSource(store, {
+        source,
+        request: MESSAGES,
+        kind: 'llm_generation',
+        resultSchema: schema,
+        env,
+      });
+      assert.equal(out.ok, false);
+      assert.equal(out.failure_class, 'protocol');
+      assert.match(out.error?.message ?? '', new RegExp(`exceeds ${MAX_RESPONSE_BYTES} bytes`));
+      const inv = await getSourceInvocation(store, out.source_invocation_id);
+      assert.equal(inv.status, 'failed');
+      assert.equal(inv.failure_class, 'protocol');
+      const call = await getLlmCall(store, out.llm_call_id!);
+      assert.equal(call.status, 'failed');
+      assert.ok((call.raw_text as string).length <= MAX_RESPONSE_BYTES, 'what is kept stays under the cap');
     } finally {
       await model.close();
       await dispose();

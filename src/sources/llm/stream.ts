@@ -4,6 +4,7 @@
  * streamed) completion is accepted too and recorded as one chunk.
  */
 import { SourceFailure } from '../failure.ts';
+import { MAX_RESPONSE_BYTES, readBoundedText } from '../http-json/read-body.ts';
 
 export interface StreamChunk {
   seq: number;
@@ -69,7 +70,7 @@ export async function readCompletionStream(
 ): Promise<void> {
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('text/event-stream')) {
-    const text = await res.text();
+    const text = await readBoundedText(res, 'LLM');
     record(state, text, startedAt);
     apply(state, text);
     return;
@@ -87,7 +88,15 @@ export async function readCompletionStream(
     if (data.trim() === '[DONE]') done = true;
     else apply(state, data);
   };
+  let size = 0;
   for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+    // The same cap as any HTTP body: a runaway stream must not fill memory and the trace.
+    size += part.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      throw new SourceFailure('protocol', `LLM response stream exceeds ${MAX_RESPONSE_BYTES} bytes`, {
+        details: { max_response_bytes: MAX_RESPONSE_BYTES },
+      });
+    }
     buffer += decoder.decode(part, { stream: true });
     let nl = buffer.indexOf('\n');
     while (nl >= 0) {

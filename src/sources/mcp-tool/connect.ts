@@ -1,7 +1,7 @@
 /**
- * Opens an MCP client session to a stored server config with the official SDK. Stdio commands
- * run only when the operator allows them (`NOEMA_MCP_STDIO_COMMANDS`); HTTP URLs and tokens come
- * only from the environment variables the config names.
+ * Opens an MCP client session to a stored server config with the official SDK. Stdio command
+ * lines and the variables passed to them are the operator's to allow (`stdio-policy.ts`); HTTP
+ * URLs and tokens come only from the environment variables the config names.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -9,10 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { notConfigured, SourceFailure } from '../failure.ts';
 import type { McpServerConfig } from './servers.ts';
+import { assertStdioAllowed, passthroughEnv } from './stdio-policy.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-export const STDIO_ALLOW_ENV = 'NOEMA_MCP_STDIO_COMMANDS';
 
 export interface PreparedTransport {
   describe: Record<string, unknown>;
@@ -23,25 +22,11 @@ export interface PreparedTransport {
 export function prepareTransport(config: McpServerConfig, env: Env): PreparedTransport {
   const t = config.transport;
   if (t.type === 'stdio') {
-    const allowed = (env[STDIO_ALLOW_ENV] ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (!allowed.includes(t.command)) {
-      throw new SourceFailure(
-        'not_configured',
-        `MCP stdio command "${t.command}" is not allowed by ${STDIO_ALLOW_ENV}`,
-        {
-          details: { variable: STDIO_ALLOW_ENV, command: t.command },
-          hint: `add the command to ${STDIO_ALLOW_ENV} (comma-separated) to let Noema start it`,
-        },
-      );
-    }
-    const childEnv: Record<string, string> = { ...getDefaultEnvironment() };
-    for (const name of t.env_passthrough ?? []) {
-      const v = env[name];
-      if (v !== undefined) childEnv[name] = v;
-    }
+    assertStdioAllowed(t, env);
+    const childEnv: Record<string, string> = {
+      ...getDefaultEnvironment(),
+      ...passthroughEnv(t.env_passthrough ?? [], env),
+    };
     return {
       describe: { transport: 'stdio', command: t.command, args: t.args ?? [] },
       secrets: [],

@@ -12,7 +12,7 @@ import {
   putResponseSource,
 } from '../index.ts';
 
-const ENV = { ...process.env, NOEMA_MCP_STDIO_COMMANDS: process.execPath } as Record<
+const ENV = { ...process.env, NOEMA_MCP_STDIO_COMMANDS: `${process.execPath} ${MCP_FIXTURE_PATH}` } as Record<
   string,
   string | undefined
 >;
@@ -202,7 +202,12 @@ test('a third-party MCP server (@modelcontextprotocol/server-memory) works as an
         version: 1,
         interface: { name: 'mcp_tool', server_ref: { hash: server.hash }, tool_name, timeout_ms: 10_000 },
       });
-    const env = { ...ENV, MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'noema-mem-')), 'memory.jsonl') };
+    const env = {
+      ...ENV,
+      NOEMA_MCP_STDIO_COMMANDS: `${process.execPath} ${serverPath}`,
+      NOEMA_MCP_ENV_PASSTHROUGH: 'MEMORY_FILE_PATH',
+      MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'noema-mem-')), 'memory.jsonl'),
+    };
     const created = await invokeSource(store, {
       source: await toolSource('create_entities'),
       request: {
