@@ -46,6 +46,12 @@ function createLease(store: Store): ProcessLease {
   let inFlight = 0;
   let timer: NodeJS.Timeout | undefined;
   const beat = async () => {
+    // Only running rows need a live lease: an idle tick stops the timer instead of writing.
+    if (inFlight === 0) {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      return;
+    }
     try {
       lastBeat = Date.now();
       await store.run('UPDATE source_processes SET heartbeat_at = ? WHERE process_id = ?', [
@@ -67,14 +73,12 @@ function createLease(store: Store): ProcessLease {
         timer.unref();
       }
       let released = false;
+      // The timer outlives the call until a tick finds nothing in flight: creating and
+      // clearing an interval per call is measurable on the per-call budget.
       return () => {
         if (released) return;
         released = true;
         inFlight -= 1;
-        if (inFlight === 0 && timer) {
-          clearInterval(timer);
-          timer = undefined;
-        }
       };
     },
     async touch(tx, now) {

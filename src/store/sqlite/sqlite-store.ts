@@ -164,15 +164,16 @@ export class SqliteStore implements Store {
     this.#assertOpen();
     await this.#mutex.acquire();
     try {
-      this.#conn.exec(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      // Prepared once (cached like any statement): exec() would parse these on every transaction.
+      this.#conn.statement(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE').run();
       let result: T;
       try {
         result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
       } catch (err) {
-        this.#conn.exec('ROLLBACK');
+        this.#conn.statement('ROLLBACK').run();
         throw err;
       }
-      this.#conn.exec('COMMIT');
+      this.#conn.statement('COMMIT').run();
       return result;
     } finally {
       this.#mutex.release();
