@@ -63,6 +63,14 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   const values = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort(
     (a, b) => b.length - a.length,
   );
+  // A redactor holds no state but its secrets: calls without secrets share one.
+  if (values.length === 0) return (noSecrets ??= buildRedactor(values));
+  return buildRedactor(values);
+}
+
+let noSecrets: Redactor | undefined;
+
+function buildRedactor(values: readonly string[]): Redactor {
   const text = (s: string): string => {
     let out = s;
     for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
