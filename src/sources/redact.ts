@@ -64,11 +64,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     (a, b) => b.length - a.length,
   );
   // A redactor holds no state but its secrets: calls without secrets share one.
-  if (values.length === 0) return (noSecrets ??= buildRedactor(values));
-  return buildRedactor(values);
+  return values.length === 0 ? NO_SECRETS : buildRedactor(values);
 }
-
-let noSecrets: Redactor | undefined;
 
 function buildRedactor(values: readonly string[]): Redactor {
   const text = (s: string): string => {
@@ -89,6 +86,8 @@ function buildRedactor(values: readonly string[]): Redactor {
   };
   return { text, json, jsonText, headers };
 }
+
+const NO_SECRETS = buildRedactor([]);
 
 function walk(value: unknown, text: (s: string) => string): unknown {
   if (typeof value === 'string') return text(value);
