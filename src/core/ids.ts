@@ -9,6 +9,11 @@ export type IdResult = { ok: true; value: string } | { ok: false; error: string 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const MAX_COUNTER = 0xfff;
 const bytes = new Uint8Array(16);
+// Random bytes come from a pool refilled in one call: a CSPRNG call per id costs more than
+// the rest of the id together on hot paths (one id per source invocation, per trace row).
+const POOL_IDS = 256;
+const pool = new Uint8Array(10 * POOL_IDS);
+let poolAt = pool.length;
 let lastMs = -1;
 let counter = 0;
 
@@ -18,7 +23,12 @@ let counter = 0;
  * millisecond; if it overflows, or the clock steps back, the timestamp is advanced past the last one used.
  */
 export function uuidv7(): string {
-  randomFillSync(bytes, 6);
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  bytes.set(pool.subarray(poolAt, poolAt + 10), 6);
+  poolAt += 10;
   const now = Date.now();
   if (now > lastMs) {
     lastMs = now;

@@ -66,6 +66,11 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   const values = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort(
     (a, b) => b.length - a.length,
   );
+  // A redactor holds no state but its secrets: calls without secrets share one.
+  return values.length === 0 ? NO_SECRETS : buildRedactor(values);
+}
+
+function buildRedactor(values: readonly string[]): Redactor {
   const text = (s: string): string => {
     let out = s;
     for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
@@ -88,6 +93,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   };
   return { text, json, jsonText, headers };
 }
+
+const NO_SECRETS = buildRedactor([]);
 
 function walk(value: unknown, text: (s: string) => string): unknown {
   if (typeof value === 'string') return text(value);

@@ -63,6 +63,12 @@ function createLease(store: Store): ProcessLease {
       [processId, HOSTNAME, process.pid, now, now, LEASE_MS],
     );
   const beat = async () => {
+    // Only running rows need a live lease: an idle tick stops the timer instead of writing.
+    if (inFlight === 0) {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      return;
+    }
     try {
       lastBeat = Date.now();
       await refresh(store, lastBeat);
@@ -83,14 +89,12 @@ function createLease(store: Store): ProcessLease {
         timer.unref();
       }
       let released = false;
+      // The timer outlives the call until a tick finds nothing in flight: creating and
+      // clearing an interval per call is measurable on the per-call budget.
       return () => {
         if (released) return;
         released = true;
         inFlight -= 1;
-        if (inFlight === 0 && timer) {
-          clearInterval(timer);
-          timer = undefined;
-        }
       };
     },
     async touch(tx, now) {

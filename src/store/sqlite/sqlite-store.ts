@@ -74,6 +74,15 @@ class SqliteConnection implements Queryable {
     }
   }
 
+  /** Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK) from the statement cache. */
+  control(sql: string): void {
+    try {
+      this.statement(sql).run();
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
   get inTransaction(): boolean {
     return this.#db.isTransaction;
   }
@@ -185,15 +194,16 @@ export class SqliteStore implements Store {
     this.#assertOpen();
     await this.#mutex.acquire();
     try {
-      this.#conn.exec(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      // Prepared once (cached like any statement): exec() would parse these on every transaction.
+      this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
       try {
         const result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
-        this.#conn.exec('COMMIT');
+        this.#conn.control('COMMIT');
         return result;
       } catch (err) {
         // SQLite may already have rolled back (or COMMIT itself failed): never leave the
         // single connection inside a transaction, and never mask the original error.
-        if (this.#conn.inTransaction) this.#conn.exec('ROLLBACK');
+        if (this.#conn.inTransaction) this.#conn.control('ROLLBACK');
         throw err;
       }
     } finally {
