@@ -6,7 +6,8 @@ import type { Queryable, Store, Transaction } from '../../store/store.ts';
 import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
-import { type AttemptEntry, type JournalEntry, type StepEntry, stepDeltas } from './entries.ts';
+import { decodeEntry } from './codec.ts';
+import type { AttemptEntry } from './entries.ts';
 import { jidOf, runRange, seqOf } from './key.ts';
 
 /**
@@ -119,11 +120,11 @@ export async function loadState(q: Queryable, graph: CompiledGraph, runPk: numbe
   const appendOnly = new Map([...graph.channels].filter(([, c]) => c.reducer === 'append'));
   for (const row of rows) {
     const seq = seqOf(Number(row.jid));
-    const entry = JSON.parse(row.body) as JournalEntry;
+    const entry = decodeEntry(graph, row.body);
     if (seq <= snapSeq) {
       // Before the snapshot only append-channel items are missing from the state.
       if (entry.k === undefined || entry.k === 'i') {
-        for (const d of entry.k === 'i' ? [{ n: '', w: entry.w }] : stepDeltas(entry)) {
+        for (const d of entry.k === 'i' ? [{ n: '', w: entry.w }] : entry.deltas) {
           if (!d.w) continue;
           const w: Record<string, Json> = {};
           for (const [name, v] of Object.entries(d.w)) if (appendOnly.has(name)) w[name] = v;
@@ -134,7 +135,7 @@ export async function loadState(q: Queryable, graph: CompiledGraph, runPk: numbe
     }
     state.seq = seq;
     if (entry.k === undefined) {
-      applyStep(graph, state, stepDeltas(entry as StepEntry));
+      applyStep(graph, state, entry.deltas);
       attempts.clear();
     } else if (entry.k === 'i') {
       applyWrites(graph, state, entry.w);
