@@ -60,6 +60,14 @@ describeEachStore('engine journal', (factory) => {
       });
       // Step 10 and step 110 differ only in the digits of their numbers.
       assert.ok(rows[109]!.body.length - rows[9]!.body.length <= 6);
+      // `messages` appends: reading the run reads every row anyway, so no snapshot is written at step 100.
+      const snaps = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_snapshots');
+      assert.equal(Number(snaps?.n), 0);
+      const reader = createEngine(store);
+      reader.register(mixed as NodeType<never>);
+      const run = await reader.getRun(out.run_id);
+      assert.deepEqual([run.step, run.state.count, run.state.sum], [120, 120, 7260]);
+      assert.equal((run.state.messages as string[]).length, 120);
     } finally {
       await dispose();
     }

@@ -22,7 +22,7 @@ import {
 import { type CompiledGraph, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
-import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
+import { appendFenced, hasAppendChannel, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -236,7 +236,8 @@ async function commitStep(
     }
     if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
       throw new LeaseLost();
-    if (state.step % deps.snapshotEvery === 0) await writeSnapshot(tx, graph, run.run_pk, state);
+    if (state.step % deps.snapshotEvery === 0 && !hasAppendChannel(graph))
+      await writeSnapshot(tx, graph, run.run_pk, state);
     await deps.bus.flush(tx);
   });
   return status;
