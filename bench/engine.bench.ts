@@ -198,6 +198,12 @@ export default {
       unit: 'µs',
       value: summarize(sr.openUs).p50,
     });
+    ctx.row({
+      case: 'cold resume (fresh store handle → next WAITING/terminal)',
+      metric: 'p50 when opened as the CLI does (openStore + migration check)',
+      unit: 'µs',
+      value: summarize(sr.viaOpenStoreUs).p50,
+    });
 
     const cache = mkdtempSync(join(tmpdir(), 'noema-ccache-'));
     const cold = noemaRss(null);

@@ -1,7 +1,7 @@
 /**
  * Child process for the idle-RSS figure: imports the engine and the SQLite store, opens and migrates a
- * store, creates an engine, and reports RSS. (`store/index.ts` would also load the `pg` driver, which
- * an embedded-SQLite process does not use; that is the store layer's import, reported separately.)
+ * store, creates an engine, and reports RSS. `--with-pg` also imports the PostgreSQL store (and with it
+ * the `pg` driver), which an embedded-SQLite process never loads (`openStore` imports it lazily).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { migrate } from '../../src/store/migrations.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 const withPg = process.argv.includes('--with-pg');
-if (withPg) await import('../../src/store/index.ts');
+if (withPg) await import('../../src/store/postgres/postgres-store.ts');
 const store = new SqliteStore({ path: join(mkdtempSync(join(tmpdir(), 'noema-rss-')), 'n.db') });
 await migrate(store, migrations);
 const engine = createEngine(store);

@@ -113,7 +113,9 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async resume(run_id, contract_id, response: Json) {
-      const claimed = await answerContract(deps, run_id, contract_id, response);
+      const { claimed, graph_hash, graph_body } = await answerContract(deps, run_id, contract_id, response);
+      if (!graphs.has(graph_hash))
+        graphs.set(graph_hash, compileGraph(JSON.parse(graph_body) as GraphSpec, graph_hash));
       if (claimed) return execute(claimed);
       const current = await getRunOrThrow(store, run_id);
       return outcomeOf(deps, current, await graphOf(current.graph_hash));

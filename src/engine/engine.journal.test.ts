@@ -5,6 +5,8 @@ import { describeEachStore } from '../testing/each-store.ts';
 import { registerKit } from '../testing/engine-kit.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec, NodeType } from './engine.ts';
+import { compileGraph } from './graph/compile.ts';
+import { decodeEntry } from './journal/codec.ts';
 
 /** count (value) and messages (append) both change every step; `sum` is rewritten every step. */
 function graph(limit: number): GraphSpec {
@@ -49,14 +51,23 @@ describeEachStore('engine journal', (factory) => {
       assert.equal(out.status, 'completed');
       const rows = await store.all<{ body: string }>('SELECT body FROM engine_journal ORDER BY jid');
       assert.equal(rows.length, 120);
-      // Step 10 and step 110 differ only in the digits of their numbers.
-      assert.deepEqual(JSON.parse(rows[9]!.body), {
-        n: 'n',
-        w: { count: 10, sum: 55, messages: 'm10' },
-        o: { n: 10 },
-        r: 'again',
+      // Names are indexes into the graph's sorted nodes, channels and routes: node `n` is 1 (after
+      // `end`), channels count/messages/sum are 0/1/2, route `again` is 0; the output is wrapped.
+      assert.equal(rows[9]!.body, '[1,[0,10,2,55,1,"m10"],0,[{"n":10}]]');
+      const g = compileGraph(graph(120), 'h');
+      assert.deepEqual(decodeEntry(g, rows[9]!.body), {
+        deltas: [{ n: 'n', w: { count: 10, sum: 55, messages: 'm10' }, o: { n: 10 }, r: 'again' }],
       });
+      // Step 10 and step 110 differ only in the digits of their numbers.
       assert.ok(rows[109]!.body.length - rows[9]!.body.length <= 6);
+      // `messages` appends: reading the run reads every row anyway, so no snapshot is written at step 100.
+      const snaps = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_snapshots');
+      assert.equal(Number(snaps?.n), 0);
+      const reader = createEngine(store);
+      reader.register(mixed as NodeType<never>);
+      const run = await reader.getRun(out.run_id);
+      assert.deepEqual([run.step, run.state.count, run.state.sum], [120, 120, 7260]);
+      assert.equal((run.state.messages as string[]).length, 120);
     } finally {
       await dispose();
     }

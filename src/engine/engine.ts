@@ -370,7 +370,7 @@ export interface EngineOptions {
   owner?: string;
   /** Lease length; a run whose lease expired is recoverable by another process. Default 30 s. */
   leaseMs?: number;
-  /** A snapshot of `value` channels, outputs and frontier every this many steps. Default 100. */
+  /** For graphs without `append` channels: a snapshot of channels, outputs and frontier every this many steps. Default 100. */
   snapshotEvery?: number;
   /** Executes contracts for `ctx.perform` / `ctx.act`. Without one, performing fails with NO_ACTION_EXECUTOR. */
   actions?: ActionExecutor;

@@ -32,6 +32,23 @@ function assertWellFormed(migrations: readonly Migration[]): void {
 }
 
 /**
+ * The common case on every start: every migration is applied and none is unknown. One read, no write
+ * transaction (no write lock, no advisory lock); anything else — a missing table, a pending or an
+ * unknown migration — takes the locked path below, which also reports SCHEMA_TOO_NEW.
+ */
+async function isCurrent(store: Store, migrations: readonly Migration[]): Promise<boolean> {
+  let rows: Array<{ id: number }>;
+  try {
+    rows = await store.all<{ id: number }>('SELECT id FROM schema_migrations');
+  } catch {
+    return false;
+  }
+  if (rows.length !== migrations.length) return false;
+  const applied = new Set(rows.map((r) => Number(r.id)));
+  return migrations.every((m) => applied.has(m.id));
+}
+
+/**
  * Applies every migration not yet recorded in `schema_migrations`, each in its own
  * transaction with its record. Refuses (changing nothing) a store whose schema has
  * migrations this code does not know. On PostgreSQL the whole run holds an advisory lock so
@@ -39,6 +56,7 @@ function assertWellFormed(migrations: readonly Migration[]): void {
  */
 export async function migrate(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
   assertWellFormed(migrations);
+  if (await isCurrent(store, migrations)) return { applied: [], current: migrations.at(-1)?.id ?? 0 };
   const lockSql = store.capabilities.concurrentWriters
     ? `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
     : null;

@@ -1,18 +1,18 @@
 /**
- * Journal row bodies: compact JSON, one row per super-step plus rows for out-of-step events
- * (generation attempts, contract transitions, run end). Keys are one letter because every byte
- * of a row is paid for on every step.
+ * Journal entries as the engine uses them (names, not indexes): one per super-step plus entries for
+ * out-of-step events (generation attempts, contract transitions, the run's input). `codec.ts` owns
+ * how they are written to a row.
  */
 import type { ContractStatus, Json } from '../engine.ts';
 import type { NodeDelta } from '../run/state.ts';
 
-/** A super-step: one node inline (`n`, `w`, …) or several in `m`. */
-export interface StepEntry extends Partial<NodeDelta> {
+/** A super-step: the deltas of the nodes it ran, and what it created. */
+export interface StepEntry {
   k?: undefined;
-  m?: NodeDelta[];
+  deltas: NodeDelta[];
   /** Contracts created by the step (their rows carry payloads). */
   c?: string[];
-  /** The WAITING contract that suspended the run after this step. */
+  /** The WAITING contracts that suspended the run after this step. */
   z?: string[];
   /** Artifacts persisted with the step. */
   f?: string[];
@@ -42,20 +42,5 @@ export interface InputEntry {
 }
 
 export type JournalEntry = StepEntry | AttemptEntry | TransitionEntry | InputEntry;
-
-export function stepDeltas(entry: StepEntry): NodeDelta[] {
-  if (entry.m) return entry.m;
-  const d: NodeDelta = { n: entry.n as string };
-  if (entry.w !== undefined) d.w = entry.w;
-  if (entry.o !== undefined) d.o = entry.o;
-  if (entry.a !== undefined) d.a = entry.a;
-  if (entry.r !== undefined) d.r = entry.r;
-  return [d];
-}
-
-/** A step entry for `deltas`: inline when one node ran, which is the common case. */
-export function stepEntry(deltas: NodeDelta[]): StepEntry {
-  return deltas.length === 1 ? { ...(deltas[0] as NodeDelta) } : { m: deltas };
-}
 
 export type { Json };

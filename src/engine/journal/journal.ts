@@ -6,7 +6,8 @@ import type { Queryable, Store, Transaction } from '../../store/store.ts';
 import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
-import { type AttemptEntry, type JournalEntry, type StepEntry, stepDeltas } from './entries.ts';
+import { decodeEntry } from './codec.ts';
+import type { AttemptEntry } from './entries.ts';
 import { jidOf, runRange, seqOf } from './key.ts';
 
 /**
@@ -63,6 +64,12 @@ export async function lastSeq(q: Queryable, runPk: number): Promise<number> {
   return row?.j == null ? 0 : seqOf(Number(row.j));
 }
 
+/** Runs of such graphs are rebuilt from the whole journal, so they need no snapshots. */
+export function hasAppendChannel(graph: CompiledGraph): boolean {
+  for (const c of graph.channels.values()) if (c.reducer === 'append') return true;
+  return false;
+}
+
 interface SnapshotBody {
   step: number;
   frontier: FrontierEntry[];
@@ -94,47 +101,37 @@ export interface LoadedRun {
   attempts: Map<string, AttemptEntry[]>;
 }
 
-/** Rebuilds a run's state: latest snapshot, then the journal after it. */
+/**
+ * Rebuilds a run's state. With an append channel every row is read anyway (its items are the journal),
+ * so the rows are replayed from the start and no snapshot is read; otherwise the latest snapshot, then
+ * the rows after it.
+ */
 export async function loadState(q: Queryable, graph: CompiledGraph, runPk: number): Promise<LoadedRun> {
   const state = initialState(graph);
-  const snap = await q.get<{ seq: number; body: string }>(
-    'SELECT seq, body FROM engine_snapshots WHERE run_pk = ? ORDER BY seq DESC LIMIT 1',
-    [runPk],
-  );
-  const snapSeq = snap ? Number(snap.seq) : 0;
-  const hasAppend = [...graph.channels.values()].some((c) => c.reducer === 'append');
+  const snap = hasAppendChannel(graph)
+    ? undefined
+    : await q.get<{ seq: number; body: string }>(
+        'SELECT seq, body FROM engine_snapshots WHERE run_pk = ? ORDER BY seq DESC LIMIT 1',
+        [runPk],
+      );
   if (snap) {
     const body = JSON.parse(snap.body) as SnapshotBody;
     Object.assign(state.channels, body.values);
     state.step = body.step;
     state.frontier = body.frontier;
     state.outputs = body.outputs;
-    state.seq = snapSeq;
+    state.seq = Number(snap.seq);
   }
   const rows = await q.all<{ jid: number; body: string }>(
     'SELECT jid, body FROM engine_journal WHERE jid BETWEEN ? AND ? ORDER BY jid',
-    runRange(runPk, hasAppend ? 0 : snapSeq),
+    runRange(runPk, state.seq),
   );
   const attempts = new Map<string, AttemptEntry[]>();
-  const appendOnly = new Map([...graph.channels].filter(([, c]) => c.reducer === 'append'));
   for (const row of rows) {
-    const seq = seqOf(Number(row.jid));
-    const entry = JSON.parse(row.body) as JournalEntry;
-    if (seq <= snapSeq) {
-      // Before the snapshot only append-channel items are missing from the state.
-      if (entry.k === undefined || entry.k === 'i') {
-        for (const d of entry.k === 'i' ? [{ n: '', w: entry.w }] : stepDeltas(entry)) {
-          if (!d.w) continue;
-          const w: Record<string, Json> = {};
-          for (const [name, v] of Object.entries(d.w)) if (appendOnly.has(name)) w[name] = v;
-          applyWrites(graph, state, w);
-        }
-      }
-      continue;
-    }
-    state.seq = seq;
+    state.seq = seqOf(Number(row.jid));
+    const entry = decodeEntry(graph, row.body);
     if (entry.k === undefined) {
-      applyStep(graph, state, stepDeltas(entry as StepEntry));
+      applyStep(graph, state, entry.deltas);
       attempts.clear();
     } else if (entry.k === 'i') {
       applyWrites(graph, state, entry.w);

@@ -1,4 +1,7 @@
-/** One read for resume: a contract with the run it belongs to (a cold process pays per statement). */
+/**
+ * One read for resume: a contract with the run it belongs to and the run's graph body (a cold process
+ * pays per statement, and would otherwise read the graph next).
+ */
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
 import type { ContractStatus, ContractView, Json } from '../engine.ts';
@@ -7,12 +10,13 @@ import type { RunRow } from './runs.ts';
 export async function getContractWithRun(
   q: Queryable,
   contract_id: string,
-): Promise<ContractView & { run_pk: number; run_id: string; run: RunRow }> {
+): Promise<ContractView & { run_pk: number; run_id: string; run: RunRow; graph_body: string }> {
   const r = await q.get<Record<string, unknown>>(
     `SELECT c.contract_id, c.node_id, c.action_type, c.status AS c_status, c.payload, c.result, c.error_message,
             c.observation, c.transitions, r.run_pk, r.run_id, r.graph_hash, r.status, r.lease_owner, r.lease_expires_at,
-            r.error, r.created_at, r.updated_at
-     FROM engine_contracts c JOIN engine_runs r ON r.run_pk = c.run_pk WHERE c.contract_id = ?`,
+            r.error, r.created_at, r.updated_at, g.body AS graph_body
+     FROM engine_contracts c JOIN engine_runs r ON r.run_pk = c.run_pk
+     JOIN engine_graphs g ON g.graph_hash = r.graph_hash WHERE c.contract_id = ?`,
     [contract_id],
   );
   if (!r)
@@ -20,8 +24,9 @@ export async function getContractWithRun(
       status: 404,
       details: { contract_id },
     });
+  const { graph_body, ...runColumns } = r;
   const run = {
-    ...r,
+    ...runColumns,
     run_pk: Number(r.run_pk),
     lease_expires_at: Number(r.lease_expires_at),
   } as unknown as RunRow;
@@ -38,5 +43,6 @@ export async function getContractWithRun(
     run_pk: run.run_pk,
     run_id: run.run_id,
     run,
+    graph_body: graph_body as string,
   };
 }

@@ -20,8 +20,9 @@ import {
   TERMINAL,
 } from '../engine.ts';
 import { type CompiledGraph, unknownRoutes } from '../graph/compile.ts';
-import { type StepEntry, stepEntry } from '../journal/entries.ts';
-import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
+import { encodeEntry } from '../journal/codec.ts';
+import type { StepEntry } from '../journal/entries.ts';
+import { appendFenced, hasAppendChannel, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -212,11 +213,12 @@ async function commitStep(
   state: RunState,
   work: StepWork,
 ): Promise<RunStatus> {
-  const entry: StepEntry = stepEntry(work.deltas);
+  const entry: StepEntry = { deltas: work.deltas };
   if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
   if (work.waiting.length > 0) entry.z = work.waiting.map((c) => c.contract_id);
   if (work.artifacts.length > 0) entry.f = work.artifacts.map((a) => a.artifact_id);
   const seq = state.seq + 1;
+  const body = encodeEntry(graph, entry);
   applyStep(graph, state, work.deltas);
   state.seq = seq;
   const terminal = state.frontier.some((f) => graph.nodes.get(f.node)?.type === TERMINAL);
@@ -224,8 +226,7 @@ async function commitStep(
   const { store, owner } = deps;
   const now = deps.now();
   await store.transaction(async (tx: Transaction) => {
-    if (!(await appendFenced(tx, store, run.run_pk, seq, JSON.stringify(entry), owner)))
-      throw new LeaseLost();
+    if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
     for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
     for (const a of work.artifacts) {
       await tx.run(
@@ -235,7 +236,8 @@ async function commitStep(
     }
     if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
       throw new LeaseLost();
-    if (state.step % deps.snapshotEvery === 0) await writeSnapshot(tx, graph, run.run_pk, state);
+    if (state.step % deps.snapshotEvery === 0 && !hasAppendChannel(graph))
+      await writeSnapshot(tx, graph, run.run_pk, state);
     await deps.bus.flush(tx);
   });
   return status;

@@ -17,14 +17,15 @@ import { getRunOrThrow, type RunRow } from './runs.ts';
 
 /**
  * Returns the run row, claimed by this process (status `running`, our lease), when no other contract
- * waits — claiming in the same transaction saves the continuing run a round trip — else `undefined`.
+ * waits — claiming in the same transaction saves the continuing run a round trip — else `undefined`;
+ * and the run's graph body, read with the contract.
  */
 export async function answerContract(
   deps: EngineDeps,
   run_id: string,
   contract_id: string,
   response: Json,
-): Promise<RunRow | undefined> {
+): Promise<{ claimed: RunRow | undefined; graph_hash: string; graph_body: string }> {
   const { store, bus } = deps;
   const c = await getContractOrThrow(store, contract_id);
   const run = c.run_id === run_id ? c.run : await getRunOrThrow(store, run_id);
@@ -71,7 +72,11 @@ export async function answerContract(
       at: t.at,
     });
   }
-  return claimed;
+  return {
+    claimed,
+    graph_hash: run.graph_hash,
+    graph_body: c.graph_body,
+  };
 }
 
 function notWaiting(c: ContractView): NoemaError {

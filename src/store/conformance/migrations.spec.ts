@@ -60,6 +60,36 @@ export function migrationSpecs(factory: StoreFactory): void {
     }
   });
 
+  test('opening a current store checks migrations with one read and no write transaction', async () => {
+    const { store, dispose } = await factory.open(null);
+    try {
+      await migrate(store, v1);
+      let transactions = 0;
+      const counting = new Proxy(store, {
+        get(target, prop) {
+          if (prop === 'transaction') {
+            return (...args: Parameters<typeof store.transaction>) => {
+              transactions++;
+              return target.transaction(...args);
+            };
+          }
+          const v = Reflect.get(target, prop);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      assert.deepEqual(await migrate(counting, v1), { applied: [], current: 2 });
+      assert.equal(transactions, 0);
+      const v2 = [...v1, { id: 3, name: 'three', up: () => ['CREATE TABLE m3 (k TEXT)'] }];
+      assert.deepEqual(
+        (await migrate(counting, v2)).applied.map((m) => m.id),
+        [3],
+      );
+      assert.equal(transactions, 1, 'a pending migration takes the locked path');
+    } finally {
+      await dispose();
+    }
+  });
+
   test('a schema newer than the code is refused with SCHEMA_TOO_NEW and changes nothing', async () => {
     const { store, dispose } = await factory.open(null);
     try {

@@ -1,0 +1,138 @@
+/**
+ * The journal's row format. A step row is paid for on every super-step, so it names nodes, channels
+ * and routes by their index in the run's graph (content-addressed, so the indexes never change for
+ * the run) instead of repeating the names: a one-node step is `[node, writes, route, [output], attachments]`
+ * with trailing absent fields dropped, e.g. `[0,[0,"hello"],1]`. Everything else stays readable JSON.
+ */
+import { NoemaError } from '../../core/errors.ts';
+import type { Json } from '../engine.ts';
+import type { CompiledGraph } from '../graph/compile.ts';
+import type { NodeDelta } from '../run/state.ts';
+import type { JournalEntry, StepEntry } from './entries.ts';
+
+interface Tables {
+  nodes: string[];
+  nodeIx: Map<string, number>;
+  channels: string[];
+  channelIx: Map<string, number>;
+  /** Per node: the routes its solid connectors carry, sorted, and their indexes. */
+  routes: Map<string, string[]>;
+  routeIx: Map<string, Map<string, number>>;
+}
+
+const tablesOf = new WeakMap<CompiledGraph, Tables>();
+
+// Sorted names, not authored order: the index must not depend on how the spec was serialized.
+function tables(graph: CompiledGraph): Tables {
+  let t = tablesOf.get(graph);
+  if (!t) {
+    const nodes = [...graph.nodes.keys()].sort();
+    const channels = [...graph.channels.keys()].sort();
+    const routes = new Map<string, string[]>();
+    const routeIx = new Map<string, Map<string, number>>();
+    for (const [node, out] of graph.solidOut) {
+      const names = [...new Set(out.flatMap((c) => (c.route === undefined ? [] : [c.route])))].sort();
+      routes.set(node, names);
+      routeIx.set(node, new Map(names.map((r, i) => [r, i])));
+    }
+    t = {
+      nodes,
+      nodeIx: new Map(nodes.map((n, i) => [n, i])),
+      channels,
+      channelIx: new Map(channels.map((c, i) => [c, i])),
+      routes,
+      routeIx,
+    };
+    tablesOf.set(graph, t);
+  }
+  return t;
+}
+
+function corrupt(graph: CompiledGraph, what: string): NoemaError {
+  return new NoemaError('JOURNAL_CORRUPT', `journal row does not match graph ${graph.hash}: ${what}`, {
+    details: { graph_hash: graph.hash },
+  });
+}
+
+function indexOf(
+  graph: CompiledGraph,
+  ix: Map<string, number> | undefined,
+  name: string,
+  what: string,
+): number {
+  const i = ix?.get(name);
+  if (i === undefined) throw corrupt(graph, `unknown ${what} "${name}"`);
+  return i;
+}
+
+function nameAt(graph: CompiledGraph, names: readonly string[] | undefined, i: Json, what: string): string {
+  const name = typeof i === 'number' ? names?.[i] : undefined;
+  if (name === undefined) throw corrupt(graph, `no ${what} at index ${JSON.stringify(i)}`);
+  return name;
+}
+
+function encodeDelta(graph: CompiledGraph, t: Tables, d: NodeDelta): Json[] {
+  const routeIx = (r: string) => indexOf(graph, t.routeIx.get(d.n), r, `route of ${d.n}`);
+  const w: Json[] = [];
+  for (const [name, v] of Object.entries(d.w ?? {}))
+    if (v !== undefined) w.push(indexOf(graph, t.channelIx, name, 'channel'), v);
+  const out: Json[] = [
+    indexOf(graph, t.nodeIx, d.n, 'node'),
+    d.w === undefined ? null : w,
+    d.r === undefined ? null : Array.isArray(d.r) ? d.r.map(routeIx) : routeIx(d.r),
+    d.o === undefined ? null : [d.o],
+    d.a ?? null,
+  ];
+  while (out.length > 1 && out.at(-1) === null) out.pop();
+  return out;
+}
+
+function decodeDelta(graph: CompiledGraph, t: Tables, raw: Json): NodeDelta {
+  if (!Array.isArray(raw)) throw corrupt(graph, 'a node delta is not an array');
+  const [n, w, r, o, a] = raw;
+  const d: NodeDelta = { n: nameAt(graph, t.nodes, n ?? null, 'node') };
+  if (Array.isArray(w)) {
+    const pairs: Array<[string, Json]> = [];
+    for (let i = 0; i + 1 < w.length; i += 2)
+      pairs.push([nameAt(graph, t.channels, w[i] as Json, 'channel'), w[i + 1] as Json]);
+    // fromEntries defines own properties, so a channel named `__proto__` stays a channel.
+    d.w = Object.fromEntries(pairs);
+  }
+  if (r !== undefined && r !== null) {
+    const routes = t.routes.get(d.n);
+    d.r = Array.isArray(r)
+      ? r.map((x) => nameAt(graph, routes, x, `route of ${d.n}`))
+      : nameAt(graph, routes, r, `route of ${d.n}`);
+  }
+  if (Array.isArray(o)) d.o = o[0] as Json;
+  if (Array.isArray(a)) d.a = a;
+  return d;
+}
+
+/** The row body of `entry`; a one-node step without contracts or artifacts is a bare delta array. */
+export function encodeEntry(graph: CompiledGraph, entry: JournalEntry): string {
+  if (entry.k !== undefined) return JSON.stringify(entry);
+  const t = tables(graph);
+  const deltas = entry.deltas.map((d) => encodeDelta(graph, t, d));
+  if (deltas.length === 1 && !entry.c && !entry.z && !entry.f) return JSON.stringify(deltas[0]);
+  const body: Record<string, Json> = { m: deltas };
+  if (entry.c) body.c = entry.c;
+  if (entry.z) body.z = entry.z;
+  if (entry.f) body.f = entry.f;
+  return JSON.stringify(body);
+}
+
+export function decodeEntry(graph: CompiledGraph, body: string): JournalEntry {
+  const raw = JSON.parse(body) as Json;
+  if (Array.isArray(raw)) return { deltas: [decodeDelta(graph, tables(graph), raw)] };
+  if (raw === null || typeof raw !== 'object')
+    throw corrupt(graph, 'a row is neither an array nor an object');
+  if (raw.k !== undefined) return raw as unknown as JournalEntry;
+  if (!Array.isArray(raw.m)) throw corrupt(graph, 'a step row has no deltas');
+  const t = tables(graph);
+  const step: StepEntry = { deltas: raw.m.map((d) => decodeDelta(graph, t, d)) };
+  if (raw.c) step.c = raw.c as string[];
+  if (raw.z) step.z = raw.z as string[];
+  if (raw.f) step.f = raw.f as string[];
+  return step;
+}
