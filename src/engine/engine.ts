@@ -317,6 +317,8 @@ export type EngineEvent =
       step: number;
       at: number;
       error?: RunError | null;
+      /** Set on events fanned out to other processes when the error was cut to fit NOTIFY. */
+      truncated?: true;
     }
   | {
       type: 'node.started';
@@ -327,7 +329,16 @@ export type EngineEvent =
       attempt: number;
       at: number;
     }
-  | { type: 'node.updated'; run_id: string; node_id: string; step: number; data: Json; at: number }
+  | {
+      type: 'node.updated';
+      run_id: string;
+      node_id: string;
+      step: number;
+      data: Json;
+      at: number;
+      /** Set (with `data: null`) on events fanned out to other processes when `data` was too large for NOTIFY. */
+      truncated?: true;
+    }
   | {
       type: 'node.finished';
       run_id: string;
@@ -339,6 +350,8 @@ export type EngineEvent =
       duration_ms: number;
       error?: string;
       at: number;
+      /** Set on events fanned out to other processes when `error` was cut to fit NOTIFY. */
+      truncated?: true;
     }
   | {
       type: 'contract.transitioned';
@@ -359,6 +372,8 @@ export type EngineEvent =
       artifact_type: string;
       artifact: Json;
       at: number;
+      /** Set (with `artifact: null`) on events fanned out to other processes when the artifact was too large for NOTIFY (it stays stored under `artifact_id`). */
+      truncated?: true;
     };
 
 export type EngineEventListener = (event: EngineEvent & { origin?: string }) => void;
