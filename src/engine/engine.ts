@@ -295,6 +295,29 @@ export interface RunView {
   error: RunError | null;
   created_at: number;
   updated_at: number;
+  /** True when `getRun`'s `max_chars` cut anything; `omitted` then names what. */
+  truncated: boolean;
+  omitted?: RunViewOmitted;
+}
+
+/** What a `max_chars` budget left out of a RunView. */
+export interface RunViewOmitted {
+  /** State channels not included. */
+  state: string[];
+  /** Nodes whose output is not included. */
+  outputs: string[];
+  /** How many contracts are not included; the executions lists derive from the kept ones. */
+  contracts: number;
+  /** The run error's message was cut and its details dropped. */
+  error_cut: boolean;
+}
+
+export interface GetRunOptions {
+  /**
+   * Budget for the serialized view, in characters of JSON. Without it the whole run is returned.
+   * Too small for the bare run (status, step, frontier, error) is BUDGET_TOO_SMALL.
+   */
+  max_chars?: number;
 }
 
 /** What `start`, `resume`, `continueRun` and `claimNext` return once the run stops in this process. */
@@ -428,7 +451,8 @@ export interface Engine {
   claimNext(): Promise<RunOutcome | null>;
   /** Cancels a run that is not finished; its unfinished contracts become CANCELLED. */
   cancel(run_id: string): Promise<void>;
-  getRun(run_id: string): Promise<RunView>;
+  /** The run's state, outputs and contracts; `max_chars` bounds the answer (see GetRunOptions). */
+  getRun(run_id: string, options?: GetRunOptions): Promise<RunView>;
   getContract(contract_id: string): Promise<ContractView>;
   /** In-process events of one run (and, with LISTEN/NOTIFY, of other processes). Returns unsubscribe. */
   subscribe(run_id: string, listener: EngineEventListener): Promise<() => Promise<void>>;
