@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { NoemaError } from '../core/errors.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { createEngine } from './create-engine.ts';
 import type { EngineEvent, GraphSpec, Json, NodeType } from './engine.ts';
@@ -121,6 +122,37 @@ describeEachStore('engine failures', (factory) => {
         assert.equal(run.error?.code, 'INTERNAL');
         assert.equal(await engine.claimNext(), null, `${type}: nothing is left to reclaim`);
       }
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('a retryable error during a step (store unavailable) leaves the run running, to be reclaimed', async () => {
+    const { store, dispose } = await factory.open();
+    try {
+      const engine = createEngine(store);
+      let outage = true;
+      // Serializing this value fails like an unreachable store would, until the outage ends.
+      const flaky = {
+        toJSON() {
+          if (outage)
+            throw new NoemaError('STORE_UNAVAILABLE', 'the store is unreachable', { retryable: true });
+          return 'written';
+        },
+      };
+      engine.register({
+        type: 'outage_writer',
+        execute: () => ({ kind: 'ok', writes: { n: flaky as unknown as Json } }),
+      });
+      const graph: GraphSpec = { ...oneNode('outage_writer'), channels: { n: { reducer: 'value' } } };
+      const { run_id } = await engine.createRun(graph);
+      await assert.rejects(engine.continueRun(run_id), { code: 'STORE_UNAVAILABLE' });
+      assert.equal((await engine.getRun(run_id)).status, 'running', 'not failed by a passing outage');
+      outage = false;
+      await store.run('UPDATE engine_runs SET lease_expires_at = 0');
+      const out = await engine.claimNext();
+      assert.equal(out?.status, 'completed');
+      assert.equal((await engine.getRun(run_id)).state.n, 'written');
     } finally {
       await dispose();
     }

@@ -125,7 +125,9 @@ export async function executeRun(
   } catch (err) {
     if (err instanceof LeaseLost)
       return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
-    // Left `running`, the run would be reclaimed after lease expiry and fail the same way forever.
+    // A retryable error (the store unreachable) may pass: leave the run to be reclaimed after lease expiry.
+    if ((err as { retryable?: unknown } | null)?.retryable === true) throw err;
+    // Anything else, left `running`, would be reclaimed after lease expiry and fail the same way forever.
     const error: RunError = { code: 'INTERNAL', message: (err as Error | null)?.message || String(err) };
     try {
       return outcome('failed', await finish(deps, run, state, 'failed', error));
