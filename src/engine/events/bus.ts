@@ -141,12 +141,11 @@ function abbreviate(e: EngineEvent): EngineEvent {
       return { ...e, data: null, truncated: true };
     case 'node.finished':
       return e.error === undefined ? e : { ...e, error: clamp(e.error), truncated: true };
-    case 'run.updated':
+    case 'run.updated': {
       if (!e.error) return e;
-      {
-        const { details: _d, ...error } = e.error;
-        return { ...e, error: { ...error, message: clamp(error.message) }, truncated: true };
-      }
+      const { details: _d, ...error } = e.error;
+      return { ...e, error: { ...error, message: clamp(error.message) }, truncated: true };
+    }
     default:
       return e;
   }
