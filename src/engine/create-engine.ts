@@ -17,6 +17,7 @@ import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
 import { answerContract } from './run/resume.ts';
 import { claimNextRun, claimRun, getGraphBody, getRunOrThrow, insertRun, type RunRow } from './run/runs.ts';
+import { fitRunView } from './run/view-budget.ts';
 import { outcomeOf, runView } from './run/views.ts';
 
 export function createEngine(store: Store, options: EngineOptions = {}): Engine {
@@ -128,9 +129,10 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
 
     cancel: (run_id) => cancelRun(deps, run_id),
 
-    async getRun(run_id) {
+    async getRun(run_id, options) {
       const row = await getRunOrThrow(store, run_id);
-      return runView(deps, row, await graphOf(row.graph_hash));
+      const view = await runView(deps, row, await graphOf(row.graph_hash));
+      return options?.max_chars === undefined ? view : fitRunView(view, options.max_chars);
     },
 
     async getContract(contract_id) {

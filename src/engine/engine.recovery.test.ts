@@ -66,14 +66,27 @@ describeEachStore('engine crash recovery', (factory) => {
         rnd = (rnd * 1103515245 + 12345) % 2147483648;
         return rnd / 2147483648;
       };
+      const journalRows = async () =>
+        Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_journal'))?.n ?? 0);
+      let midRunKills = 0;
       for (let kill = 0; kill < 4; kill++) {
+        const before = await journalRows();
         const w = startWorker(env);
-        await sleep(150 + Math.floor(random() * 400));
+        // Kill only once this worker has journaled something, then at a random point after that.
+        for (let i = 0; i < 500 && (await journalRows()) === before; i++) await sleep(10);
+        await sleep(Math.floor(random() * 60));
         w.child.kill('SIGKILL');
         await w.exited;
-        const progress = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_journal');
-        t.diagnostic(`kill ${kill}: ${progress?.n} journal rows`);
+        const rows = await journalRows();
+        const { status } = await engine.getRun(run_id);
+        t.diagnostic(`kill ${kill}: ${rows} journal rows, run ${status}`);
+        if (rows > before && status !== 'completed') midRunKills++;
+        if (status === 'completed') break;
       }
+      assert.ok(
+        midRunKills > 0,
+        `seed ${seed}: no kill landed after the worker made progress and before the run finished`,
+      );
       const last = startWorker(env);
       assert.equal(await last.exited, 0);
       const run = await engine.getRun(run_id);

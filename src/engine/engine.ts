@@ -295,6 +295,29 @@ export interface RunView {
   error: RunError | null;
   created_at: number;
   updated_at: number;
+  /** True when `getRun`'s `max_chars` cut anything; `omitted` then names what. */
+  truncated: boolean;
+  omitted?: RunViewOmitted;
+}
+
+/** What a `max_chars` budget left out of a RunView. */
+export interface RunViewOmitted {
+  /** State channels not included. */
+  state: string[];
+  /** Nodes whose output is not included. */
+  outputs: string[];
+  /** How many contracts are not included; the executions lists derive from the kept ones. */
+  contracts: number;
+  /** The run error's message was cut and its details dropped. */
+  error_cut: boolean;
+}
+
+export interface GetRunOptions {
+  /**
+   * Budget for the serialized view, in characters of JSON. Without it the whole run is returned.
+   * Too small for the bare run (status, step, frontier, error) is BUDGET_TOO_SMALL.
+   */
+  max_chars?: number;
 }
 
 /** What `start`, `resume`, `continueRun` and `claimNext` return once the run stops in this process. */
@@ -317,6 +340,8 @@ export type EngineEvent =
       step: number;
       at: number;
       error?: RunError | null;
+      /** Set on events fanned out to other processes when the error was cut to fit NOTIFY. */
+      truncated?: true;
     }
   | {
       type: 'node.started';
@@ -327,7 +352,16 @@ export type EngineEvent =
       attempt: number;
       at: number;
     }
-  | { type: 'node.updated'; run_id: string; node_id: string; step: number; data: Json; at: number }
+  | {
+      type: 'node.updated';
+      run_id: string;
+      node_id: string;
+      step: number;
+      data: Json;
+      at: number;
+      /** Set (with `data: null`) on events fanned out to other processes when `data` was too large for NOTIFY. */
+      truncated?: true;
+    }
   | {
       type: 'node.finished';
       run_id: string;
@@ -339,6 +373,8 @@ export type EngineEvent =
       duration_ms: number;
       error?: string;
       at: number;
+      /** Set on events fanned out to other processes when `error` was cut to fit NOTIFY. */
+      truncated?: true;
     }
   | {
       type: 'contract.transitioned';
@@ -359,6 +395,8 @@ export type EngineEvent =
       artifact_type: string;
       artifact: Json;
       at: number;
+      /** Set (with `artifact: null`) on events fanned out to other processes when the artifact was too large for NOTIFY (it stays stored under `artifact_id`). */
+      truncated?: true;
     };
 
 export type EngineEventListener = (event: EngineEvent & { origin?: string }) => void;
@@ -413,7 +451,8 @@ export interface Engine {
   claimNext(): Promise<RunOutcome | null>;
   /** Cancels a run that is not finished; its unfinished contracts become CANCELLED. */
   cancel(run_id: string): Promise<void>;
-  getRun(run_id: string): Promise<RunView>;
+  /** The run's state, outputs and contracts; `max_chars` bounds the answer (see GetRunOptions). */
+  getRun(run_id: string, options?: GetRunOptions): Promise<RunView>;
   getContract(contract_id: string): Promise<ContractView>;
   /** In-process events of one run (and, with LISTEN/NOTIFY, of other processes). Returns unsubscribe. */
   subscribe(run_id: string, listener: EngineEventListener): Promise<() => Promise<void>>;

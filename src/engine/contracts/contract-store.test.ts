@@ -25,6 +25,12 @@ describeEachStore('stored ExecutionContracts', (factory) => {
             assert.deepEqual(after?.transitions.at(-1), { from, to, at: 7, actor: 'node:a' });
           } else {
             assert.throws(() => transition(start, { to, actor: 'x', at: 7 }), { code: 'INVALID_TRANSITION' });
+            // A caller that skips transition() still cannot store the move: the write path refuses it.
+            const forged = viewOf(
+              { ...start, status: to, transitions: [...start.transitions, { from, to, at: 7, actor: 'x' }] },
+              'node_a',
+            );
+            await assert.rejects(updateContract(store, forged, from, 7), { code: 'INVALID_TRANSITION' });
             assert.deepEqual(await findContract(store, id), before, `${from}→${to} changed the row`);
           }
         }

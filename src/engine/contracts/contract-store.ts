@@ -2,6 +2,7 @@
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
 import type { ContractStatus, ContractView, ExecutionContract, Json } from '../engine.ts';
+import { canTransition } from './transitions.ts';
 import { observationOf } from './views.ts';
 
 interface ContractRow {
@@ -73,7 +74,8 @@ export async function insertContract(
 
 /**
  * Stores `next` only if the row is still in status `expected` (compare-and-set). Returns false when
- * another process moved it first; the caller then changes nothing.
+ * another process moved it first; the caller then changes nothing. Throws INVALID_TRANSITION, writing
+ * nothing, unless the moves `next` records after `expected` are each legal (the table in transitions.ts).
  */
 export async function updateContract(
   q: Queryable,
@@ -81,6 +83,7 @@ export async function updateContract(
   expected: ContractStatus,
   now: number,
 ): Promise<boolean> {
+  assertLegalMoves(next, expected);
   const r = await q.run(
     `UPDATE engine_contracts SET status = ?, result = ?, error_message = ?, observation = ?, transitions = ?, updated_at = ?
      WHERE contract_id = ? AND status = ?`,
@@ -96,6 +99,26 @@ export async function updateContract(
     ],
   );
   return r.changes === 1;
+}
+
+/** Walks back over `next.transitions` from its status to `expected`; every step must be a legal move. */
+function assertLegalMoves(next: ContractView, expected: ContractStatus): void {
+  let to = next.status;
+  for (let i = next.transitions.length - 1; i >= 0; i--) {
+    const t = next.transitions[i]!;
+    if (t.to !== to || t.from === null || !canTransition(t.from, t.to)) break;
+    if (t.from === expected) return;
+    to = t.from;
+  }
+  throw new NoemaError(
+    'INVALID_TRANSITION',
+    `contract ${next.contract_id} cannot be stored as ${next.status}: no legal move from ${expected}`,
+    {
+      details: { contract_id: next.contract_id, from: expected, to: next.status },
+      hint: 'move contracts with transition() before storing them',
+      status: 409,
+    },
+  );
 }
 
 export async function contractsOfRun(q: Queryable, runPk: number): Promise<ContractView[]> {

@@ -3,12 +3,16 @@
  * events are also batched into the next engine transaction's NOTIFY so other processes' subscribers
  * see them once committed.
  */
+import { clampString } from '../../core/budget.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import type { EngineEvent, EngineEventListener } from '../engine.ts';
 
 export const EVENTS_CHANNEL = 'noema_engine_events';
-// NOTIFY payloads are capped at 8000 bytes by PostgreSQL.
-const MAX_NOTIFY_CHARS = 7_000;
+// PostgreSQL caps a NOTIFY payload at 8000 BYTES (not characters: one CJK character is 3 bytes).
+const MAX_NOTIFY_BYTES = 7_000;
+const NOTIFY_HARD_LIMIT = 7_999;
+// Strings kept in an abbreviated event; ≤ 6 bytes per UTF-16 unit once JSON-escaped.
+const ABBREVIATED_STRING_UNITS = 500;
 
 export class EventBus {
   readonly #listeners = new Map<string, Set<EngineEventListener>>();
@@ -38,7 +42,11 @@ export class EventBus {
   async flush(tx: Transaction): Promise<void> {
     if (this.#pending.length === 0) return;
     const batch = this.#pending.splice(0);
-    for (const payload of encodeBatches(this.#origin, batch)) await tx.notify(EVENTS_CHANNEL, payload);
+    for (const payload of encodeBatches(this.#origin, batch)) {
+      // A failed pg_notify aborts the whole transaction, so fan-out must never send what PG rejects.
+      if (Buffer.byteLength(payload, 'utf8') > NOTIFY_HARD_LIMIT) continue;
+      await tx.notify(EVENTS_CHANNEL, payload);
+    }
   }
 
   /** Flushes events that no later transaction will carry. */
@@ -104,23 +112,41 @@ function encodeBatches(origin: string, events: EngineEvent[]): string[] {
   for (const e of events) {
     let json = JSON.stringify(e);
     let event = e;
-    if (json.length > MAX_NOTIFY_CHARS - 100) {
-      // Large bodies stay in the store; remote listeners get the event without them.
-      event = {
-        ...e,
-        ...('artifact' in e ? { artifact: null } : {}),
-        ...('data' in e ? { data: null } : {}),
-      } as EngineEvent;
+    let bytes = Buffer.byteLength(json, 'utf8');
+    if (bytes > MAX_NOTIFY_BYTES - 100) {
+      // Large bodies stay in the store (artifacts by artifact_id); remote listeners get the event
+      // without them, marked `truncated`, so they know to read the store rather than trust the null.
+      event = abbreviate(e);
       json = JSON.stringify(event);
-      if (json.length > MAX_NOTIFY_CHARS - 100) continue;
+      bytes = Buffer.byteLength(json, 'utf8');
+      if (bytes > MAX_NOTIFY_BYTES - 100) continue;
     }
-    if (size + json.length > MAX_NOTIFY_CHARS) {
+    if (size + bytes > MAX_NOTIFY_BYTES) {
       push();
       size = 0;
     }
     batch.push(event);
-    size += json.length;
+    size += bytes;
   }
   push();
   return out;
+}
+
+function abbreviate(e: EngineEvent): EngineEvent {
+  const clamp = (s: string) => clampString(s, ABBREVIATED_STRING_UNITS).text;
+  switch (e.type) {
+    case 'artifact.persisted':
+      return { ...e, artifact: null, truncated: true };
+    case 'node.updated':
+      return { ...e, data: null, truncated: true };
+    case 'node.finished':
+      return e.error === undefined ? e : { ...e, error: clamp(e.error), truncated: true };
+    case 'run.updated': {
+      if (!e.error) return e;
+      const { details: _d, ...error } = e.error;
+      return { ...e, error: { ...error, message: clamp(error.message) }, truncated: true };
+    }
+    default:
+      return e;
+  }
 }

@@ -126,7 +126,17 @@ export async function executeRun(
   } catch (err) {
     if (err instanceof LeaseLost)
       return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
-    throw err;
+    // A retryable error (the store unreachable) may pass: leave the run to be reclaimed after lease expiry.
+    if ((err as { retryable?: unknown } | null)?.retryable === true) throw err;
+    // Anything else, left `running`, would be reclaimed after lease expiry and fail the same way forever.
+    const error: RunError = { code: 'INTERNAL', message: (err as Error | null)?.message || String(err) };
+    try {
+      return outcome('failed', await finish(deps, run, state, 'failed', error));
+    } catch (finishErr) {
+      if (finishErr instanceof LeaseLost)
+        return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
+      throw err;
+    }
   } finally {
     clearInterval(timer);
     await deps.bus.flushNow().catch(() => {});

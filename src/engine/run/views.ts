@@ -26,6 +26,7 @@ export async function runView(deps: EngineDeps, row: RunRow, graph: CompiledGrap
     error: row.error ? (JSON.parse(row.error) as RunError) : null,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
+    truncated: false,
   };
 }
 
