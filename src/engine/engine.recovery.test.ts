@@ -170,7 +170,13 @@ describeEachStore('engine crash recovery', (factory) => {
         },
       });
       registerKit(next);
-      const out = await next.claimNext();
+      // The hung engine's heartbeat may hold the row lock for an instant, and SKIP LOCKED then
+      // skips the run: claim again briefly, as a real worker's polling loop would.
+      let out = await next.claimNext();
+      for (let i = 0; !out && i < 100; i++) {
+        await sleep(10);
+        out = await next.claimNext();
+      }
       assert.equal(out?.status, 'completed');
       const run = await next.getRun(run_id);
       const first = run.contracts[0]!;
