@@ -77,8 +77,10 @@ export function createFixtureServer(): McpServer {
 /** Serves the fixture over streamable HTTP at `${url}` (path `/mcp`); 401 without the token. */
 export async function startFixtureHttpServer(
   options: { token?: string } = {},
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
+  let requests = 0;
   const http = createServer((req, res) => {
+    requests++;
     if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'unauthorized' }));
@@ -100,6 +102,8 @@ export async function startFixtureHttpServer(
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    /** How many HTTP requests reached the server. */
+    requests: () => requests,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());

@@ -56,6 +56,18 @@ export function prepareTransport(config: McpServerConfig, env: Env): PreparedTra
       details: { variable: t.url_env },
     });
   }
+  // A stored config must not choose which secret goes to its URL: only `<url_env>_TOKEN`.
+  const expectedTokenEnv = `${t.url_env}_TOKEN`;
+  if (t.token_env && t.token_env !== expectedTokenEnv) {
+    throw new SourceFailure(
+      'not_configured',
+      `token_env must be ${expectedTokenEnv} (the url_env followed by _TOKEN), not ${t.token_env}`,
+      {
+        details: { variable: t.token_env, expected: expectedTokenEnv },
+        hint: `name the token variable ${expectedTokenEnv} in the server config and set it in the environment`,
+      },
+    );
+  }
   const token = t.token_env ? env[t.token_env] : undefined;
   if (t.token_env && !token) throw notConfigured(t.token_env, 'MCP server token');
   const headers: Record<string, string> = {};

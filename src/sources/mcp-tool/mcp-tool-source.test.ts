@@ -119,7 +119,11 @@ describeEachStore('mcp_tool source over streamable HTTP', (factory) => {
     try {
       const server = await putMcpServer(store, {
         version: 1,
-        transport: { type: 'streamable_http', url_env: 'FIXTURE_MCP_URL', token_env: 'FIXTURE_MCP_SECRET' },
+        transport: {
+          type: 'streamable_http',
+          url_env: 'FIXTURE_MCP_URL',
+          token_env: 'FIXTURE_MCP_URL_TOKEN',
+        },
       });
       const source = await putResponseSource(store, {
         version: 1,
@@ -134,7 +138,7 @@ describeEachStore('mcp_tool source over streamable HTTP', (factory) => {
         source,
         request: { a: 20, b: 22, note: `token ${token}` },
         kind: 'model_elected_tool',
-        env: { FIXTURE_MCP_URL: http.url, FIXTURE_MCP_SECRET: token },
+        env: { FIXTURE_MCP_URL: http.url, FIXTURE_MCP_URL_TOKEN: token },
       });
       assert.equal(out.ok, true, out.error?.message);
       assert.deepEqual(out.output, { sum: 42 });
@@ -148,6 +152,39 @@ describeEachStore('mcp_tool source over streamable HTTP', (factory) => {
         env: { FIXTURE_MCP_URL: http.url },
       });
       assert.equal(missing.failure_class, 'not_configured');
+    } finally {
+      await http.close();
+      await dispose();
+    }
+  });
+
+  test('a server config naming any token variable but <url_env>_TOKEN is not_configured and sends nothing', async () => {
+    const { store, dispose } = await factory.open();
+    const http = await startFixtureHttpServer({ token: 'the-right-token-123456' });
+    try {
+      const server = await putMcpServer(store, {
+        version: 1,
+        transport: { type: 'streamable_http', url_env: 'FIXTURE_MCP_URL', token_env: 'NOEMA_LLM_API_KEY' },
+      });
+      const source = await putResponseSource(store, {
+        version: 1,
+        interface: {
+          name: 'mcp_tool',
+          server_ref: { hash: server.hash },
+          tool_name: 'add',
+          timeout_ms: 5000,
+        },
+      });
+      const out = await invokeSource(store, {
+        source,
+        request: { a: 1, b: 2 },
+        kind: 'model_elected_tool',
+        env: { FIXTURE_MCP_URL: http.url, NOEMA_LLM_API_KEY: 'sk-llm-key-must-not-leave' },
+      });
+      assert.equal(out.ok, false);
+      assert.equal(out.failure_class, 'not_configured');
+      assert.match(out.error?.message ?? '', /FIXTURE_MCP_URL_TOKEN/);
+      assert.equal(http.requests(), 0, 'nothing was sent to the server');
     } finally {
       await http.close();
       await dispose();
