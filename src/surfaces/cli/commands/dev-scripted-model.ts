@@ -1,7 +1,6 @@
 /** `noema dev scripted-model`: serves the scripted OpenAI-compatible model in the foreground. */
 import { parsePort } from '../../../app/config.ts';
 import { NoemaError } from '../../../core/errors.ts';
-import { loadScript, startScriptedModel } from '../../../testing/scripted-model/index.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
@@ -14,6 +13,7 @@ export const devScriptedModelCommand: Command = {
     port: { type: 'string', description: 'port to listen on (default: any free port)' },
   },
   async run({ flags, io }) {
+    const { loadScript, startScriptedModel } = await import('../../../testing/scripted-model/index.ts');
     const stopped = untilSignal();
     if (typeof flags.script !== 'string') {
       throw new NoemaError('USAGE', '--script <file> is required', {

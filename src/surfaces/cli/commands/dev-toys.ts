@@ -1,7 +1,6 @@
 /** `noema dev toys`: serves the toy park services (weather, PA, phone, vending, fountain) in the foreground. */
 import { parsePort } from '../../../app/config.ts';
 import { invalidInput } from '../../../core/errors.ts';
-import { startToyServices } from '../../../testing/toys/index.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
@@ -13,6 +12,7 @@ export const devToysCommand: Command = {
     'vending-stock': { type: 'string', description: 'candy bars per vending machine (default 1)' },
   },
   async run({ flags, io }) {
+    const { startToyServices } = await import('../../../testing/toys/index.ts');
     const stopped = untilSignal();
     const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
     const stockRaw = flags['vending-stock'];

@@ -1,8 +1,6 @@
 /** `noema mcp`: serves the MCP tools over stdio (store from NOEMA_DB). Only protocol goes to stdout. */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
-import { createMcpServer, noemaDispatcher } from '../../mcp/server.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
@@ -13,6 +11,9 @@ export const mcpCommand: Command = {
     db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
   },
   async run({ flags, io }) {
+    // Loaded here, not at the top: `noema --help` and other commands stay light.
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { createMcpServer, noemaDispatcher } = await import('../../mcp/server.ts');
     const config = loadConfig({ db: flags.db as string | undefined });
     const store = await openNoemaStore(config);
     const dispatcher = noemaDispatcher();

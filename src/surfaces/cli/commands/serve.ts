@@ -2,8 +2,6 @@
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
 import { resolveToken } from '../../../app/token.ts';
-import { allRoutes } from '../../http/routes/index.ts';
-import { startHttpServer } from '../../http/server.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
@@ -15,6 +13,9 @@ export const serveCommand: Command = {
     db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
   },
   async run({ flags, io }) {
+    // Loaded here, not at the top: `noema --help` and other commands stay light.
+    const { allRoutes } = await import('../../http/routes/index.ts');
+    const { startHttpServer } = await import('../../http/server.ts');
     const stopped = untilSignal();
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
     const store = await openNoemaStore(config);

@@ -6,15 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
 import { NoemaError } from '../../../core/errors.ts';
-import {
-  getLlmCall,
-  getSourceInvocation,
-  type InvocationKind,
-  invokeSource,
-  putJsonSchema,
-  putMcpServer,
-  putResponseSource,
-} from '../../../sources/index.ts';
+import type { InvocationKind } from '../../../sources/index.ts';
 import { type Command, EXIT_FAILED, EXIT_OK } from '../command.ts';
 
 function readJsonFile(path: string, what: string): unknown {
@@ -51,6 +43,9 @@ export const sourceInvokeCommand: Command = {
     db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
   },
   async run({ flags, positionals, io }) {
+    // Loaded here, not at the top: `noema --help` and other commands stay light.
+    const { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putMcpServer, putResponseSource } =
+      await import('../../../sources/index.ts');
     const [file] = positionals;
     if (!file)
       throw new NoemaError('USAGE', 'name the source definition file', {
