@@ -7,8 +7,7 @@ const TABLE = 'CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL, note TEX
 
 export function transactionSpecs(factory: StoreFactory): void {
   test('a committed transaction is visible afterwards', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await store.transaction(async (tx) => {
         await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
@@ -22,14 +21,11 @@ export function transactionSpecs(factory: StoreFactory): void {
           { id: 'b', n: 2 },
         ],
       );
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('a transaction that throws leaves nothing behind and rethrows', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await assert.rejects(
         store.transaction(async (tx) => {
@@ -40,14 +36,11 @@ export function transactionSpecs(factory: StoreFactory): void {
       );
       const row = await store.get<{ c: number }>('SELECT COUNT(*) AS c FROM t');
       assert.equal(Number(row?.c), 0);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('a failing statement inside a transaction rolls back earlier statements', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await assert.rejects(
         store.transaction(async (tx) => {
@@ -56,14 +49,11 @@ export function transactionSpecs(factory: StoreFactory): void {
         }),
       );
       assert.equal((await store.all('SELECT id FROM t')).length, 0);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('using the store itself inside its transaction is a NESTED_TRANSACTION error', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await assert.rejects(
         store.transaction(async () => {
@@ -72,14 +62,11 @@ export function transactionSpecs(factory: StoreFactory): void {
         { code: 'NESTED_TRANSACTION' },
       );
       assert.equal((await store.all('SELECT id FROM t')).length, 0);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('concurrent transactions in one process lose no increments', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['c', 0]);
       await Promise.all(
@@ -93,14 +80,11 @@ export function transactionSpecs(factory: StoreFactory): void {
       const c = await store.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['c']);
       assert.equal(c?.n, 25);
       assert.equal((await store.all('SELECT id FROM t')).length, 26);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('values round-trip: integers as numbers, booleans as 0/1, null, text with ? and quotes, blobs', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(
         `CREATE TABLE v (k TEXT PRIMARY KEY, big ${store.dialect.bigint}, flag INTEGER, maybe TEXT, bin ${store.dialect.blob}, r ${store.dialect.real})`,
       );
@@ -127,28 +111,22 @@ export function transactionSpecs(factory: StoreFactory): void {
       assert.equal(row.maybe, null);
       assert.deepEqual(new Uint8Array(row.bin), bin);
       assert.equal(row.r, 0.5);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('RETURNING and ON CONFLICT work portably', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(`CREATE TABLE s (seq ${store.dialect.autoId}, k TEXT NOT NULL UNIQUE)`);
       const a = await store.get<{ seq: number }>('INSERT INTO s (k) VALUES (?) RETURNING seq', ['a']);
       const b = await store.get<{ seq: number }>('INSERT INTO s (k) VALUES (?) RETURNING seq', ['b']);
       assert.ok(a && b && b.seq > a.seq);
       const dup = await store.run('INSERT INTO s (k) VALUES (?) ON CONFLICT (k) DO NOTHING', ['a']);
       assert.equal(dup.changes, 0);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('notifications are delivered after commit and never after rollback', async (t) => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       if (!store.capabilities.supportsListenNotify || !store.listen) {
         t.skip('backend has no cross-process notifications (supportsListenNotify=false)');
         return;
@@ -172,16 +150,13 @@ export function transactionSpecs(factory: StoreFactory): void {
       await arrived;
       await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(got, ['committed']);
-    } finally {
-      await dispose();
-    }
+    });
   });
 }
 
 export function errorSpecs(factory: StoreFactory): void {
   test('a duplicate key is a typed CONFLICT error on every backend, and the store keeps working', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
       await assert.rejects(store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 2]), { code: 'CONFLICT' });
@@ -191,21 +166,16 @@ export function errorSpecs(factory: StoreFactory): void {
       );
       await store.transaction((tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['b', 4]));
       assert.equal((await store.all('SELECT id FROM t')).length, 2);
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('other constraint failures are CONSTRAINT_VIOLATION', async () => {
-    const { store, dispose } = await factory.open();
-    try {
+    await factory.withStore(async ({ store }) => {
       await store.run(TABLE);
       await assert.rejects(store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', null]), {
         code: 'CONSTRAINT_VIOLATION',
       });
-    } finally {
-      await dispose();
-    }
+    });
   });
 
   test('using a closed store is STORE_CLOSED', async () => {
