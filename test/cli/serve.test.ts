@@ -37,6 +37,12 @@ for (const kind of selectedStores()) {
 
       const ok = await fetch(`${url}/`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(ok.status, 200);
+      const index = (await ok.json()) as { routes: string[] };
+      assert.ok(index.routes.includes('GET /healthz'));
+      assert.ok(index.routes.includes('ANY /mcp') || index.routes.includes('POST /mcp'), index.routes.join(', '));
+
+      const tokenInUrl = await fetch(`${url}/?token=${token}`);
+      assert.equal(tokenInUrl.status, 401, 'the token is accepted only in the Authorization header');
 
       const missing = await fetch(`${url}/no/such/route`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(missing.status, 404);

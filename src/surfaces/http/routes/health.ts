@@ -12,12 +12,5 @@ export function healthRoutes(app: AppServices): Route[] {
         return { json: { ok: true } };
       },
     },
-    {
-      method: 'GET',
-      path: '/',
-      async handle() {
-        return { json: { name: 'noema', routes: ['/healthz'] } };
-      },
-    },
   ];
 }

@@ -5,5 +5,13 @@ import { mcpRoutes } from './mcp.ts';
 import { sourceInvocationRoutes } from './source-invocations.ts';
 
 export function allRoutes(app: AppServices): Route[] {
-  return [...healthRoutes(app), ...sourceInvocationRoutes(app), ...mcpRoutes(app)];
+  const routes = [...healthRoutes(app), ...sourceInvocationRoutes(app), ...mcpRoutes(app)];
+  const index: Route = {
+    method: 'GET',
+    path: '/',
+    async handle() {
+      return { json: { name: 'noema', routes: routes.map((r) => `${r.method} ${r.path}`) } };
+    },
+  };
+  return [index, ...routes];
 }
