@@ -39,7 +39,10 @@ for (const kind of selectedStores()) {
       assert.equal(ok.status, 200);
       const index = (await ok.json()) as { routes: string[] };
       assert.ok(index.routes.includes('GET /healthz'));
-      assert.ok(index.routes.includes('ANY /mcp') || index.routes.includes('POST /mcp'), index.routes.join(', '));
+      assert.ok(
+        index.routes.includes('ANY /mcp') || index.routes.includes('POST /mcp'),
+        index.routes.join(', '),
+      );
 
       const tokenInUrl = await fetch(`${url}/?token=${token}`);
       assert.equal(tokenInUrl.status, 401, 'the token is accepted only in the Authorization header');
