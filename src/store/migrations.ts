@@ -3,6 +3,7 @@
  * migrations; the application assembles the list (`src/app/migrations.ts`).
  */
 import { NoemaError } from '../core/errors.ts';
+import { lockScope } from './advisory-lock.ts';
 import type { Dialect, Store } from './store.ts';
 
 export interface Migration {
@@ -17,9 +18,6 @@ export interface MigrationReport {
   applied: Array<{ id: number; name: string }>;
   current: number;
 }
-
-// Any constant works; it only has to be the same in every Noema process.
-const MIGRATION_LOCK_KEY = 7_358_211_001;
 
 function assertWellFormed(migrations: readonly Migration[]): void {
   let prev = 0;
@@ -57,12 +55,9 @@ async function isCurrent(store: Store, migrations: readonly Migration[]): Promis
 export async function migrate(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
   assertWellFormed(migrations);
   if (await isCurrent(store, migrations)) return { applied: [], current: migrations.at(-1)?.id ?? 0 };
-  const lockSql = store.capabilities.concurrentWriters
-    ? `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
-    : null;
   const applied: MigrationReport['applied'] = [];
   await store.transaction(async (tx) => {
-    if (lockSql) await tx.get(lockSql);
+    await lockScope(tx, store.capabilities, 'noema:migrations');
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_migrations (
          id ${store.dialect.bigint} PRIMARY KEY,

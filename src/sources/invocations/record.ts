@@ -2,6 +2,7 @@
  * Writes `source_invocations` rows: the `running` row before any byte is sent, then its one
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
+import { lockScope } from '../../store/advisory-lock.ts';
 import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type { InvocationKind, InvocationLinks, SourceResponse } from '../source.ts';
@@ -21,15 +22,6 @@ export interface RunningInvocation {
   owner_process_id: string;
 }
 
-const ADVISORY_BASE = 0x5e_0000_0000;
-
-// 40 bits of the scope's hash keep the key inside JS's exact integers.
-function advisoryKey(scope: string): number {
-  let h = 0;
-  for (let i = 0; i < scope.length; i++) h = (Math.imul(h, 31) + scope.charCodeAt(i)) >>> 0;
-  return ADVISORY_BASE + h;
-}
-
 /** The next `invocation_seq` in the attempt (or run); 1 for a call outside both. */
 async function allocateSeq(
   tx: Transaction,
@@ -43,7 +35,7 @@ async function allocateSeq(
       ? ['run_id', links.run_id]
       : [];
   if (!column || !id) return 1;
-  if (concurrentWriters) await tx.get('SELECT pg_advisory_xact_lock(?)', [advisoryKey(`${column}:${id}`)]);
+  await lockScope(tx, { concurrentWriters }, `source_invocations:${column}:${id}`);
   const scope = column === 'run_id' ? ' AND attempt_id IS NULL' : '';
   const row = await tx.get<{ n: number | null }>(
     `SELECT MAX(invocation_seq) AS n FROM source_invocations WHERE ${column} = ?${scope}`,
