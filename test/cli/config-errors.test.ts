@@ -85,3 +85,7 @@ for (const kind of selectedStores()) {
     }
   });
 }
+
+test('an unknown MCP catalog is a one-line error naming --catalog', async () => {
+  assertOneLineError(await runCli(['mcp', '--catalog', 'nope']), /--catalog "nope"/);
+});

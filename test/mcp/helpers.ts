@@ -64,8 +64,9 @@ export async function stdioClient(dbUrl: string): Promise<McpTestClient> {
 }
 
 /** A stock SDK client over streamable HTTP at `${baseUrl}/mcp` with the server token. */
-export async function httpClient(baseUrl: string, token: string): Promise<McpTestClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+/** A stock SDK client over streamable HTTP at `path` (default `/mcp`, the memory catalog). */
+export async function httpClient(baseUrl: string, token: string, path = '/mcp'): Promise<McpTestClient> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}${path}`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name: 'noema-test', version: '1.0.0' });

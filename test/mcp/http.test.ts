@@ -26,6 +26,23 @@ describeEachStore('MCP over streamable HTTP in noema serve', (factory) => {
       });
       assert.equal(get.status, 405, 'stateless: no standalone SSE stream');
       await get.body?.cancel();
+      const unknownCatalog = await fetch(`${base}/mcp/nope`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      assert.equal(unknownCatalog.status, 404);
+      assert.equal(((await unknownCatalog.json()) as { code: string }).code, 'NOT_FOUND');
+      const named = await httpClient(base as string, TOKEN, '/mcp/memory');
+      try {
+        const { tools } = await named.client.listTools();
+        assert.ok(
+          tools.some((t) => t.name === 'branchmind_show'),
+          '/mcp/memory serves the memory catalog',
+        );
+      } finally {
+        await named.close();
+      }
 
       const c = await httpClient(base as string, TOKEN);
       try {

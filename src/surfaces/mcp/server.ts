@@ -5,29 +5,24 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Store } from '../../store/store.ts';
-import { ToolDispatcher } from './dispatch.ts';
+import { catalogDispatcher, DEFAULT_CATALOG, mcpCatalog } from './catalogs.ts';
+import type { ToolDispatcher } from './dispatch.ts';
 import type { McpToolDef } from './tool.ts';
-import { allTools } from './tools/index.ts';
 
 export const MCP_SERVER_NAME = 'noema';
 export const MCP_SERVER_VERSION = '0.1.0';
 
-let defaultDispatcher: ToolDispatcher | undefined;
-
-/** The dispatcher over every Noema tool (built once: schemas compile once). */
+/** The dispatcher over the default (`memory`) catalog's tools (built once: schemas compile once). */
 export function noemaDispatcher(): ToolDispatcher {
-  defaultDispatcher ??= new ToolDispatcher(allTools());
-  return defaultDispatcher;
+  return catalogDispatcher(DEFAULT_CATALOG);
 }
 
-export function createMcpServer(store: Store, dispatcher: ToolDispatcher = noemaDispatcher()): Server {
+/** An MCP server for one catalog (default `memory`); `UNKNOWN_CATALOG` for an unknown name. */
+export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG): Server {
+  const dispatcher = catalogDispatcher(catalog);
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        'Noema reasoning memory. Call branchmind_init with your workspace id once, then use branchmind_* and tasks_* tools. Every stateful tool needs "workspace".',
-    },
+    { capabilities: { tools: {} }, instructions: mcpCatalog(catalog).instructions },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: dispatcher.list().map((t: McpToolDef) => ({

@@ -1,30 +1,37 @@
-/** `noema mcp`: serves the MCP tools over stdio (store from NOEMA_DB). Only protocol goes to stdout. */
+/** `noema mcp [--catalog <name>]`: serves one MCP tool catalog over stdio (store from NOEMA_DB). Only protocol goes to stdout. */
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
-import { type Command, EXIT_OK } from '../command.ts';
+import { type Command, EXIT_OK, EXIT_USAGE } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
 export const mcpCommand: Command = {
   path: ['mcp'],
-  summary: 'Serve the reasoning-memory MCP tools over stdio (store from NOEMA_DB)',
+  summary: 'Serve an MCP tool catalog over stdio (default: reasoning memory; store from NOEMA_DB)',
   flags: {
     db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
+    catalog: { type: 'string', description: 'the tool catalog to serve (default memory)' },
   },
   async run({ flags, io }) {
     // Loaded here, not at the top: `noema --help` and other commands stay light.
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-    const { createMcpServer, noemaDispatcher } = await import('../../mcp/server.ts');
+    const { createMcpServer } = await import('../../mcp/server.ts');
+    const { catalogDispatcher, catalogNames, DEFAULT_CATALOG } = await import('../../mcp/catalogs.ts');
+    const catalog = (flags.catalog as string | undefined) ?? DEFAULT_CATALOG;
+    if (!catalogNames().includes(catalog)) {
+      io.err(`noema mcp: unknown --catalog "${catalog}" (known: ${catalogNames().join(', ')})`);
+      return EXIT_USAGE;
+    }
     const config = loadConfig({ db: flags.db as string | undefined });
     const store = await openNoemaStore(config);
-    const dispatcher = noemaDispatcher();
-    const server = createMcpServer(store, dispatcher);
+    const dispatcher = catalogDispatcher(catalog);
+    const server = createMcpServer(store, catalog);
     const transport = new StdioServerTransport();
     const stdinClosed = new Promise<string>((resolve) => {
       process.stdin.once('end', () => resolve('stdin closed'));
       process.stdin.once('close', () => resolve('stdin closed'));
     });
     await server.connect(transport);
-    io.err(`noema mcp: serving on stdio (store: ${store.location})`);
+    io.err(`noema mcp: serving the ${catalog} catalog on stdio (store: ${store.location})`);
     const reason = await Promise.race([untilSignal(), stdinClosed]);
     io.err(`noema mcp: ${reason}, shutting down`);
     await dispatcher.idle();
