@@ -37,12 +37,16 @@ function readJson(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new NoemaError('BUNDLE_INVALID', `cannot read ${path}: ${(err as Error).message}`, { details: { path } });
+    throw new NoemaError('BUNDLE_INVALID', `cannot read ${path}: ${(err as Error).message}`, {
+      details: { path },
+    });
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new NoemaError('BUNDLE_INVALID', `${path} is not JSON: ${(err as Error).message}`, { details: { path } });
+    throw new NoemaError('BUNDLE_INVALID', `${path} is not JSON: ${(err as Error).message}`, {
+      details: { path },
+    });
   }
 }
 
@@ -74,7 +78,12 @@ export async function applyBundle(store: Store, dir: string): Promise<AppliedBun
         throw new NoemaError('BUNDLE_INVALID', `a bundle cannot reference a ${kind} by path`);
     }
   };
-  const resolveRefs = async (value: unknown, base: string, key: string | null, parent: string | null): Promise<unknown> => {
+  const resolveRefs = async (
+    value: unknown,
+    base: string,
+    key: string | null,
+    parent: string | null,
+  ): Promise<unknown> => {
     if (Array.isArray(value)) {
       const items: unknown[] = [];
       for (const v of value) items.push(await resolveRefs(v, base, null, key));
@@ -86,12 +95,18 @@ export async function applyBundle(store: Store, dir: string): Promise<AppliedBun
     if (typeof obj.ref === 'string' && Object.keys(obj).length === 1) {
       const kind = key ? kindOf(key, null) : kindOf('', parent);
       if (!kind)
-        throw new NoemaError('BUNDLE_INVALID', `cannot tell what kind of component "${obj.ref}" is from where it is referenced`, {
-          details: { ref: obj.ref, field: key ?? parent },
-        });
+        throw new NoemaError(
+          'BUNDLE_INVALID',
+          `cannot tell what kind of component "${obj.ref}" is from where it is referenced`,
+          {
+            details: { ref: obj.ref, field: key ?? parent },
+          },
+        );
       const path = resolve(base, obj.ref);
       if (!path.startsWith(`${root}/`))
-        throw new NoemaError('BUNDLE_INVALID', `"${obj.ref}" points outside the bundle`, { details: { ref: obj.ref } });
+        throw new NoemaError('BUNDLE_INVALID', `"${obj.ref}" points outside the bundle`, {
+          details: { ref: obj.ref },
+        });
       let hash = done.get(path);
       if (!hash) {
         const doc = await resolveRefs(readJson(path), dirname(path), null, null);

@@ -1,5 +1,6 @@
 /** Public API of the world runtime (seed 004): components, assembly, worlds, turns, reads. */
 export { assembleScenario, loadScenario, scenarioProblems } from './assemble.ts';
+export { type AppliedBundle, applyBundle } from './bundle.ts';
 export type { ComponentKind, ComponentListItem, ComponentRecord } from './components.ts';
 export {
   COMPONENT_KINDS,
@@ -22,4 +23,3 @@ export { createWorldRuntime } from './runtime.ts';
 export type { WorldEffect, WorldPatch } from './world-patch.ts';
 export { WORLD_PATCH_SCHEMA, WORLD_PATCH_SCHEMA_HASH } from './world-patch.ts';
 export { createWorld, diffTurns, forkWorld, getWorld } from './worlds.ts';
-export { type AppliedBundle, applyBundle } from './bundle.ts';
