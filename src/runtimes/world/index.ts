@@ -18,6 +18,7 @@ export {
   putWorldPatchSchema,
 } from './components.ts';
 export { worldMigrations } from './migrations.ts';
+export { getAttempt, listAttempts, listAuditEvents } from './reads.ts';
 export type { RunTurnResult, TurnProgress, WorldRuntime, WorldRuntimeOptions } from './runtime.ts';
 export { createWorldRuntime } from './runtime.ts';
 export type { WorldEffect, WorldPatch } from './world-patch.ts';
