@@ -10,6 +10,7 @@ export {
   type PictureEdge,
   type PictureNode,
 } from './graph.ts';
+export { PICTURES_CSS } from './style.ts';
 export { escapeXml, Svg } from './svg.ts';
 export { type TimelineInput, type TimelineMark, turnTimelinePicture } from './timeline.ts';
 export { formatMs, nestRows, type WaterfallRow, waterfallPicture } from './waterfall.ts';

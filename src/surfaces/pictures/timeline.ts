@@ -55,15 +55,23 @@ export function turnTimelinePicture(input: TimelineInput): Svg {
       ),
     );
   });
-  const perCell = new Map<string, number>();
+  const inCell = new Map<string, number>();
+  const placed: Array<{ m: TimelineMark; c: number; r: number }> = [];
   for (const m of input.marks) {
     const c = col.get(m.turn);
     const r = row.get(m.subject);
     if (c === undefined || r === undefined) continue;
+    placed.push({ m, c, r });
+    inCell.set(`${c}:${r}`, (inCell.get(`${c}:${r}`) ?? 0) + 1);
+  }
+  const seen = new Map<string, number>();
+  for (const { m, c, r } of placed) {
     const key = `${c}:${r}`;
-    const k = perCell.get(key) ?? 0;
-    perCell.set(key, k + 1);
-    const cx = LABEL_W + c * COL_W + COL_W / 2 + ((k % 3) - 1) * (R * 2 + 1);
+    const k = seen.get(key) ?? 0;
+    seen.set(key, k + 1);
+    // Up to three marks side by side, centred in the cell; more wrap a little lower.
+    const across = Math.min(3, inCell.get(key) ?? 1);
+    const cx = LABEL_W + c * COL_W + COL_W / 2 + ((k % 3) - (across - 1) / 2) * (R * 2 + 1);
     const cy = HEAD_H + r * ROW_H + ROW_H / 2 + Math.floor(k / 3) * 4;
     body.push(
       el(
