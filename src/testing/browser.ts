@@ -3,9 +3,7 @@
  * `chromium` (never a downloaded browser). `launchBrowser()` answers `{ skip }` with the reason when
  * no Chromium is installed, so a test can skip saying why.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 
 const CANDIDATES = [process.env.NOEMA_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
