@@ -21,7 +21,7 @@ export async function invocationsOf(store: Store, attempt_id: string): Promise<I
   const a = await getAttempt(store, { attempt_id });
   const out: InvocationRow[] = [];
   for (const i of a.source_invocations)
-    out.push((await getSourceInvocation(store, i.source_invocation_id as string)) as InvocationRow);
+    out.push((await getSourceInvocation(store, i.source_invocation_id)) as unknown as InvocationRow);
   return out;
 }
 

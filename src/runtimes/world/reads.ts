@@ -51,7 +51,8 @@ export async function getAttempt(q: Queryable, input: { attempt_id: string }) {
   return {
     ...a,
     patches: await attemptPatches(q, a.attempt_id),
-    source_invocations: invocations.map((r) => ({
+    source_invocations: invocations.map((r): Record<string, unknown> & { source_invocation_id: string } => ({
+      source_invocation_id: r.source_invocation_id as string,
       ...r,
       invocation_seq: Number(r.invocation_seq),
       started_at: Number(r.started_at),
