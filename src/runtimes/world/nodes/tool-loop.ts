@@ -55,11 +55,11 @@ export function toolLoopNode(
           args: await contexts.schema(t, tool.arguments_schema_ref.hash),
         })),
       );
-      const offered = callsLeft ? tools : [];
-      const resultSchema = await contexts.composed(
-        t,
-        `tool-loop:${subject.workflow_hash}:${node.id}:${callsLeft}`,
-        () => composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
+      // The contract stays the same across rounds (D13: no changed output contract); a call past
+      // max_tool_calls fails the attempt rather than being hidden from the schema.
+      const offered = tools;
+      const resultSchema = await contexts.composed(t, `tool-loop:${subject.workflow_hash}:${node.id}`, () =>
+        composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
       );
       const messages = buildMessages({
         t,
@@ -117,14 +117,14 @@ export function toolLoopNode(
       const output = out.output as ToolLoopOutput;
       if (output.kind === 'tool_call') {
         const found = offered.find((o) => o.tool.name === output.tool_call.name);
-        if (!found) {
-          if (!callsLeft && tools.some((o) => o.tool.name === output.tool_call.name))
-            return {
-              kind: 'fail',
-              code: 'MAX_TOOL_CALLS_EXHAUSTED',
-              message: `"${subject.entity_id}" used all ${node.max_tool_calls} tool call(s) without a final patch`,
-            };
-          return reject(`unknown tool "${output.tool_call.name}"`);
+        if (!found) return reject(`unknown tool "${output.tool_call.name}"`);
+        if (!callsLeft) {
+          await setModelOutputKind(store, out.source_invocation_id, 'tool_call');
+          return {
+            kind: 'fail',
+            code: 'MAX_TOOL_CALLS_EXHAUSTED',
+            message: `"${subject.entity_id}" asked for tool call ${round + 1} but max_tool_calls is ${node.max_tool_calls}`,
+          };
         }
         const args = schemas.validate(found.args.schema, output.tool_call.arguments);
         if (!args.ok)
