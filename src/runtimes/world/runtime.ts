@@ -56,6 +56,7 @@ export interface WorldRuntime {
 
 export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = {}): WorldRuntime {
   const env = () => options.env ?? process.env;
+  const leaseMs = options.leaseMs ?? 30_000;
   const engine = createEngine(store, {
     actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
@@ -127,7 +128,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       };
       const run = await engine.getRun(existing.run_id).catch(() => null);
       if (!run) {
-        // The process died between claiming the attempt and creating its run.
+        // Not expected (the run is created first); recorded rather than left blocking the world.
         await endAttempt(store, existing.attempt_id, 'interrupted', {
           code: 'ATTEMPT_INTERRUPTED',
           message: 'the attempt had no run',
@@ -136,6 +137,9 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       }
       attempt.simulation_time =
         (run.state.attempt as unknown as AttemptInput | null)?.simulation_time ?? null;
+      // A run created moments ago is about to be claimed by the process that created it.
+      if (run.status === 'queued' && Date.now() - existing.started_at < leaseMs)
+        throw attemptInProgress(world_slug, existing.attempt_id);
       // Take over only a run whose owner's lease expired; a live owner keeps it.
       await onRun(existing.run_id);
       const outcome = await engine.continueRun(existing.run_id);
@@ -158,10 +162,19 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       scenario_hash: world.scenario_hash,
     };
     const run_id = uuidv7();
-    await insertAttempt(store, { ...attempt, run_id });
+    // The run exists before the attempt claims the world, so a running attempt always has one.
     await engine.createRun(turnGraph(plan), { run_id, input: { attempt: attempt as never } });
+    try {
+      await insertAttempt(store, { ...attempt, run_id });
+    } catch (err) {
+      await engine.cancel(run_id).catch(() => undefined);
+      throw err;
+    }
     await onRun(run_id);
-    return { attempt, outcome: await engine.continueRun(run_id) };
+    const outcome = await engine.continueRun(run_id);
+    if (outcome.status === 'running' || outcome.status === 'queued')
+      throw attemptInProgress(world_slug, attempt.attempt_id);
+    return { attempt, outcome };
   }
 
   return {
