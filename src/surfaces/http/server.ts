@@ -112,7 +112,6 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await Promise.allSettled(hooks.map((h) => h()));
       // Long-lived streams (SSE, MCP) would hold close() open forever.
       const cut = setTimeout(() => server.closeAllConnections(), 2_000);
-      cut.unref();
       await closed;
       clearTimeout(cut);
     },
