@@ -110,6 +110,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
         hrefOf: (item) => (item.links as Record<string, string>).self ?? null,
         nextHref: body.has_more && body.next_cursor ? `${ctx.url.pathname}?${next}` : null,
         truncated: body.truncated,
+        csrf: ctx.csrfToken,
       }),
     };
   };
@@ -130,6 +131,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
         nav: navOf(catalog),
         record: fitted,
         links: fitted.links as Record<string, string>,
+        csrf: ctx.csrfToken,
       }),
     };
   };

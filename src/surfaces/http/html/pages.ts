@@ -11,6 +11,7 @@ export interface ListPage {
   hrefOf(item: Record<string, unknown>): string | null;
   nextHref: string | null;
   truncated: boolean;
+  csrf?: string | undefined;
 }
 
 function cell(value: unknown): Markup | string {
@@ -34,7 +35,7 @@ export function renderListPage(page: ListPage): string {
 <p>${page.nextHref ? h`<a href="${page.nextHref}" rel="next">next page →</a>` : h`<span class="muted">end of list</span>`}${
     page.truncated ? h` <span class="muted">(page cut to the character budget)</span>` : ''
   }</p>`;
-  return layout(page.title, page.nav, body);
+  return layout(page.title, page.nav, body, page.csrf);
 }
 
 export interface DetailPage {
@@ -42,6 +43,7 @@ export interface DetailPage {
   nav: readonly NavItem[];
   record: Record<string, unknown>;
   links: Record<string, string>;
+  csrf?: string | undefined;
 }
 
 export function renderDetailPage(page: DetailPage): string {
@@ -51,13 +53,13 @@ export function renderDetailPage(page: DetailPage): string {
   );
   const body = h`${linkList.length ? h`<h2>Links</h2><ul>${linkList}</ul>` : ''}<h2>Record</h2>${jsonBlock(record)}
 <p><a href="?format=json">as JSON</a></p>`;
-  return layout(page.title, page.nav, body);
+  return layout(page.title, page.nav, body, page.csrf);
 }
 
-export function renderIndexPage(nav: readonly NavItem[], routes: readonly string[]): string {
+export function renderIndexPage(nav: readonly NavItem[], routes: readonly string[], csrf?: string): string {
   const body = h`<p>Resource kinds:</p><ul>${nav.map((n) => h`<li><a href="${n.href}">${n.title}</a></li>`)}</ul>
 <h2>Routes</h2><ul>${routes.map((r) => h`<li><code>${r}</code></li>`)}</ul>`;
-  return layout('noema', nav, body);
+  return layout('noema', nav, body, csrf);
 }
 
 export function renderErrorPage(status: number, envelope: ErrorEnvelope): string {

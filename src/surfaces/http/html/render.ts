@@ -20,10 +20,11 @@ export interface NavItem {
   title: string;
 }
 
-export function layout(title: string, nav: readonly NavItem[], body: Markup): string {
+/** The page frame; with a session's `csrf` it carries the token (meta tag) and a logout form. */
+export function layout(title: string, nav: readonly NavItem[], body: Markup, csrf?: string): string {
   return h`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · noema</title>
+<title>${title} · noema</title>${csrf ? h`<meta name="csrf-token" content="${csrf}">` : ''}
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:0;display:flex;min-height:100vh}
 nav{background:#f3f3f5;padding:1em;min-width:12em;border-right:1px solid #ddd}
@@ -34,7 +35,11 @@ pre{background:#fafafa;border:1px solid #eee;padding:.8em;overflow:auto;white-sp
 .muted{color:#777}
 </style></head>
 <body><nav><strong><a href="/">noema</a></strong>${nav.map((n) => h`<a href="${n.href}">${n.title}</a>`)}
-<form method="post" action="/logout" id="logout"></form></nav>
+${
+  csrf
+    ? h`<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Log out</button></form>`
+    : ''
+}</nav>
 <main><h1>${title}</h1>${body}</main></body></html>`.toString();
 }
 

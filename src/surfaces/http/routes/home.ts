@@ -12,8 +12,9 @@ export function homeRoutes(all: () => readonly Route[]): Route[] {
       method: 'GET',
       path: '/',
       summary: 'The server name and every route',
-      async handle({ c }) {
-        if (negotiate(c) === 'html') return { html: renderIndexPage(navOf(defaultCatalog), names()) };
+      async handle({ c, csrfToken }) {
+        if (negotiate(c) === 'html')
+          return { html: renderIndexPage(navOf(defaultCatalog), names(), csrfToken) };
         return { json: { name: 'noema', routes: names() } };
       },
     },
