@@ -3,6 +3,8 @@
  * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
  * engine 400–499, runtimes 500+.
  */
+
+import { eventMigrations } from '../engine/events/migrations.ts';
 import { engineMigrations } from '../engine/migrations.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
@@ -25,4 +27,5 @@ export const migrations: readonly Migration[] = [
   ...tasksMigrations,
   ...sourcesMigrations,
   ...engineMigrations,
+  ...eventMigrations,
 ];
