@@ -82,3 +82,13 @@ export async function getGraph(
     created_at: new Date(Number(r.created_at)).toISOString(),
   };
 }
+
+/** A run's id and status (cheap: no journal read); UNKNOWN_RUN (404) when there is none. */
+export async function getRunStatus(
+  q: Queryable,
+  run_id: string,
+): Promise<{ run_id: string; status: RunStatus }> {
+  const r = await q.get<{ status: RunStatus }>('SELECT status FROM engine_runs WHERE run_id = ?', [run_id]);
+  if (!r) throw new NoemaError('UNKNOWN_RUN', `no run ${run_id}`, { status: 404, details: { run_id } });
+  return { run_id, status: r.status };
+}

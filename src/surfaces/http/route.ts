@@ -7,6 +7,8 @@ import type { Context } from 'hono';
 import type { JsonSchema } from '../../core/schema-registry.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
+import type { RunFeeds } from './events/feed.ts';
+import type { SseStreams } from './events/sse.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -18,6 +20,8 @@ export interface AppServices {
   store: Store;
   /** Present when the server runs an engine (event streams, run detail). */
   engine?: Engine;
+  /** Present with `engine`: shared run feeds and the open SSE streams. */
+  events?: { feeds: RunFeeds; sse: SseStreams };
 }
 
 /** How the request was authenticated; `cookie` requests that change state need the CSRF token. */

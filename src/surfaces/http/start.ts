@@ -2,10 +2,12 @@
  * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
-import { createEngine } from '../../engine/index.ts';
+import { createEngine, type Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
+import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
+import { SseStreams } from './events/sse.ts';
 import { allRoutes } from './routes/index.ts';
 import { startHttpServer } from './server.ts';
 
@@ -16,6 +18,10 @@ export interface NoemaHttpOptions {
   portSetting: string;
   token: string;
   dataDir: string;
+  /** The engine whose events are streamed (default: one created here, closed with the server). */
+  engine?: Engine;
+  /** SSE heartbeat interval (default 15 s). */
+  heartbeatMs?: number;
 }
 
 export interface NoemaHttp {
@@ -26,9 +32,11 @@ export interface NoemaHttp {
 }
 
 export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
-  const engine = createEngine(options.store, { fanOut: true });
+  const engine = options.engine ?? createEngine(options.store, { fanOut: true });
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
-  const services = { store: options.store, engine };
+  const feeds = new RunFeeds(engine);
+  const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
+  const services = { store: options.store, engine, events: { feeds, sse } };
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
@@ -37,14 +45,18 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     sessions,
     routes: allRoutes(services),
   });
-  const io = attachSocketIo(server.server, { engine, token: options.token, sessions });
-  server.onClose(() => io.close());
+  const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
+  server.onClose(async () => {
+    sse.close();
+    await io.close();
+    await feeds.close();
+  });
   return {
     url: server.url,
     loginNonce: sessions.mintLoginNonce(),
     close: async () => {
       await server.close();
-      await engine.close();
+      if (!options.engine) await engine.close();
     },
   };
 }

@@ -15,7 +15,7 @@ const MAX_TEXT = 256;
 
 const RESERVED = new Set(['format', 'limit', 'cursor', 'max_chars', 'full']);
 // Control characters (C0, DEL): refused here so every store answers alike.
-function hasControl(text: string): boolean {
+export function hasControl(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x20 || code === 0x7f) return true;
