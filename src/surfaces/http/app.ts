@@ -5,13 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { NoemaError } from '../../core/errors.ts';
 import { authenticate } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
-import { MAX_BODY_BYTES, parseJsonBody, tooLarge } from './body.ts';
-import { errorReply, FailureLog } from './errors.ts';
+import { parseJsonBody, readIncomingBody } from './body.ts';
+import { errorReply, FailureLog, isClientDisconnect } from './errors.ts';
 import { wantsHtml } from './html/negotiate.ts';
 import { renderErrorPage } from './html/pages.ts';
 import type { Reply, Route, RouteContext } from './route.ts';
@@ -51,15 +50,14 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
     }
     await next();
   });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw tooLarge();
-      },
-    }),
-  );
+  // Every body is read once, under the limit, before any handler (form parsing included).
+  app.use('*', async (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || !c.env?.incoming) return next();
+    const body = await readIncomingBody(c.env.incoming, c.req.header('content-length'));
+    c.req.raw = new Request(c.req.raw, { body: new Uint8Array(body) });
+    await next();
+  });
 
   const all: Route[] = [];
   all.push(...homeRoutes(() => all), ...authRoutes(options.token, options.sessions), ...options.routes);
@@ -96,6 +94,8 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
   app.onError((err, c) => {
     const requestId = c.get('requestId') ?? randomUUID();
     const reply = errorReply(err, requestId, c.get('correlationId'));
+    // A client that went away is not a server failure (and there is nobody to answer).
+    if (isClientDisconnect(err) || c.req.raw.signal.aborted) return c.body(null, 499 as 400);
     failures.failed(reply, c.req.method, c.req.path, requestId);
     c.header('x-request-id', requestId);
     if (reply.status === 401 && wantsHtml(c) && c.req.method === 'GET') {

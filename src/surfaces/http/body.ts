@@ -37,3 +37,43 @@ export function parseJsonBody(text: string, schema?: JsonSchema): unknown {
   }
   return value;
 }
+
+/** The part of the node:http request the limit reads (Hono's node bindings). */
+interface IncomingLike {
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  once(event: 'end' | 'error' | 'aborted', listener: (err?: unknown) => void): unknown;
+  readableEnded: boolean;
+}
+
+/**
+ * Reads a request body from the node stream under the limit. Over it — by `content-length`
+ * (nothing read; Node discards the body after the response) or while reading (the rest is read and
+ * discarded) — throws the 413 error; the connection survives so the client reads the envelope.
+ * Resolves with the whole body when it fits.
+ */
+export function readIncomingBody(
+  incoming: IncomingLike,
+  contentLength: string | undefined,
+  limit = MAX_BODY_BYTES,
+): Promise<Buffer> {
+  if (contentLength !== undefined && Number(contentLength) > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    incoming.on('data', (chunk) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        reject(tooLarge());
+      } else chunks.push(chunk);
+    });
+    incoming.once('end', () => resolve(Buffer.concat(chunks)));
+    incoming.once('error', (err) => reject(err));
+    incoming.once('aborted', () =>
+      reject(Object.assign(new Error('client aborted the request'), { code: 'ECONNRESET' })),
+    );
+  });
+}

@@ -74,3 +74,17 @@ export class FailureLog {
     this.#write('noema: the store answers again');
   }
 }
+
+const DISCONNECT_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ABORT_ERR',
+]);
+
+/** True for errors that only mean the client went away. */
+export function isClientDisconnect(err: unknown): boolean {
+  const e = err as { code?: string; name?: string } | null;
+  return !!e && (DISCONNECT_CODES.has(e.code ?? '') || e.name === 'AbortError');
+}

@@ -6,10 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { NoemaError } from '../../core/errors.ts';
+import { listenError } from '../../app/listen-error.ts';
 import { buildApp } from './app.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
-import { FailureLog } from './errors.ts';
+import { FailureLog, isClientDisconnect } from './errors.ts';
 import type { Route } from './route.ts';
 
 export { MAX_BODY_BYTES } from './body.ts';
@@ -34,35 +34,6 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-const DISCONNECT_CODES = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'ECONNABORTED',
-  'ERR_STREAM_PREMATURE_CLOSE',
-  'ABORT_ERR',
-]);
-
-/** True for errors that only mean the client went away. */
-export function isClientDisconnect(err: unknown): boolean {
-  const e = err as { code?: string; name?: string } | null;
-  return !!e && (DISCONNECT_CODES.has(e.code ?? '') || e.name === 'AbortError');
-}
-
-export function listenError(err: unknown, port: number, setting: string): unknown {
-  const code = (err as { code?: string }).code;
-  if (code === 'EADDRINUSE')
-    return new NoemaError('CONFIG_INVALID', `${setting} is invalid: port ${port} is already in use`, {
-      details: { setting, port },
-      hint: `choose another port with ${setting}`,
-    });
-  if (code === 'EACCES' || code === 'EPERM')
-    return new NoemaError('CONFIG_INVALID', `${setting} is invalid: port ${port} is not permitted`, {
-      details: { setting, port },
-      hint: `choose a port above 1023 with ${setting}`,
-    });
-  return err;
-}
-
 /** Listens on `host:port`, turning "in use" / "not permitted" into a CONFIG_INVALID naming `setting`. */
 export async function listenOn(server: Server, host: string, port: number, setting: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
@@ -85,6 +56,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     failures,
   });
   const listener = getRequestListener(app.fetch, {
+    // Bodies are read fully by the app (or never, when content-length is over the limit, and then
+    // Node discards them after the response): no early socket destroy that would cut a 413.
+    autoCleanupIncoming: false,
     errorHandler: (err) => {
       if (!isClientDisconnect(err)) console.error('noema: response failed:', err);
     },
