@@ -247,18 +247,24 @@ export interface ComponentListItem {
 /** Newest first; `before` is the previous page's `next_cursor` (a created_at/hash pair). */
 export async function listComponents(
   q: Queryable,
-  input: { kind: ComponentKind; limit?: number; cursor?: string },
+  input: { kind: ComponentKind; limit?: number; cursor?: string; uses?: string },
 ): Promise<{ items: ComponentListItem[]; next_cursor: string | null; truncated: boolean }> {
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
   const labelCol = input.kind === 'json_schema' ? 'NULL' : 'label';
-  let where = '';
+  const conds: string[] = [];
   const params: Array<string | number> = [];
+  if (input.uses !== undefined) {
+    // Components of this kind that reference `uses` directly.
+    conds.push('hash IN (SELECT from_hash FROM component_refs WHERE to_hash = ?)');
+    params.push(input.uses);
+  }
   if (input.cursor) {
     const m = /^(\d+):([0-9a-f]{64})$/.exec(input.cursor);
     if (!m) throw invalidInput('cursor is not a next_cursor from this listing', { cursor: input.cursor });
-    where = 'WHERE created_at < ? OR (created_at = ? AND hash < ?)';
+    conds.push('(created_at < ? OR (created_at = ? AND hash < ?))');
     params.push(Number(m[1]), Number(m[1]), m[2]!);
   }
+  const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
   const rows = await q.all<{ hash: string; label: string | null; created_at: number }>(
     `SELECT hash, ${labelCol} AS label, created_at FROM ${TABLE[input.kind]} ${where}
      ORDER BY created_at DESC, hash DESC LIMIT ?`,

@@ -18,9 +18,10 @@ export {
   putWorldPatchSchema,
 } from './components.ts';
 export { worldMigrations } from './migrations.ts';
-export { getAttempt, listAttempts, listAuditEvents } from './reads.ts';
+export { getAttempt, listAllAttempts, listAttempts, listAuditEvents, listWorlds } from './reads.ts';
 export type { RunTurnResult, TurnProgress, WorldRuntime, WorldRuntimeOptions } from './runtime.ts';
 export { createWorldRuntime } from './runtime.ts';
+export { sharedWorldRuntime } from './shared-runtime.ts';
 export type { WorldEffect, WorldPatch } from './world-patch.ts';
 export { WORLD_PATCH_SCHEMA, WORLD_PATCH_SCHEMA_HASH } from './world-patch.ts';
 export { createWorld, diffTurns, forkWorld, getWorld } from './worlds.ts';

@@ -21,6 +21,79 @@ export async function listAttempts(q: Queryable, input: { world_slug: string; li
   return { world_slug: input.world_slug, items: rows.slice(0, limit), truncated: rows.length > limit };
 }
 
+/** Worlds, newest first; `cursor` is the previous page's next_cursor (`created_at:slug`). */
+export async function listWorlds(
+  q: Queryable,
+  input: { limit?: number; cursor?: string; scenario_hash?: string },
+) {
+  const limit = clampLimit(input.limit, 50, 200);
+  const conds: string[] = [];
+  const params: Array<string | number> = [];
+  if (input.scenario_hash !== undefined) {
+    conds.push('scenario_hash = ?');
+    params.push(input.scenario_hash);
+  }
+  if (input.cursor !== undefined) {
+    const m = /^(\d+):(.+)$/.exec(input.cursor);
+    if (!m) throw invalidInput('cursor is not a next_cursor from this listing', { cursor: input.cursor });
+    conds.push('(created_at < ? OR (created_at = ? AND world_slug < ?))');
+    params.push(Number(m[1]), Number(m[1]), m[2]!);
+  }
+  const rows = await q.all<Record<string, unknown>>(
+    `SELECT world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at FROM worlds
+     ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY created_at DESC, world_slug DESC LIMIT ?`,
+    [...params, limit + 1],
+  );
+  const items = rows.slice(0, limit).map((r) => ({
+    world_slug: r.world_slug as string,
+    scenario_hash: r.scenario_hash as string,
+    parent_world_slug: (r.parent_world_slug as string | null) ?? null,
+    fork_turn: r.fork_turn === null ? null : Number(r.fork_turn),
+    head_turn: Number(r.head_turn),
+    created_at: Number(r.created_at),
+  }));
+  const last = items.at(-1);
+  return { items, next_cursor: rows.length > limit && last ? `${last.created_at}:${last.world_slug}` : null };
+}
+
+/** Attempts across worlds (or of one), newest first; cursor `started_at:attempt_id`. */
+export async function listAllAttempts(
+  q: Queryable,
+  input: { limit?: number; cursor?: string; world_slug?: string; status?: string },
+) {
+  const limit = clampLimit(input.limit, 50, 200);
+  const conds: string[] = [];
+  const params: Array<string | number> = [];
+  for (const k of ['world_slug', 'status'] as const) {
+    if (input[k] !== undefined) {
+      conds.push(`${k} = ?`);
+      params.push(input[k]!);
+    }
+  }
+  if (input.cursor !== undefined) {
+    const m = /^(\d+):(.+)$/.exec(input.cursor);
+    if (!m) throw invalidInput('cursor is not a next_cursor from this listing', { cursor: input.cursor });
+    conds.push('(started_at < ? OR (started_at = ? AND attempt_id < ?))');
+    params.push(Number(m[1]), Number(m[1]), m[2]!);
+  }
+  const rows = await q.all<Record<string, unknown>>(
+    `SELECT attempt_id, world_slug, attempted_turn, status, source_invocation_count, started_at, ended_at FROM world_attempts
+     ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY started_at DESC, attempt_id DESC LIMIT ?`,
+    [...params, limit + 1],
+  );
+  const items = rows.slice(0, limit).map((r) => ({
+    attempt_id: r.attempt_id as string,
+    world_slug: r.world_slug as string,
+    attempted_turn: Number(r.attempted_turn),
+    status: r.status as string,
+    source_invocation_count: Number(r.source_invocation_count),
+    started_at: Number(r.started_at),
+    ended_at: r.ended_at === null ? null : Number(r.ended_at),
+  }));
+  const last = items.at(-1);
+  return { items, next_cursor: rows.length > limit && last ? `${last.started_at}:${last.attempt_id}` : null };
+}
+
 export async function attemptPatches(q: Queryable, attempt_id: string) {
   const rows = await q.all<Record<string, unknown>>(
     'SELECT * FROM world_patches WHERE attempt_id = ? ORDER BY patch_seq',
