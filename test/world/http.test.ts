@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { startTestHttp, TOKEN } from '../http/helpers.ts';
+import { httpClient } from '../mcp/helpers.ts';
 
 describeEachStore('world REST routes', (factory) => {
   test('components, uses, worlds, past turns, attempts and their links; POST runs a turn', async () => {
@@ -79,6 +80,25 @@ describeEachStore('world REST routes', (factory) => {
         assert.equal((await http.get(parent.body.links.llm_call)).status, 200);
         assert.equal((await http.get('/attempts?world_slug=park')).body.items.length, 1);
         assert.equal((await http.get('/attempts/not-an-attempt')).status, 404);
+        // The removed cognition surfaces do not exist.
+        for (const old of [
+          '/perceive-systems',
+          '/intend-systems',
+          '/adjudicate-systems',
+          '/adjudication-schemas',
+        ])
+          assert.equal((await http.get(old)).status, 404, old);
+        // The world catalog over streamable HTTP.
+        const mcp = await httpClient(http.url, TOKEN, '/mcp/world');
+        try {
+          const tools = (await mcp.client.listTools()).tools.map((t) => t.name);
+          assert.equal(tools.length, 23);
+          assert.ok(!tools.some((t) => /perceive|intend|adjudicat/.test(t)));
+          const w = await mcp.ok<{ turn: number }>('get_world', { world_slug: 'park', turn: 1 });
+          assert.equal(w.turn, 1);
+        } finally {
+          await mcp.close();
+        }
       } finally {
         await http.close();
         process.env = saved;

@@ -17,6 +17,10 @@ import { previewTransitions, validateWorldPatch, type WorldPatch } from '../worl
 import { buildMessages } from './prompt.ts';
 import { attemptLinks, type ConversationEntry, channelsOf } from './shared.ts';
 
+// The invocation and its LLM call are marked together: one commit instead of two.
+const markOutput = (store: Store, id: string, kind: 'invalid' | 'tool_call' | 'final_patch') =>
+  store.transaction((tx) => setModelOutputKind(tx, id, kind));
+
 export interface ToolLoopConfig {
   subject: number;
   node: number;
@@ -100,7 +104,7 @@ export function toolLoopNode(
         env: env(),
       });
       const reject = async (error: string): Promise<NodeResult> => {
-        await setModelOutputKind(store, out.source_invocation_id, 'invalid');
+        await markOutput(store, out.source_invocation_id, 'invalid');
         return { kind: 'retry_generation', error, corrective: CORRECTIVE };
       };
       if (!out.ok) {
@@ -119,7 +123,7 @@ export function toolLoopNode(
         const found = offered.find((o) => o.tool.name === output.tool_call.name);
         if (!found) return reject(`unknown tool "${output.tool_call.name}"`);
         if (!callsLeft) {
-          await setModelOutputKind(store, out.source_invocation_id, 'tool_call');
+          await markOutput(store, out.source_invocation_id, 'tool_call');
           return {
             kind: 'fail',
             code: 'MAX_TOOL_CALLS_EXHAUSTED',
@@ -131,7 +135,7 @@ export function toolLoopNode(
           return reject(
             `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
           );
-        await setModelOutputKind(store, out.source_invocation_id, 'tool_call');
+        await markOutput(store, out.source_invocation_id, 'tool_call');
         const call: ConversationEntry = {
           subject: ctx.config.subject,
           node: node.id,
@@ -172,7 +176,7 @@ export function toolLoopNode(
         return reject(
           `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
         );
-      await setModelOutputKind(store, out.source_invocation_id, 'final_patch');
+      await markOutput(store, out.source_invocation_id, 'final_patch');
       const writes: Record<string, Json> = {};
       if (applies) {
         const staged: StagedPatch = {
