@@ -6,6 +6,7 @@ import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
 import { sourceInvokeCommand } from './source-invoke.ts';
+import { worldCommands } from './world-commands.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
@@ -14,4 +15,5 @@ export const commands: readonly Command[] = [
   sourceInvokeCommand,
   devScriptedModelCommand,
   devToysCommand,
+  ...worldCommands,
 ];

@@ -5,6 +5,7 @@ import type { AppServices, Route } from '../route.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
 import { runEventRoutes } from './run-events.ts';
+import { worldRoutes } from './worlds.ts';
 
 export function allRoutes(app: AppServices): Route[] {
   return [
@@ -12,5 +13,6 @@ export function allRoutes(app: AppServices): Route[] {
     ...catalogRoutes(defaultCatalog, app),
     ...runEventRoutes(app),
     ...mcpRoutes(app),
+    ...worldRoutes(app),
   ];
 }
