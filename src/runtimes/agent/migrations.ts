@@ -87,6 +87,7 @@ export const agentMigrations: Migration[] = [
          run_id TEXT PRIMARY KEY,
          user_id TEXT NOT NULL,
          session_id TEXT NOT NULL,
+         job TEXT NOT NULL,
          status TEXT NOT NULL,
          created_at ${d.bigint} NOT NULL,
          finished_at ${d.bigint}
