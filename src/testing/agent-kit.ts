@@ -35,6 +35,7 @@ export interface AgentKitOptions {
   /** Overrides merged into the calculator definition. */
   definition?: Record<string, unknown>;
   owner?: string;
+  background?: 'run' | 'defer';
 }
 
 export function calculatorDefinition(llm: string, server: string): Record<string, unknown> {
@@ -62,6 +63,7 @@ export async function startAgentKit(store: Store, options: AgentKitOptions = {})
   const runtime = await createAgentRuntime(store, {
     env,
     ...(options.owner ? { owner: options.owner } : {}),
+    ...(options.background ? { background: options.background } : {}),
   });
   try {
     const llm = await putResponseSource(store, {

@@ -12,4 +12,6 @@ export interface AgentContext {
   deps: AgentNodeDeps;
   /** Background profile updates in flight in this process (awaited by `idle()`). */
   background: Set<Promise<unknown>>;
+  /** Queue profile updates without running them here. */
+  deferBackground: boolean;
 }

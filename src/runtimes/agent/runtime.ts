@@ -36,6 +36,11 @@ export interface AgentRuntimeOptions {
   owner?: string;
   /** Finish profile updates left queued by a stopped process (default true). */
   resumeBackground?: boolean;
+  /**
+   * `run` (default): profile updates run in this process after each interaction. `defer`: they are
+   * only queued (durably), for another process's `resumeBackground()` — e.g. a worker.
+   */
+  background?: 'run' | 'defer';
 }
 
 export interface AgentRuntime {
@@ -90,6 +95,7 @@ export async function createAgentRuntime(
       },
     },
     background: new Set(),
+    deferBackground: options.background === 'defer',
   };
   for (const t of [
     emotionNode(cx.deps),

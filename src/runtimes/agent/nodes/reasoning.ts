@@ -51,7 +51,8 @@ export function executionStateOf(
     messages: [...messages],
     pending_calls: calls.pending,
     completed_calls: calls.completed,
-    notifications: [...notifications],
+    // A step appends its notes as one item (a list when it had several).
+    notifications: (notifications as unknown[]).flat() as Notification[],
   };
 }
 

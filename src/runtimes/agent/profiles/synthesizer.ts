@@ -64,7 +64,7 @@ export async function queueProfileUpdate(
     [run_id, session.user_id, session.session_id, JSON.stringify(job), Date.now()],
   );
   await cx.engine.createRun(SYNTHESIS_GRAPH, { run_id, input: { job: job as unknown as Json } });
-  runInBackground(cx, session.user_id, run_id);
+  if (!cx.deferBackground) runInBackground(cx, session.user_id, run_id);
   return run_id;
 }
 

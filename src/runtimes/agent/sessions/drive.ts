@@ -94,7 +94,7 @@ export async function driveRun(
   }
   await setSessionStatus(store, session.session_id, run_id, 'idle');
   const error = outcome.error ?? {
-    code: 'RUN_' + outcome.status.toUpperCase(),
+    code: `RUN_${outcome.status.toUpperCase()}`,
     message: `run ${outcome.status}`,
   };
   await rec.record('error', { code: error.code, message: error.message, node_id: error.node_id ?? null });

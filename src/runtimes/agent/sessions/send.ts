@@ -67,9 +67,11 @@ export async function createSession(
       { errors: r.errors },
       'give agent_ref or agent_label, and user_id',
     );
-  const hash = r.value.agent_ref
-    ? (await getAgent(cx.store, r.value.agent_ref.hash), r.value.agent_ref.hash)
-    : (await getAgentByLabel(cx.store, r.value.agent_label!)).hash;
+  let hash: string;
+  if (r.value.agent_ref) {
+    await getAgent(cx.store, r.value.agent_ref.hash); // must exist
+    hash = r.value.agent_ref.hash;
+  } else hash = (await getAgentByLabel(cx.store, r.value.agent_label!)).hash;
   const s = await insertSession(cx.store, hash, r.value.user_id);
   return { session_id: s.session_id, agent_hash: hash, user_id: s.user_id };
 }
