@@ -4,7 +4,6 @@
  * (`graph_checkpoints`, seed 000), situated user profiles (seed 002) and the background
  * synthesis runs that update them.
  */
-import { longTermStubMigrations } from '../../memory/long-term/index.ts';
 import type { Migration } from '../../store/migrations.ts';
 
 export const agentMigrations: Migration[] = [
@@ -95,5 +94,4 @@ export const agentMigrations: Migration[] = [
       'CREATE INDEX user_profile_updates_open ON user_profile_updates (status, created_at)',
     ],
   },
-  ...longTermStubMigrations,
 ];
