@@ -21,6 +21,20 @@ export function workingMemorySummary(history: readonly ChatMessage[], turns: num
     .join('\n');
 }
 
+/**
+ * Memories matching the query (full-text relevance and recency) first; when fewer match than the
+ * limit, the user's newest memories fill the rest — a short message ("hi") shares no words with
+ * what the agent knows about the user, yet that knowledge is still relevant to answering them.
+ */
+async function relevantMemories(deps: AgentNodeDeps, user_id: string, query: string, limit: number) {
+  const scope = { scope_kind: 'user' as const, scope_id: user_id, limit };
+  const matched = (await retrieveMemories(deps.store, { ...scope, query_text: query })).items;
+  if (matched.length >= limit) return matched;
+  const seen = new Set(matched.map((m) => m.memory_id));
+  const recent = (await retrieveMemories(deps.store, scope)).items.filter((m) => !seen.has(m.memory_id));
+  return [...matched, ...recent].slice(0, limit);
+}
+
 export function memoryNode(deps: AgentNodeDeps): NodeType<null> {
   return {
     type: 'memory',
@@ -32,14 +46,7 @@ export function memoryNode(deps: AgentNodeDeps): NodeType<null> {
       const query = (ctx.state.execution as { query: string }).query;
       const items =
         def.memory.long_term_limit > 0
-          ? (
-              await retrieveMemories(deps.store, {
-                scope_kind: 'user',
-                scope_id: session.user_id,
-                query_text: query,
-                limit: def.memory.long_term_limit,
-              })
-            ).items
+          ? await relevantMemories(deps, session.user_id, query, def.memory.long_term_limit)
           : [];
       const memory: MemoryContext = {
         working_memory_summary: workingMemorySummary(history, def.memory.working_memory_turns),
