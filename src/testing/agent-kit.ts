@@ -17,7 +17,7 @@ import {
 
 export const CALCULATOR_SCRIPT_PATH = join(
   import.meta.dirname,
-  '../../examples/agents/calculator.model-script.json',
+  '../../examples/agents/calculator/model-script.json',
 );
 
 export interface AgentKit {
