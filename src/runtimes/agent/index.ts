@@ -12,6 +12,8 @@ export { createAgentRuntime } from './runtime.ts';
 export type { TurnResult } from './sessions/drive.ts';
 export type { SessionEvent, SessionEventName } from './sessions/events.ts';
 export { SESSION_EVENT_NAMES } from './sessions/events.ts';
+export type { TailOptions, TurnStream } from './sessions/stream.ts';
+export { streamTurn, tailEvents } from './sessions/stream.ts';
 export type { AgentState } from './state/agent-state.ts';
 export type { ExecutionState } from './state/execution-state.ts';
 export type { ReasoningContext } from './state/reasoning-context.ts';
