@@ -5,7 +5,7 @@
  * `Last-Event-ID` in any process. The process executing a run records it from the engine's events.
  */
 import type { EngineEvent, Json } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Queryable, Store } from '../../../store/store.ts';
 
 export const SESSION_EVENT_NAMES = [
   'status',
@@ -88,34 +88,49 @@ export function sessionEventOf(
 }
 
 /**
- * Records a run's events in order: engine listeners are synchronous, so writes are chained and
- * `flush` waits for them. A listener failure never breaks the run; it is reported by `flush`.
+ * Records a run's events in order. Engine listeners are synchronous, so events queue up and are
+ * written in batches — one transaction per batch, not per event — then delivered. A write failure
+ * never breaks the run; `flush` waits for the queue and reports it.
  */
 export class SessionEventRecorder {
-  #chain: Promise<void> = Promise.resolve();
-  #error: unknown = null;
-
-  readonly #q: Queryable;
+  readonly #store: Store;
   readonly #deliver: (e: SessionEvent) => void;
   readonly session_id: string;
   readonly run_id: string;
+  #pending: Array<{ event: SessionEventName; body: Record<string, unknown> }> = [];
+  #draining: Promise<void> | null = null;
+  #error: unknown = null;
 
-  constructor(q: Queryable, session_id: string, run_id: string, deliver: (e: SessionEvent) => void) {
-    this.#q = q;
+  constructor(store: Store, session_id: string, run_id: string, deliver: (e: SessionEvent) => void) {
+    this.#store = store;
     this.session_id = session_id;
     this.run_id = run_id;
     this.#deliver = deliver;
   }
 
   record(event: SessionEventName, body: Record<string, unknown>): Promise<void> {
-    this.#chain = this.#chain.then(async () => {
+    this.#pending.push({ event, body });
+    this.#draining ??= this.#drain();
+    return this.#draining;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0);
       try {
-        this.#deliver(await appendSessionEvent(this.#q, this.session_id, this.run_id, event, body));
+        const written = await this.#store.transaction(async (tx) => {
+          const out: SessionEvent[] = [];
+          for (const b of batch)
+            out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
+          return out;
+        });
+        for (const e of written) this.#deliver(e);
       } catch (err) {
         this.#error ??= err;
       }
-    });
-    return this.#chain;
+    }
+    // Cleared in the same synchronous step as the final check: no event can slip in between.
+    this.#draining = null;
   }
 
   fromEngine(e: EngineEvent & { origin?: string }): void {
@@ -125,7 +140,7 @@ export class SessionEventRecorder {
   }
 
   async flush(): Promise<void> {
-    await this.#chain;
+    while (this.#draining) await this.#draining;
     if (this.#error) throw this.#error;
   }
 }
