@@ -4,7 +4,7 @@
  * source, and a calculator agent whose `add` and `fail` tools are discovered and pinned at put time.
  */
 import { join } from 'node:path';
-import { type AgentRuntime, createAgentRuntime } from '../runtimes/agent/index.ts';
+import { type AgentRuntime, createAgentRuntime, type ReasoningMemoryPort } from '../runtimes/agent/index.ts';
 import { putMcpServer, putResponseSource } from '../sources/index.ts';
 import type { Store } from '../store/store.ts';
 import { startFixtureHttpServer } from './mcp-fixture-server.ts';
@@ -36,6 +36,7 @@ export interface AgentKitOptions {
   definition?: Record<string, unknown>;
   owner?: string;
   background?: 'run' | 'defer';
+  reasoningMemory?: ReasoningMemoryPort;
 }
 
 export function calculatorDefinition(llm: string, server: string): Record<string, unknown> {
@@ -64,6 +65,7 @@ export async function startAgentKit(store: Store, options: AgentKitOptions = {})
     env,
     ...(options.owner ? { owner: options.owner } : {}),
     ...(options.background ? { background: options.background } : {}),
+    ...(options.reasoningMemory ? { reasoningMemory: options.reasoningMemory } : {}),
   });
   try {
     const llm = await putResponseSource(store, {

@@ -41,6 +41,8 @@ export interface AgentDefinition {
   emotion: { enabled: boolean; llm_source_ref?: HashRef };
   memory: { long_term_limit: number; working_memory_turns: number };
   synthesis: { enabled: boolean; threshold: number; llm_source_ref?: HashRef };
+  /** Chosen branchmind_* tools over one reasoning-memory workspace (reasoning-memory.ts). */
+  reasoning_memory?: { workspace: string; tools: string[] };
 }
 
 const HASH_REF = {
@@ -119,6 +121,21 @@ export const AGENT_DEFINITION_SCHEMA = {
       properties: {
         long_term_limit: { type: 'integer', minimum: 0, maximum: 50 },
         working_memory_turns: { type: 'integer', minimum: 0, maximum: 50 },
+      },
+    },
+    reasoning_memory: {
+      type: 'object',
+      required: ['workspace', 'tools'],
+      additionalProperties: false,
+      properties: {
+        workspace: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$' },
+        tools: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 64,
+          uniqueItems: true,
+          items: { type: 'string', pattern: '^branchmind_[a-z_]{1,64}$' },
+        },
       },
     },
     synthesis: {
@@ -231,7 +248,7 @@ async function pinTools(q: Queryable, input: ToolInput[], env: Env): Promise<Age
 export async function putAgent(
   q: Queryable,
   doc: unknown,
-  options: { env?: Env } = {},
+  options: { env?: Env; memoryTools?: readonly string[] } = {},
 ): Promise<{ hash: string; definition: AgentDefinition }> {
   const r = schemas.validate<Omit<AgentDefinition, 'tools'> & { tools: ToolInput[] }>(
     AGENT_DEFINITION_SCHEMA,
@@ -244,7 +261,26 @@ export async function putAgent(
   if (d.synthesis.llm_source_ref)
     await assertLlmSource(q, d.synthesis.llm_source_ref, '/synthesis/llm_source_ref');
   if (d.graph_ref) await getAgentGraph(q, d.graph_ref.hash);
+  if (d.reasoning_memory) {
+    const offered = options.memoryTools;
+    if (!offered)
+      throw new NoemaError('REASONING_MEMORY_UNAVAILABLE', 'this runtime has no reasoning-memory tools', {
+        status: 400,
+        hint: 'create the runtime with the reasoningMemory port (noema serve and noema agent do)',
+      });
+    const unknown = d.reasoning_memory.tools.filter((t) => !offered.includes(t));
+    if (unknown.length > 0)
+      throw invalidInput(`unknown reasoning-memory tools: ${unknown.join(', ')}`, {
+        path: '/reasoning_memory/tools',
+        available: offered,
+      });
+  }
   const definition: AgentDefinition = { ...d, tools: await pinTools(q, d.tools, options.env ?? process.env) };
+  const clash = definition.tools.find((t) => d.reasoning_memory?.tools.includes(t.name));
+  if (clash)
+    throw invalidInput(`tool "${clash.name}" is both an MCP tool and a reasoning-memory tool`, {
+      name: clash.name,
+    });
   const text = canonicalJson(definition);
   const hash = sha256Hex(text);
   await q.run(

@@ -8,11 +8,26 @@ import type { ActionExecutor, Json } from '../../engine/index.ts';
 import { addMemory, type MemoryScopeKind } from '../../memory/long-term/index.ts';
 import type { Store } from '../../store/store.ts';
 import { saveProfile } from './profiles/profile-store.ts';
+import type { ReasoningMemoryPort } from './reasoning-memory.ts';
 import type { UserProfile } from './state/user-profile.ts';
 
-export function agentExecutor(store: Store, sources: ActionExecutor): ActionExecutor {
+export function agentExecutor(
+  store: Store,
+  sources: ActionExecutor,
+  memory?: ReasoningMemoryPort,
+): ActionExecutor {
   return {
     async execute(contract, ctx) {
+      const rm = (contract.payload as { reasoning_memory?: { workspace: string } } | null)?.reasoning_memory;
+      if (contract.action_type === 'tool_call' && rm) {
+        const p = contract.payload as { name: string; args: Record<string, unknown> };
+        if (!memory)
+          return {
+            ok: false,
+            error_message: 'REASONING_MEMORY_UNAVAILABLE: this process has no reasoning-memory tools',
+          };
+        return memory.call(p.name, { ...p.args, workspace: rm.workspace });
+      }
       if (contract.action_type === 'memory_save') {
         const p = contract.payload as {
           scope_kind: MemoryScopeKind;

@@ -5,6 +5,7 @@ export { AGENT_CHANNELS, AGENT_NODE_TYPES, DEFAULT_COGNITIVE_GRAPH } from './gra
 export { agentMigrations } from './migrations.ts';
 export type { PromptTool } from './prompt.ts';
 export { buildConversationContext, buildReasoningPrompt } from './prompt.ts';
+export type { ReasoningMemoryPort, ReasoningMemoryTool } from './reasoning-memory.ts';
 export type { EcsForm, ReasoningReply } from './reply-schema.ts';
 export { REASONING_REPLY_SCHEMA } from './reply-schema.ts';
 export type { AgentRuntime, AgentRuntimeOptions } from './runtime.ts';

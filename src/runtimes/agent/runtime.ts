@@ -21,6 +21,7 @@ import { toolNode } from './nodes/tool.ts';
 import { synthesisNodes } from './profiles/synthesis-graph.ts';
 import { resumeProfileUpdates } from './profiles/synthesizer.ts';
 import { forgetUser, getUserProfile } from './profiles/users.ts';
+import type { ReasoningMemoryPort } from './reasoning-memory.ts';
 import { EMOTION_SCHEMA, INSIGHTS_SCHEMA, REASONING_REPLY_SCHEMA, SYNTHESIS_SCHEMA } from './reply-schema.ts';
 import type { TurnResult } from './sessions/drive.ts';
 import { continueEcs, respondEcs } from './sessions/ecs.ts';
@@ -41,6 +42,8 @@ export interface AgentRuntimeOptions {
    * only queued (durably), for another process's `resumeBackground()` — e.g. a worker.
    */
   background?: 'run' | 'defer';
+  /** The branchmind_* tools agents may be given (`reasoning_memory`); provided by the surface layer. */
+  reasoningMemory?: ReasoningMemoryPort;
 }
 
 export interface AgentRuntime {
@@ -74,7 +77,7 @@ export async function createAgentRuntime(
 ): Promise<AgentRuntime> {
   const env = options.env ?? process.env;
   const engine = createEngine(store, {
-    actions: agentExecutor(store, sourcesExecutor(store, { env })),
+    actions: agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
     ...(options.owner ? { owner: options.owner } : {}),
   });
   const [reasoning, emotion, insights, synthesis] = await Promise.all(
@@ -87,6 +90,7 @@ export async function createAgentRuntime(
     engine,
     deps: {
       store,
+      ...(options.reasoningMemory ? { memory: options.reasoningMemory } : {}),
       schemaHashes: {
         reasoning: reasoning!.hash,
         emotion: emotion!.hash,
@@ -109,7 +113,13 @@ export async function createAgentRuntime(
 
   const runtime: AgentRuntime = {
     engine,
-    putAgent: (doc) => putAgent(store, doc, { env }),
+    putAgent: (doc) =>
+      putAgent(store, doc, {
+        env,
+        ...(options.reasoningMemory
+          ? { memoryTools: options.reasoningMemory.tools().map((t) => t.name) }
+          : {}),
+      }),
     putAgentGraph: (graph) =>
       putAgentGraph(store, graph, (g: AgentGraph) => engine.validate(withAgentChannels(g))),
     getAgent: (hash) => getAgent(store, hash),

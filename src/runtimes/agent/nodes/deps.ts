@@ -5,11 +5,14 @@
  */
 import type { ContractView, Json, NodeContext } from '../../../engine/index.ts';
 import type { Store } from '../../../store/store.ts';
+import type { ReasoningMemoryPort } from '../reasoning-memory.ts';
 import type { MemoryContext } from '../state/agent-state.ts';
 import type { AgentMode, ChatMessage, Notification, StopReason } from '../state/execution-state.ts';
 
 export interface AgentNodeDeps {
   store: Store;
+  /** The reasoning-memory tools, when the surface provides them. */
+  memory?: ReasoningMemoryPort;
   schemaHashes: { reasoning: string; emotion: string; insights: string; synthesis: string };
 }
 

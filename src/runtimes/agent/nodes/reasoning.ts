@@ -14,8 +14,9 @@ import type {
   NodeResult,
   NodeType,
 } from '../../../engine/index.ts';
-import { type AgentDefinition, getAgent } from '../definition.ts';
-import { buildReasoningPrompt } from '../prompt.ts';
+import { getAgent } from '../definition.ts';
+import { buildReasoningPrompt, type PromptTool } from '../prompt.ts';
+import { memoryPromptTools } from '../reasoning-memory.ts';
 import type { EcsForm, EmotionReading, ReasoningReply } from '../reply-schema.ts';
 import { type AgentState, updateReasoningFromReply } from '../state/agent-state.ts';
 import { callViews, type ExecutionState, nextIteration, type StopReason } from '../state/execution-state.ts';
@@ -78,11 +79,11 @@ function stateOf(ctx: NodeContext<unknown>, core: ExecutionCore): AgentState {
 }
 
 /** Checks what the schema cannot: tool names and arguments, the ECS form, that the reply acts. */
-function replyProblem(reply: ReasoningReply, def: AgentDefinition): string | null {
+function replyProblem(reply: ReasoningReply, tools: readonly PromptTool[]): string | null {
   for (const call of reply.tool_calls ?? []) {
-    const tool = def.tools.find((t) => t.name === call.name);
+    const tool = tools.find((t) => t.name === call.name);
     if (!tool)
-      return `unknown tool "${call.name}" (available: ${def.tools.map((t) => t.name).join(', ') || 'none'})`;
+      return `unknown tool "${call.name}" (available: ${tools.map((t) => t.name).join(', ') || 'none'})`;
     if (tool.input_schema) {
       const r = schemas.validate(tool.input_schema, call.args);
       if (!r.ok)
@@ -154,7 +155,9 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
       const notes: Notification[] = mode.note ? [note('mode', mode.note)] : [];
 
       const state = stateOf(ctx, core);
-      const prompt = buildReasoningPrompt(state, def.tools, core.effective_mode);
+      const memoryTools = memoryPromptTools(deps.memory, def.reasoning_memory);
+      const tools: PromptTool[] = [...def.tools, ...memoryTools];
+      const prompt = buildReasoningPrompt(state, tools, core.effective_mode);
       const call = await callModel(ctx, {
         source_hash: def.llm_source_ref.hash,
         schema_hash: deps.schemaHashes.reasoning,
@@ -174,7 +177,7 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
       if (!call.ok) return { kind: 'fail', code: 'MODEL_CALL_FAILED', message: call.error };
 
       const reply = call.value as unknown as ReasoningReply;
-      const problem = replyProblem(reply, def);
+      const problem = replyProblem(reply, tools);
       if (problem)
         return {
           kind: 'retry_generation',
@@ -233,18 +236,23 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
         };
       }
       if (reply.tool_calls && reply.tool_calls.length > 0) {
-        const tools = new Map(def.tools.map((t) => [t.name, t]));
-        const contracts: NewContract[] = reply.tool_calls.map((c) => ({
-          action_type: 'tool_call',
-          payload: {
-            name: c.name,
-            args: c.args,
-            source_hash: tools.get(c.name)!.source_ref.hash,
-            request: c.args,
-            kind: 'agent_tool_call',
-            tool_name: c.name,
-          } as unknown as Json,
-        }));
+        const mcp = new Map(def.tools.map((t) => [t.name, t]));
+        const contracts: NewContract[] = reply.tool_calls.map((c) => {
+          const tool = mcp.get(c.name);
+          // An MCP tool is a source call; a reasoning-memory tool runs on the agent's workspace.
+          const target = tool
+            ? {
+                source_hash: tool.source_ref.hash,
+                request: c.args,
+                kind: 'agent_tool_call',
+                tool_name: c.name,
+              }
+            : { reasoning_memory: { workspace: def.reasoning_memory!.workspace } };
+          return {
+            action_type: 'tool_call',
+            payload: { name: c.name, args: c.args, ...target } as unknown as Json,
+          };
+        });
         return {
           kind: 'ok',
           route: 'tool',

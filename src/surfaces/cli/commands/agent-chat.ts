@@ -114,7 +114,8 @@ export const agentChatCommand: Command = {
         hint: 'noema agent chat calculator --user ada',
       });
     const store = await openNoemaStore(loadConfig({ db: flags.db as string | undefined }));
-    const runtime = await createAgentRuntime(store);
+    const { agentReasoningMemory } = await import('../../mcp/agent-memory.ts');
+    const runtime = await createAgentRuntime(store, { reasoningMemory: agentReasoningMemory(store) });
     const lines = lineReader();
     try {
       let ref: Record<string, unknown>;

@@ -17,7 +17,11 @@ export const agentPutCommand: Command = {
       throw new NoemaError('USAGE', 'name the agent definition file', { hint: 'noema agent put agent.json' });
     const store = await openNoemaStore(loadConfig({ db: flags.db as string | undefined }));
     try {
-      const runtime = await createAgentRuntime(store, { resumeBackground: false });
+      const { agentReasoningMemory } = await import('../../mcp/agent-memory.ts');
+      const runtime = await createAgentRuntime(store, {
+        resumeBackground: false,
+        reasoningMemory: agentReasoningMemory(store),
+      });
       try {
         const { hash, definition } = await runtime.putAgent(await resolveAgentFile(store, file));
         io.out(
