@@ -9,7 +9,10 @@ import { openStore, parseStoreTarget } from '../store/index.ts';
 
 const [mode, arg] = process.argv.slice(2);
 const store = await openStore(parseStoreTarget(process.env.NOEMA_DB), { migrations });
-const runtime = await createAgentRuntime(store, { resumeBackground: mode === 'background' });
+const runtime = await createAgentRuntime(store, {
+  resumeBackground: mode === 'background',
+  ...(process.env.AGENT_LEASE_MS ? { leaseMs: Number(process.env.AGENT_LEASE_MS) } : {}),
+});
 const events: SessionEvent[] = [];
 try {
   if (mode === 'continue') {
@@ -17,6 +20,14 @@ try {
     console.log(
       JSON.stringify({ ok: true, pid: process.pid, turn: { ...turn, outcome: undefined }, events }),
     );
+  } else if (mode === 'send') {
+    // Prints the run id as soon as the turn starts, so a test can kill this process mid-turn.
+    const [session_id, content] = JSON.parse(arg!) as [string, string];
+    const turn = await runtime.sendMessage(session_id, { content }, (e) => {
+      if (e.id === 1 || e.data.phase === 'reasoning')
+        console.log(JSON.stringify({ started: e.data.run_id, event: e.event }));
+    });
+    console.log(JSON.stringify({ ok: true, turn: { ...turn, outcome: undefined } }));
   } else if (mode === 'respond') {
     console.log(JSON.stringify({ ok: true, result: await runtime.respondEcs(JSON.parse(arg!)) }));
   } else if (mode === 'background') {

@@ -35,6 +35,8 @@ export interface AgentRuntimeOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Engine lease owner id (default random). */
   owner?: string;
+  /** Engine lease length (default 30 s): how soon another process may take over a dead one's turn. */
+  leaseMs?: number;
   /** Finish profile updates left queued by a stopped process (default true). */
   resumeBackground?: boolean;
   /**
@@ -79,6 +81,7 @@ export async function createAgentRuntime(
   const engine = createEngine(store, {
     actions: agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
     ...(options.owner ? { owner: options.owner } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
   });
   const [reasoning, emotion, insights, synthesis] = await Promise.all(
     [REASONING_REPLY_SCHEMA, EMOTION_SCHEMA, INSIGHTS_SCHEMA, SYNTHESIS_SCHEMA].map((s) =>

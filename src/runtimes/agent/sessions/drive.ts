@@ -18,7 +18,8 @@ import { appendMessage, type SessionRow, setSessionStatus } from './session-stor
 export interface TurnResult {
   session_id: string;
   run_id: string;
-  status: 'idle' | 'waiting';
+  /** `running`: only when recovering a turn another live process still holds (nothing changed). */
+  status: 'idle' | 'waiting' | 'running';
   outcome: RunOutcome;
   response: string | null;
 }
@@ -40,10 +41,12 @@ export async function driveRun(
   onEvent: (e: SessionEvent) => void,
   /** The ECS contract answered by this continuation, whose checkpoint goes once it resumed. */
   answered?: string,
+  /** Taking over a turn whose process died: no opening event, and a live owner keeps the turn. */
+  recovering = false,
 ): Promise<TurnResult> {
   const { store, engine } = cx;
   const rec = new SessionEventRecorder(store, session.session_id, run_id, onEvent);
-  await rec.record('status', { phase: answered ? 'continuing' : 'started' });
+  if (!recovering) await rec.record('status', { phase: answered ? 'continuing' : 'started' });
   const unsubscribe = await engine.subscribe(run_id, (e) => rec.fromEngine(e));
   let outcome: RunOutcome;
   try {
@@ -59,6 +62,8 @@ export async function driveRun(
   }
   await unsubscribe();
   await rec.flush();
+  if (outcome.status === 'running' || outcome.status === 'queued')
+    return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
   if (answered) await deleteCheckpoint(store, session.session_id, answered);
 
   const run = await engine.getRun(run_id);

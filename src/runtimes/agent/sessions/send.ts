@@ -24,6 +24,7 @@ import {
   getSessionOrThrow,
   insertSession,
   recentMessages,
+  type SessionRow,
 } from './session-store.ts';
 
 const CREATE_SCHEMA = {
@@ -98,6 +99,41 @@ async function previousReasoning(
   }
 }
 
+/**
+ * A session left `running` by a process that died: if its run already stopped (completed, failed,
+ * waiting) the turn is settled now; if its run is still `running`, this process takes it over when
+ * the engine lease has expired (the engine replays the journal; an interrupted call is FAILED, not
+ * repeated) — a live owner keeps it and the caller gets SESSION_BUSY as usual. A run that was never
+ * created (death right after the claim) just frees the session.
+ */
+async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
+  const run_id = session.run_id;
+  if (!run_id) return;
+  const exists = await cx.engine.getRun(run_id, { max_chars: 4000 }).then(
+    () => true,
+    (err: { code?: string }) => {
+      if (err.code === 'UNKNOWN_RUN') return false;
+      throw err;
+    },
+  );
+  if (!exists) {
+    await cx.store.run(
+      "UPDATE agent_sessions SET status = 'idle' WHERE session_id = ? AND run_id = ? AND status = 'running'",
+      [session.session_id, run_id],
+    );
+    return;
+  }
+  await driveRun(
+    cx,
+    session,
+    run_id,
+    () => cx.engine.continueRun(run_id),
+    () => {},
+    undefined,
+    true,
+  );
+}
+
 export async function sendMessage(
   cx: AgentContext,
   session_id: string,
@@ -114,6 +150,7 @@ export async function sendMessage(
   const session = await getSessionOrThrow(cx.store, session_id);
   const def = await getAgent(cx.store, session.agent_hash);
   const graph = await graphOf(cx, def);
+  if (session.status === 'running') await settleStaleTurn(cx, session);
   const previous_run = session.run_id;
   const run_id = uuidv7();
   if (!(await claimSession(cx.store, session_id, 'idle', run_id))) {
