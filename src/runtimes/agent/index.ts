@@ -2,6 +2,8 @@
 export type { AgentDefinition, AgentTool } from './definition.ts';
 export { AGENT_DEFINITION_SCHEMA } from './definition.ts';
 export { AGENT_CHANNELS, AGENT_NODE_TYPES, DEFAULT_COGNITIVE_GRAPH } from './graph.ts';
+export type { Page } from './listing.ts';
+export { listAgentDefinitions, listProfiles, listSessions } from './listing.ts';
 export { agentMigrations } from './migrations.ts';
 export type { PromptTool } from './prompt.ts';
 export { buildConversationContext, buildReasoningPrompt } from './prompt.ts';

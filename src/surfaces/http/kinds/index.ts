@@ -1,3 +1,4 @@
 /** Every resource kind served by `noema serve`: one import line per kind module. */
 import './sources.ts';
 import './runs.ts';
+import './agents.ts';
