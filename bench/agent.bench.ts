@@ -4,7 +4,9 @@
  * and the MCP fixture server, each in its own process. The anchor, in the same run and interleaved
  * call by call (ABBA), is the same three source calls made directly with `invokeSource` — so the
  * difference is what sessions, the engine graph, contracts, journaling and events cost.
- * (LangGraph.js / Mastra agent anchors: not yet — see docs/agents.md.)
+ * Anchor from outside: LangGraph.js doing the same interaction shape with its SQLite checkpointer
+ * and zero-cost stub model/tool (its framework time per interaction), in a child process.
+ * (Mastra's agent with its memory: not measured yet.)
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import {
 } from '../src/sources/index.ts';
 import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { langGraphAgentAnchor } from './agent/anchors.ts';
 import { type Bench, summarize } from './lib/harness.ts';
 
 const SCRIPT = {
@@ -56,6 +59,7 @@ export default {
     const mcp = startCli(['dev', 'mcp-fixture', '--port', '0']);
     const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
     const [, mcpUrl] = await mcp.waitFor(/NOEMA_MCP_FIXTURE_URL=(\S+)/);
+    const kernelP50: Record<string, number> = {};
     const env = { NOEMA_LLM_BASE_URL: modelUrl!, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcpUrl! };
     try {
       for (const kind of selectedStores()) {
@@ -151,11 +155,14 @@ export default {
             anchor: 'the 3 source calls alone',
             anchor_value: c.p99,
           });
+          // Paired by iteration (ABBA neighbours), so load drift lands on both sides of each difference.
+          const kernel = summarize(agent.map((t, i) => t - calls[i]!));
+          kernelP50[kind] = kernel.p50;
           ctx.row({
             case: `kernel time beyond source calls [${kind}]`,
-            metric: 'p50 per interaction',
+            metric: 'p50 per interaction (paired)',
             unit: 'µs',
-            value: Math.round(a.p50 - c.p50),
+            value: Math.round(kernel.p50),
           });
           ctx.row({
             case: `kernel time beyond source calls [${kind}]`,
@@ -176,6 +183,21 @@ export default {
           await runtime.close();
           await dispose();
         }
+      }
+      const lg = langGraphAgentAnchor(iterations, ctx.log);
+      if (typeof lg === 'string') ctx.log(`LangGraph.js anchor not measured: ${lg}`);
+      else {
+        const p50 = summarize(lg.interactionUs).p50;
+        ctx.log(`LangGraph.js anchor ran under Node ${lg.node}`);
+        for (const [kind, value] of Object.entries(kernelP50))
+          ctx.row({
+            case: `kernel time per interaction vs LangGraph.js + SqliteSaver (stub model/tool) [${kind}]`,
+            metric: 'p50',
+            unit: 'µs',
+            value: Math.round(value),
+            anchor: 'LangGraph.js framework time',
+            anchor_value: Math.round(p50),
+          });
       }
     } finally {
       model.child.kill('SIGTERM');
