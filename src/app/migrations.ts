@@ -10,6 +10,7 @@ import { longTermMigrations } from '../memory/long-term/index.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
 import { tasksMigrations } from '../memory/tasks/migrations.ts';
+import { agentMigrations } from '../runtimes/agent/migrations.ts';
 import { worldMigrations } from '../runtimes/world/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   ...eventMigrations,
   ...longTermMigrations,
   ...worldMigrations,
+  ...agentMigrations,
 ];

@@ -36,7 +36,13 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
-  const services = { store: options.store, engine, events: { feeds, sse } };
+  const closing: Array<() => Promise<void>> = [];
+  const services = {
+    store: options.store,
+    engine,
+    events: { feeds, sse },
+    onClose: (hook: () => Promise<void>) => void closing.push(hook),
+  };
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
@@ -47,6 +53,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
   server.onClose(async () => {
+    for (const hook of closing) await hook();
     sse.close();
     await io.close();
     await feeds.close();

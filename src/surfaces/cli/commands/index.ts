@@ -1,5 +1,8 @@
 /** Every CLI command, assembled. Subsystems add one line here. */
 import type { Command } from '../command.ts';
+import { agentChatCommand } from './agent-chat.ts';
+import { agentPutCommand } from './agent-put.ts';
+import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
 import { mcpCommand } from './mcp.ts';
@@ -16,4 +19,7 @@ export const commands: readonly Command[] = [
   devScriptedModelCommand,
   devToysCommand,
   ...worldCommands,
+  agentPutCommand,
+  agentChatCommand,
+  devMcpFixtureCommand,
 ];

@@ -2,6 +2,7 @@
 import '../kinds/index.ts';
 import { catalogRoutes, defaultCatalog } from '../catalog/index.ts';
 import type { AppServices, Route } from '../route.ts';
+import { agentRoutes } from './agents.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
 import { runEventRoutes } from './run-events.ts';
@@ -14,5 +15,6 @@ export function allRoutes(app: AppServices): Route[] {
     ...runEventRoutes(app),
     ...mcpRoutes(app),
     ...worldRoutes(app),
+    ...agentRoutes(app),
   ];
 }
