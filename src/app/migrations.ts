@@ -7,6 +7,7 @@ import { engineMigrations } from '../engine/migrations.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
 import { tasksMigrations } from '../memory/tasks/migrations.ts';
+import { flowMigrations } from '../runtimes/flow/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   ...tasksMigrations,
   ...sourcesMigrations,
   ...engineMigrations,
+  ...flowMigrations,
 ];

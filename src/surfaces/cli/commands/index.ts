@@ -2,6 +2,7 @@
 import type { Command } from '../command.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
+import { flowImportCommand } from './flow-import.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
@@ -14,4 +15,5 @@ export const commands: readonly Command[] = [
   sourceInvokeCommand,
   devScriptedModelCommand,
   devToysCommand,
+  flowImportCommand,
 ];
