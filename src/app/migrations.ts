@@ -1,9 +1,10 @@
 /**
  * The one ordered migration list, assembled from the subsystems that own them.
  * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
- * engine 400–499, runtimes 500+.
+ * engine 400–499, long-term memory 500–509, runtimes 510+.
  */
 import { engineMigrations } from '../engine/migrations.ts';
+import { longTermMigrations } from '../memory/long-term/index.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
 import { tasksMigrations } from '../memory/tasks/migrations.ts';
@@ -26,5 +27,6 @@ export const migrations: readonly Migration[] = [
   ...tasksMigrations,
   ...sourcesMigrations,
   ...engineMigrations,
+  ...longTermMigrations,
   ...flowMigrations,
 ];

@@ -30,6 +30,8 @@ export interface Queryable {
 
 /** A transaction handle. Valid only inside the callback it was passed to. */
 export interface Transaction extends Queryable {
+  /** The store's dialect, for queries built from its fragments (full-text search). */
+  readonly dialect: Dialect;
   /**
    * Sends `payload` on `channel` when (and only if) the transaction commits. A no-op on
    * backends without `supportsListenNotify`; in-process subscribers are served by the caller.
@@ -58,6 +60,39 @@ export interface Dialect {
   readonly real: string;
   /** A binary column type. */
   readonly blob: string;
+  /** Full-text search over one TEXT column (SQLite FTS5, PostgreSQL `tsvector` + GIN). */
+  readonly fullText: FullTextDialect;
+}
+
+/**
+ * Full-text search as a store primitive: the DDL that indexes `table.column` (kept in sync by the
+ * database itself, so writers need nothing special) and a query that finds matching rows. The table
+ * has an integer primary key `id`; `filters` are TEXT columns a search can be narrowed by exactly
+ * (e.g. a scope), indexed together with the text so a narrow filter stays fast in a large table.
+ */
+export interface FullTextDialect {
+  /** Migration statements creating the index on `table.column` (+ `filters`) for rows keyed by `id`. */
+  indexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
+  /**
+   * `SELECT <id> AS id, <relevance> AS relevance` over rows of `table` whose `column` matches any
+   * word of `text` and whose filter columns equal the given values (higher relevance is better),
+   * newest ids first, at most `limit` rows: the cost is bounded by the limit, not by how many rows
+   * match. `null` when `text` has no searchable word.
+   */
+  matchQuery(spec: {
+    table: string;
+    id: string;
+    column: string;
+    text: string;
+    filters: Readonly<Record<string, string>>;
+    limit: number;
+  }): { sql: string; params: SqlValue[] } | null;
+}
+
+/** The searchable words of a text (letters and digits, lowercased, at most 32, deduplicated). */
+export function searchWords(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words)].slice(0, 32);
 }
 
 export interface TransactionOptions {

@@ -4,17 +4,18 @@ import pg from 'pg';
 import { NoemaError } from '../../core/errors.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { redactUrl } from '../redact-url.ts';
-import type {
-  Dialect,
-  Queryable,
-  Row,
-  RunResult,
-  SqlValue,
-  Store,
-  StoreCapabilities,
-  Transaction,
-  TransactionOptions,
-  Unlisten,
+import {
+  type Dialect,
+  type Queryable,
+  type Row,
+  type RunResult,
+  type SqlValue,
+  type Store,
+  type StoreCapabilities,
+  searchWords,
+  type Transaction,
+  type TransactionOptions,
+  type Unlisten,
 } from '../store.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -28,6 +29,24 @@ export const postgresDialect: Dialect = {
   bigint: 'BIGINT',
   real: 'DOUBLE PRECISION',
   blob: 'BYTEA',
+  fullText: {
+    // Filter columns need no part in the index here: the table's own btree index on them combines
+    // with the GIN index (BitmapAnd).
+    indexDdl: (table, _id, column, _filters) => [
+      `ALTER TABLE ${table} ADD COLUMN ${column}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', ${column})) STORED`,
+      `CREATE INDEX ${table}_${column}_tsv ON ${table} USING GIN (${column}_tsv)`,
+    ],
+    matchQuery: ({ table, id, column, text, filters, limit }) => {
+      const words = searchWords(text);
+      if (words.length === 0) return null;
+      const q = words.join(' | ');
+      const cols = Object.keys(filters);
+      return {
+        sql: `SELECT ${id} AS id, ts_rank(${column}_tsv, to_tsquery('simple', ?)) AS relevance FROM ${table} WHERE ${column}_tsv @@ to_tsquery('simple', ?)${cols.map((c) => ` AND ${c} = ?`).join('')} ORDER BY ${id} DESC LIMIT ?`,
+        params: [q, q, ...cols.map((c) => filters[c] as string), limit],
+      };
+    },
+  },
 };
 
 const capabilities: StoreCapabilities = {
@@ -81,6 +100,7 @@ class PostgresQueryable implements Queryable {
 }
 
 class PostgresTransaction extends PostgresQueryable implements Transaction {
+  readonly dialect = postgresDialect;
   async notify(channel: string, payload: string): Promise<void> {
     await exec(this.client, 'SELECT pg_notify(?, ?)', [channel, payload]);
   }

@@ -5,16 +5,17 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { NoemaError } from '../../core/errors.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
-import type {
-  Dialect,
-  Queryable,
-  Row,
-  RunResult,
-  SqlValue,
-  Store,
-  StoreCapabilities,
-  Transaction,
-  TransactionOptions,
+import {
+  type Dialect,
+  type Queryable,
+  type Row,
+  type RunResult,
+  type SqlValue,
+  type Store,
+  type StoreCapabilities,
+  searchWords,
+  type Transaction,
+  type TransactionOptions,
 } from '../store.ts';
 import { translateSqliteError } from './translate-error.ts';
 
@@ -24,6 +25,42 @@ export const sqliteDialect: Dialect = {
   bigint: 'INTEGER',
   real: 'REAL',
   blob: 'BLOB',
+  fullText: {
+    indexDdl: (table, id, column, filters) => {
+      const cols = [column, ...filters];
+      const newValues = cols.map((c) => `new.${c}`).join(', ');
+      const oldValues = cols.map((c) => `old.${c}`).join(', ');
+      return [
+        `CREATE VIRTUAL TABLE ${table}_fts USING fts5(${cols.join(', ')}, content='${table}', content_rowid='${id}', tokenize='unicode61')`,
+        `CREATE TRIGGER ${table}_fts_ai AFTER INSERT ON ${table} BEGIN
+           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (new.${id}, ${newValues}); END`,
+        `CREATE TRIGGER ${table}_fts_ad AFTER DELETE ON ${table} BEGIN
+           INSERT INTO ${table}_fts(${table}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', old.${id}, ${oldValues}); END`,
+        `CREATE TRIGGER ${table}_fts_au AFTER UPDATE ON ${table} BEGIN
+           INSERT INTO ${table}_fts(${table}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', old.${id}, ${oldValues});
+           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (new.${id}, ${newValues}); END`,
+      ];
+    },
+    matchQuery: ({ table, id, column, text, filters, limit }) => {
+      const words = searchWords(text);
+      if (words.length === 0) return null;
+      // Filters are matched as phrases inside the index (fast) and then exactly on the row.
+      let match = `${column} : (${words.map((w) => `"${w}"`).join(' OR ')})`;
+      const exact: string[] = [];
+      const params: SqlValue[] = [];
+      for (const [col, value] of Object.entries(filters)) {
+        const tokens = searchWords(value);
+        if (tokens.length > 0) match += ` AND ${col} : "${tokens.join(' ')}"`;
+        exact.push(`t.${col} = ?`);
+        params.push(value);
+      }
+      // FTS5 walks the index in rowid order and stops at the LIMIT; bm25 is computed only for those rows.
+      return {
+        sql: `SELECT f.rowid AS id, -bm25(${table}_fts) AS relevance FROM ${table}_fts f JOIN ${table} t ON t.${id} = f.rowid WHERE ${table}_fts MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid DESC LIMIT ?`,
+        params: [match, ...params, limit],
+      };
+    },
+  },
 };
 
 const capabilities: StoreCapabilities = {
@@ -119,6 +156,7 @@ class SqliteConnection implements Queryable {
 }
 
 class SqliteTransaction implements Transaction {
+  readonly dialect = sqliteDialect;
   readonly #conn: SqliteConnection;
   constructor(conn: SqliteConnection) {
     this.#conn = conn;

@@ -1,0 +1,128 @@
+/**
+ * Retrieval: one memory by id, the newest of a scope, or full-text matches ranked by relevance and
+ * recency. The full-text candidates are the newest matching rows (bounded), so the cost of a query is
+ * flat as the store grows.
+ */
+import { invalidInput } from '../../core/errors.ts';
+import type { SqlValue, Store, Transaction } from '../../store/store.ts';
+import {
+  checkMemoryId,
+  checkScope,
+  MEMORY_COLUMNS,
+  type MemoryRecord,
+  type MemoryRow,
+  type MemoryScopeKind,
+  toRecord,
+} from './records.ts';
+
+export interface RetrieveInput {
+  scope_kind?: MemoryScopeKind;
+  scope_id?: string;
+  query_text?: string;
+  memory_id?: number;
+  kind?: string;
+  /** Clamped to 1..50; default 10. */
+  limit?: number;
+}
+
+export type RetrievedMemory = MemoryRecord & { score: number };
+
+export const MAX_RETRIEVE_LIMIT = 50;
+/** How many of the newest matching rows a full-text query ranks. */
+export const CANDIDATE_WINDOW = 500;
+/** Recency half-life of the score (30 days). */
+const HALF_LIFE_MS = 30 * 24 * 3600 * 1000;
+
+export function clampLimit(limit: number | undefined): number {
+  if (limit === undefined) return 10;
+  if (typeof limit !== 'number' || !Number.isFinite(limit))
+    throw invalidInput('limit must be a number', { field: 'limit' });
+  return Math.min(MAX_RETRIEVE_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+export async function retrieveMemories(
+  db: Store | Transaction,
+  input: RetrieveInput,
+  now: number = Date.now(),
+): Promise<{ items: RetrievedMemory[] }> {
+  checkScope(input, false);
+  if (input.scope_id !== undefined && input.scope_kind === undefined)
+    throw invalidInput('scope_id needs scope_kind', { field: 'scope_kind' });
+  if (input.query_text !== undefined && typeof input.query_text !== 'string')
+    throw invalidInput('query_text must be a string', { field: 'query_text' });
+  if (input.kind !== undefined && typeof input.kind !== 'string')
+    throw invalidInput('kind must be a string', { field: 'kind' });
+  const limit = clampLimit(input.limit);
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const filters: Record<string, string> = {};
+  if (input.scope_kind !== undefined) {
+    where.push('scope_kind = ?');
+    params.push(input.scope_kind);
+    filters.scope_kind = input.scope_kind;
+  }
+  if (input.scope_id !== undefined) {
+    where.push('scope_id = ?');
+    params.push(input.scope_id);
+    filters.scope_id = input.scope_id;
+  }
+  if (input.kind !== undefined) {
+    where.push('kind = ?');
+    params.push(input.kind);
+  }
+
+  if (input.memory_id !== undefined) {
+    const id = checkMemoryId(input.memory_id);
+    const row = await db.get<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM long_term_memories WHERE memory_id = ?${where.map((w) => ` AND ${w}`).join('')}`,
+      [id, ...params],
+    );
+    return { items: row ? [{ ...toRecord(row), score: 1 }] : [] };
+  }
+
+  const match =
+    input.query_text === undefined
+      ? null
+      : db.dialect.fullText.matchQuery({
+          table: 'long_term_memories',
+          id: 'memory_id',
+          column: 'text',
+          text: input.query_text,
+          filters,
+          limit: CANDIDATE_WINDOW,
+        });
+  if (match === null) {
+    // No query (or no searchable word in it): the newest memories of the scope.
+    const rows = await db.all<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM long_term_memories${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY memory_id DESC LIMIT ?`,
+      [...params, limit],
+    );
+    return { items: rows.map((r) => ({ ...toRecord(r), score: recency(Number(r.updated_at_ms), now) })) };
+  }
+  const kindFilter = input.kind !== undefined ? ' AND m.kind = ?' : '';
+  const rows = await db.all<MemoryRow & { relevance: number }>(
+    `SELECT ${MEMORY_COLUMNS.split(', ')
+      .map((c) => `m.${c}`)
+      .join(
+        ', ',
+      )}, c.relevance FROM (${match.sql}) c JOIN long_term_memories m ON m.memory_id = c.id WHERE 1 = 1${kindFilter}`,
+    [...match.params, ...(input.kind !== undefined ? [input.kind] : [])],
+  );
+  if (rows.length === 0) return { items: [] };
+  const top = Math.max(...rows.map((r) => Number(r.relevance)), Number.MIN_VALUE);
+  const scored = rows.map((r) => ({
+    ...toRecord(r),
+    // Relevance normalised to the best candidate, weighted by recency: 70% relevance, 30% recency.
+    score: round(0.7 * (Number(r.relevance) / top) + 0.3 * recency(Number(r.updated_at_ms), now)),
+  }));
+  scored.sort((a, b) => b.score - a.score || b.memory_id - a.memory_id);
+  return { items: scored.slice(0, limit) };
+}
+
+function recency(at: number, now: number): number {
+  return round(0.5 ** (Math.max(0, now - at) / HALF_LIFE_MS));
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
