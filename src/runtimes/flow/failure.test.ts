@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { flowKit } from '../../testing/flow-kit.ts';
 import type { ModelScript } from '../../testing/scripted-model/index.ts';
-import { flowKit } from './flow-test-kit.ts';
 import {
   cancelFlowRun,
   createFlowchart,

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { flowKit } from './flow-test-kit.ts';
+import { flowKit } from '../../testing/flow-kit.ts';
 import {
   createFlowchart,
   listNodeArtifacts,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from './flow-test-kit.ts';
+import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../testing/flow-kit.ts';
 import {
   createFlowchart,
   createFlowRun,

@@ -1,16 +1,16 @@
 /**
  * Test helpers for the flowchart runtime: a scripted model wired into a flow engine, and graph
- * builders. (Test-only; imported by *.test.ts and the benchmark.)
+ * builders. (Imported by the flow tests and the benchmark.)
  */
 import { readFileSync } from 'node:fs';
-import type { Engine } from '../../engine/index.ts';
-import type { Store } from '../../store/store.ts';
-import { type ModelScript, startScriptedModel } from '../../testing/scripted-model/index.ts';
-import { createFlowEngine, type FlowEngineOptions } from './runs.ts';
+import type { Engine } from '../engine/index.ts';
+import { createFlowEngine, type FlowEngineOptions } from '../runtimes/flow/index.ts';
+import type { Store } from '../store/store.ts';
+import { type ModelScript, startScriptedModel } from './scripted-model/index.ts';
 
-export const EXAMPLE = new URL('../../../examples/flowcharts/support-triage.json', import.meta.url);
+export const EXAMPLE = new URL('../../examples/flowcharts/support-triage.json', import.meta.url);
 export const EXAMPLE_SCRIPT = new URL(
-  '../../../examples/flowcharts/support-triage.script.json',
+  '../../examples/flowcharts/support-triage.script.json',
   import.meta.url,
 );
 
