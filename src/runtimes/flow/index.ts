@@ -13,3 +13,4 @@ export * from './run/events.ts';
 export type { NodeRun } from './run/node-runs.ts';
 export * from './runs.ts';
 export * from './types.ts';
+export * from './views.ts';

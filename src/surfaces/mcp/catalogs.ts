@@ -7,6 +7,7 @@
 import { NoemaError } from '../../core/errors.ts';
 import { ToolDispatcher } from './dispatch.ts';
 import type { McpToolDef } from './tool.ts';
+import { flowTools } from './tools/flow/index.ts';
 import { memoryTools } from './tools/index.ts';
 
 export interface McpCatalog {
@@ -22,6 +23,11 @@ const catalogs: Record<string, McpCatalog> = {
     instructions:
       'Noema reasoning memory. Call branchmind_init with your workspace id once, then use branchmind_* and tasks_* tools. Every stateful tool needs "workspace".',
     tools: memoryTools,
+  },
+  flow: {
+    instructions:
+      'Noema flowcharts (seed 003): read memories, plans, milestones and node artifacts with llmctl_get_*; llmctl_memory_add/retrieve are the memory tools flowchart memory nodes are bound to (llmctl-mcp).',
+    tools: flowTools,
   },
 };
 
