@@ -3,6 +3,7 @@ import type { Command } from '../command.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
 import { flowImportCommand } from './flow-import.ts';
+import { flowRunCommand } from './flow-run.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
@@ -16,4 +17,5 @@ export const commands: readonly Command[] = [
   devScriptedModelCommand,
   devToysCommand,
   flowImportCommand,
+  flowRunCommand,
 ];
