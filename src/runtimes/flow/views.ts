@@ -5,7 +5,13 @@
 import { NoemaError } from '../../core/errors.ts';
 import { getMemory, type MemoryRecord } from '../../memory/long-term/index.ts';
 import type { Queryable } from '../../store/store.ts';
-import { type ArtifactFilter, type ArtifactPage, getNodeArtifact, listNodeArtifacts, type NodeArtifact } from './artifacts/read.ts';
+import {
+  type ArtifactFilter,
+  type ArtifactPage,
+  getNodeArtifact,
+  listNodeArtifacts,
+  type NodeArtifact,
+} from './artifacts/read.ts';
 import { getMilestone, type MilestoneRecord } from './milestones.ts';
 import { getPlan, type PlanRecord } from './plan/store.ts';
 
@@ -24,7 +30,12 @@ export async function memoryView(q: Queryable, memory_id: number, o: WithArtifac
   const memory = await getMemory(q, memory_id);
   if (!memory)
     throw new NoemaError('UNKNOWN_MEMORY', `no memory ${memory_id}`, { status: 404, details: { memory_id } });
-  return withArtifacts<{ memory_id: number; item: MemoryRecord }>({ memory_id, item: memory }, q, { memory_id }, o);
+  return withArtifacts<{ memory_id: number; item: MemoryRecord }>(
+    { memory_id, item: memory },
+    q,
+    { memory_id },
+    o,
+  );
 }
 
 export async function planView(q: Queryable, plan_id: number, o: WithArtifacts = {}) {
@@ -34,7 +45,12 @@ export async function planView(q: Queryable, plan_id: number, o: WithArtifacts =
 
 export async function milestoneView(q: Queryable, milestone_id: number, o: WithArtifacts = {}) {
   const m = await getMilestone(q, milestone_id);
-  return withArtifacts<{ milestone_id: number; item: MilestoneRecord }>({ milestone_id, item: m }, q, { milestone_id }, o);
+  return withArtifacts<{ milestone_id: number; item: MilestoneRecord }>(
+    { milestone_id, item: m },
+    q,
+    { milestone_id },
+    o,
+  );
 }
 
 async function withArtifacts<T extends object>(
@@ -54,7 +70,11 @@ export async function artifactsOf(
   filter: Omit<ArtifactFilter, 'plan_id' | 'memory_id' | 'milestone_id'> & PageInput = {},
 ) {
   const { limit, offset, ...rest } = filter;
-  const page = await listNodeArtifacts(q, { ...rest, ...scope }, { ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) });
+  const page = await listNodeArtifacts(
+    q,
+    { ...rest, ...scope },
+    { ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) },
+  );
   return { ...scope, ...page };
 }
 
