@@ -5,6 +5,7 @@
  * NoemaErrors become the shared error envelope (`flowApiError`). `routes.ts` mounts them on the app.
  */
 import { errorEnvelope, invalidInput, NoemaError, toNoemaError } from '../../../core/errors.ts';
+import { hasControlChars } from '../../../core/ids.ts';
 import type { Engine } from '../../../engine/index.ts';
 import * as flow from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
@@ -52,7 +53,7 @@ function parseQuery(q: URLSearchParams, spec: QuerySpec): Record<string, string 
       if (!/^\d{1,9}$/.test(v)) throw invalidInput(`${k} must be a non-negative integer`, { parameter: k });
       out[k] = Number(v);
     } else {
-      if (v === '' || v.length > 256 || /[\u0000-\u001f]/.test(v))
+      if (v === '' || v.length > 256 || hasControlChars(v))
         throw invalidInput(`invalid ${k}`, { parameter: k });
       out[k] = v;
     }
