@@ -29,6 +29,7 @@ describeEachStore('flowchart runs', (factory) => {
         const events: FlowEvent[] = [];
         const unsub = await subscribeFlowRun(
           kit.engine,
+          store,
           { ...created, created_at: new Date().toISOString() },
           (e) => events.push(e),
         );

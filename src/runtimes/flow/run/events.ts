@@ -1,11 +1,13 @@
 /**
  * The seed's three events, built from durable rows: `flowchart.node.updated`,
- * `flowchart.run.updated` and `flowchart:node_artifact:persisted`. Nodes emit the first and third as
- * engine `node.updated` data; `subscribeFlowRun` maps a run's engine events to all three.
+ * `flowchart.run.updated` and `flowchart:node_artifact:persisted`. Nodes signal the first and third
+ * as small engine `node.updated` payloads naming a row (so they always fit PostgreSQL's NOTIFY and
+ * reach other processes whole); `subscribeFlowRun` reads the rows and emits the full events, in order.
  */
 import type { Engine, EngineEvent, Json, RunStatus } from '../../../engine/index.ts';
-import type { NodeArtifact } from '../artifacts/read.ts';
-import type { NodeRun } from './node-runs.ts';
+import type { Queryable } from '../../../store/store.ts';
+import { getNodeArtifact, type NodeArtifact } from '../artifacts/read.ts';
+import { getNodeRun, type NodeRun, type NodeRunStatus } from './node-runs.ts';
 
 export const NODE_UPDATED = 'flowchart.node.updated';
 export const RUN_UPDATED = 'flowchart.run.updated';
@@ -89,26 +91,76 @@ export function nodeArtifactPersistedEvent(a: NodeArtifact): FlowArtifactPersist
   };
 }
 
-const isFlowEvent = (d: unknown): d is FlowNodeUpdated | FlowArtifactPersisted =>
-  typeof d === 'object' &&
-  d !== null &&
-  ((d as { event?: unknown }).event === NODE_UPDATED ||
-    (d as { event?: unknown }).event === ARTIFACT_PERSISTED);
+/** The `node.updated` data a node emits: which node run changed, and to what status. */
+export function nodeSignal(nr: { node_run_id: string; status: NodeRunStatus }): Json {
+  return { flow_event: NODE_UPDATED, node_run_id: nr.node_run_id, status: nr.status };
+}
+
+export function artifactSignal(artifact_id: number): Json {
+  return { flow_event: ARTIFACT_PERSISTED, artifact_id };
+}
+
+type Signal = { flow_event: string; node_run_id?: string; status?: NodeRunStatus; artifact_id?: number };
+
+async function resolve(q: Queryable, s: Signal): Promise<FlowEvent | null> {
+  if (s.flow_event === NODE_UPDATED && typeof s.node_run_id === 'string') {
+    const nr = await getNodeRun(q, s.node_run_id);
+    if (!nr) return null;
+    // A "running" signal read after the node finished still reports the start.
+    if (s.status === 'running')
+      return nodeUpdatedEvent({
+        ...nr,
+        status: 'running',
+        output_state: null,
+        routing_state: null,
+        error: null,
+        finished_at: null,
+        duration_ms: null,
+      });
+    return nodeUpdatedEvent(nr);
+  }
+  if (s.flow_event === ARTIFACT_PERSISTED && typeof s.artifact_id === 'number') {
+    // Retention may already have removed it (a TTL shorter than the run); then there is nothing to announce.
+    const a = await getNodeArtifact(q, s.artifact_id).catch(() => null);
+    return a ? nodeArtifactPersistedEvent(a) : null;
+  }
+  return null;
+}
 
 /**
  * Subscribes to one flowchart run's events (across processes on PostgreSQL, as the engine's events
- * are). Engine `node.updated` data carrying a flow event is passed on; `run.updated` becomes
- * `flowchart.run.updated`. Returns unsubscribe.
+ * are). Node signals are resolved from the store; `run.updated` becomes `flowchart.run.updated`.
+ * Events are delivered in the order the engine emitted them. Returns unsubscribe.
  */
 export async function subscribeFlowRun(
   engine: Engine,
+  store: Queryable,
   run: { flowchart_id: string; flowchart_run_id: string; created_at: string },
   listener: (e: FlowEvent) => void,
+  onError: (err: unknown) => void = () => {},
 ): Promise<() => Promise<void>> {
-  return engine.subscribe(run.flowchart_run_id, (e: EngineEvent) => {
-    if (e.type === 'node.updated' && isFlowEvent(e.data)) listener(e.data as unknown as FlowEvent);
-    else if (e.type === 'run.updated')
-      listener({
+  let chain: Promise<void> = Promise.resolve();
+  const push = (make: () => Promise<FlowEvent | null>) => {
+    chain = chain.then(async () => {
+      try {
+        const e = await make();
+        if (e) listener(e);
+      } catch (err) {
+        onError(err);
+      }
+    });
+  };
+  const unsubscribe = await engine.subscribe(run.flowchart_run_id, (e: EngineEvent) => {
+    if (
+      e.type === 'node.updated' &&
+      typeof e.data === 'object' &&
+      e.data !== null &&
+      'flow_event' in e.data
+    ) {
+      const signal = e.data as unknown as Signal;
+      push(() => resolve(store, signal));
+    } else if (e.type === 'run.updated') {
+      const ev: FlowRunUpdated = {
         event: RUN_UPDATED,
         flowchart_id: run.flowchart_id,
         flowchart_run_id: run.flowchart_run_id,
@@ -116,6 +168,12 @@ export async function subscribeFlowRun(
         created_at: run.created_at,
         updated_at: new Date(e.at).toISOString(),
         ...(e.error ? { error: e.error as unknown as Json } : {}),
-      });
+      };
+      push(async () => ev);
+    }
   });
+  return async () => {
+    await unsubscribe();
+    await chain;
+  };
 }

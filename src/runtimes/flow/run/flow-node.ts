@@ -1,12 +1,12 @@
 /**
  * Turns a flowchart node implementation into an engine NodeType: records the node run, replays a
  * finished one after a crash, commits the node's own writes together with its artifact (retention
- * enforced) and the finished node run in one transaction, and emits the seed's events.
+ * enforced) and the finished node run in one transaction, and signals the seed's events (small
+ * engine `node.updated` payloads naming durable rows; see run/events.ts).
  */
 import { isNoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import type { Queryable } from '../../../store/store.ts';
-import { getNodeArtifact } from '../artifacts/read.ts';
 import { retentionOf, writeNodeArtifact } from '../artifacts/write.ts';
 import {
   type CompiledNode,
@@ -16,7 +16,7 @@ import {
   incomingDoc,
   type RunMeta,
 } from './context.ts';
-import { nodeArtifactPersistedEvent, nodeUpdatedEvent } from './events.ts';
+import { artifactSignal, nodeSignal } from './events.ts';
 import {
   beginNodeRun,
   finishNodeRun,
@@ -92,7 +92,7 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
         },
         new Date(startedMs).toISOString(),
       );
-      ctx.update(nodeUpdatedEvent(started) as unknown as Json);
+      ctx.update(nodeSignal(started));
       let outcome: FlowOutcome;
       let artifactId: number | null = null;
       const finishedMs = () => rt.now();
@@ -150,17 +150,11 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
           new Date(end).toISOString(),
           end - startedMs,
         );
-        const nr = (await getNodeRun(rt.store, node_run_id))!;
-        ctx.update(nodeUpdatedEvent(nr) as unknown as Json);
+        ctx.update(nodeSignal({ node_run_id, status: 'failed' }));
         return { kind: 'fail', code: error.code, message: error.message };
       }
-      const nr = (await getNodeRun(rt.store, node_run_id))!;
-      ctx.update(nodeUpdatedEvent(nr) as unknown as Json);
-      if (artifactId !== null) {
-        // Retention may already have removed it (a TTL shorter than the step); then there is nothing to announce.
-        const a = await getNodeArtifact(rt.store, artifactId).catch(() => null);
-        if (a) ctx.update(nodeArtifactPersistedEvent(a) as unknown as Json);
-      }
+      ctx.update(nodeSignal({ node_run_id, status: outcome.fail ? 'failed' : 'succeeded' }));
+      if (artifactId !== null) ctx.update(artifactSignal(artifactId));
       if (outcome.fail) return { kind: 'fail', code: outcome.fail.code, message: outcome.fail.message };
       return {
         kind: 'ok',

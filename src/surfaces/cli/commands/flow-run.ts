@@ -58,6 +58,7 @@ export const flowRunCommand: Command = {
       io.out(`flowchart ${flowchartId} run ${created.flowchart_run_id}`);
       const unsub = await flow.subscribeFlowRun(
         engine,
+        store,
         { ...created, created_at: new Date().toISOString() },
         (e) => {
           if (flags.json) return io.out(JSON.stringify(e));
