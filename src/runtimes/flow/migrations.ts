@@ -86,6 +86,8 @@ export const flowMigrations: Migration[] = [
          UNIQUE (node_run_id, artifact_type)
        )`,
       'CREATE INDEX node_artifacts_by_node ON node_artifacts (flowchart_id, flowchart_node_id, artifact_id)',
+      // Type-scoped node lists (decision-artifacts) count and page without touching the table.
+      'CREATE INDEX node_artifacts_by_node_type ON node_artifacts (flowchart_id, flowchart_node_id, artifact_type, artifact_id)',
       'CREATE INDEX node_artifacts_by_plan ON node_artifacts (plan_id, artifact_id)',
       'CREATE INDEX node_artifacts_by_memory ON node_artifacts (memory_id, artifact_id)',
       'CREATE INDEX node_artifacts_by_milestone ON node_artifacts (milestone_id, artifact_id)',

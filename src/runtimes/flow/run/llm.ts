@@ -21,22 +21,45 @@ export interface ModelCall {
   key: string;
 }
 
+// Definitions are content-addressed and never change once stored: each store is written once per
+// model / schema, not once per call (two writes saved on every model call).
+const stored = new WeakMap<object, Map<string, string>>();
+
+async function storedHash(
+  rt: FlowRuntime,
+  key: string,
+  put: () => Promise<{ hash: string }>,
+): Promise<string> {
+  let m = stored.get(rt.store);
+  if (!m) {
+    m = new Map();
+    stored.set(rt.store, m);
+  }
+  const hit = m.get(key);
+  if (hit) return hit;
+  const { hash } = await put();
+  if (m.size > 1000) m.clear();
+  m.set(key, hash);
+  return hash;
+}
+
 export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall): Promise<Json> {
-  const source = await putResponseSource(rt.store, {
-    version: 1,
-    label: 'flow_node',
-    interface: {
-      name: 'llm_chat_completions',
-      model: call.model ?? rt.defaultModel,
-      schema_delivery: 'response_format',
-    },
-  });
-  const schema = await putJsonSchema(rt.store, call.schema);
+  const model = call.model ?? rt.defaultModel;
+  const sourceHash = await storedHash(rt, `source:${model}`, () =>
+    putResponseSource(rt.store, {
+      version: 1,
+      label: 'flow_node',
+      interface: { name: 'llm_chat_completions', model, schema_delivery: 'response_format' },
+    }),
+  );
+  const schemaHash = await storedHash(rt, `schema:${JSON.stringify(call.schema)}`, () =>
+    putJsonSchema(rt.store, call.schema),
+  );
   const contract = await ctx.act(
     'llm_call',
     {
-      source_hash: source.hash,
-      result_schema_hash: schema.hash,
+      source_hash: sourceHash,
+      result_schema_hash: schemaHash,
       kind: 'flow_node',
       request: {
         messages: [
