@@ -53,6 +53,15 @@ export function loadConfig(
   const port =
     portRaw === undefined ? 8787 : parsePort(portRaw, overrides.port !== undefined ? '--port' : 'NOEMA_PORT');
   const token = env.NOEMA_TOKEN || undefined;
+  if (token !== undefined && token.trim() !== token) {
+    throw new NoemaError(
+      'CONFIG_INVALID',
+      token.trim() === ''
+        ? 'NOEMA_TOKEN is invalid: it is only whitespace'
+        : 'NOEMA_TOKEN is invalid: it starts or ends with whitespace',
+      { details: { setting: 'NOEMA_TOKEN' } },
+    );
+  }
   if (token !== undefined && token.length < 16) {
     throw new NoemaError('CONFIG_INVALID', 'NOEMA_TOKEN is invalid: use at least 16 characters', {
       details: { setting: 'NOEMA_TOKEN' },

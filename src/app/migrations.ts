@@ -3,6 +3,8 @@
  * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
  * engine 400–499, long-term memory 500–509, runtimes 510+.
  */
+
+import { eventMigrations } from '../engine/events/migrations.ts';
 import { engineMigrations } from '../engine/migrations.ts';
 import { longTermMigrations } from '../memory/long-term/index.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
@@ -27,6 +29,7 @@ export const migrations: readonly Migration[] = [
   ...tasksMigrations,
   ...sourcesMigrations,
   ...engineMigrations,
+  ...eventMigrations,
   ...longTermMigrations,
   ...flowMigrations,
 ];

@@ -8,6 +8,7 @@ import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type { Engine, EngineOptions, GraphSpec, Json, RunOutcome, StartOptions } from './engine.ts';
 import { EventBus } from './events/bus.ts';
+import { RunEvents } from './events/run-events.ts';
 import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
@@ -48,14 +49,15 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   // claim) must not start a second loop in the same process.
   const active = new Map<string, Promise<RunOutcome>>();
 
-  function execute(row: RunRow): Promise<RunOutcome> {
+  function execute(row: RunRow, events?: RunEvents): Promise<RunOutcome> {
     const running = active.get(row.run_id);
     if (running) return running;
     const p = (async () => {
       const graph = await graphOf(row.graph_hash);
       const loaded = await loadState(store, graph, row.run_pk);
       const contracts = await contractsOfRun(store, row.run_pk);
-      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts);
+      const channel = events ?? new RunEvents(deps.bus, row.run_id).claimed(row.event_epoch);
+      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts, channel);
     })().finally(() => active.delete(row.run_id));
     active.set(row.run_id, p);
     return p;
@@ -114,10 +116,15 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async resume(run_id, contract_id, response: Json) {
-      const { claimed, graph_hash, graph_body } = await answerContract(deps, run_id, contract_id, response);
+      const { claimed, events, graph_hash, graph_body } = await answerContract(
+        deps,
+        run_id,
+        contract_id,
+        response,
+      );
       if (!graphs.has(graph_hash))
         graphs.set(graph_hash, compileGraph(JSON.parse(graph_body) as GraphSpec, graph_hash));
-      if (claimed) return execute(claimed);
+      if (claimed) return execute(claimed, events);
       const current = await getRunOrThrow(store, run_id);
       return outcomeOf(deps, current, await graphOf(current.graph_hash));
     },
@@ -140,7 +147,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       return c;
     },
 
-    subscribe: (run_id, listener) => deps.bus.subscribe(run_id, listener),
+    subscribe: (run_id, listener, options) => deps.bus.subscribe(run_id, listener, options),
     close: () => deps.bus.close(),
   };
   return engine;

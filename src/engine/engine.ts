@@ -332,7 +332,26 @@ export interface RunOutcome {
 
 // ---------------------------------------------------------------- events
 
-export type EngineEvent =
+/**
+ * What happened to a run, as it happens. Every event carries `seq`: a number strictly increasing per
+ * run and identical in every process that sees the event (listeners in the emitting process and
+ * LISTEN/NOTIFY receivers elsewhere), so it can serve as an SSE `id` and a resume point.
+ *
+ * `seq = epoch * 2^32 + index`: `epoch` is the run's claim epoch, a counter in `engine_runs` that
+ * every claim (start, continue, recovery, resume) and every cancel increments in its transaction, so
+ * the process now acting on the run numbers its events above anything a dead or fenced-out process
+ * ever sent; `index` counts the events that process stamped since it claimed. Seqs are not
+ * contiguous (an event of a rolled-back transaction burns its number) — a subscriber learns of missed
+ * events through `SubscribeOptions.onGap`, never by counting. Subscribers never see a run's seq go
+ * backwards: an event older than one already delivered (from a fenced-out process) is dropped.
+ *
+ * When events are delivered: events describing a commit (`contract.transitioned`,
+ * `artifact.persisted`, `run.updated` other than `running`) are sent with that transaction's commit
+ * and delivered in-process only after it; a rollback drops them. Progress events (`node.started`,
+ * `node.updated`, `node.finished`, `run.updated` `running`) are delivered in-process at once and fan
+ * out with the run's next commit (re-sent with a later one if that commit rolls back).
+ */
+export type EngineEvent = { seq: number } & (
   | {
       type: 'run.updated';
       run_id: string;
@@ -397,9 +416,36 @@ export type EngineEvent =
       at: number;
       /** Set (with `artifact: null`) on events fanned out to other processes when the artifact was too large for NOTIFY (it stays stored under `artifact_id`). */
       truncated?: true;
-    };
+    }
+);
 
 export type EngineEventListener = (event: EngineEvent & { origin?: string }) => void;
+
+/**
+ * Why events of a run may have been missed:
+ * - `listener_reconnected`: the LISTEN connection dropped and is listening again; notifications sent
+ *   while it was down are lost;
+ * - `event_too_large`: a process dropped an event that did not fit in a notification even abbreviated;
+ * - `malformed_notification`: a notification on the events channel could not be read.
+ */
+export type EventGapReason = 'listener_reconnected' | 'event_too_large' | 'malformed_notification';
+
+export interface EventGap {
+  reason: EventGapReason;
+  run_id: string;
+  /** When known, the seq of the event that was lost. */
+  seq?: number;
+  at: number;
+}
+
+export interface SubscribeOptions {
+  /**
+   * Called when events of the run MAY have been missed (see EventGapReason). The stream goes on;
+   * read the run (`getRun`) to catch up. Called after the cause is over (e.g. once LISTEN works
+   * again), so a read made then misses nothing committed before it.
+   */
+  onGap?: (gap: EventGap) => void;
+}
 
 // ---------------------------------------------------------------- the engine
 
@@ -454,8 +500,15 @@ export interface Engine {
   /** The run's state, outputs and contracts; `max_chars` bounds the answer (see GetRunOptions). */
   getRun(run_id: string, options?: GetRunOptions): Promise<RunView>;
   getContract(contract_id: string): Promise<ContractView>;
-  /** In-process events of one run (and, with LISTEN/NOTIFY, of other processes). Returns unsubscribe. */
-  subscribe(run_id: string, listener: EngineEventListener): Promise<() => Promise<void>>;
+  /**
+   * In-process events of one run (and, with LISTEN/NOTIFY, of other processes), in `seq` order.
+   * `options.onGap` is told when events may have been missed. Returns unsubscribe.
+   */
+  subscribe(
+    run_id: string,
+    listener: EngineEventListener,
+    options?: SubscribeOptions,
+  ): Promise<() => Promise<void>>;
   /** Stops heartbeats and listeners. Runs in flight keep their leases until expiry. */
   close(): Promise<void>;
 }

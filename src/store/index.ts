@@ -9,5 +9,6 @@ export {
   parseStoreTarget,
   type StoreTarget,
 } from './open.ts';
+export { LISTENER_APPLICATION_NAME } from './postgres/listener.ts';
 export { redactUrl } from './redact-url.ts';
 export type * from './store.ts';

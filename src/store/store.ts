@@ -35,6 +35,8 @@ export interface Transaction extends Queryable {
   /**
    * Sends `payload` on `channel` when (and only if) the transaction commits. A no-op on
    * backends without `supportsListenNotify`; in-process subscribers are served by the caller.
+   * A notification the backend refuses rejects this call but never aborts the transaction (the
+   * store isolates it, e.g. in a savepoint): callers may log and go on to commit.
    */
   notify(channel: string, payload: string): Promise<void>;
 }
@@ -105,6 +107,14 @@ export interface TransactionOptions {
 
 export type Unlisten = () => Promise<void>;
 
+export interface ListenOptions {
+  /**
+   * Called after the listening connection was lost and is listening again: notifications sent
+   * while it was down are lost. Called once per incident, after every channel is listened to again.
+   */
+  onGap?: () => void;
+}
+
 export interface Store extends Queryable {
   readonly dialect: Dialect;
   readonly capabilities: StoreCapabilities;
@@ -118,9 +128,11 @@ export interface Store extends Queryable {
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Subscribes to a notification channel across processes. Present only when
-   * `capabilities.supportsListenNotify`.
+   * `capabilities.supportsListenNotify`. The store keeps listening through a lost connection: it
+   * reconnects with backoff, listens to every channel again, and reports the gap through
+   * `options.onGap`; a handler that throws is logged, never crashes the process.
    */
-  listen?(channel: string, handler: (payload: string) => void): Promise<Unlisten>;
+  listen?(channel: string, handler: (payload: string) => void, options?: ListenOptions): Promise<Unlisten>;
   /** Releases connections. Idempotent. */
   close(): Promise<void>;
 }

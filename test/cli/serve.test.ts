@@ -20,6 +20,10 @@ for (const kind of selectedStores()) {
       const [, url] = await server.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/);
       const [, token] = await server.waitFor(/shown once\): (\S+)/);
       assert.equal(readFileSync(join(dataDir, 'token'), 'utf8').trim(), token);
+      const [, loginLink] = await server.waitFor(/browser: (\S+\/login\?once=\S+)/);
+      const login = await fetch(loginLink as string, { redirect: 'manual' });
+      assert.equal(login.status, 303, 'the printed one-time link logs a browser in');
+      assert.match(login.headers.get('set-cookie') ?? '', /noema_session=/);
 
       const health = await fetch(`${url}/healthz`);
       assert.equal(health.status, 200);

@@ -73,7 +73,9 @@ describeEachStore('source trace HTTP routes', (factory) => {
       assert.deepEqual(seqs, [3, 2, 1], 'newest first');
 
       const page1 = await get('/source-invocations?limit=3');
-      assert.equal(page1.body.truncated, true);
+      // `has_more` = more pages; `truncated` = cut to the character budget (issue 9).
+      assert.equal(page1.body.has_more, true);
+      assert.equal(page1.body.truncated, false);
       const page2 = await get(`/source-invocations?limit=3&cursor=${page1.body.next_cursor}`);
       assert.equal((page2.body.items as unknown[]).length, 1);
       assert.equal(page2.body.next_cursor, null);

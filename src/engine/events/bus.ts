@@ -1,152 +1,196 @@
 /**
- * Per-run event stream. Listeners in this process get events as they happen; with LISTEN/NOTIFY the
- * events are also batched into the next engine transaction's NOTIFY so other processes' subscribers
- * see them once committed.
+ * The engine's event bus: subscribers per run, delivery in `seq` order, and fan-out to other processes
+ * with LISTEN/NOTIFY. Events are stamped and scoped to transactions by a run's `RunEvents` channel
+ * (`run-events.ts`); the bus only delivers what a channel hands it and sends what a commit carries.
  */
-import { clampString } from '../../core/budget.ts';
+import { warn } from '../../core/warn.ts';
 import type { Store, Transaction } from '../../store/store.ts';
-import type { EngineEvent, EngineEventListener } from '../engine.ts';
+import type { EngineEvent, EngineEventListener, EventGap, SubscribeOptions } from '../engine.ts';
+import { encodeBatches, type NotifyMessage } from './encode.ts';
 
 export const EVENTS_CHANNEL = 'noema_engine_events';
-// PostgreSQL caps a NOTIFY payload at 8000 BYTES (not characters: one CJK character is 3 bytes).
-const MAX_NOTIFY_BYTES = 7_000;
-const NOTIFY_HARD_LIMIT = 7_999;
-// Strings kept in an abbreviated event; ≤ 6 bytes per UTF-16 unit once JSON-escaped.
-const ABBREVIATED_STRING_UNITS = 500;
+
+interface Subscriber {
+  listener: EngineEventListener;
+  onGap: ((gap: EventGap) => void) | undefined;
+  /** Set once this subscriber threw, so its failures are logged once, not per event. */
+  failed: boolean;
+}
+
+interface RunSubscribers {
+  subs: Set<Subscriber>;
+  /** Highest seq delivered: an older event (from a fenced-out process) is stale and dropped. */
+  last: number;
+}
 
 export class EventBus {
-  readonly #listeners = new Map<string, Set<EngineEventListener>>();
-  readonly #pending: EngineEvent[] = [];
-  readonly #store: Store;
-  readonly #origin: string;
-  readonly #fanOut: boolean;
-  #unlisten: (() => Promise<void>) | null = null;
+  readonly #runs = new Map<string, RunSubscribers>();
+  readonly store: Store;
+  readonly origin: string;
+  /** Whether events fan out to other processes (LISTEN/NOTIFY available and wanted). */
+  readonly fanOut: boolean;
+  #unlisten: Promise<(() => Promise<void>) | null> | null = null;
 
   constructor(store: Store, origin: string, fanOut: boolean) {
-    this.#store = store;
-    this.#origin = origin;
-    this.#fanOut = fanOut && store.capabilities.supportsListenNotify && typeof store.listen === 'function';
-  }
-
-  publish(event: EngineEvent): void {
-    this.#deliver(event);
-    if (this.#fanOut) this.#pending.push(event);
+    this.store = store;
+    this.origin = origin;
+    this.fanOut = fanOut && store.capabilities.supportsListenNotify && typeof store.listen === 'function';
   }
 
   /** Whether anyone could observe an event of `run_id` (lets the hot path skip building events). */
   observed(run_id: string): boolean {
-    return this.#fanOut || (this.#listeners.get(run_id)?.size ?? 0) > 0;
+    return this.fanOut || this.#runs.has(run_id);
   }
 
-  /** Sends the events published so far with `tx`'s commit. */
-  async flush(tx: Transaction): Promise<void> {
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0);
-    for (const payload of encodeBatches(this.#origin, batch)) {
-      // A failed pg_notify aborts the whole transaction, so fan-out must never send what PG rejects.
-      if (Buffer.byteLength(payload, 'utf8') > NOTIFY_HARD_LIMIT) continue;
-      await tx.notify(EVENTS_CHANNEL, payload);
+  async subscribe(
+    run_id: string,
+    listener: EngineEventListener,
+    options: SubscribeOptions = {},
+  ): Promise<() => Promise<void>> {
+    let run = this.#runs.get(run_id);
+    if (!run) {
+      run = { subs: new Set(), last: -1 };
+      this.#runs.set(run_id, run);
     }
-  }
-
-  /** Flushes events that no later transaction will carry. */
-  async flushNow(): Promise<void> {
-    if (this.#pending.length === 0) return;
-    await this.#store.transaction((tx) => this.flush(tx));
-  }
-
-  async subscribe(run_id: string, listener: EngineEventListener): Promise<() => Promise<void>> {
-    let set = this.#listeners.get(run_id);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(run_id, set);
+    const sub: Subscriber = { listener, onGap: options.onGap, failed: false };
+    run.subs.add(sub);
+    if (this.fanOut && !this.#unlisten) {
+      this.#unlisten = this.store.listen!(EVENTS_CHANNEL, (payload) => this.#receive(payload), {
+        onGap: () => this.#gapAll('listener_reconnected'),
+      }).catch((err) => {
+        this.#unlisten = null;
+        throw err;
+      });
     }
-    set.add(listener);
-    if (this.#fanOut && !this.#unlisten) {
-      this.#unlisten = await this.#store.listen!(EVENTS_CHANNEL, (payload) => this.#receive(payload));
-    }
+    if (this.#unlisten) await this.#unlisten;
+    const current = run;
     return async () => {
-      set.delete(listener);
-      if (set.size === 0) this.#listeners.delete(run_id);
+      current.subs.delete(sub);
+      if (current.subs.size === 0 && this.#runs.get(run_id) === current) this.#runs.delete(run_id);
     };
+  }
+
+  /** Delivers committed or progress events to this process's subscribers, oldest first. */
+  deliver(events: readonly EngineEvent[], origin?: string): void {
+    for (const event of events) {
+      const run = this.#runs.get(event.run_id);
+      if (!run || event.seq <= run.last) continue;
+      run.last = event.seq;
+      const e = origin ? { ...event, origin } : event;
+      for (const sub of run.subs) {
+        try {
+          sub.listener(e);
+        } catch (err) {
+          // A failing listener must not break the run that emitted the event; say so once.
+          if (!sub.failed) {
+            sub.failed = true;
+            warn(
+              'NOEMA_EVENT_LISTENER_FAILED',
+              'noema: an engine event listener threw; its later failures are not logged',
+              {
+                run_id: event.run_id,
+                seq: event.seq,
+                type: event.type,
+                error: (err as Error | null)?.message ?? String(err),
+              },
+            );
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Sends `events` with `tx`'s commit. Never throws: the store isolates a refused notification from
+   * the transaction, and fan-out must not fail the step that carries it.
+   */
+  async notify(tx: Transaction, events: readonly EngineEvent[]): Promise<void> {
+    if (!this.fanOut || events.length === 0) return;
+    const { payloads, dropped } = encodeBatches(this.origin, events);
+    for (const e of dropped.slice(0, 1)) {
+      warn(
+        'NOEMA_EVENT_TOO_LARGE',
+        'noema: an engine event is too large for NOTIFY even abbreviated; remote subscribers get a gap',
+        {
+          run_id: e.run_id,
+          seq: e.seq,
+          type: e.type,
+          dropped: dropped.length,
+        },
+      );
+    }
+    for (const payload of payloads) {
+      try {
+        await tx.notify(EVENTS_CHANNEL, payload);
+      } catch (err) {
+        const first = events[0]!;
+        warn(
+          'NOEMA_EVENT_NOTIFY_FAILED',
+          'noema: sending engine events to other processes failed; the step went on',
+          {
+            run_id: first.run_id,
+            events: events.length,
+            error: (err as Error | null)?.message ?? String(err),
+          },
+        );
+        return;
+      }
+    }
   }
 
   async close(): Promise<void> {
     const u = this.#unlisten;
     this.#unlisten = null;
-    if (u) await u();
+    const unlisten = await u?.catch(() => null);
+    if (unlisten) await unlisten();
   }
 
   #receive(payload: string): void {
-    let msg: { origin: string; events: EngineEvent[] };
+    let msg: NotifyMessage;
     try {
-      msg = JSON.parse(payload);
-    } catch {
+      msg = JSON.parse(payload) as NotifyMessage;
+      if (typeof msg?.origin !== 'string' || !Array.isArray(msg.events))
+        throw new Error('not an event batch');
+    } catch (err) {
+      warn('NOEMA_EVENT_MALFORMED', 'noema: a notification on the engine events channel could not be read', {
+        channel: EVENTS_CHANNEL,
+        bytes: Buffer.byteLength(payload, 'utf8'),
+        error: (err as Error).message,
+      });
+      this.#gapAll('malformed_notification');
       return;
     }
-    if (msg.origin === this.#origin) return;
-    for (const e of msg.events) this.#deliver(e, msg.origin);
+    if (msg.origin === this.origin) return;
+    this.deliver(msg.events, msg.origin);
+    for (const g of msg.gaps ?? []) this.#gap(g.run_id, 'event_too_large', g.seq);
   }
 
-  #deliver(event: EngineEvent, origin?: string): void {
-    const set = this.#listeners.get(event.run_id);
-    if (!set) return;
-    for (const l of set) {
+  #gapAll(reason: EventGap['reason']): void {
+    for (const run_id of [...this.#runs.keys()]) this.#gap(run_id, reason);
+  }
+
+  #gap(run_id: string, reason: EventGap['reason'], seq?: number): void {
+    const run = this.#runs.get(run_id);
+    if (!run) return;
+    const gap: EventGap = { reason, run_id, at: Date.now() };
+    if (seq !== undefined) gap.seq = seq;
+    for (const sub of run.subs) {
       try {
-        l(origin ? { ...event, origin } : event);
-      } catch {
-        // A failing listener must not break the run that emitted the event.
+        sub.onGap?.(gap);
+      } catch (err) {
+        if (!sub.failed) {
+          sub.failed = true;
+          warn(
+            'NOEMA_EVENT_LISTENER_FAILED',
+            'noema: an engine gap listener threw; its later failures are not logged',
+            {
+              run_id,
+              reason,
+              error: (err as Error | null)?.message ?? String(err),
+            },
+          );
+        }
       }
     }
-  }
-}
-
-function encodeBatches(origin: string, events: EngineEvent[]): string[] {
-  const out: string[] = [];
-  let batch: EngineEvent[] = [];
-  const push = () => {
-    if (batch.length > 0) out.push(JSON.stringify({ origin, events: batch }));
-    batch = [];
-  };
-  let size = 0;
-  for (const e of events) {
-    let json = JSON.stringify(e);
-    let event = e;
-    let bytes = Buffer.byteLength(json, 'utf8');
-    if (bytes > MAX_NOTIFY_BYTES - 100) {
-      // Large bodies stay in the store (artifacts by artifact_id); remote listeners get the event
-      // without them, marked `truncated`, so they know to read the store rather than trust the null.
-      event = abbreviate(e);
-      json = JSON.stringify(event);
-      bytes = Buffer.byteLength(json, 'utf8');
-      if (bytes > MAX_NOTIFY_BYTES - 100) continue;
-    }
-    if (size + bytes > MAX_NOTIFY_BYTES) {
-      push();
-      size = 0;
-    }
-    batch.push(event);
-    size += bytes;
-  }
-  push();
-  return out;
-}
-
-function abbreviate(e: EngineEvent): EngineEvent {
-  const clamp = (s: string) => clampString(s, ABBREVIATED_STRING_UNITS).text;
-  switch (e.type) {
-    case 'artifact.persisted':
-      return { ...e, artifact: null, truncated: true };
-    case 'node.updated':
-      return { ...e, data: null, truncated: true };
-    case 'node.finished':
-      return e.error === undefined ? e : { ...e, error: clamp(e.error), truncated: true };
-    case 'run.updated': {
-      if (!e.error) return e;
-      const { details: _d, ...error } = e.error;
-      return { ...e, error: { ...error, message: clamp(error.message) }, truncated: true };
-    }
-    default:
-      return e;
   }
 }

@@ -2,6 +2,7 @@
 import { NoemaError } from '../../core/errors.ts';
 import { contractsOfRun, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { isFinal, transition } from '../contracts/transitions.ts';
+import { RunEvents } from '../events/run-events.ts';
 import type { EngineDeps } from './deps.ts';
 import { getRunOrThrow } from './runs.ts';
 
@@ -9,14 +10,17 @@ export async function cancelRun(deps: EngineDeps, run_id: string): Promise<void>
   const { store, bus } = deps;
   const run = await getRunOrThrow(store, run_id);
   const now = deps.now();
-  const moved = await store.transaction(async (tx) => {
+  const events = new RunEvents(bus, run_id);
+  await events.transaction(async (tx, emit) => {
     // Dropping the lease fences out a process still executing the run: its next append writes nothing.
-    const r = await tx.run(
-      `UPDATE engine_runs SET status = 'cancelled', lease_owner = NULL, lease_expires_at = 0, updated_at = ?
-       WHERE run_pk = ? AND status IN ('queued', 'running', 'waiting')`,
+    // The new claim epoch numbers the cancel's events above that process's.
+    const r = await tx.get<{ event_epoch: number }>(
+      `UPDATE engine_runs SET status = 'cancelled', lease_owner = NULL, lease_expires_at = 0, updated_at = ?,
+         event_epoch = event_epoch + 1
+       WHERE run_pk = ? AND status IN ('queued', 'running', 'waiting') RETURNING event_epoch`,
       [now, run.run_pk],
     );
-    if (r.changes !== 1) {
+    if (!r) {
       throw new NoemaError(
         'INVALID_TRANSITION',
         `run ${run_id} is ${run.status}; only an unfinished run can be cancelled`,
@@ -26,30 +30,26 @@ export async function cancelRun(deps: EngineDeps, run_id: string): Promise<void>
         },
       );
     }
-    const out = [];
+    events.claimed(Number(r.event_epoch));
     for (const c of await contractsOfRun(tx, run.run_pk)) {
       if (isFinal(c.status)) continue;
       const next = viewOf(
         transition(c, { to: 'CANCELLED', actor: 'cancel', at: now, error_message: 'run cancelled' }),
         c.node_id,
       );
-      if (await updateContract(tx, next, c.status, now)) out.push(next);
+      if (!(await updateContract(tx, next, c.status, now))) continue;
+      const t = next.transitions.at(-1)!;
+      emit({
+        type: 'contract.transitioned',
+        run_id,
+        contract_id: next.contract_id,
+        action_type: next.action_type,
+        from: t.from,
+        to: t.to,
+        actor: t.actor,
+        at: t.at,
+      });
     }
-    return out;
+    emit({ type: 'run.updated', run_id, status: 'cancelled', step: 0, at: now });
   });
-  for (const c of moved) {
-    const t = c.transitions.at(-1)!;
-    bus.publish({
-      type: 'contract.transitioned',
-      run_id,
-      contract_id: c.contract_id,
-      action_type: c.action_type,
-      from: t.from,
-      to: t.to,
-      actor: t.actor,
-      at: t.at,
-    });
-  }
-  bus.publish({ type: 'run.updated', run_id, status: 'cancelled', step: 0, at: now });
-  await bus.flushNow();
 }

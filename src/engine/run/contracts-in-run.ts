@@ -8,6 +8,7 @@ import { sha256Hex } from '../../core/hash.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
 import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
+import type { RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -22,10 +23,12 @@ export class RunContracts {
   readonly #deps: EngineDeps;
   readonly #run: RunRef;
   readonly #state: RunState;
+  readonly #events: RunEvents;
   readonly byId: Map<string, ContractView>;
 
-  constructor(deps: EngineDeps, run: RunRef, state: RunState, contracts: ContractView[]) {
+  constructor(deps: EngineDeps, run: RunRef, state: RunState, contracts: ContractView[], events: RunEvents) {
     this.#deps = deps;
+    this.#events = events;
     this.#run = run;
     this.#state = state;
     this.byId = new Map(contracts.map((c) => [c.contract_id, c]));
@@ -136,7 +139,7 @@ export class RunContracts {
     from: ContractStatus | null,
     write: (tx: import('../../store/store.ts').Transaction) => Promise<void>,
   ): Promise<void> {
-    const { store, bus, owner } = this.#deps;
+    const { store, owner } = this.#deps;
     const seq = this.#state.seq + 1;
     const entry: TransitionEntry = {
       k: 't',
@@ -144,25 +147,25 @@ export class RunContracts {
       s: next.status,
       by: next.transitions.at(-1)?.actor ?? 'engine',
     };
-    await store.transaction(async (tx) => {
+    await this.#events.transaction(async (tx, emit) => {
       if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
         throw new LeaseLost();
       await write(tx);
-      await bus.flush(tx);
+      if (!this.#events.observed) return;
+      for (const t of next.transitions.slice(from === null ? 0 : -1)) {
+        emit({
+          type: 'contract.transitioned',
+          run_id: this.#run.run_id,
+          contract_id: next.contract_id,
+          action_type: next.action_type,
+          from: t.from,
+          to: t.to,
+          actor: t.actor,
+          at: t.at,
+        });
+      }
     });
     this.#state.seq = seq;
     this.byId.set(next.contract_id, next);
-    for (const t of next.transitions.slice(from === null ? 0 : -1)) {
-      bus.publish({
-        type: 'contract.transitioned',
-        run_id: this.#run.run_id,
-        contract_id: next.contract_id,
-        action_type: next.action_type,
-        from: t.from,
-        to: t.to,
-        actor: t.actor,
-        at: t.at,
-      });
-    }
   }
 }

@@ -7,7 +7,7 @@
 
 import { uuidv7 } from '../../core/ids.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
-import type { Transaction } from '../../store/store.ts';
+import { warn } from '../../core/warn.ts';
 import { insertContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
 import {
@@ -19,6 +19,7 @@ import {
   type RunStatus,
   TERMINAL,
 } from '../engine.ts';
+import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
@@ -43,11 +44,21 @@ export async function executeRun(
   graph: CompiledGraph,
   loaded: LoadedRun,
   contracts: ContractView[],
+  events: RunEvents,
 ): Promise<RunOutcome> {
   const abort = new AbortController();
   const state = loaded.state;
-  const rc = new RunContracts(deps, run, state, contracts);
-  const nodeRun = { deps, run, graph, state, contracts: rc, attempts: loaded.attempts, signal: abort.signal };
+  const rc = new RunContracts(deps, run, state, contracts, events);
+  const nodeRun = {
+    deps,
+    run,
+    graph,
+    state,
+    contracts: rc,
+    attempts: loaded.attempts,
+    signal: abort.signal,
+    events,
+  };
   const timer = setInterval(
     () => {
       heartbeat(deps.store, run.run_pk, deps.owner, deps.now(), deps.leaseMs).then(
@@ -65,8 +76,8 @@ export async function executeRun(
     error,
     waiting: status === 'waiting' ? rc.all().filter((c) => c.status === 'WAITING') : [],
   });
-  if (deps.bus.observed(run.run_id)) {
-    deps.bus.publish({
+  if (events.observed) {
+    events.progress({
       type: 'run.updated',
       run_id: run.run_id,
       status: 'running',
@@ -80,19 +91,19 @@ export async function executeRun(
       if (state.frontier.length === 0) {
         return outcome(
           'failed',
-          await finish(deps, run, state, 'failed', {
+          await finish(deps, events, run, state, 'failed', {
             code: 'DEAD_END',
             message: 'no node to run and no terminal reached',
           }),
         );
       }
       if (state.frontier.some((f) => graph.nodes.get(f.node)?.type === TERMINAL)) {
-        return outcome('completed', await finish(deps, run, state, 'completed', null));
+        return outcome('completed', await finish(deps, events, run, state, 'completed', null));
       }
       if (state.step >= graph.maxSteps) {
         return outcome(
           'failed',
-          await finish(deps, run, state, 'failed', {
+          await finish(deps, events, run, state, 'failed', {
             code: 'STEP_LIMIT',
             message: `the run reached max_steps (${graph.maxSteps})`,
           }),
@@ -114,13 +125,12 @@ export async function executeRun(
           result.kind === 'fail'
             ? { code: result.code, message: result.message, node_id: spec.id }
             : collect(deps, graph, spec.id, result, work, schemas);
-        if (error) return outcome('failed', await finish(deps, run, state, 'failed', error));
+        if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
-      const status = await commitStep(deps, run, graph, state, work);
+      const status = await commitStep(deps, events, run, graph, state, work);
       for (const c of work.contracts) rc.byId.set(c.contract_id, c);
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
       loaded.attempts.clear();
-      publishStep(deps, run, state.step, work, status);
       if (status !== 'running') return outcome(status);
     }
   } catch (err) {
@@ -131,7 +141,7 @@ export async function executeRun(
     // Anything else, left `running`, would be reclaimed after lease expiry and fail the same way forever.
     const error: RunError = { code: 'INTERNAL', message: (err as Error | null)?.message || String(err) };
     try {
-      return outcome('failed', await finish(deps, run, state, 'failed', error));
+      return outcome('failed', await finish(deps, events, run, state, 'failed', error));
     } catch (finishErr) {
       if (finishErr instanceof LeaseLost)
         return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
@@ -139,7 +149,16 @@ export async function executeRun(
     }
   } finally {
     clearInterval(timer);
-    await deps.bus.flushNow().catch(() => {});
+    await events.flush().catch((err) =>
+      warn(
+        'NOEMA_EVENT_FLUSH_FAILED',
+        'noema: progress events of a run could not be sent to other processes',
+        {
+          run_id: run.run_id,
+          error: (err as Error | null)?.message ?? String(err),
+        },
+      ),
+    );
   }
 }
 
@@ -218,6 +237,7 @@ function collect(
 
 async function commitStep(
   deps: EngineDeps,
+  events: RunEvents,
   run: RunRef,
   graph: CompiledGraph,
   state: RunState,
@@ -235,7 +255,7 @@ async function commitStep(
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const { store, owner } = deps;
   const now = deps.now();
-  await store.transaction(async (tx: Transaction) => {
+  await events.transaction(async (tx, emit) => {
     if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
     for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
     for (const a of work.artifacts) {
@@ -248,18 +268,22 @@ async function commitStep(
       throw new LeaseLost();
     if (state.step % deps.snapshotEvery === 0 && !hasAppendChannel(graph))
       await writeSnapshot(tx, graph, run.run_pk, state);
-    await deps.bus.flush(tx);
+    if (events.observed) emitStep(emit, run, state.step, work, status, now);
   });
   return status;
 }
 
-function publishStep(deps: EngineDeps, run: RunRef, step: number, work: StepWork, status: RunStatus): void {
-  const { bus } = deps;
-  if (!bus.observed(run.run_id)) return;
-  const at = deps.now();
+function emitStep(
+  emit: Emit,
+  run: RunRef,
+  step: number,
+  work: StepWork,
+  status: RunStatus,
+  at: number,
+): void {
   for (const c of work.contracts) {
     for (const t of c.transitions) {
-      bus.publish({
+      emit({
         type: 'contract.transitioned',
         run_id: run.run_id,
         contract_id: c.contract_id,
@@ -272,7 +296,7 @@ function publishStep(deps: EngineDeps, run: RunRef, step: number, work: StepWork
     }
   }
   for (const a of work.artifacts) {
-    bus.publish({
+    emit({
       type: 'artifact.persisted',
       run_id: run.run_id,
       node_id: a.node_id,
@@ -283,22 +307,22 @@ function publishStep(deps: EngineDeps, run: RunRef, step: number, work: StepWork
       at,
     });
   }
-  if (status !== 'running') bus.publish({ type: 'run.updated', run_id: run.run_id, status, step, at });
+  if (status !== 'running') emit({ type: 'run.updated', run_id: run.run_id, status, step, at });
 }
 
 /** Ends the run (completed or failed) in one transaction, if this process still holds the lease. */
 async function finish(
   deps: EngineDeps,
+  events: RunEvents,
   run: RunRef,
   state: RunState,
   status: 'completed' | 'failed',
   error: RunError | null,
 ): Promise<RunError | null> {
   const now = deps.now();
-  await deps.store.transaction(async (tx) => {
+  await events.transaction(async (tx, emit) => {
     if (!(await releaseRun(tx, run.run_pk, deps.owner, status, error, now))) throw new LeaseLost();
-    await deps.bus.flush(tx);
+    emit({ type: 'run.updated', run_id: run.run_id, status, step: state.step, at: now, error });
   });
-  deps.bus.publish({ type: 'run.updated', run_id: run.run_id, status, step: state.step, at: now, error });
   return error;
 }

@@ -5,6 +5,7 @@
  */
 import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
 import type { CorrectiveNote, Json, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
+import type { RunEvents } from '../events/run-events.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import type { AttemptEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
@@ -20,6 +21,7 @@ export interface NodeRun {
   contracts: RunContracts;
   attempts: Map<string, AttemptEntry[]>;
   signal: AbortSignal;
+  events: RunEvents;
 }
 
 export async function runNode(
@@ -35,12 +37,12 @@ export async function runNode(
     corrective: a.x,
   }));
   const max = spec.max_generation_attempts ?? 1;
-  const watch = deps.bus.observed(run.run_id);
+  const watch = r.events.observed;
   for (;;) {
     const attempt = notes.length + 1;
     const started = deps.now();
     if (watch) {
-      deps.bus.publish({
+      r.events.progress({
         type: 'node.started',
         run_id: run.run_id,
         node_id: spec.id,
@@ -64,7 +66,7 @@ export async function runNode(
     }
     if (r.signal.aborted) throw new LeaseLost();
     if (watch) {
-      deps.bus.publish({
+      r.events.progress({
         type: 'node.finished',
         run_id: run.run_id,
         node_id: spec.id,
@@ -97,10 +99,9 @@ export async function runNode(
 async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
   const { store, owner } = r.deps;
   const seq = r.state.seq + 1;
-  await store.transaction(async (tx) => {
+  await r.events.transaction(async (tx) => {
     if (!(await appendFenced(tx, store, r.run.run_pk, seq, JSON.stringify(entry), owner)))
       throw new LeaseLost();
-    await r.deps.bus.flush(tx);
   });
   r.state.seq = seq;
   r.attempts.set(entry.n, [...(r.attempts.get(entry.n) ?? []), entry]);
@@ -114,7 +115,7 @@ function contextFor(
   attempt: number,
   notes: CorrectiveNote[],
 ): NodeContext {
-  const { deps, run, state, contracts, graph } = r;
+  const { deps, run, state, contracts, graph, events } = r;
   let acts = 0;
   const all = contracts.all();
   return {
@@ -142,7 +143,7 @@ function contextFor(
       );
     },
     update: (data) =>
-      deps.bus.publish({
+      events.progress({
         type: 'node.updated',
         run_id: run.run_id,
         node_id: spec.id,

@@ -8,12 +8,13 @@ import type { JsonSchema } from '../../core/schema-registry.ts';
 import { updateContract, viewOf } from '../contracts/contract-store.ts';
 import { transition } from '../contracts/transitions.ts';
 import type { ContractView, Json } from '../engine.ts';
+import { RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendNext } from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { getContractWithRun as getContractOrThrow } from './contract-with-run.ts';
 import type { EngineDeps } from './deps.ts';
-import { getRunOrThrow, type RunRow } from './runs.ts';
+import { getRunOrThrow, nextEventEpoch, type RunRow } from './runs.ts';
 
 /**
  * Returns the run row, claimed by this process (status `running`, our lease), when no other contract
@@ -25,7 +26,7 @@ export async function answerContract(
   run_id: string,
   contract_id: string,
   response: Json,
-): Promise<{ claimed: RunRow | undefined; graph_hash: string; graph_body: string }> {
+): Promise<{ claimed: RunRow | undefined; events: RunEvents; graph_hash: string; graph_body: string }> {
   const { store, bus } = deps;
   const c = await getContractOrThrow(store, contract_id);
   const run = c.run_id === run_id ? c.run : await getRunOrThrow(store, run_id);
@@ -45,35 +46,39 @@ export async function answerContract(
     c.node_id,
   );
   const entry: TransitionEntry = { k: 't', c: contract_id, s: 'COMPLETED', by: 'resume' };
-  const claimed = await store.transaction(async (tx) => {
-    // Serializes journal appends of this run with any other resume (PostgreSQL runs them concurrently).
-    if (store.capabilities.concurrentWriters)
-      await tx.get('SELECT run_pk FROM engine_runs WHERE run_pk = ? FOR UPDATE', [run.run_pk]);
+  const events = new RunEvents(bus, run_id);
+  const claimed = await events.transaction(async (tx, emit) => {
+    // A new claim epoch numbers this resume's events (and the run's, if it continues here) above any
+    // earlier process's; the row lock it takes serializes journal appends with any other resume.
+    const epoch = await nextEventEpoch(tx, run.run_pk);
+    events.claimed(epoch);
     if (!(await updateContract(tx, done, 'WAITING', now))) throw notWaiting({ ...c, status: 'COMPLETED' });
     await appendNext(tx, run.run_pk, JSON.stringify(entry));
-    await bus.flush(tx);
+    for (const t of done.transitions.slice(-2)) {
+      emit({
+        type: 'contract.transitioned',
+        run_id,
+        contract_id,
+        action_type: c.action_type,
+        from: t.from,
+        to: t.to,
+        actor: t.actor,
+        at: t.at,
+      });
+    }
     const r = await tx.run(
       `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?
        WHERE run_pk = ? AND status = 'waiting'
          AND NOT EXISTS (SELECT 1 FROM engine_contracts WHERE run_pk = ? AND status = 'WAITING')`,
       [deps.owner, now + deps.leaseMs, now, run.run_pk, run.run_pk],
     );
-    return r.changes === 1 ? { ...run, status: 'running' as const, lease_owner: deps.owner } : undefined;
+    return r.changes === 1
+      ? { ...run, status: 'running' as const, lease_owner: deps.owner, event_epoch: epoch }
+      : undefined;
   });
-  for (const t of done.transitions.slice(-2)) {
-    bus.publish({
-      type: 'contract.transitioned',
-      run_id,
-      contract_id,
-      action_type: c.action_type,
-      from: t.from,
-      to: t.to,
-      actor: t.actor,
-      at: t.at,
-    });
-  }
   return {
     claimed,
+    events,
     graph_hash: run.graph_hash,
     graph_body: c.graph_body,
   };

@@ -14,6 +14,8 @@ export interface RunRow {
   status: RunStatus;
   lease_owner: string | null;
   lease_expires_at: number;
+  /** Claims so far (see EngineEvent.seq). */
+  event_epoch: number;
   error: string | null;
   created_at: number;
   updated_at: number;
@@ -34,7 +36,12 @@ export async function getRunOrThrow(q: Queryable, run_id: string): Promise<RunRo
 }
 
 function normalize(r: RunRow): RunRow {
-  return { ...r, run_pk: Number(r.run_pk), lease_expires_at: Number(r.lease_expires_at) };
+  return {
+    ...r,
+    run_pk: Number(r.run_pk),
+    lease_expires_at: Number(r.lease_expires_at),
+    event_epoch: Number(r.event_epoch),
+  };
 }
 
 export async function insertRun(
@@ -60,7 +67,8 @@ export async function claimRun(
 ): Promise<RunRow | undefined> {
   return store.transaction(async (tx) => {
     const r = await tx.run(
-      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?
+      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
+         event_epoch = event_epoch + 1
        WHERE run_id = ? AND (${CLAIMABLE} OR (status = 'running' AND lease_owner = ?))`,
       [owner, now + leaseMs, now, run_id, now, owner],
     );
@@ -83,7 +91,8 @@ export async function claimNextRun(
     );
     if (!candidate) return undefined;
     const r = await tx.run(
-      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?
+      `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
+         event_epoch = event_epoch + 1
        WHERE run_pk = ? AND ${CLAIMABLE}`,
       [owner, now + leaseMs, now, candidate.run_pk, now],
     );
@@ -123,6 +132,15 @@ export async function releaseRun(
     [status, error ? JSON.stringify(error) : null, now, runPk, owner],
   );
   return r.changes === 1;
+}
+
+/** Starts a new claim epoch for a process about to emit events of the run without claiming it (resume, cancel). */
+export async function nextEventEpoch(tx: Transaction, runPk: number): Promise<number> {
+  const r = await tx.get<{ event_epoch: number }>(
+    'UPDATE engine_runs SET event_epoch = event_epoch + 1 WHERE run_pk = ? RETURNING event_epoch',
+    [runPk],
+  );
+  return Number(r?.event_epoch);
 }
 
 export async function getGraphBody(q: Queryable, graph_hash: string): Promise<string> {

@@ -29,7 +29,7 @@ export type RetrievedMemory = MemoryRecord & { score: number };
 
 export const MAX_RETRIEVE_LIMIT = 50;
 /** How many of the newest matching rows a full-text query ranks. */
-export const CANDIDATE_WINDOW = 500;
+export const CANDIDATE_WINDOW = 100;
 /** Recency half-life of the score (30 days). */
 const HALF_LIFE_MS = 30 * 24 * 3600 * 1000;
 

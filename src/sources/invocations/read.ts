@@ -44,6 +44,8 @@ export interface InvocationFilter {
   status?: string;
   source_hash?: string;
   interface_name?: string;
+  output_schema_hash?: string;
+  input_schema_hash?: string;
   /** Return rows with ids below this one (the previous page's `next_cursor`). */
   cursor?: string;
   limit?: number;
@@ -64,6 +66,8 @@ const FILTERS: Array<keyof InvocationFilter> = [
   'status',
   'source_hash',
   'interface_name',
+  'output_schema_hash',
+  'input_schema_hash',
 ];
 
 export async function listSourceInvocations(

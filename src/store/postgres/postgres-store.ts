@@ -6,6 +6,7 @@ import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { redactUrl } from '../redact-url.ts';
 import {
   type Dialect,
+  type ListenOptions,
   type Queryable,
   type Row,
   type RunResult,
@@ -17,6 +18,7 @@ import {
   type TransactionOptions,
   type Unlisten,
 } from '../store.ts';
+import { PostgresListener } from './listener.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
 
@@ -101,8 +103,20 @@ class PostgresQueryable implements Queryable {
 
 class PostgresTransaction extends PostgresQueryable implements Transaction {
   readonly dialect = postgresDialect;
+  /**
+   * In a savepoint, sent as one simple-protocol round trip: a refused notification (payload too
+   * large, pg_notify failing) rolls back to the savepoint and rejects, and the transaction goes on.
+   */
   async notify(channel: string, payload: string): Promise<void> {
-    await exec(this.client, 'SELECT pg_notify(?, ?)', [channel, payload]);
+    const sql = `SAVEPOINT noema_notify; SELECT pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)}); RELEASE SAVEPOINT noema_notify`;
+    try {
+      await this.client.query(sql);
+    } catch (err) {
+      await this.client
+        .query('ROLLBACK TO SAVEPOINT noema_notify; RELEASE SAVEPOINT noema_notify')
+        .catch(() => {});
+      throw translatePostgresError(err);
+    }
   }
 }
 
@@ -111,14 +125,14 @@ export class PostgresStore extends PostgresQueryable implements Store {
   readonly capabilities = capabilities;
   readonly location: string;
   readonly #pool: pg.Pool;
-  #listener: pg.PoolClient | null = null;
-  readonly #handlers = new Map<string, Set<(payload: string) => void>>();
+  readonly #listener: PostgresListener;
   #closed = false;
 
   private constructor(pool: pg.Pool, url: string) {
     super(pool);
     this.#pool = pool;
     this.location = redactUrl(url);
+    this.#listener = new PostgresListener(url, this.location);
   }
 
   /** Connects (and checks the server answers) before returning. */
@@ -186,34 +200,14 @@ export class PostgresStore extends PostgresQueryable implements Store {
     }
   }
 
-  async listen(channel: string, handler: (payload: string) => void): Promise<Unlisten> {
-    if (!this.#listener) {
-      this.#listener = await this.#pool.connect();
-      this.#listener.on('notification', (msg) => {
-        for (const h of this.#handlers.get(msg.channel) ?? []) h(msg.payload ?? '');
-      });
-    }
-    let set = this.#handlers.get(channel);
-    if (!set) {
-      set = new Set();
-      this.#handlers.set(channel, set);
-      await this.#listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    }
-    set.add(handler);
-    return async () => {
-      set.delete(handler);
-      if (set.size === 0 && this.#handlers.get(channel) === set) {
-        this.#handlers.delete(channel);
-        await this.#listener?.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`);
-      }
-    };
+  listen(channel: string, handler: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
+    return this.#listener.listen(channel, handler, options);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#listener?.release();
-    this.#listener = null;
+    await this.#listener.close();
     await this.#pool.end();
   }
 }

@@ -6,6 +6,9 @@ const UNAVAILABLE = new Set([
   'ECONNRESET',
   'ETIMEDOUT',
   '57P01',
+  '57P02',
+  // The database was dropped under a running server: it is gone, not the request's fault.
+  '3D000',
   '57P03',
   '08000',
   '08001',

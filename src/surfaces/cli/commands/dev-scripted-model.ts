@@ -1,5 +1,6 @@
 /** `noema dev scripted-model`: serves the scripted OpenAI-compatible model in the foreground. */
 import { parsePort } from '../../../app/config.ts';
+import { listenError } from '../../../app/listen-error.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
@@ -22,7 +23,9 @@ export const devScriptedModelCommand: Command = {
     }
     const script = loadScript(flags.script);
     const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
-    const server = await startScriptedModel({ script, port, record: false });
+    const server = await startScriptedModel({ script, port, record: false }).catch((err: unknown) => {
+      throw listenError(err, port, '--port');
+    });
     io.out(`scripted model serving on ${server.url} (${script.rules.length} rules)`);
     io.out(`NOEMA_LLM_BASE_URL=${server.url}`);
     const signal = await stopped;

@@ -1,5 +1,6 @@
 /** `noema dev toys`: serves the toy park services (weather, PA, phone, vending, fountain) in the foreground. */
 import { parsePort } from '../../../app/config.ts';
+import { listenError } from '../../../app/listen-error.ts';
 import { invalidInput } from '../../../core/errors.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
@@ -19,7 +20,9 @@ export const devToysCommand: Command = {
     const vendingStock = typeof stockRaw === 'string' ? Number(stockRaw) : 1;
     if (!Number.isInteger(vendingStock) || vendingStock < 0)
       throw invalidInput('--vending-stock must be an integer >= 0');
-    const toys = await startToyServices({ port, vendingStock });
+    const toys = await startToyServices({ port, vendingStock }).catch((err: unknown) => {
+      throw listenError(err, port, '--port');
+    });
     io.out(`toy services serving on ${toys.url}`);
     io.out('paths: /weather /announcement /inbox /send /buy_candy /use_drinking_fountain');
     for (const [name, value] of Object.entries(toys.env)) io.out(`${name}=${value}`);

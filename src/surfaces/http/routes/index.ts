@@ -1,17 +1,16 @@
-/** Every HTTP route module, assembled. Subsystems add one line here. */
-import type { AppServices, Route } from '../router.ts';
+/** Every HTTP route module, assembled. Subsystems add one line here (resource kinds go in kinds/index.ts). */
+import '../kinds/index.ts';
+import { catalogRoutes, defaultCatalog } from '../catalog/index.ts';
+import type { AppServices, Route } from '../route.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
-import { sourceInvocationRoutes } from './source-invocations.ts';
+import { runEventRoutes } from './run-events.ts';
 
 export function allRoutes(app: AppServices): Route[] {
-  const routes = [...healthRoutes(app), ...sourceInvocationRoutes(app), ...mcpRoutes(app)];
-  const index: Route = {
-    method: 'GET',
-    path: '/',
-    async handle() {
-      return { json: { name: 'noema', routes: routes.map((r) => `${r.method} ${r.path}`) } };
-    },
-  };
-  return [index, ...routes];
+  return [
+    ...healthRoutes(app),
+    ...catalogRoutes(defaultCatalog, app),
+    ...runEventRoutes(app),
+    ...mcpRoutes(app),
+  ];
 }

@@ -1,0 +1,18 @@
+/**
+ * Operational warnings for failures that must not fail the caller (fan-out, listeners, reconnects):
+ * a Node process warning — printed on stderr by default, observable with `process.on('warning')` —
+ * named `NoemaWarning` with a stable code. Callers warn once per incident, not once per event.
+ */
+export type WarningCode =
+  | 'NOEMA_EVENT_TOO_LARGE'
+  | 'NOEMA_EVENT_NOTIFY_FAILED'
+  | 'NOEMA_EVENT_MALFORMED'
+  | 'NOEMA_EVENT_LISTENER_FAILED'
+  | 'NOEMA_EVENT_FLUSH_FAILED'
+  | 'NOEMA_LISTEN_LOST'
+  | 'NOEMA_LISTEN_RESTORED';
+
+export function warn(code: WarningCode, message: string, details?: Record<string, unknown>): void {
+  const text = details === undefined ? message : `${message} ${JSON.stringify(details)}`;
+  process.emitWarning(text, { type: 'NoemaWarning', code });
+}

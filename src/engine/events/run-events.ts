@@ -1,0 +1,126 @@
+/**
+ * One run's event channel in one process: stamps `seq` (claim epoch × 2^32 + index, see
+ * EngineEvent.seq), scopes events to the transaction that commits what they describe, and queues
+ * progress events until a commit of the same run carries them to other processes.
+ */
+import { warn } from '../../core/warn.ts';
+import type { Transaction, TransactionOptions } from '../../store/store.ts';
+import type { EngineEvent } from '../engine.ts';
+import type { EventBus } from './bus.ts';
+
+/** An event before it is stamped: each member of the union without `seq`. */
+export type EventBody = EngineEvent extends infer E
+  ? E extends EngineEvent
+    ? Omit<E, 'seq'>
+    : never
+  : never;
+
+const INDEX_SPAN = 2 ** 32;
+/** Claims a run may have before seqs would pass Number.MAX_SAFE_INTEGER. */
+const MAX_EPOCH = 2 ** 21 - 1;
+
+export function eventSeq(epoch: number, index: number): number {
+  return epoch * INDEX_SPAN + index;
+}
+
+export type Emit = (event: EventBody) => void;
+
+export class RunEvents {
+  readonly run_id: string;
+  readonly #bus: EventBus;
+  #epoch = -1;
+  #index = 0;
+  /** Progress events not yet carried by a commit to other processes. */
+  #unsent: EngineEvent[] = [];
+  /** Progress events published while a transaction is open, delivered in-process once it settles. */
+  #held: EngineEvent[] | null = null;
+  #overflowed = false;
+
+  constructor(bus: EventBus, run_id: string) {
+    this.#bus = bus;
+    this.run_id = run_id;
+  }
+
+  /** Starts numbering at the claim epoch read (or written) with the claim. */
+  claimed(epoch: number): this {
+    this.#epoch = Math.min(epoch, MAX_EPOCH);
+    this.#index = 0;
+    return this;
+  }
+
+  get observed(): boolean {
+    return this.#bus.observed(this.run_id);
+  }
+
+  /** A progress event: delivered in-process now, sent to other processes with the run's next commit. */
+  progress(body: EventBody): void {
+    const e = this.#stamp(body);
+    if (!e) return;
+    if (this.#bus.fanOut) this.#unsent.push(e);
+    if (this.#held) this.#held.push(e);
+    else this.#bus.deliver([e]);
+  }
+
+  /**
+   * Runs `fn` in one transaction. Events passed to `emit` describe what it commits: they go to other
+   * processes with this commit (with the progress events not yet sent) and to this process's
+   * subscribers after it; a rollback drops them and keeps the progress events for the next commit.
+   */
+  async transaction<T>(
+    fn: (tx: Transaction, emit: Emit) => Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T> {
+    const carried = this.#unsent;
+    this.#unsent = [];
+    const outer = this.#held;
+    const held: EngineEvent[] = [];
+    this.#held = held;
+    let emitted: EngineEvent[] = [];
+    let committed = false;
+    try {
+      const result = await this.#bus.store.transaction(async (tx) => {
+        emitted = [];
+        const r = await fn(tx, (body) => {
+          const e = this.#stamp(body);
+          if (e) emitted.push(e);
+        });
+        await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
+        return r;
+      }, options);
+      committed = true;
+      return result;
+    } finally {
+      if (!committed) this.#unsent = [...carried, ...this.#unsent];
+      this.#held = outer;
+      const out = committed ? [...held, ...emitted].sort((a, b) => a.seq - b.seq) : held;
+      if (outer) outer.push(...out);
+      else this.#bus.deliver(out);
+    }
+  }
+
+  /** Sends progress events that no later commit of this run will carry. */
+  async flush(): Promise<void> {
+    if (this.#unsent.length === 0) return;
+    await this.transaction(async () => {});
+  }
+
+  #stamp(body: EventBody): EngineEvent | null {
+    if (this.#epoch < 0)
+      throw new Error(`events of run ${this.run_id} stamped before its claim epoch is known`);
+    if (this.#index + 1 >= INDEX_SPAN) {
+      if (!this.#overflowed) {
+        this.#overflowed = true;
+        warn(
+          'NOEMA_EVENT_TOO_LARGE',
+          'noema: a run emitted 2^32 events in one claim; later events of this claim are not sent',
+          {
+            run_id: this.run_id,
+          },
+        );
+      }
+      return null;
+    }
+    this.#index++;
+    return { ...body, seq: eventSeq(this.#epoch, this.#index) } as EngineEvent;
+  }
+}

@@ -1,0 +1,3 @@
+/** Every resource kind served by `noema serve`: one import line per kind module. */
+import './sources.ts';
+import './runs.ts';

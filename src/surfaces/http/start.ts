@@ -1,0 +1,62 @@
+/**
+ * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
+ * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
+ */
+import { createEngine, type Engine } from '../../engine/index.ts';
+import type { Store } from '../../store/store.ts';
+import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
+import { RunFeeds } from './events/feed.ts';
+import { attachSocketIo } from './events/socket-io.ts';
+import { SseStreams } from './events/sse.ts';
+import { allRoutes } from './routes/index.ts';
+import { startHttpServer } from './server.ts';
+
+export interface NoemaHttpOptions {
+  store: Store;
+  host: string;
+  port: number;
+  portSetting: string;
+  token: string;
+  dataDir: string;
+  /** The engine whose events are streamed (default: one created here, closed with the server). */
+  engine?: Engine;
+  /** SSE heartbeat interval (default 15 s). */
+  heartbeatMs?: number;
+}
+
+export interface NoemaHttp {
+  url: string;
+  /** Nonce of the one-time login link printed on start. */
+  loginNonce: string;
+  close(): Promise<void>;
+}
+
+export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
+  const engine = options.engine ?? createEngine(options.store, { fanOut: true });
+  const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
+  const feeds = new RunFeeds(engine);
+  const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
+  const services = { store: options.store, engine, events: { feeds, sse } };
+  const server = await startHttpServer({
+    host: options.host,
+    port: options.port,
+    portSetting: options.portSetting,
+    token: options.token,
+    sessions,
+    routes: allRoutes(services),
+  });
+  const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
+  server.onClose(async () => {
+    sse.close();
+    await io.close();
+    await feeds.close();
+  });
+  return {
+    url: server.url,
+    loginNonce: sessions.mintLoginNonce(),
+    close: async () => {
+      await server.close();
+      if (!options.engine) await engine.close();
+    },
+  };
+}
