@@ -11,6 +11,7 @@ export { applyPlanPatch } from './plan/applier.ts';
 export { getPlan, type PlanRecord } from './plan/store.ts';
 export * from './run/events.ts';
 export type { NodeRun } from './run/node-runs.ts';
+export { readFlowRunRow } from './run/run-meta.ts';
 export * from './runs.ts';
 export * from './types.ts';
 export * from './views.ts';

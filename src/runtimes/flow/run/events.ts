@@ -128,6 +128,30 @@ async function resolve(q: Queryable, s: Signal): Promise<FlowEvent | null> {
 }
 
 /**
+ * The seed event an engine event of a flowchart run stands for, read from the store; null for engine
+ * events that are not flowchart events (node.started, contract transitions…) or rows retention removed.
+ */
+export async function toFlowEvent(
+  store: Queryable,
+  run: { flowchart_id: string; flowchart_run_id: string; created_at: string },
+  e: EngineEvent,
+): Promise<FlowEvent | null> {
+  if (e.type === 'node.updated' && typeof e.data === 'object' && e.data !== null && 'flow_event' in e.data)
+    return resolve(store, e.data as unknown as Signal);
+  if (e.type === 'run.updated')
+    return {
+      event: RUN_UPDATED,
+      flowchart_id: run.flowchart_id,
+      flowchart_run_id: run.flowchart_run_id,
+      status: e.status,
+      created_at: run.created_at,
+      updated_at: new Date(e.at).toISOString(),
+      ...(e.error ? { error: e.error as unknown as Json } : {}),
+    };
+  return null;
+}
+
+/**
  * Subscribes to one flowchart run's events (across processes on PostgreSQL, as the engine's events
  * are). Node signals are resolved from the store; `run.updated` becomes `flowchart.run.updated`.
  * Events are delivered in the order the engine emitted them. Returns unsubscribe.
@@ -140,37 +164,15 @@ export async function subscribeFlowRun(
   onError: (err: unknown) => void = () => {},
 ): Promise<() => Promise<void>> {
   let chain: Promise<void> = Promise.resolve();
-  const push = (make: () => Promise<FlowEvent | null>) => {
+  const unsubscribe = await engine.subscribe(run.flowchart_run_id, (e: EngineEvent) => {
     chain = chain.then(async () => {
       try {
-        const e = await make();
-        if (e) listener(e);
+        const fe = await toFlowEvent(store, run, e);
+        if (fe) listener(fe);
       } catch (err) {
         onError(err);
       }
     });
-  };
-  const unsubscribe = await engine.subscribe(run.flowchart_run_id, (e: EngineEvent) => {
-    if (
-      e.type === 'node.updated' &&
-      typeof e.data === 'object' &&
-      e.data !== null &&
-      'flow_event' in e.data
-    ) {
-      const signal = e.data as unknown as Signal;
-      push(() => resolve(store, signal));
-    } else if (e.type === 'run.updated') {
-      const ev: FlowRunUpdated = {
-        event: RUN_UPDATED,
-        flowchart_id: run.flowchart_id,
-        flowchart_run_id: run.flowchart_run_id,
-        status: e.status,
-        created_at: run.created_at,
-        updated_at: new Date(e.at).toISOString(),
-        ...(e.error ? { error: e.error as unknown as Json } : {}),
-      };
-      push(async () => ev);
-    }
   });
   return async () => {
     await unsubscribe();

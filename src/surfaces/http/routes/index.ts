@@ -2,6 +2,7 @@
 import '../kinds/index.ts';
 import { catalogRoutes, defaultCatalog } from '../catalog/index.ts';
 import type { AppServices, Route } from '../route.ts';
+import { flowRoutes } from './flow.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
 import { runEventRoutes } from './run-events.ts';
@@ -11,6 +12,7 @@ export function allRoutes(app: AppServices): Route[] {
     ...healthRoutes(app),
     ...catalogRoutes(defaultCatalog, app),
     ...runEventRoutes(app),
+    ...flowRoutes(app),
     ...mcpRoutes(app),
   ];
 }
