@@ -5,6 +5,8 @@ import { agentPutCommand } from './agent-put.ts';
 import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
+import { flowImportCommand } from './flow-import.ts';
+import { flowRunCommand } from './flow-run.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
@@ -22,4 +24,6 @@ export const commands: readonly Command[] = [
   agentPutCommand,
   agentChatCommand,
   devMcpFixtureCommand,
+  flowImportCommand,
+  flowRunCommand,
 ];
