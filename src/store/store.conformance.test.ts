@@ -2,9 +2,11 @@
 import { describeEachStore } from '../testing/each-store.ts';
 import { concurrencySpecs } from './conformance/concurrency.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
+import { paramSpecs } from './conformance/params.spec.ts';
 import { errorSpecs, transactionSpecs } from './conformance/transactions.spec.ts';
 
 describeEachStore('store: transactions', transactionSpecs);
 describeEachStore('store: concurrency', concurrencySpecs);
 describeEachStore('store: migrations', migrationSpecs);
 describeEachStore('store: typed errors', errorSpecs);
+describeEachStore('store: parameter values', paramSpecs);

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { NoemaError } from '../../core/errors.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
 import type {
   Dialect,
@@ -45,6 +46,7 @@ export interface PostgresStoreOptions {
 const statementNames = new Map<string, string>();
 
 function query(text: string, params: readonly SqlValue[]): pg.QueryConfig {
+  assertStorableParams(params);
   const sql = toPostgresPlaceholders(text);
   let name = statementNames.get(sql);
   if (name === undefined) {

@@ -5,6 +5,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { NoemaError } from '../../core/errors.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertStorableParams } from '../params.ts';
 import type {
   Dialect,
   Queryable,
@@ -40,6 +41,7 @@ export interface SqliteStoreOptions {
 }
 
 function bind(params: readonly SqlValue[]): SQLInputValue[] {
+  assertStorableParams(params);
   const out: SQLInputValue[] = new Array(params.length);
   for (let i = 0; i < params.length; i++) {
     const p = params[i];
