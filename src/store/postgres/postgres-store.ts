@@ -1,7 +1,6 @@
 /** The scale-out store on PostgreSQL through a `pg` pool: prepared statements, LISTEN/NOTIFY, SKIP LOCKED. */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { NoemaError } from '../../core/errors.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
@@ -17,6 +16,7 @@ import type {
   TransactionOptions,
   Unlisten,
 } from '../store.ts';
+import { connectError } from './connect-error.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
 
@@ -41,6 +41,8 @@ export interface PostgresStoreOptions {
   url: string;
   /** Pool size. */
   max?: number;
+  /** The setting that named `url`, for error messages (default `NOEMA_DB`). */
+  setting?: string;
 }
 
 const statementNames = new Map<string, string>();
@@ -116,10 +118,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
       await pool.query('SELECT 1');
     } catch (err) {
       await pool.end().catch(() => {});
-      throw new NoemaError('STORE_UNAVAILABLE', `cannot connect to PostgreSQL at ${redactUrl(options.url)}`, {
-        details: { cause: (err as Error).message },
-        hint: 'check NOEMA_DB and that the server is running',
-      });
+      throw connectError(err, options.url, options.setting ?? 'NOEMA_DB');
     }
     return new PostgresStore(pool, options.url);
   }

@@ -1,7 +1,5 @@
 /** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
@@ -17,6 +15,7 @@ import type {
   Transaction,
   TransactionOptions,
 } from '../store.ts';
+import { openDatabaseFile } from './open-file.ts';
 import { translateSqliteError } from './translate-error.ts';
 
 export const sqliteDialect: Dialect = {
@@ -38,6 +37,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** Milliseconds to wait for another process's write lock. */
   busyTimeoutMs?: number;
+  /** The setting that named `path`, for error messages (default `NOEMA_DB`). */
+  setting?: string;
 }
 
 function bind(params: readonly SqlValue[]): SQLInputValue[] {
@@ -162,16 +163,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.location = options.path;
     this.#mutex = mutexFor(options.path);
-    let db: DatabaseSync;
-    try {
-      if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-      db = new DatabaseSync(options.path);
-    } catch (err) {
-      throw new NoemaError('STORE_UNAVAILABLE', `cannot open SQLite database at ${options.path}`, {
-        details: { cause: (err as Error).message },
-        hint: 'check that NOEMA_DB names a writable file path',
-      });
-    }
+    const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
     this.#conn.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
     this.#conn.exec('PRAGMA journal_mode = WAL');
