@@ -83,7 +83,6 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
           owner_process_id: lease.processId,
         },
         redactor,
-        store.capabilities.concurrentWriters,
       );
       await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
       return n;

@@ -1,6 +1,7 @@
 /** The store conformance suite, run against every backend selected by STORES. */
 import { describeEachStore } from '../testing/each-store.ts';
 import { concurrencySpecs } from './conformance/concurrency.spec.ts';
+import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
 import { paramSpecs } from './conformance/params.spec.ts';
 import { errorSpecs, transactionSpecs } from './conformance/transactions.spec.ts';
@@ -10,3 +11,4 @@ describeEachStore('store: concurrency', concurrencySpecs);
 describeEachStore('store: migrations', migrationSpecs);
 describeEachStore('store: typed errors', errorSpecs);
 describeEachStore('store: parameter values', paramSpecs);
+describeEachStore('store: locks and catalog', lockSpecs);

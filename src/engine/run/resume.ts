@@ -46,9 +46,8 @@ export async function answerContract(
   );
   const entry: TransitionEntry = { k: 't', c: contract_id, s: 'COMPLETED', by: 'resume' };
   const claimed = await store.transaction(async (tx) => {
-    // Serializes journal appends of this run with any other resume (PostgreSQL runs them concurrently).
-    if (store.capabilities.concurrentWriters)
-      await tx.get('SELECT run_pk FROM engine_runs WHERE run_pk = ? FOR UPDATE', [run.run_pk]);
+    // Serializes journal appends of this run with any other resume.
+    await tx.lockRows('SELECT run_pk FROM engine_runs WHERE run_pk = ?', [run.run_pk]);
     if (!(await updateContract(tx, done, 'WAITING', now))) throw notWaiting({ ...c, status: 'COMPLETED' });
     await appendNext(tx, run.run_pk, JSON.stringify(entry));
     await bus.flush(tx);

@@ -16,6 +16,7 @@ import type {
   TransactionOptions,
   Unlisten,
 } from '../store.ts';
+import { advisoryLockKey } from './advisory-lock.ts';
 import { connectError } from './connect-error.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -24,11 +25,12 @@ import { translatePostgresError } from './translate-error.ts';
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export const postgresDialect: Dialect = {
-  name: 'postgres',
   autoId: 'BIGSERIAL PRIMARY KEY',
   bigint: 'BIGINT',
   real: 'DOUBLE PRECISION',
   blob: 'BYTEA',
+  forShare: ' FOR SHARE',
+  forUpdate: ' FOR UPDATE',
 };
 
 const capabilities: StoreCapabilities = {
@@ -87,6 +89,16 @@ class PostgresQueryable implements Queryable {
 class PostgresTransaction extends PostgresQueryable implements Transaction {
   async notify(channel: string, payload: string): Promise<void> {
     await exec(this.client, 'SELECT pg_notify(?, ?)', [channel, payload]);
+  }
+  async lockKey(scope: string): Promise<void> {
+    await exec(this.client, 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
+  }
+  async lockRows(select: string, params: readonly SqlValue[] = [], mode: 'update' | 'share' = 'update') {
+    await exec(
+      this.client,
+      select + (mode === 'share' ? postgresDialect.forShare : postgresDialect.forUpdate),
+      params,
+    );
   }
 }
 
@@ -165,6 +177,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
     } finally {
       client.release(broken);
     }
+  }
+
+  async tableNames(): Promise<string[]> {
+    const rows = await this.all<{ name: string }>(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
+    );
+    return rows.map((r) => r.name);
   }
 
   async listen(channel: string, handler: (payload: string) => void): Promise<Unlisten> {

@@ -19,11 +19,13 @@ import { openDatabaseFile } from './open-file.ts';
 import { translateSqliteError } from './translate-error.ts';
 
 export const sqliteDialect: Dialect = {
-  name: 'sqlite',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   bigint: 'INTEGER',
   real: 'REAL',
   blob: 'BLOB',
+  // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
+  forShare: '',
+  forUpdate: '',
 };
 
 const capabilities: StoreCapabilities = {
@@ -136,6 +138,9 @@ class SqliteTransaction implements Transaction {
     return this.#conn.get<T>(sql, params);
   }
   async notify(): Promise<void> {}
+  // Write transactions hold the database's write lock from BEGIN IMMEDIATE: nothing to add.
+  async lockKey(): Promise<void> {}
+  async lockRows(): Promise<void> {}
 }
 
 // Connections to the same file in one process share a mutex: a second connection's
@@ -203,6 +208,13 @@ export class SqliteStore implements Store {
     } finally {
       this.#mutex.release();
     }
+  }
+
+  async tableNames(): Promise<string[]> {
+    const rows = await this.all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1",
+    );
+    return rows.map((r) => r.name);
   }
 
   async close(): Promise<void> {
