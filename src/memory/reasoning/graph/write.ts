@@ -3,7 +3,7 @@
  * each with its own seq from the global counter, and moves each key's `is_head` marker (the
  * superseded version records `next_seq`, so "newest up to a cutoff" needs no anti-join).
  */
-import type { SqlValue, Store, Transaction } from '../../../store/store.ts';
+import type { SqlValue, Transaction } from '../../../store/store.ts';
 import { allocateSeq } from '../seq.ts';
 import { encodeTags, searchText } from './rows.ts';
 import type { EdgeContent, GraphScope, NodeContent, VersionOrigin } from './types.ts';
