@@ -65,4 +65,11 @@ export const engineMigrations: Migration[] = [
       'CREATE INDEX engine_artifacts_run ON engine_artifacts (run_pk, seq)',
     ],
   },
+  {
+    // A failed contract's typed failure ({ code, message, retryable, details } as JSON), beside
+    // the seed's `error_message` string, so callers never parse that string.
+    id: 410,
+    name: 'engine: contract failures as data',
+    up: () => ['ALTER TABLE engine_contracts ADD COLUMN error TEXT'],
+  },
 ];

@@ -46,8 +46,8 @@ export type InvocationKind =
 export type InvocationStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
 
 /**
- * Stable failure classes recorded in `source_invocations.failure_class`. Implementations may
- * add their own lower_snake names; these are the shared ones callers branch on.
+ * Stable failure classes recorded in `source_invocations.failure_class`, the ones callers
+ * branch on. A new class is a one-line edit here plus its code in `failure.ts`'s table.
  */
 export type FailureClass =
   | 'not_configured'
@@ -60,7 +60,9 @@ export type FailureClass =
   | 'response_format_rejected'
   | 'protocol'
   | 'tool_error'
-  | 'interrupted';
+  | 'upstream_error'
+  | 'interrupted'
+  | 'internal';
 
 /**
  * Where an invocation sits in the caller's work. Every field is optional and nullable; the
@@ -153,7 +155,7 @@ export interface FinishContext {
   tx: Queryable;
   status: 'succeeded' | 'failed';
   ended_at: number;
-  failure: { failure_class: string; message: string } | null;
+  failure: { failure_class: FailureClass; message: string } | null;
   output: unknown;
   validation: { status: 'valid' | 'invalid' | 'not_checked'; errors: unknown[] };
   redactor: Redactor;

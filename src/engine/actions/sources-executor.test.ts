@@ -156,6 +156,9 @@ describeEachStore('engine actions through sources', (factory) => {
       const [c] = run.completed_executions;
       assert.equal(c?.status, 'FAILED');
       assert.match(c?.error_message ?? '', /^http_status: /);
+      assert.equal(c?.error?.code, 'SOURCE_FAILED');
+      assert.equal(c?.error?.retryable, true);
+      assert.equal(c?.error?.details.failure_class, 'http_status');
       assert.deepEqual(run.state.messages, ['FAILED']);
       const { items } = await listSourceInvocations(store, { run_id: out.run_id });
       assert.deepEqual(
