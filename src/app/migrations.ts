@@ -4,11 +4,9 @@
  * engine 400–499, runtimes 500+.
  */
 import { engineMigrations } from '../engine/migrations.ts';
-import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
-import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
-import { tasksMigrations } from '../memory/tasks/migrations.ts';
+import { memoryMigrations } from '../memory/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
-import type { Migration } from '../store/migrations.ts';
+import type { Migration } from '../store/index.ts';
 
 const foundation: Migration[] = [
   {
@@ -20,9 +18,7 @@ const foundation: Migration[] = [
 
 export const migrations: readonly Migration[] = [
   ...foundation,
-  ...reasoningMigrations,
-  ...graphMigrations,
-  ...tasksMigrations,
+  ...memoryMigrations,
   ...sourcesMigrations,
   ...engineMigrations,
 ];

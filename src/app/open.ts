@@ -2,9 +2,8 @@
  * Opens the configured store with every migration applied: the one way surfaces get a store.
  * Startup recovery runs here, so calls left `running` by a dead process read `interrupted`.
  */
-import { recoverInterruptedInvocations } from '../sources/invocations/recover.ts';
-import { openStore } from '../store/open.ts';
-import type { Store } from '../store/store.ts';
+import { recoverInterruptedInvocations } from '../sources/recovery.ts';
+import { openStore, type Store } from '../store/index.ts';
 import type { NoemaConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 

@@ -2,7 +2,7 @@
  * Engine tables (ids 400–499): content-addressed graphs, runs with leases, the delta journal,
  * periodic snapshots, contracts and artifacts.
  */
-import type { Migration } from '../store/migrations.ts';
+import type { Migration } from '../store/index.ts';
 
 export const engineMigrations: Migration[] = [
   {

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { init } from '../../src/memory/reasoning/workspace-ops.ts';
+import { init } from '../../src/memory/index.ts';
 import { openStore, parseStoreTarget } from '../../src/store/index.ts';
 import { type CliResult, NOEMA_BIN, runCli } from '../../src/testing/cli.ts';
 import { createTestLocation, selectedStores, testPostgresUrl } from '../../src/testing/stores.ts';
