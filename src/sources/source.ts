@@ -35,13 +35,16 @@ export interface StoredResponseSource {
  * Why an invocation happened. Seed 004 names the first three; the agent and flowchart
  * runtimes add theirs. The column is TEXT so a new runtime adds a kind without a migration.
  */
-export type InvocationKind =
-  | 'llm_generation'
-  | 'ambient_context'
-  | 'model_elected_tool'
-  | 'agent_tool_call'
-  | 'flow_node'
-  | 'manual';
+export const INVOCATION_KINDS = [
+  'llm_generation',
+  'ambient_context',
+  'model_elected_tool',
+  'agent_tool_call',
+  'flow_node',
+  'manual',
+] as const;
+
+export type InvocationKind = (typeof INVOCATION_KINDS)[number];
 
 export type InvocationStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
 
