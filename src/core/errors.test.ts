@@ -85,6 +85,7 @@ describe('errorEnvelope', () => {
       code: 'INVALID_INPUT',
       message: 'bad name',
       details: { field: 'name' },
+      retryable: false,
       request_id: 'r1',
       correlation_id: 'c1',
       hint: 'use letters',

@@ -180,6 +180,8 @@ export interface ErrorEnvelope {
   code: ErrorCode;
   message: string;
   details: Record<string, unknown>;
+  /** True when the same request may succeed later unchanged (the store was busy or down). */
+  retryable: boolean;
   request_id: string;
   correlation_id?: string;
   hint?: string;
@@ -257,6 +259,7 @@ export function errorEnvelope(
     code: e.code,
     message: e.message,
     details: e.details,
+    retryable: e.retryable,
     request_id: ids.request_id,
   };
   if (ids.correlation_id !== undefined) env.correlation_id = ids.correlation_id;

@@ -84,6 +84,11 @@ export interface Dialect {
   readonly forShare: string;
   /** As `forShare`, excluding other lockers too: ` FOR UPDATE` on PostgreSQL. */
   readonly forUpdate: string;
+  /**
+   * As `forUpdate`, skipping rows another transaction holds (claiming work among processes):
+   * ` FOR UPDATE SKIP LOCKED` where `capabilities.supportsSkipLocked`, otherwise empty.
+   */
+  readonly forUpdateSkipLocked: string;
 }
 
 export interface TransactionOptions {

@@ -49,7 +49,13 @@ function scrub(text: string, url: string): string {
     const u = new URL(url);
     const secrets = [u.password, u.searchParams.get('password'), u.searchParams.get('sslpassword')];
     for (const s of secrets) {
-      if (s) out = out.split(s).join('***').split(decodeURIComponent(s)).join('***');
+      if (!s) continue;
+      out = out.split(s).join('***');
+      try {
+        out = out.split(decodeURIComponent(s)).join('***');
+      } catch {
+        // A malformed %-sequence: the raw form was scrubbed above.
+      }
     }
   } catch {
     // An unparsable URL was refused earlier, by parseStoreTarget.

@@ -31,6 +31,7 @@ export const postgresDialect: Dialect = {
   blob: 'BYTEA',
   forShare: ' FOR SHARE',
   forUpdate: ' FOR UPDATE',
+  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
 };
 
 const capabilities: StoreCapabilities = {

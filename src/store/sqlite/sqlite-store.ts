@@ -26,6 +26,7 @@ export const sqliteDialect: Dialect = {
   // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
   forShare: '',
   forUpdate: '',
+  forUpdateSkipLocked: '',
 };
 
 const capabilities: StoreCapabilities = {
