@@ -94,7 +94,11 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   async lockKey(scope: string): Promise<void> {
     await exec(this.client, 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }
-  async lockRows(select: string, params: readonly SqlValue[] = [], mode: 'update' | 'share' = 'update') {
+  async lockRows(
+    select: string,
+    params: readonly SqlValue[] = [],
+    mode: 'update' | 'share' = 'update',
+  ): Promise<void> {
     await exec(
       this.client,
       select + (mode === 'share' ? postgresDialect.forShare : postgresDialect.forUpdate),
