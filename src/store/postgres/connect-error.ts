@@ -66,7 +66,9 @@ function scrub(text: string, url: string): string {
 export function connectError(err: unknown, url: string, setting: string): NoemaError {
   const { cause, says } = classify(err);
   const reason = scrub((err as Error)?.message ?? String(err), url);
-  return new NoemaError('STORE_UNAVAILABLE', `cannot connect to PostgreSQL at ${redactUrl(url)}: ${says}`, {
+  // An unclassified failure (TLS, protocol) is only useful with the driver's own words.
+  const why = cause === 'other' ? `${says}: ${reason}` : says;
+  return new NoemaError('STORE_UNAVAILABLE', `cannot connect to PostgreSQL at ${redactUrl(url)}: ${why}`, {
     details: { setting, cause, reason },
     retryable: cause === 'refused' || cause === 'timeout' || cause === 'host',
     hint: `check ${setting} and that the server is running`,
