@@ -1,5 +1,6 @@
 /** Public surface of the engine layer: the contract (`engine.ts`), `createEngine`, and pure helpers. */
 
+export { sourcesExecutor } from './actions/sources-executor.ts';
 export {
   CONTRACT_STATUSES,
   canTransition,

@@ -24,3 +24,4 @@ export { ENV_PASSTHROUGH_ENV, STDIO_ALLOW_ENV } from './mcp-tool/stdio-policy.ts
 export { createRedactor, REDACTED, secretsFromEnv } from './redact.ts';
 export { responseSourceFor, sourceInterfaceNames } from './registry.ts';
 export type * from './source.ts';
+export { INVOCATION_KINDS } from './source.ts';

@@ -2,8 +2,7 @@
  * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
-import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
-import { createEngine, type Engine } from '../../engine/index.ts';
+import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
 import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
