@@ -179,6 +179,9 @@ describeEachStore('HTTP faults on a running server', (factory) => {
           assert.equal(res.status, 503, `${path}: ${JSON.stringify(body)}`);
           assert.equal(body.code, 'STORE_UNAVAILABLE');
         }
+        // Answers that never touch the store do not end the incident (no "answers again" line).
+        assert.equal((await fetch(`${base}/runs`)).status, 401);
+        assert.equal((await fetch(`${base}/`, { headers: auth })).status, 200);
       }
       const lines = server
         .stderr()

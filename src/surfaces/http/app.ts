@@ -69,9 +69,7 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
     for (const route of routes) {
       const handler = async (c: Context<AppEnv>) => {
         const ctx = await routeContext(c, route, options);
-        const response = toResponse(c, await route.handle(ctx));
-        if (response.status < 500) failures.storeAnswered();
-        return response;
+        return toResponse(c, await route.handle(ctx));
       };
       if (route.method === 'ANY') app.all(path, handler);
       else app.on(route.method, path, handler);

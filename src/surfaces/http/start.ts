@@ -5,6 +5,7 @@
 import { createEngine, type Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
+import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
@@ -36,7 +37,8 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
-  const services = { store: options.store, engine, events: { feeds, sse } };
+  const failures = new FailureLog();
+  const services = { store: options.store, engine, events: { feeds, sse }, failures };
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
@@ -44,6 +46,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     token: options.token,
     sessions,
     routes: allRoutes(services),
+    failures,
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
   server.onClose(async () => {
