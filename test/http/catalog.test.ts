@@ -81,6 +81,16 @@ describeEachStore('resource catalog over HTTP', (factory) => {
       assert.equal(cut.body.has_more, true);
       assert.equal(cut.body.next_cursor, cut.body.items[0].source_invocation_id);
 
+      // Content-addressed kinds list too (by hash), with their filters.
+      const sources = await http.get('/response-sources?interface=http_json');
+      assert.deepEqual(
+        sources.body.items.map((d: { hash: string }) => d.hash),
+        [weather.hash],
+      );
+      assert.equal(sources.body.items[0].links.self, `/response-sources/hash/${weather.hash}`);
+      assert.equal((await http.get('/response-sources?interface=llm_chat_completions')).body.items.length, 0);
+      assert.equal((await http.get('/json-schemas')).status, 200);
+
       // uses of a content-addressed document.
       const uses = await http.get(`/response-sources/hash/${weather.hash}/uses`);
       assert.equal(uses.status, 200);
@@ -102,6 +112,7 @@ describeEachStore('resource catalog over HTTP', (factory) => {
       assert.equal(detail.body.links.graph, `/graphs/hash/${runs.body.items[0].graph_hash}`);
       const whole = await http.get(detail.body.links.full);
       assert.deepEqual(whole.body.state.messages, [big]);
+      assert.equal((await http.get('/graphs')).body.items[0].links.self, detail.body.links.graph);
       const graphUses = await http.get(`${detail.body.links.graph}/uses`);
       assert.equal(graphUses.body.uses[0].items[0].run_id, run.run_id);
 
