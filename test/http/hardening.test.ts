@@ -108,6 +108,13 @@ describeEachStore('HTTP faults on a running server', (factory) => {
         }),
       );
       assert.equal(chunked.status, 413, 'also without content-length');
+      const anonymous = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
+      assert.equal(anonymous.status, 401, 'an unauthenticated upload is refused before its body is read');
+      await anonymous.body?.cancel();
       await chunked.body?.cancel();
 
       // Clients that go away mid-request or mid-stream.
