@@ -123,6 +123,11 @@ describeEachStore('resource catalog over HTTP', (factory) => {
       assert.match(page.headers.get('content-type') ?? '', /text\/html/);
       assert.match(page.text, /<table>/);
       assert.match(page.text, /href="\/runs"/, 'navigation over all kinds');
+      const paged = await http.get('/source-invocations?format=html&limit=2');
+      const next = /<a href="([^"]+)" rel="next">/.exec(paged.text);
+      assert.ok(next, 'a list page links to the next page');
+      const second = await http.get(next[1]!.replaceAll('&amp;', '&'));
+      assert.match(second.text, /end of list/);
       const one = await http.get(`/source-invocations/${first.source_invocation_id}?format=html`);
       assert.match(one.text, /att-&lt;1&gt;/, 'record values are escaped');
       assert.doesNotMatch(one.text, /att-<1>/);
