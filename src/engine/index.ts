@@ -17,4 +17,4 @@ export { EVENTS_CHANNEL } from './events/bus.ts';
 export { NodeRegistry } from './graph/registry.ts';
 export { graphProblems } from './graph/validate.ts';
 export { engineMigrations } from './migrations.ts';
-export { getGraph, getRunStatus, listRuns, type RunFilter, type RunSummary } from './run/read.ts';
+export { getGraph, getRunStatus, listGraphs, listRuns, type RunFilter, type RunSummary } from './run/read.ts';

@@ -8,6 +8,12 @@ export {
   putJsonSchema,
   putResponseSource,
 } from './documents.ts';
+export {
+  type DocumentFilter,
+  type DocumentPage,
+  listJsonSchemas,
+  listResponseSources,
+} from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind } from './invocations/annotate.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';

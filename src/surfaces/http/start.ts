@@ -6,6 +6,7 @@ import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.t
 import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
+import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
@@ -49,10 +50,12 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
   const closing: Array<() => Promise<void>> = [];
+  const failures = new FailureLog();
   const services = {
     store: options.store,
     engine,
     events: { feeds, sse },
+    failures,
     onClose: (hook: () => Promise<void>) => void closing.push(hook),
   };
   const server = await startHttpServer({
@@ -62,6 +65,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     token: options.token,
     sessions,
     routes: allRoutes(services),
+    failures,
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
   const leaveFlowFeeds = attachFlowSocketEvents(io.io, { store: options.store, feeds });
