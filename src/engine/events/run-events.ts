@@ -111,7 +111,7 @@ export class RunEvents {
       if (!this.#overflowed) {
         this.#overflowed = true;
         warn(
-          'NOEMA_EVENT_TOO_LARGE',
+          'NOEMA_EVENT_SEQ_EXHAUSTED',
           'noema: a run emitted 2^32 events in one claim; later events of this claim are not sent',
           {
             run_id: this.run_id,
