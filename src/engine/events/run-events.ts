@@ -3,6 +3,7 @@
  * EngineEvent.seq), scopes events to the transaction that commits what they describe, and queues
  * progress events until a commit of the same run carries them to other processes.
  */
+import { NoemaError } from '../../core/errors.ts';
 import { warn } from '../../core/warn.ts';
 import type { Transaction, TransactionOptions } from '../../store/store.ts';
 import type { EngineEvent } from '../engine.ts';
@@ -32,8 +33,9 @@ export class RunEvents {
   #index = 0;
   /** Progress events not yet carried by a commit to other processes. */
   #unsent: EngineEvent[] = [];
-  /** Progress events published while a transaction is open, delivered in-process once it settles. */
-  #held: EngineEvent[] | null = null;
+  /** Events to deliver in-process once no transaction of the run is open (kept in seq order then). */
+  #held: EngineEvent[] = [];
+  #open = 0;
   #overflowed = false;
 
   constructor(bus: EventBus, run_id: string) {
@@ -57,7 +59,7 @@ export class RunEvents {
     const e = this.#stamp(body);
     if (!e) return;
     if (this.#bus.fanOut) this.#unsent.push(e);
-    if (this.#held) this.#held.push(e);
+    if (this.#open > 0) this.#held.push(e);
     else this.#bus.deliver([e]);
   }
 
@@ -72,11 +74,9 @@ export class RunEvents {
   ): Promise<T> {
     const carried = this.#unsent;
     this.#unsent = [];
-    const outer = this.#held;
-    const held: EngineEvent[] = [];
-    this.#held = held;
     let emitted: EngineEvent[] = [];
     let committed = false;
+    this.#open++;
     try {
       const result = await this.#bus.store.transaction(async (tx) => {
         emitted = [];
@@ -90,11 +90,15 @@ export class RunEvents {
       committed = true;
       return result;
     } finally {
-      if (!committed) this.#unsent = [...carried, ...this.#unsent];
-      this.#held = outer;
-      const out = committed ? [...held, ...emitted].sort((a, b) => a.seq - b.seq) : held;
-      if (outer) outer.push(...out);
-      else this.#bus.deliver(out);
+      this.#open--;
+      if (!committed && carried.length > 0) this.#unsent = [...carried, ...this.#unsent];
+      if (committed && emitted.length > 0) this.#held.push(...emitted);
+      // In-process delivery waits until no transaction of the run is open, so it stays in seq order.
+      if (this.#open === 0 && this.#held.length > 0) {
+        const out = this.#held.sort((a, b) => a.seq - b.seq);
+        this.#held = [];
+        this.#bus.deliver(out);
+      }
     }
   }
 
@@ -106,7 +110,10 @@ export class RunEvents {
 
   #stamp(body: EventBody): EngineEvent | null {
     if (this.#epoch < 0)
-      throw new Error(`events of run ${this.run_id} stamped before its claim epoch is known`);
+      throw new NoemaError(
+        'INTERNAL',
+        `events of run ${this.run_id} stamped before its claim epoch is known`,
+      );
     if (this.#index + 1 >= INDEX_SPAN) {
       if (!this.#overflowed) {
         this.#overflowed = true;
