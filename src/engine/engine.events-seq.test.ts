@@ -1,6 +1,11 @@
 /** Event `seq`: strictly increasing per run, identical in every process, above a dead process's after a takeover. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, CountingExecutor, humanGraph, registerKit } from '../testing/engine-kit.ts';
@@ -8,6 +13,21 @@ import { createEngine } from './create-engine.ts';
 import type { EngineEvent, GraphSpec, NodeType } from './engine.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const WORKER = fileURLToPath(new URL('../testing/engine-worker.ts', import.meta.url));
+
+function readSeqs(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [(JSON.parse(l) as { seq: number }).seq];
+      } catch {
+        return []; // a line cut by the kill
+      }
+    });
+}
 
 function assertIncreasing(events: readonly EngineEvent[], what: string): void {
   for (let i = 1; i < events.length; i++) {
@@ -112,6 +132,52 @@ describeEachStore('engine events: seq', (factory) => {
     }
   });
 
+  test('after kill -9 the process finishing the run numbers its events above every event the killed process delivered', async () => {
+    const { store, url, dispose } = await factory.open();
+    const dir = mkdtempSync(join(tmpdir(), 'noema-seq-'));
+    try {
+      const engine = createEngine(store, { actions: new CountingExecutor(), fanOut: false });
+      registerKit(engine);
+      const { run_id } = await engine.createRun(actLoopGraph(8, 30));
+      const file = join(dir, 'events.jsonl');
+      const child = spawn(process.execPath, [WORKER, 'drain'], {
+        env: {
+          ...process.env,
+          NOEMA_DB: url,
+          ENGINE_LEASE_MS: '300',
+          ENGINE_IDLE_EXIT_MS: '500',
+          ENGINE_EVENTS: file,
+          ENGINE_EVENTS_RUN: run_id,
+        },
+        stdio: 'ignore',
+      });
+      const exited = new Promise((r) => child.on('exit', r));
+      for (let i = 0; i < 1000 && readSeqs(file).length < 6; i++) await sleep(10);
+      child.kill('SIGKILL');
+      await exited;
+      const dead = readSeqs(file);
+      assert.ok(dead.length >= 6, 'the killed process delivered events before dying');
+      assert.notEqual((await engine.getRun(run_id)).status, 'completed', 'killed mid-run');
+      const seen: EngineEvent[] = [];
+      await engine.subscribe(run_id, (e) => seen.push(e));
+      let status = 'running';
+      // The dead process's lease (300 ms) must expire before this process can claim the run.
+      for (let i = 0; i < 200 && status === 'running'; i++) {
+        status = (await engine.continueRun(run_id)).status;
+        if (status === 'running') await sleep(25);
+      }
+      assert.equal(status, 'completed');
+      assertIncreasing(seen, 'the finishing process');
+      assert.ok(
+        seen[0]!.seq > Math.max(...dead),
+        `first seq after the crash ${seen[0]!.seq} is above the killed process's last ${Math.max(...dead)}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await dispose();
+    }
+  });
+
   test('a subscriber in another process sees the same events with the same seqs, in order', async (t) => {
     const { store, url, dispose } = await factory.open();
     if (!store.capabilities.supportsListenNotify) {
@@ -119,29 +185,42 @@ describeEachStore('engine events: seq', (factory) => {
       t.skip('this store has no LISTEN/NOTIFY: there is no other process to see the events');
       return;
     }
-    const other = await openStore(parseStoreTarget(url));
+    const dir = mkdtempSync(join(tmpdir(), 'noema-seq-'));
     try {
-      const runner = createEngine(store, { actions: new CountingExecutor() });
-      registerKit(runner);
-      const watcher = createEngine(other);
+      const watcher = createEngine(store);
       registerKit(watcher);
-      const { run_id } = await runner.createRun(actLoopGraph(4));
-      const local: EngineEvent[] = [];
-      const remote: EngineEvent[] = [];
-      await runner.subscribe(run_id, (e) => local.push(e));
+      const { run_id } = await watcher.createRun(actLoopGraph(4));
+      const remote: Array<EngineEvent & { origin?: string }> = [];
       await watcher.subscribe(run_id, (e) => remote.push(e));
-      await runner.continueRun(run_id);
+      // The run executes in a real second process, which records every event it delivers in-process.
+      const file = join(dir, 'events.jsonl');
+      const child = spawn(process.execPath, [WORKER, 'drain'], {
+        env: {
+          ...process.env,
+          NOEMA_DB: url,
+          ENGINE_IDLE_EXIT_MS: '200',
+          ENGINE_EVENTS: file,
+          ENGINE_EVENTS_RUN: run_id,
+        },
+        stdio: 'ignore',
+      });
+      assert.equal(await new Promise((r) => child.on('exit', r)), 0);
+      const local = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { seq: number; type: string; pid: number });
       for (let i = 0; i < 200 && remote.length < local.length; i++) await sleep(10);
       await watcher.close();
-      await runner.close();
-      const strip = (e: EngineEvent & { origin?: string }) => {
-        const { origin: _o, ...rest } = e;
-        return rest;
-      };
-      assert.deepEqual(remote.map(strip), local);
-      assertIncreasing(local, 'in-process');
+      assert.ok(local.length > 5);
+      assert.deepEqual(
+        remote.map((e) => [e.seq, e.type]),
+        local.map((e) => [e.seq, e.type]),
+        'the same events, with the same seqs, in the same order',
+      );
+      assert.ok(remote.every((e) => e.origin !== watcher.owner && typeof e.origin === 'string'));
+      assertIncreasing(remote, 'received through NOTIFY');
     } finally {
-      await other.close();
+      rmSync(dir, { recursive: true, force: true });
       await dispose();
     }
   });
