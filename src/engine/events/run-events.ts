@@ -26,6 +26,9 @@ export function eventSeq(epoch: number, index: number): number {
 
 export type Emit = (event: EventBody) => void;
 
+/** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
+const NONE: EngineEvent[] = [];
+
 export class RunEvents {
   readonly run_id: string;
   readonly #bus: EventBus;
@@ -72,17 +75,19 @@ export class RunEvents {
     fn: (tx: Transaction, emit: Emit) => Promise<T>,
     options?: TransactionOptions,
   ): Promise<T> {
-    const carried = this.#unsent;
-    this.#unsent = [];
-    let emitted: EngineEvent[] = [];
+    const carried = this.#unsent.length > 0 ? this.#unsent : NONE;
+    if (carried !== NONE) this.#unsent = [];
+    let emitted: EngineEvent[] = NONE;
     let committed = false;
     this.#open++;
     try {
       const result = await this.#bus.store.transaction(async (tx) => {
-        emitted = [];
+        emitted = NONE;
         const r = await fn(tx, (body) => {
           const e = this.#stamp(body);
-          if (e) emitted.push(e);
+          if (!e) return;
+          if (emitted === NONE) emitted = [];
+          emitted.push(e);
         });
         await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
         return r;
@@ -91,7 +96,7 @@ export class RunEvents {
       return result;
     } finally {
       this.#open--;
-      if (!committed && carried.length > 0) this.#unsent = [...carried, ...this.#unsent];
+      if (!committed && carried !== NONE) this.#unsent = [...carried, ...this.#unsent];
       if (committed && emitted.length > 0) this.#held.push(...emitted);
       // In-process delivery waits until no transaction of the run is open, so it stays in seq order.
       if (this.#open === 0 && this.#held.length > 0) {
