@@ -224,4 +224,65 @@ describeEachStore('engine events: seq', (factory) => {
       await dispose();
     }
   });
+
+  test('progress of a long node reaches other processes while it runs, not only at its commit', async (t) => {
+    const { store, url, dispose } = await factory.open();
+    if (!store.capabilities.supportsListenNotify) {
+      await dispose();
+      t.skip('this store has no LISTEN/NOTIFY: there is no other process to see the events');
+      return;
+    }
+    const other = await openStore(parseStoreTarget(url));
+    try {
+      let open: () => void = () => {};
+      const gate = new Promise<void>((r) => {
+        open = r;
+      });
+      const runner = createEngine(store);
+      runner.register({
+        type: 'long',
+        async execute(ctx) {
+          ctx.update({ tokens: 'hel' });
+          ctx.update({ tokens: 'lo' });
+          await gate;
+          return { kind: 'ok' };
+        },
+      } as NodeType<never>);
+      const watcher = createEngine(other);
+      const { run_id } = await runner.createRun({
+        entry: 'l',
+        nodes: [
+          { id: 'l', type: 'long' },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [{ from: 'l', to: 'end' }],
+      });
+      const local: EngineEvent[] = [];
+      const remote: EngineEvent[] = [];
+      await runner.subscribe(run_id, (e) => local.push(e));
+      await watcher.subscribe(run_id, (e) => remote.push(e));
+      const running = runner.continueRun(run_id);
+      const live = await (async () => {
+        for (let i = 0; i < 300; i++) {
+          if (remote.filter((e) => e.type === 'node.updated').length === 2) return true;
+          await sleep(10);
+        }
+        return false;
+      })();
+      open();
+      assert.equal((await running).status, 'completed');
+      assert.ok(live, 'both updates arrived while the node was still running');
+      for (let i = 0; i < 200 && remote.length < local.length; i++) await sleep(10);
+      assert.deepEqual(
+        remote.map((e) => e.seq),
+        local.map((e) => e.seq),
+        'nothing sent twice or lost by the extra flush',
+      );
+      await watcher.close();
+      await runner.close();
+    } finally {
+      await other.close();
+      await dispose();
+    }
+  });
 });

@@ -4,7 +4,7 @@
  * progress events until a commit of the same run carries them to other processes.
  */
 import { NoemaError } from '../../core/errors.ts';
-import { warn } from '../../core/warn.ts';
+import { Incident, warn } from '../../core/warn.ts';
 import type { Transaction, TransactionOptions } from '../../store/store.ts';
 import type { EngineEvent } from '../engine.ts';
 import type { EventBus } from './bus.ts';
@@ -26,6 +26,12 @@ export function eventSeq(epoch: number, index: number): number {
 
 export type Emit = (event: EventBody) => void;
 
+/**
+ * How long progress events (`ctx.update` of a long node, say) may wait for the run's next commit
+ * before they are sent to other processes in a transaction of their own.
+ */
+const PROGRESS_LATENCY_MS = 50;
+
 /** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
 const NONE: EngineEvent[] = [];
 
@@ -40,6 +46,11 @@ export class RunEvents {
   #held: EngineEvent[] = [];
   #open = 0;
   #overflowed = false;
+  /** Armed while progress events wait for a commit to carry them (see PROGRESS_LATENCY_MS). */
+  #timer: NodeJS.Timeout | null = null;
+  /** A timed flush in flight: the run's next transaction waits for it, so commits stay in seq order. */
+  #flushing: Promise<void> | null = null;
+  readonly #flushFailing = new Incident('NOEMA_EVENT_FLUSH_FAILED');
 
   constructor(bus: EventBus, run_id: string) {
     this.#bus = bus;
@@ -61,7 +72,10 @@ export class RunEvents {
   progress(body: EventBody): void {
     const e = this.#stamp(body);
     if (!e) return;
-    if (this.#bus.fanOut) this.#unsent.push(e);
+    if (this.#bus.fanOut) {
+      this.#unsent.push(e);
+      this.#armTimer();
+    }
     if (this.#open > 0) this.#held.push(e);
     else this.#bus.deliver([e]);
   }
@@ -75,6 +89,7 @@ export class RunEvents {
     fn: (tx: Transaction, emit: Emit) => Promise<T>,
     options?: TransactionOptions,
   ): Promise<T> {
+    if (this.#flushing) await this.#flushing;
     const carried = this.#unsent.length > 0 ? this.#unsent : NONE;
     if (carried !== NONE) this.#unsent = [];
     let emitted: EngineEvent[] = NONE;
@@ -109,8 +124,38 @@ export class RunEvents {
 
   /** Sends progress events that no later commit of this run will carry. */
   async flush(): Promise<void> {
+    if (this.#flushing) await this.#flushing;
     if (this.#unsent.length === 0) return;
     await this.transaction(async () => {});
+  }
+
+  #armTimer(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => this.#timedFlush(), PROGRESS_LATENCY_MS);
+    this.#timer.unref();
+  }
+
+  /** A node running longer than the latency bound: its progress goes out in a transaction of its own. */
+  #timedFlush(): void {
+    this.#timer = null;
+    if (this.#unsent.length === 0) return;
+    // An open transaction took what was unsent when it began; later progress waits for the next turn.
+    if (this.#open > 0 || this.#flushing) {
+      this.#armTimer();
+      return;
+    }
+    this.#flushing = this.transaction(async () => {})
+      .then(
+        () => this.#flushFailing.ok(),
+        (err) =>
+          this.#flushFailing.fail('noema: progress events of a run could not be sent to other processes', {
+            run_id: this.run_id,
+            error: (err as Error | null)?.message ?? String(err),
+          }),
+      )
+      .finally(() => {
+        this.#flushing = null;
+      });
   }
 
   #stamp(body: EventBody): EngineEvent | null {
