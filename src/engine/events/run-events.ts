@@ -32,6 +32,9 @@ export type Emit = (event: EventBody) => void;
  */
 const PROGRESS_LATENCY_MS = 50;
 
+/** A transaction that only sends notifications need not wait for a disk flush. */
+const NOTIFY_ONLY: TransactionOptions = { durable: false };
+
 /** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
 const NONE: EngineEvent[] = [];
 
@@ -126,7 +129,7 @@ export class RunEvents {
   async flush(): Promise<void> {
     if (this.#flushing) await this.#flushing;
     if (this.#unsent.length === 0) return;
-    await this.transaction(async () => {});
+    await this.transaction(async () => {}, NOTIFY_ONLY);
   }
 
   #armTimer(): void {
@@ -144,7 +147,7 @@ export class RunEvents {
       this.#armTimer();
       return;
     }
-    this.#flushing = this.transaction(async () => {})
+    this.#flushing = this.transaction(async () => {}, NOTIFY_ONLY)
       .then(
         () => this.#flushFailing.ok(),
         (err) =>
