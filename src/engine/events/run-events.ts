@@ -62,6 +62,13 @@ export class RunEvents {
 
   /** Starts numbering at the claim epoch read (or written) with the claim. */
   claimed(epoch: number): this {
+    if (epoch > MAX_EPOCH) {
+      // Past 2^21 claims seqs would lose precision; they stop increasing across claims instead.
+      warn('NOEMA_EVENT_SEQ_EXHAUSTED', 'noema: a run was claimed 2^21 times; its event seqs may repeat', {
+        run_id: this.run_id,
+        epoch,
+      });
+    }
     this.#epoch = Math.min(epoch, MAX_EPOCH);
     this.#index = 0;
     return this;
