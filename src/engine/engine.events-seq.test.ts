@@ -110,7 +110,7 @@ describeEachStore('engine events: seq', (factory) => {
       await first.subscribe(run_id, (e) => firstSeen.push(e));
       await second.subscribe(run_id, (e) => secondSeen.push(e));
       const running = first.continueRun(run_id);
-      for (let i = 0; i < 200 && calls < 2; i++) await sleep(5);
+      for (let i = 0; i < 1000 && calls < 2; i++) await sleep(5);
       assert.equal(calls, 2, 'the first process is inside its second step');
       // The first process is presumed dead: its lease expired (as after kill -9; the crash suite kills for real).
       await store.run('UPDATE engine_runs SET lease_expires_at = 0');
