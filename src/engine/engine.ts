@@ -370,7 +370,8 @@ export interface RunOutcome {
  * `artifact.persisted`, `run.updated` other than `running`) are sent with that transaction's commit
  * and delivered in-process only after it; a rollback drops them. Progress events (`node.started`,
  * `node.updated`, `node.finished`, `run.updated` `running`) are delivered in-process at once and fan
- * out with the run's next commit (re-sent with a later one if that commit rolls back).
+ * out with the run's next commit, or after 50 ms in a transaction of their own (re-sent with a later
+ * one if that commit rolls back).
  */
 export type EngineEvent = { seq: number } & (
   | {

@@ -134,6 +134,12 @@ export interface TransactionOptions {
    * read-then-write transaction cannot fail halfway on lock upgrade.
    */
   mode?: 'read' | 'write';
+  /**
+   * `false` lets the commit return before it is durable (PostgreSQL `synchronous_commit = off` for
+   * this transaction; SQLite commits as always). Only for transactions whose loss in a crash loses
+   * nothing that was promised — e.g. one that only sends notifications. Default `true`.
+   */
+  durable?: boolean;
 }
 
 export type Unlisten = () => Promise<void>;

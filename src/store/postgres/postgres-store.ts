@@ -199,7 +199,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
     }
     let broken = false;
     try {
-      await client.query(options.mode === 'read' ? 'BEGIN READ ONLY' : 'BEGIN');
+      await client.query(
+        options.mode === 'read'
+          ? 'BEGIN READ ONLY'
+          : options.durable === false
+            ? 'BEGIN; SET LOCAL synchronous_commit = off'
+            : 'BEGIN',
+      );
       let result: T;
       try {
         result = await runInTransactionScope(this, () => fn(new PostgresTransaction(client)));
