@@ -6,17 +6,33 @@ import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
-import type { Engine, EngineOptions, GraphSpec, Json, RunOutcome, StartOptions } from './engine.ts';
+import type {
+  ContractView,
+  Engine,
+  EngineOptions,
+  GraphSpec,
+  Json,
+  RunOutcome,
+  StartOptions,
+} from './engine.ts';
 import { EventBus } from './events/bus.ts';
 import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
-import { appendUnfenced, loadState } from './journal/journal.ts';
+import { appendUnfenced, type LoadedRun, loadState } from './journal/journal.ts';
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
 import { answerContract } from './run/resume.ts';
-import { claimNextRun, claimRun, getGraphBody, getRunOrThrow, insertRun, type RunRow } from './run/runs.ts';
+import {
+  abandonLease,
+  claimNextRun,
+  claimRun,
+  getGraphBody,
+  getRunOrThrow,
+  insertRun,
+  type RunRow,
+} from './run/runs.ts';
 import { fitRunView } from './run/view-budget.ts';
 import { outcomeOf, runView } from './run/views.ts';
 
@@ -52,10 +68,17 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     const running = active.get(row.run_id);
     if (running) return running;
     const p = (async () => {
-      const graph = await graphOf(row.graph_hash);
-      const loaded = await loadState(store, graph, row.run_pk);
-      const contracts = await contractsOfRun(store, row.run_pk);
-      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts);
+      let loaded: [CompiledGraph, LoadedRun, ContractView[]];
+      try {
+        const graph = await graphOf(row.graph_hash);
+        loaded = [graph, await loadState(store, graph, row.run_pk), await contractsOfRun(store, row.run_pk)];
+      } catch (err) {
+        // Claimed but not loaded (the store failed meanwhile): give the lease up for another process.
+        if ((err as { retryable?: unknown } | null)?.retryable === true)
+          await abandonLease(store, row.run_pk, owner, deps.now()).catch(() => {});
+        throw err;
+      }
+      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, ...loaded);
     })().finally(() => active.delete(row.run_id));
     active.set(row.run_id, p);
     return p;

@@ -111,31 +111,34 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     try {
-      await store.transaction(async (tx) => {
-        interrupted = !(await finishInvocation(
-          tx,
-          id,
-          {
-            ...response,
+      // The result exists only in this process's memory now: a passing store fault must not lose it.
+      await retryStoreFault(() =>
+        store.transaction(async (tx) => {
+          interrupted = !(await finishInvocation(
+            tx,
+            id,
+            {
+              ...response,
+              status,
+              failure_class: failure?.failureClass ?? null,
+              failure_message: failure?.message ?? null,
+              started_at,
+              ended_at,
+              validation_status: validation.status === 'not_checked' ? null : validation.status,
+            },
+            redactor,
+          ));
+          await plan?.finish?.({
+            tx,
             status,
-            failure_class: failure?.failureClass ?? null,
-            failure_message: failure?.message ?? null,
-            started_at,
             ended_at,
-            validation_status: validation.status === 'not_checked' ? null : validation.status,
-          },
-          redactor,
-        ));
-        await plan?.finish?.({
-          tx,
-          status,
-          ended_at,
-          failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-          output: result.success?.output,
-          validation,
-          redactor,
-        });
-      });
+            failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+            output: result.success?.output,
+            validation,
+            redactor,
+          });
+        }),
+      );
     } catch (err) {
       // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
       failure = new SourceFailure(
@@ -164,6 +167,21 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     };
   } finally {
     release();
+  }
+}
+
+const FINISH_RETRY_DELAYS_MS = [25, 100, 400];
+
+/** Runs `write` again after a retryable store error (busy, briefly unreachable), a few times. */
+async function retryStoreFault<T>(write: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await write();
+    } catch (err) {
+      const delay = FINISH_RETRY_DELAYS_MS[i];
+      if ((err as { retryable?: unknown }).retryable !== true || delay === undefined) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { RunState } from './state.ts';
+import { isStoreFault } from './store-fault.ts';
 
 export interface RunRef {
   run_pk: number;
@@ -23,6 +24,11 @@ export class RunContracts {
   readonly #run: RunRef;
   readonly #state: RunState;
   readonly byId: Map<string, ContractView>;
+  /**
+   * The first store fault met while the current node ran. A node may catch the error `ctx.act`
+   * threw and carry on; the run must still stop and be reclaimed, so the node runner checks this.
+   */
+  fault: unknown;
 
   constructor(deps: EngineDeps, run: RunRef, state: RunState, contracts: ContractView[]) {
     this.#deps = deps;
@@ -109,8 +115,16 @@ export class RunContracts {
         signal,
       });
     } catch (err) {
+      // The store failed under the executor (its durable trace could not be written): the action's
+      // outcome is unknown, not failed. The contract stays RUNNING and the run is reclaimed.
+      if (isStoreFault(err)) throw this.#sawFault(err);
       return { ok: false, error_message: (err as Error).message || String(err) };
     }
+  }
+
+  #sawFault(err: unknown): unknown {
+    if (this.fault === undefined) this.fault = err;
+    return err;
   }
 
   async #move(
@@ -144,12 +158,16 @@ export class RunContracts {
       s: next.status,
       by: next.transitions.at(-1)?.actor ?? 'engine',
     };
-    await store.transaction(async (tx) => {
-      if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
-        throw new LeaseLost();
-      await write(tx);
-      await bus.flush(tx);
-    });
+    try {
+      await store.transaction(async (tx) => {
+        if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+          throw new LeaseLost();
+        await write(tx);
+        await bus.flush(tx);
+      });
+    } catch (err) {
+      throw isStoreFault(err) ? this.#sawFault(err) : err;
+    }
     this.#state.seq = seq;
     this.byId.set(next.contract_id, next);
     for (const t of next.transitions.slice(from === null ? 0 : -1)) {

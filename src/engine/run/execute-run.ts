@@ -27,7 +27,7 @@ import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { runNode } from './node-runner.ts';
-import { heartbeat, releaseRun } from './runs.ts';
+import { abandonLease, heartbeat, releaseRun } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
 
 interface StepWork {
@@ -126,8 +126,14 @@ export async function executeRun(
   } catch (err) {
     if (err instanceof LeaseLost)
       return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
-    // A retryable error (the store unreachable) may pass: leave the run to be reclaimed after lease expiry.
-    if ((err as { retryable?: unknown } | null)?.retryable === true) throw err;
+    // A retryable error (the store unreachable) may pass: leave the run `running` to be reclaimed.
+    if ((err as { retryable?: unknown } | null)?.retryable === true) {
+      // Stop whatever of this run is still in flight (its writes are fenced anyway), and give the
+      // lease up if the store answers, so another process need not wait for it to expire.
+      abort.abort();
+      await abandonLease(deps.store, run.run_pk, deps.owner, deps.now()).catch(() => {});
+      throw err;
+    }
     // Anything else, left `running`, would be reclaimed after lease expiry and fail the same way forever.
     const error: RunError = { code: 'INTERNAL', message: (err as Error | null)?.message || String(err) };
     try {
