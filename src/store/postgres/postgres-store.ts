@@ -42,17 +42,31 @@ export interface PostgresStoreOptions {
   max?: number;
 }
 
+/**
+ * A named statement stays prepared on every pooled connection that ran it, for the connection's
+ * life, and `pg` offers no way to forget one. So only SQL of a fixed shape is named, and at most
+ * POSTGRES_NAMED_STATEMENTS distinct texts per process (the hot ones come first); any other SQL,
+ * such as an `IN (?, ?, …)` list whose length follows the input, runs as an unnamed statement.
+ */
+export const POSTGRES_NAMED_STATEMENTS = 500;
 const statementNames = new Map<string, string>();
+const VARIABLE_IN_LIST = /\bIN\s*\(\s*\?(\s*,\s*\?)+\s*\)/i;
+
+/** The statement's name, or undefined to run it unnamed. `text` is the portable SQL, `sql` its `$n` form. */
+function nameFor(text: string, sql: string): string | undefined {
+  const known = statementNames.get(sql);
+  if (known !== undefined) return known;
+  if (statementNames.size >= POSTGRES_NAMED_STATEMENTS || VARIABLE_IN_LIST.test(text)) return undefined;
+  const name = `n_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+  statementNames.set(sql, name);
+  return name;
+}
 
 function query(text: string, params: readonly SqlValue[]): pg.QueryConfig {
   const sql = toPostgresPlaceholders(text);
-  let name = statementNames.get(sql);
-  if (name === undefined) {
-    name = `n_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-    statementNames.set(sql, name);
-  }
   const values = params.map((p) => (p === true ? 1 : p === false ? 0 : p));
-  return { name, text: sql, values };
+  const name = nameFor(text, sql);
+  return name === undefined ? { text: sql, values } : { name, text: sql, values };
 }
 
 async function exec(client: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]) {
