@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { incidentSink } from '../core/incident-log.ts';
 import { putResponseSource } from '../sources/index.ts';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 import { describeEachStore } from '../testing/each-store.ts';
@@ -192,6 +193,49 @@ describeEachStore('engine under store faults', (factory) => {
       await b.close();
       await otherStore.close();
       await effects.close();
+      await ts.dispose();
+    }
+  });
+});
+
+describeEachStore('engine heartbeat failures', (factory) => {
+  test('a lease heartbeat that keeps failing is logged once with the run, and the run still completes', async () => {
+    const ts = await factory.open();
+    const faulty = new FaultyStore(ts.store);
+    const lines: string[] = [];
+    const write = incidentSink.write;
+    incidentSink.write = (line) => void lines.push(line);
+    try {
+      const engine = createEngine(faulty, { leaseMs: 30 });
+      engine.register({
+        type: 'slow',
+        execute: async () => {
+          await new Promise((r) => setTimeout(r, 200));
+          return { kind: 'ok' };
+        },
+      });
+      const { run_id } = await engine.createRun({
+        entry: 's',
+        nodes: [
+          { id: 's', type: 'slow' },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [{ from: 's', to: 'end' }],
+      });
+      faulty.arm({ matching: /^UPDATE engine_runs SET lease_expires_at = \?/ });
+      const out = await engine.continueRun(run_id);
+      faulty.disarm();
+      assert.equal(out.status, 'completed', JSON.stringify(out.error));
+      assert.ok(faulty.injected.length >= 3, `the heartbeat failed ${faulty.injected.length} times`);
+      const logged = lines.filter((l) => l.includes('lease heartbeat'));
+      assert.equal(logged.length, 1, lines.join('\n'));
+      assert.match(
+        logged[0]!,
+        new RegExp(`run ${run_id}: lease heartbeat failed \\(STORE_UNAVAILABLE: injected fault`),
+      );
+      await engine.close();
+    } finally {
+      incidentSink.write = write;
       await ts.dispose();
     }
   });

@@ -22,6 +22,8 @@ export interface FaultPlan {
   at?: 'begin' | 'commit';
   /** Fail the Nth statement (`run`/`all`/`get`, on the store or a transaction; 1-based). */
   statement?: number;
+  /** Fail every statement whose SQL matches, until `disarm` (a lasting outage of one kind of call). */
+  matching?: RegExp;
 }
 
 export interface FaultCounts {
@@ -59,7 +61,7 @@ export class FaultyStore implements Store {
     return this.inner.location;
   }
 
-  /** Resets the counters and injects `plan`'s fault (each at most once); `null` only counts. */
+  /** Resets the counters and injects `plan`'s faults (numbered ones once); `null` only counts. */
   arm(plan: FaultPlan | null): void {
     this.#plan = plan;
     this.counts.transactions = 0;
@@ -74,7 +76,7 @@ export class FaultyStore implements Store {
 
   #statement(sql: string): void {
     const n = ++this.counts.statements;
-    if (this.#plan?.statement === n) {
+    if (this.#plan?.statement === n || this.#plan?.matching?.test(sql)) {
       const what = `statement ${n}: ${sql.replace(/\s+/g, ' ').slice(0, 80)}`;
       this.injected.push(what);
       throw this.#fault(what);

@@ -6,6 +6,7 @@
  */
 
 import { uuidv7 } from '../../core/ids.ts';
+import { incidentLog } from '../../core/incident-log.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import type { Transaction } from '../../store/store.ts';
 import { insertContract, viewOf } from '../contracts/contract-store.ts';
@@ -48,11 +49,16 @@ export async function executeRun(
   const state = loaded.state;
   const rc = new RunContracts(deps, run, state, contracts);
   const nodeRun = { deps, run, graph, state, contracts: rc, attempts: loaded.attempts, signal: abort.signal };
+  const beatLog = incidentLog(`run ${run.run_id}: lease heartbeat`);
   const timer = setInterval(
     () => {
       heartbeat(deps.store, run.run_pk, deps.owner, deps.now(), deps.leaseMs).then(
-        (held) => held || abort.abort(),
-        () => {},
+        (held) => {
+          beatLog.ok();
+          if (!held) abort.abort();
+        },
+        // The next tick retries; if the lease expires meanwhile, the fenced writes notice.
+        (err: unknown) => beatLog.fail(err),
       );
     },
     Math.max(10, Math.floor(deps.leaseMs / 3)),

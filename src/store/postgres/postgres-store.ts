@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { NoemaError } from '../../core/errors.ts';
+import { incidentLog } from '../../core/incident-log.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { redactUrl } from '../redact-url.ts';
 import type {
@@ -122,8 +123,10 @@ export class PostgresStore extends PostgresQueryable implements Store {
       max: options.max ?? 10,
       connectionTimeoutMillis: 5_000,
     });
-    // An idle client dying (server restart) must not crash the process.
-    pool.on('error', () => {});
+    // An idle client dying (server restart) must not crash the process; the pool replaces it.
+    const poolLog = incidentLog(`PostgreSQL pool at ${redactUrl(options.url)}: an idle connection`);
+    pool.on('error', (err) => poolLog.fail(err));
+    pool.on('connect', () => poolLog.ok());
     try {
       await pool.query('SELECT 1');
     } catch (err) {
