@@ -1,6 +1,6 @@
 /** `noema serve`: the HTTP server (REST, and later SSE/MCP/browser) on 127.0.0.1. */
 import { loadConfig } from '../../../app/config.ts';
-import { openNoemaStore } from '../../../app/open.ts';
+import { openNoemaStore, startSweep } from '../../../app/open.ts';
 import { resolveToken } from '../../../app/token.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
@@ -19,6 +19,7 @@ export const serveCommand: Command = {
     const stopped = untilSignal();
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
     const store = await openNoemaStore(config);
+    const sweep = startSweep(store, config);
     const token = resolveToken(config.token, config.dataDir);
     let server: Awaited<ReturnType<typeof startHttpServer>>;
     try {
@@ -29,6 +30,7 @@ export const serveCommand: Command = {
         routes: allRoutes({ store }),
       });
     } catch (err) {
+      await sweep.stop();
       await store.close();
       throw err;
     }
@@ -38,6 +40,7 @@ export const serveCommand: Command = {
     const signal = await stopped;
     io.out(`received ${signal}, shutting down`);
     await server.close();
+    await sweep.stop();
     await store.close();
     return EXIT_OK;
   },
