@@ -2,7 +2,8 @@
  * A real engine process for crash and multi-process tests: `node engine-worker.ts drain` claims runs
  * until none is left; `resume <run_id> <contract_id> <json>` answers a WAITING contract. NOEMA_DB names
  * the store, ENGINE_LOG the file the counting executor appends contract ids to, ENGINE_TRACE a file each
- * committed node execution is appended to (`run_id step pid`), ENGINE_LEASE_MS the lease.
+ * committed node execution is appended to (`run_id step pid`), ENGINE_LEASE_MS the lease,
+ * ENGINE_SNAPSHOT_EVERY the snapshot interval.
  */
 import { appendFileSync } from 'node:fs';
 import { migrations } from '../app/migrations.ts';
@@ -15,6 +16,7 @@ const store = await openStore(parseStoreTarget(process.env.NOEMA_DB), { migratio
 const engine = createEngine(store, {
   actions: new CountingExecutor(process.env.ENGINE_LOG ? { logFile: process.env.ENGINE_LOG } : {}),
   leaseMs: Number(process.env.ENGINE_LEASE_MS ?? 30_000),
+  ...(process.env.ENGINE_SNAPSHOT_EVERY ? { snapshotEvery: Number(process.env.ENGINE_SNAPSHOT_EVERY) } : {}),
 });
 registerKit(engine);
 const trace = process.env.ENGINE_TRACE;
