@@ -4,6 +4,7 @@ import { canonicalJson } from '../core/canonical-json.ts';
 import { NoemaError } from '../core/errors.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
+import { LruMap } from '../core/lru.ts';
 import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
@@ -36,6 +37,9 @@ import {
 import { fitRunView } from './run/view-budget.ts';
 import { outcomeOf, runView } from './run/views.ts';
 
+/** How many compiled graphs an engine keeps. */
+const GRAPH_CACHE = 256;
+
 export function createEngine(store: Store, options: EngineOptions = {}): Engine {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${uuidv7().slice(-12)}`;
   const registry = new NodeRegistry();
@@ -49,7 +53,8 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     actions: options.actions,
     now: options.now ?? Date.now,
   };
-  const graphs = new Map<string, CompiledGraph>();
+  // Compiled graphs by hash. Graphs come from callers, so the cache is bounded; a miss recompiles.
+  const graphs = new LruMap<string, CompiledGraph>(GRAPH_CACHE);
 
   async function graphOf(hash: string): Promise<CompiledGraph> {
     let g = graphs.get(hash);

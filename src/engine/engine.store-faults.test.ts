@@ -188,6 +188,45 @@ describeEachStore('engine under store faults', (factory) => {
         );
         assert.deepEqual(running, [], `${label}: no invocation is left running`);
       }
+
+      // Resuming (answering the form, then running to the end) under the same sweep.
+      const waitingRun = async () => {
+        const { run_id } = await b.createRun(graph);
+        assert.equal((await b.continueRun(run_id)).status, 'waiting');
+        const form = (await b.getRun(run_id)).contracts.find((c) => c.status === 'WAITING');
+        return { run_id, contract_id: form!.contract_id };
+      };
+      const counting = await waitingRun();
+      faulty.arm(null);
+      assert.equal(
+        (await a.resume(counting.run_id, counting.contract_id, { approved: true })).status,
+        'completed',
+      );
+      const resumeCalls = { ...faulty.counts };
+      const resumePlans: FaultPlan[] = [];
+      for (let n = 1; n <= resumeCalls.transactions; n++) resumePlans.push({ transaction: n, at: 'commit' });
+      for (let n = 1; n <= resumeCalls.statements; n++) resumePlans.push({ statement: n });
+      for (const plan of resumePlans) {
+        const label = `resume ${JSON.stringify(plan)}`;
+        const { run_id, contract_id } = await waitingRun();
+        faulty.arm(plan);
+        await a.resume(run_id, contract_id, { approved: true }).then(
+          (out) => assert.equal(out.status, 'completed', `${label}: ${JSON.stringify(out.error)}`),
+          (err: { code?: string }) => assert.equal(err.code, 'STORE_UNAVAILABLE', `${label}: ${String(err)}`),
+        );
+        faulty.disarm();
+        const left = await b.getRun(run_id);
+        assert.ok(
+          left.status !== 'failed',
+          `${label} (${faulty.injected[0]}): ${JSON.stringify(left.error)}`,
+        );
+        // Either the answer was rolled back (answer again) or it committed (any worker finishes the run).
+        const stillWaiting = left.contracts.some((c) => c.status === 'WAITING');
+        const out = stillWaiting
+          ? await b.resume(run_id, contract_id, { approved: true })
+          : await b.continueRun(run_id);
+        assert.equal(out.status, 'completed', `${label}: ${JSON.stringify(out.error)}`);
+      }
     } finally {
       await a.close();
       await b.close();
