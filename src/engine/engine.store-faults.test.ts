@@ -187,6 +187,12 @@ describeEachStore('engine under store faults', (factory) => {
           [run_id],
         );
         assert.deepEqual(running, [], `${label}: no invocation is left running`);
+        // A call whose result write hit the fault was written again, not recorded as an internal failure.
+        const lost = await ts.store.all(
+          "SELECT source_invocation_id FROM source_invocations WHERE run_id = ? AND failure_class = 'internal'",
+          [run_id],
+        );
+        assert.deepEqual(lost, [], `${label} (${faulty.injected[0]}): a call's result was lost`);
       }
 
       // Resuming (answering the form, then running to the end) under the same sweep.

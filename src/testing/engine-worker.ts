@@ -8,6 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { migrations } from '../app/migrations.ts';
 import { createEngine } from '../engine/index.ts';
+import { startRecoverySweep } from '../sources/index.ts';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 import { CountingExecutor, registerKit } from './engine-kit.ts';
 
@@ -19,6 +20,8 @@ const engine = createEngine(store, {
   ...(process.env.ENGINE_SNAPSHOT_EVERY ? { snapshotEvery: Number(process.env.ENGINE_SNAPSHOT_EVERY) } : {}),
 });
 registerKit(engine);
+// A long-running worker sweeps for dead processes' interrupted calls, as serve and mcp do.
+const sweep = startRecoverySweep(store);
 const trace = process.env.ENGINE_TRACE;
 if (trace) {
   // Records which process executed which step, to prove no run step is executed by two workers.
@@ -59,5 +62,6 @@ if (mode === 'drain') {
   console.error(`engine-worker: unknown mode ${mode}`);
   process.exitCode = 2;
 }
+await sweep.stop();
 await engine.close();
 await store.close();
