@@ -98,6 +98,16 @@ function probeGraph(source_hash: string): GraphSpec {
   };
 }
 
+/** Claims and continues the run, waiting (bounded) for a lease another worker still holds to expire. */
+async function reclaim(engine: Engine, run_id: string) {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const out = await engine.continueRun(run_id);
+    if (out.status !== 'running' || Date.now() > until) return out;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function register(engine: Engine): Engine {
   for (const t of [planNode, workNode, swallowNode, humanNode]) engine.register(t as NodeType<never>);
   return engine;
@@ -111,7 +121,8 @@ describeEachStore('engine under store faults', (factory) => {
     const env = { NOEMA_FAULT_TOY_URL: effects.url };
     const faulty = new FaultyStore(ts.store);
     const a = register(
-      createEngine(faulty, { owner: 'worker-a', actions: sourcesExecutor(faulty, { env }) }),
+      // A short lease: after a fault whose write did commit (a claim), the run waits for it to expire.
+      createEngine(faulty, { owner: 'worker-a', leaseMs: 300, actions: sourcesExecutor(faulty, { env }) }),
     );
     const b = register(
       createEngine(otherStore, { owner: 'worker-b', actions: sourcesExecutor(otherStore, { env }) }),
@@ -147,7 +158,11 @@ describeEachStore('engine under store faults', (factory) => {
 
       const plans: FaultPlan[] = [];
       for (let n = 1; n <= transactions; n++)
-        plans.push({ transaction: n, at: 'commit' }, { transaction: n, at: 'begin' });
+        plans.push(
+          { transaction: n, at: 'commit' },
+          { transaction: n, at: 'begin' },
+          { transaction: n, at: 'after-commit' },
+        );
       for (let n = 1; n <= statements; n++) plans.push({ statement: n });
       for (const plan of plans) {
         const label = JSON.stringify(plan);
@@ -170,8 +185,8 @@ describeEachStore('engine under store faults', (factory) => {
           `${label} (${faulty.injected[0]}): run left ${left.status} ${JSON.stringify(left.error)}`,
         );
 
-        // Worker B reclaims at once (A gave its lease up) and carries the run to its end.
-        let out = left.status === 'waiting' ? null : await b.continueRun(run_id);
+        // Worker B reclaims (at once if A gave its lease up, else once it expires) and carries the run on.
+        let out = left.status === 'waiting' ? null : await reclaim(b, run_id);
         if (out) assert.equal(out.status, 'waiting', `${label}: worker B ${JSON.stringify(out.error)}`);
         const waiting = (await b.getRun(run_id)).contracts.find((c) => c.status === 'WAITING');
         assert.ok(waiting, `${label}: a form waits`);
@@ -187,12 +202,22 @@ describeEachStore('engine under store faults', (factory) => {
           [run_id],
         );
         assert.deepEqual(running, [], `${label}: no invocation is left running`);
-        // A call whose result write hit the fault was written again, not recorded as an internal failure.
+        // A call whose result write hit the fault was written again, not recorded as an internal failure;
+        // nor was a call that succeeded reported interrupted because its first write did commit.
         const lost = await ts.store.all(
-          "SELECT source_invocation_id FROM source_invocations WHERE run_id = ? AND failure_class = 'internal'",
+          "SELECT source_invocation_id FROM source_invocations WHERE run_id = ? AND failure_message LIKE 'recording the source result failed%'",
           [run_id],
         );
         assert.deepEqual(lost, [], `${label} (${faulty.injected[0]}): a call's result was lost`);
+        // No recovery ran here: a call reported interrupted would be a success misread as lost.
+        const misread = (await b.getRun(run_id)).contracts.filter((c) =>
+          /marked interrupted before it finished/.test(c.error_message ?? ''),
+        );
+        assert.deepEqual(
+          misread,
+          [],
+          `${label} (${faulty.injected[0]}): a recorded success was reported interrupted`,
+        );
       }
 
       // Resuming (answering the form, then running to the end) under the same sweep.
@@ -210,7 +235,8 @@ describeEachStore('engine under store faults', (factory) => {
       );
       const resumeCalls = { ...faulty.counts };
       const resumePlans: FaultPlan[] = [];
-      for (let n = 1; n <= resumeCalls.transactions; n++) resumePlans.push({ transaction: n, at: 'commit' });
+      for (let n = 1; n <= resumeCalls.transactions; n++)
+        resumePlans.push({ transaction: n, at: 'commit' }, { transaction: n, at: 'after-commit' });
       for (let n = 1; n <= resumeCalls.statements; n++) resumePlans.push({ statement: n });
       for (const plan of resumePlans) {
         const label = `resume ${JSON.stringify(plan)}`;
@@ -230,7 +256,7 @@ describeEachStore('engine under store faults', (factory) => {
         const stillWaiting = left.contracts.some((c) => c.status === 'WAITING');
         const out = stillWaiting
           ? await b.resume(run_id, contract_id, { approved: true })
-          : await b.continueRun(run_id);
+          : await reclaim(b, run_id);
         assert.equal(out.status, 'completed', `${label}: ${JSON.stringify(out.error)}`);
       }
     } finally {

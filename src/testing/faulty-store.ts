@@ -18,8 +18,12 @@ import type {
 export interface FaultPlan {
   /** Fail the Nth transaction (1-based, counted from `arm`). */
   transaction?: number;
-  /** Where the transaction fails: before its callback runs, or after it (rolled back). Default `commit`. */
-  at?: 'begin' | 'commit';
+  /**
+   * Where the transaction fails: before its callback runs (`begin`), after it with everything rolled
+   * back (`commit`, the default), or after a COMMIT that succeeded (`after-commit`: the connection
+   * dropped before the answer arrived, so the caller cannot know its write is durable).
+   */
+  at?: 'begin' | 'commit' | 'after-commit';
   /** Fail the Nth statement (`run`/`all`/`get`, on the store or a transaction; 1-based). */
   statement?: number;
   /** Fail every statement whose SQL matches, until `disarm` (a lasting outage of one kind of call). */
@@ -124,15 +128,20 @@ export class FaultyStore implements Store {
       this.injected.push(`transaction ${n} at begin`);
       throw this.#fault(`transaction ${n} at begin`);
     }
-    return this.inner.transaction(async (tx) => {
+    const result = await this.inner.transaction(async (tx) => {
       const result = await fn(this.#wrap(tx));
-      if (fails) {
+      if (fails && at === 'commit') {
         // Thrown inside the callback, so the backend rolls everything back: a lost COMMIT.
         this.injected.push(`transaction ${n} at commit`);
         throw this.#fault(`transaction ${n} at commit`);
       }
       return result;
     }, options);
+    if (fails && at === 'after-commit') {
+      this.injected.push(`transaction ${n} after commit`);
+      throw this.#fault(`transaction ${n} after commit`);
+    }
+    return result;
   }
 
   close(): Promise<void> {
