@@ -114,7 +114,10 @@ function register(engine: Engine): Engine {
 }
 
 describeEachStore('engine under store faults', (factory) => {
-  test('a fault at any store call of a step leaves the run reclaimable; another worker finishes it, no side effect twice', async () => {
+  // About 200 faulted runs, each finished by another worker: longer than the default per-test timeout.
+  test('a fault at any store call of a step leaves the run reclaimable; another worker finishes it, no side effect twice', {
+    timeout: 300_000,
+  }, async () => {
     const ts = await factory.open();
     const effects = await effectCounter();
     const otherStore = await openStore(parseStoreTarget(ts.url));
