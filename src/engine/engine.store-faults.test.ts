@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { NoemaError } from '../core/errors.ts';
 import { incidentSink } from '../core/incident-log.ts';
 import { putResponseSource } from '../sources/index.ts';
 import { openStore, parseStoreTarget } from '../store/index.ts';
@@ -312,5 +313,49 @@ describeEachStore('engine heartbeat failures', (factory) => {
       incidentSink.write = write;
       await ts.dispose();
     }
+  });
+});
+
+describeEachStore('which retryable errors leave a run reclaimable', (factory) => {
+  test('a node’s own store write failing busy leaves the run running; a retryable error of something else fails the node', async () => {
+    await factory.withStore(async ({ store }) => {
+      const engine = createEngine(store);
+      let busy = true;
+      engine.register({
+        type: 'writes_memory',
+        execute() {
+          // As a memory node writing through the store would see a long-held SQLite lock.
+          if (busy) throw new NoemaError('STORE_BUSY', 'the database is busy', { retryable: true });
+          return { kind: 'ok' };
+        },
+      });
+      engine.register({
+        type: 'calls_upstream',
+        execute() {
+          // Retryable for its caller, but not a store fault: reclaiming would fail the same way forever.
+          throw new NoemaError('UPSTREAM_UNAVAILABLE', 'the upstream answered 503', { retryable: true });
+        },
+      });
+      const graphOf = (type: string): GraphSpec => ({
+        entry: 'n',
+        nodes: [
+          { id: 'n', type },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [{ from: 'n', to: 'end' }],
+      });
+      const { run_id } = await engine.createRun(graphOf('writes_memory'));
+      await assert.rejects(engine.continueRun(run_id), { code: 'STORE_BUSY' });
+      assert.equal((await engine.getRun(run_id)).status, 'running');
+      busy = false;
+      assert.equal(
+        (await engine.claimNext())?.status,
+        'completed',
+        'claimable at once: the lease was given up',
+      );
+      const out = await engine.start(graphOf('calls_upstream'));
+      assert.equal(out.status, 'failed');
+      assert.equal(out.error?.code, 'UPSTREAM_UNAVAILABLE');
+    });
   });
 });
