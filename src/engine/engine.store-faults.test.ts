@@ -213,6 +213,16 @@ describeEachStore('engine under store faults', (factory) => {
           [run_id],
         );
         assert.deepEqual(lost, [], `${label} (${faulty.injected[0]}): a call's result was lost`);
+        // A call that succeeded has its result in its contract: no passing fault turned it into a failure.
+        const succeeded = await ts.store.all<{ contract_id: string }>(
+          "SELECT contract_id FROM source_invocations WHERE run_id = ? AND status = 'succeeded'",
+          [run_id],
+        );
+        const contracts = (await b.getRun(run_id)).contracts;
+        for (const { contract_id } of succeeded) {
+          const c = contracts.find((x) => x.contract_id === contract_id);
+          assert.equal(c?.status, 'COMPLETED', `${label} (${faulty.injected[0]}): ${c?.error_message}`);
+        }
         // No recovery ran here: a call reported interrupted would be a success misread as lost.
         const misread = (await b.getRun(run_id)).contracts.filter((c) =>
           /marked interrupted before it finished/.test(c.error_message ?? ''),

@@ -5,6 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
+import type { Queryable } from '../../store/store.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
 import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
@@ -13,6 +14,15 @@ import { appendFenced } from '../journal/journal.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { RunState } from './state.ts';
 import { isStoreFault } from './store-fault.ts';
+
+const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
+
+async function hasStatus(tx: Queryable, c: ContractView): Promise<boolean> {
+  const row = await tx.get<{ status: string }>('SELECT status FROM engine_contracts WHERE contract_id = ?', [
+    c.contract_id,
+  ]);
+  return row?.status === c.status;
+}
 
 export interface RunRef {
   run_pk: number;
@@ -91,12 +101,23 @@ export class RunContracts {
     if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
     const outcome = await this.#execute(c, node, signal);
     if (signal.aborted) throw new LeaseLost();
+    // The outcome exists only in this process now: a passing store fault must not turn a performed
+    // action into one whose result is lost, so this write is retried.
     return outcome.ok
-      ? this.#move(c, 'COMPLETED', 'executor', { result: outcome.result, observation: outcome.observation })
-      : this.#move(c, 'FAILED', 'executor', {
-          error_message: outcome.error_message,
-          observation: outcome.observation,
-        });
+      ? this.#move(
+          c,
+          'COMPLETED',
+          'executor',
+          { result: outcome.result, observation: outcome.observation },
+          true,
+        )
+      : this.#move(
+          c,
+          'FAILED',
+          'executor',
+          { error_message: outcome.error_message, observation: outcome.observation },
+          true,
+        );
   }
 
   async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {
@@ -132,23 +153,34 @@ export class RunContracts {
     to: ContractStatus,
     actor: string,
     extra: { result?: Json; error_message?: string; observation?: string | undefined },
+    retry = false,
   ): Promise<ContractView> {
     const now = this.#deps.now();
     const input: Parameters<typeof transition>[1] = { to, actor, at: now };
     if (extra.result !== undefined) input.result = extra.result;
     if (extra.error_message !== undefined) input.error_message = extra.error_message;
     const next = viewOf(transition(c, input), c.node_id, extra.observation);
-    await this.#commit(next, c.status, async (tx) => {
-      if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
-    });
+    await this.#commit(
+      next,
+      c.status,
+      async (tx) => {
+        if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+      },
+      retry,
+    );
     return next;
   }
 
-  /** One transaction: the contract write plus a fenced journal row; then the cache and the event. */
+  /**
+   * One transaction: the contract write plus a fenced journal row; then the cache and the event.
+   * With `retry`, a store fault is retried a few times; a retry that finds the contract already in
+   * its new status knows the earlier COMMIT landed although its answer was lost.
+   */
   async #commit(
     next: ContractView,
     from: ContractStatus | null,
     write: (tx: import('../../store/store.ts').Transaction) => Promise<void>,
+    retry = false,
   ): Promise<void> {
     const { store, bus, owner } = this.#deps;
     const seq = this.#state.seq + 1;
@@ -158,15 +190,22 @@ export class RunContracts {
       s: next.status,
       by: next.transitions.at(-1)?.actor ?? 'engine',
     };
-    try {
-      await store.transaction(async (tx) => {
-        if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
-          throw new LeaseLost();
-        await write(tx);
-        await bus.flush(tx);
-      });
-    } catch (err) {
-      throw isStoreFault(err) ? this.#sawFault(err) : err;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await store.transaction(async (tx) => {
+          if (attempt > 0 && (await hasStatus(tx, next))) return;
+          if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+            throw new LeaseLost();
+          await write(tx);
+          await bus.flush(tx);
+        });
+        break;
+      } catch (err) {
+        const delay = retry ? RESULT_RETRY_DELAYS_MS[attempt] : undefined;
+        if (!isStoreFault(err)) throw err;
+        if (delay === undefined) throw this.#sawFault(err);
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
     this.#state.seq = seq;
     this.byId.set(next.contract_id, next);
