@@ -55,6 +55,7 @@ const SOURCE_CODES = [
   'SOURCE_SCHEMA_INVALID',
   'SOURCE_RESPONSE_FORMAT_REJECTED',
   'SOURCE_INTERRUPTED',
+  'UPSTREAM_UNAVAILABLE',
 ] as const;
 
 /** memory: reasoning memory (branches, docs, graph, think) and tasks. */

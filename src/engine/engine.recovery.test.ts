@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, registerKit } from '../testing/engine-kit.ts';
+import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec } from './engine.ts';
 
@@ -161,7 +162,7 @@ describeEachStore('engine crash recovery', (factory) => {
       registerKit(hanging);
       const { run_id } = await hanging.createRun(actLoopGraph(2));
       void hanging.continueRun(run_id);
-      while (calls === 0) await sleep(5);
+      await waitUntil('the first action call', () => calls > 0);
       // Simulate the process dying: the lease simply stops being renewed.
       await store.run("UPDATE engine_runs SET lease_owner = 'dead', lease_expires_at = 0");
       const next = createEngine(store, {

@@ -20,6 +20,8 @@ export type { InvocationFilter, SourceInvocationRecord } from './invocations/rea
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
 export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
+export type { RecoverySweep } from './invocations/recovery-sweep.ts';
+export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/recovery-sweep.ts';
 export type { InvocationOutcome } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';

@@ -4,3 +4,8 @@
  * clients weigh about 30 MB of RSS, which `noema mcp` and `noema migrate` never need).
  */
 export { type RecoveryReport, recoverInterruptedInvocations } from './invocations/recover.ts';
+export {
+  DEFAULT_RECOVERY_INTERVAL_MS,
+  type RecoverySweep,
+  startRecoverySweep,
+} from './invocations/recovery-sweep.ts';

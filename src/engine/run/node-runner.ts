@@ -13,6 +13,7 @@ import { appendFenced } from '../journal/journal.ts';
 import type { RunContracts, RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { type FrontierEntry, inputContextOf, type RunState } from './state.ts';
+import { isStoreFault } from './store-fault.ts';
 
 export interface NodeRun {
   deps: EngineDeps;
@@ -54,11 +55,15 @@ export async function runNode(
       });
     }
     let result: NodeResult;
+    r.contracts.fault = undefined;
     try {
       result = await type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
     } catch (err) {
       if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
-      const e = err as { message?: string };
+      // A store fault is not the node's failure: the run stops here and is reclaimed.
+      if (isStoreFault(err)) throw err;
+      if (r.contracts.fault !== undefined) throw r.contracts.fault;
+      const e = err as { code?: unknown; message?: string };
       result = {
         kind: 'fail',
         code: isNoemaError(err) ? err.code : 'NODE_FAILED',
@@ -66,6 +71,9 @@ export async function runNode(
       };
     }
     if (r.signal.aborted) throw new LeaseLost();
+    // The node swallowed a store fault of `ctx.act`/`ctx.perform`: its result rests on a write that
+    // never happened, so it is not used.
+    if (r.contracts.fault !== undefined) throw r.contracts.fault;
     if (watch) {
       r.events.progress({
         type: 'node.finished',

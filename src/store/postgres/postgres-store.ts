@@ -1,6 +1,7 @@
 /** The scale-out store on PostgreSQL through a `pg` pool: prepared statements, LISTEN/NOTIFY, SKIP LOCKED. */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { incidentLog } from '../../core/incident-log.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
@@ -69,18 +70,32 @@ export interface PostgresStoreOptions {
   setting?: string;
 }
 
+/**
+ * A named statement stays prepared on every pooled connection that ran it, for the connection's
+ * life, and `pg` offers no way to forget one. So only SQL of a fixed shape is named, and at most
+ * POSTGRES_NAMED_STATEMENTS distinct texts per process (the hot ones come first); any other SQL,
+ * such as an `IN (?, ?, …)` list whose length follows the input, runs as an unnamed statement.
+ */
+export const POSTGRES_NAMED_STATEMENTS = 500;
 const statementNames = new Map<string, string>();
+const VARIABLE_IN_LIST = /\bIN\s*\(\s*\?(\s*,\s*\?)+\s*\)/i;
+
+/** The statement's name, or undefined to run it unnamed. `text` is the portable SQL, `sql` its `$n` form. */
+function nameFor(text: string, sql: string): string | undefined {
+  const known = statementNames.get(sql);
+  if (known !== undefined) return known;
+  if (statementNames.size >= POSTGRES_NAMED_STATEMENTS || VARIABLE_IN_LIST.test(text)) return undefined;
+  const name = `n_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+  statementNames.set(sql, name);
+  return name;
+}
 
 function query(text: string, params: readonly SqlValue[]): pg.QueryConfig {
   assertStorableParams(params);
   const sql = toPostgresPlaceholders(text);
-  let name = statementNames.get(sql);
-  if (name === undefined) {
-    name = `n_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-    statementNames.set(sql, name);
-  }
   const values = params.map((p) => (p === true ? 1 : p === false ? 0 : p));
-  return { name, text: sql, values };
+  const name = nameFor(text, sql);
+  return name === undefined ? { text: sql, values } : { name, text: sql, values };
 }
 
 async function exec(client: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]) {
@@ -163,8 +178,10 @@ export class PostgresStore extends PostgresQueryable implements Store {
       max: options.max ?? 10,
       connectionTimeoutMillis: 5_000,
     });
-    // An idle client dying (server restart) must not crash the process.
-    pool.on('error', () => {});
+    // An idle client dying (server restart) must not crash the process; the pool replaces it.
+    const poolLog = incidentLog(`PostgreSQL pool at ${redactUrl(options.url)}: an idle connection`);
+    pool.on('error', (err) => poolLog.fail(err));
+    pool.on('connect', () => poolLog.ok());
     try {
       await pool.query('SELECT 1');
     } catch (err) {

@@ -1,6 +1,7 @@
 /** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
+import { LruMap } from '../../core/lru.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { assertStorableParams } from '../params.ts';
@@ -91,10 +92,20 @@ function bind(params: readonly SqlValue[]): SQLInputValue[] {
   return out;
 }
 
+/**
+ * Prepared statements kept per connection. SQL can vary with its input (an `IN (?, …)` list per
+ * length), so the cache is an LRU: hot statements stay prepared, the rest are prepared again.
+ */
+export const SQLITE_STATEMENT_CACHE = 500;
+
 /** Statement execution on the raw connection; shared by the store and its transactions. */
 class SqliteConnection implements Queryable {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #statements = new LruMap<string, StatementSync>(SQLITE_STATEMENT_CACHE);
+
+  get cachedStatements(): number {
+    return this.#statements.size;
+  }
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -213,6 +224,11 @@ export class SqliteStore implements Store {
     this.#conn.exec('PRAGMA journal_mode = WAL');
     this.#conn.exec('PRAGMA synchronous = NORMAL');
     this.#conn.exec('PRAGMA foreign_keys = ON');
+  }
+
+  /** How many prepared statements the connection holds (at most SQLITE_STATEMENT_CACHE); for tests. */
+  get cachedStatements(): number {
+    return this.#conn.cachedStatements;
   }
 
   async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
