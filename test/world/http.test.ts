@@ -68,7 +68,10 @@ describeEachStore('world REST routes', (factory) => {
         assert.equal(attempt.body.links.world, '/worlds/park');
         assert.equal(attempt.body.patches.length, 2);
         assert.equal(attempt.body.patches[0].links.workflow, `/cognition-workflows/hash/${wf}`);
-        assert.equal((await http.get(attempt.body.patches[0].links.source_invocation)).body.invocation_kind, 'llm_generation');
+        assert.equal(
+          (await http.get(attempt.body.patches[0].links.source_invocation)).body.invocation_kind,
+          'llm_generation',
+        );
         const invs = await http.get(attempt.body.links.source_invocations);
         assert.ok(invs.body.items.length >= 6);
         const tool = invs.body.items.find(
