@@ -8,6 +8,12 @@ export {
   putJsonSchema,
   putResponseSource,
 } from './documents.ts';
+export {
+  type DocumentFilter,
+  type DocumentPage,
+  listJsonSchemas,
+  listResponseSources,
+} from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind } from './invocations/annotate.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
@@ -16,9 +22,12 @@ export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { InvocationOutcome } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
+export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
+export { listMcpTools } from './mcp-tool/list-tools.ts';
 export type { McpServerConfig } from './mcp-tool/servers.ts';
 export { getMcpServer, putMcpServer } from './mcp-tool/servers.ts';
 export { ENV_PASSTHROUGH_ENV, STDIO_ALLOW_ENV } from './mcp-tool/stdio-policy.ts';
 export { createRedactor, REDACTED, secretsFromEnv } from './redact.ts';
 export { responseSourceFor, sourceInterfaceNames } from './registry.ts';
 export type * from './source.ts';
+export { INVOCATION_KINDS } from './source.ts';

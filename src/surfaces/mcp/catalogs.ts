@@ -7,6 +7,7 @@
 import { NoemaError } from '../../core/errors.ts';
 import { ToolDispatcher } from './dispatch.ts';
 import type { McpToolDef } from './tool.ts';
+import { flowTools } from './tools/flow/index.ts';
 import { memoryTools } from './tools/index.ts';
 import { worldCatalogTools } from './tools/world/index.ts';
 
@@ -28,6 +29,11 @@ const catalogs: Record<string, McpCatalog> = {
     instructions:
       'Noema worlds (seed 004): put schemas, sources, workflows, profiles, environments and entities; assemble_scenario; create_world; run_turn; then read get_world, get_attempt, list_source_invocations to see why every change happened.',
     tools: worldCatalogTools,
+  },
+  flow: {
+    instructions:
+      'Noema flowcharts (seed 003): read memories, plans, milestones and node artifacts with llmctl_get_*; llmctl_memory_add/retrieve are the memory tools flowchart memory nodes are bound to (llmctl-mcp).',
+    tools: flowTools,
   },
 };
 

@@ -1,7 +1,12 @@
 /** Every CLI command, assembled. Subsystems add one line here. */
 import type { Command } from '../command.ts';
+import { agentChatCommand } from './agent-chat.ts';
+import { agentPutCommand } from './agent-put.ts';
+import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
+import { flowImportCommand } from './flow-import.ts';
+import { flowRunCommand } from './flow-run.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
@@ -16,4 +21,9 @@ export const commands: readonly Command[] = [
   devScriptedModelCommand,
   devToysCommand,
   ...worldCommands,
+  agentPutCommand,
+  agentChatCommand,
+  devMcpFixtureCommand,
+  flowImportCommand,
+  flowRunCommand,
 ];

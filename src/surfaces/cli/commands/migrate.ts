@@ -1,8 +1,7 @@
 /** `noema migrate`: applies pending migrations to the configured store and reports them. */
 import { loadConfig } from '../../../app/config.ts';
 import { migrations } from '../../../app/migrations.ts';
-import { migrate } from '../../../store/migrations.ts';
-import { openStore } from '../../../store/open.ts';
+import { migrate, openStore } from '../../../store/index.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 
 export const migrateCommand: Command = {
@@ -16,6 +15,10 @@ export const migrateCommand: Command = {
       const report = await migrate(store, migrations);
       for (const m of report.applied) io.out(`applied ${m.id} ${m.name}`);
       io.out(`schema at migration ${report.current} (${store.location})`);
+      const { migrateLegacyFlowchartConfigs } = await import('../../../runtimes/flow/legacy.ts');
+      const legacy = await migrateLegacyFlowchartConfigs(store);
+      for (const m of legacy.migrated)
+        io.out(`migrated flowchart ${m.flowchart_id} node ${m.flowchart_node_id} (${m.node_type}) config`);
     } finally {
       await store.close();
     }

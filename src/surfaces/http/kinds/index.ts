@@ -2,3 +2,4 @@
 import './sources.ts';
 import './runs.ts';
 import './worlds.ts';
+import './agents.ts';

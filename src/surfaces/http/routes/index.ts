@@ -2,6 +2,8 @@
 import '../kinds/index.ts';
 import { catalogRoutes, defaultCatalog } from '../catalog/index.ts';
 import type { AppServices, Route } from '../route.ts';
+import { agentRoutes } from './agents.ts';
+import { flowRoutes } from './flow.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
 import { runEventRoutes } from './run-events.ts';
@@ -12,7 +14,9 @@ export function allRoutes(app: AppServices): Route[] {
     ...healthRoutes(app),
     ...catalogRoutes(defaultCatalog, app),
     ...runEventRoutes(app),
+    ...flowRoutes(app),
     ...mcpRoutes(app),
     ...worldRoutes(app),
+    ...agentRoutes(app),
   ];
 }
