@@ -121,6 +121,7 @@ export function storeLifecycle(store: Store, sourceHash: string): () => Promise<
           normalized_text: JSON.stringify(REPLY),
           stream: {
             chunks,
+            persisted: 0,
             rawText: JSON.stringify(REPLY),
             finishReason: 'stop',
             usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
@@ -201,6 +202,7 @@ export default {
               source_invocation_id: 'bench',
               timedOut: () => false,
               cancelled: () => false,
+              progressed: () => {},
             });
           };
           for (let i = 0; i < 100; i++) {

@@ -8,6 +8,7 @@ import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
 import { tasksMigrations } from '../memory/tasks/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
+import { sourcesTraceMigrations } from '../sources/trace-migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
 const foundation: Migration[] = [
@@ -24,5 +25,6 @@ export const migrations: readonly Migration[] = [
   ...graphMigrations,
   ...tasksMigrations,
   ...sourcesMigrations,
+  ...sourcesTraceMigrations,
   ...engineMigrations,
 ];

@@ -11,6 +11,7 @@ import type { Store } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
+import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
 import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
@@ -89,7 +90,9 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       return n;
     });
     lease.committed(started_at);
-    const result = plan ? await execute(plan, call, id) : { failure: planFailure!, success: null };
+    const result = plan
+      ? await execute(plan, call, id, progressWriter(store, plan, redactor, id))
+      : { failure: planFailure!, success: null };
     const ended_at = Date.now();
     let failure = result.failure;
     let validation: FinishContext['validation'] = { status: 'not_checked', errors: [] };
@@ -215,6 +218,7 @@ async function execute(
   plan: SourcePlan,
   call: SourceCall,
   id: string,
+  progress: ProgressWriter,
 ): Promise<{ success: SourceSuccess; failure: null } | { success: null; failure: SourceFailure }> {
   const deadline = callDeadline(call.signal, call.timeoutMs ?? plan.timeout_ms);
   try {
@@ -224,6 +228,7 @@ async function execute(
         source_invocation_id: id,
         timedOut: deadline.timedOut,
         cancelled: deadline.cancelled,
+        progressed: progress.progressed,
       }),
       failure: null,
     };
@@ -240,5 +245,6 @@ async function execute(
     };
   } finally {
     deadline.dispose();
+    await progress.stop();
   }
 }
