@@ -114,31 +114,37 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     try {
-      await store.transaction(async (tx) => {
-        interrupted = !(await finishInvocation(
-          tx,
-          id,
-          {
-            ...response,
+      await store.transaction(
+        async (tx) => {
+          interrupted = !(await finishInvocation(
+            tx,
+            id,
+            {
+              ...response,
+              status,
+              failure_class: failure?.failureClass ?? null,
+              failure_message: failure?.message ?? null,
+              started_at,
+              ended_at,
+              validation_status: validation.status === 'not_checked' ? null : validation.status,
+            },
+            redactor,
+          ));
+          await plan?.finish?.({
+            tx,
             status,
-            failure_class: failure?.failureClass ?? null,
-            failure_message: failure?.message ?? null,
-            started_at,
             ended_at,
-            validation_status: validation.status === 'not_checked' ? null : validation.status,
-          },
-          redactor,
-        ));
-        await plan?.finish?.({
-          tx,
-          status,
-          ended_at,
-          failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-          output: result.success?.output,
-          validation,
-          redactor,
-        });
-      });
+            failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+            output: result.success?.output,
+            validation,
+            redactor,
+          });
+          // The running row was committed durably before sending; if the database server crashes
+          // before this commit reaches disk, the row is `running` again and recovery interrupts it.
+          // Whoever uses the result commits after this, and that commit's flush covers this one.
+        },
+        { durability: 'deferred' },
+      );
     } catch (err) {
       // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
       failure = new SourceFailure(

@@ -66,6 +66,14 @@ export interface TransactionOptions {
    * read-then-write transaction cannot fail halfway on lock upgrade.
    */
   mode?: 'read' | 'write';
+  /**
+   * `deferred` lets the commit return before it is flushed to disk (PostgreSQL
+   * `synchronous_commit = off` for this transaction): it is visible at once, and durable no later
+   * than the next ordinary commit on the same server, whose flush covers every earlier commit.
+   * Only a crash of the database server in between loses it: use it only for writes whose loss
+   * recovery already handles. SQLite ignores it (its WAL commits are never fsynced one by one).
+   */
+  durability?: 'immediate' | 'deferred';
 }
 
 export type Unlisten = () => Promise<void>;

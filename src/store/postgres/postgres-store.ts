@@ -147,7 +147,14 @@ export class PostgresStore extends PostgresQueryable implements Store {
     }
     let broken = false;
     try {
-      await client.query(options.mode === 'read' ? 'BEGIN READ ONLY' : 'BEGIN');
+      // One round trip either way: a simple-protocol query may carry both statements.
+      await client.query(
+        options.mode === 'read'
+          ? 'BEGIN READ ONLY'
+          : options.durability === 'deferred'
+            ? 'BEGIN; SET LOCAL synchronous_commit = off'
+            : 'BEGIN',
+      );
       let result: T;
       try {
         result = await runInTransactionScope(this, () => fn(new PostgresTransaction(client)));

@@ -118,9 +118,15 @@ export function createCheckpointer(
       stopped = true;
       worker = null;
       if (!w) return;
+      // Held (ref'd) while closing: an awaited close must keep the process alive until it ends.
+      w.ref();
       w.postMessage('close');
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref());
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 2_000);
+      });
       await Promise.race([exited, timeout]);
+      clearTimeout(timer);
       await w.terminate();
     },
   };
