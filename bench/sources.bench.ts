@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
 import { invokeSource, putJsonSchema, putResponseSource } from '../src/sources/index.ts';
 import { processLease } from '../src/sources/invocations/process-lease.ts';
+import { PROGRESS_INTERVAL_MS } from '../src/sources/invocations/progress.ts';
 import { finishInvocation, insertRunning } from '../src/sources/invocations/record.ts';
 import { llmChatCompletionsSource } from '../src/sources/llm/source.ts';
-import { finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
+import { newStreamState } from '../src/sources/llm/stream.ts';
+import { appendChunkBatch, finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
 import { createRedactor } from '../src/sources/redact.ts';
 import type { Store } from '../src/store/store.ts';
 import { startCli } from '../src/testing/cli.ts';
@@ -137,6 +139,24 @@ export function storeLifecycle(store: Store, sourceHash: string): () => Promise<
   };
 }
 
+/** One progress write as invokeSource runs it mid-stream: a transaction appending 10 chunks. */
+function chunkBatchWrite(store: Store): () => Promise<void> {
+  const redactor = createRedactor([]);
+  const state = newStreamState();
+  const id = uuidv7();
+  let offset = 0;
+  return async () => {
+    for (let i = 0; i < 10; i++) {
+      state.chunks.push({
+        seq: state.chunks.length + 1,
+        offset_ms: offset++,
+        data: `{"choices":[{"delta":{"content":"${'x'.repeat(16)}"}}]}`,
+      });
+    }
+    await store.transaction((tx) => appendChunkBatch(tx, id, state, redactor));
+  };
+}
+
 /** One timed call: wall microseconds, and this process's CPU microseconds (user + system). */
 async function sample(op: () => Promise<void>, wall: number[], cpu: number[]): Promise<void> {
   const c0 = process.cpuUsage();
@@ -246,6 +266,15 @@ export default {
             unit: 'µs',
             value: writes.p50,
             ...(kind === 'sqlite' ? { anchor: 'target', anchor_value: 100 } : {}),
+          });
+          // Streaming calls longer than PROGRESS_INTERVAL_MS also pay one batch write per
+          // interval (the chunks that arrived in it); here 10 chunks a batch, as its own transaction.
+          const batch = await measure(ctx.quick ? 100 : 1000, chunkBatchWrite(store), 50);
+          ctx.row({
+            case: `streamed chunks persisted while running, one batch of 10 [${kind}]`,
+            metric: `p50 per batch (one per ${PROGRESS_INTERVAL_MS} ms of stream)`,
+            unit: 'µs',
+            value: batch.p50,
           });
           const base = summarize(a);
           const withTrace = summarize(b);
