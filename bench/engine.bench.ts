@@ -188,6 +188,23 @@ export default {
       });
     }
 
+    // The target against the floor, in steady state too: both in fresh processes, 2000 measured steps.
+    const steady = { noema: [] as SideRun[], floor: [] as SideRun[] };
+    for (let r = 0; r < repeats; r++) {
+      const pair = r % 2 === 0 ? [noemaSide, floorSide] : [floorSide, noemaSide];
+      for (const side of pair) (side === noemaSide ? steady.noema : steady.floor).push(side.run(32, 2000, 0));
+    }
+    const sn = figures(steady.noema).p50;
+    const sf = figures(steady.floor).p50;
+    const sc = 'loop 32 B × 2000 steps (steady state)';
+    compare(ctx, sc, 'step p50', 'µs', sn, [{ side: floorSide, value: sf }]);
+    ctx.row({
+      case: sc,
+      metric: 'Noema step p50 ÷ commit floor p50 (target ≤ 1.3)',
+      unit: '×',
+      value: sn / sf,
+    });
+
     const small = bySize.get(SIZES[0]!)!;
     const f32 = new Map([...small].map(([s, r]) => [s, figures(r)]));
     const n32 = f32.get(noemaSide)!;
