@@ -35,7 +35,11 @@ const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vendi
  * The lifecycle's store work alone — the two transactions `invokeSource` adds around a call
  * (running rows; finished rows with 15 chunks and an artifact) — without any network I/O.
  */
-export function storeLifecycle(store: Store, sourceHash: string): () => Promise<void> {
+export function storeLifecycle(
+  store: Store,
+  sourceHash: string,
+  durability: 'immediate' | 'deferred' = 'deferred',
+): () => Promise<void> {
   const redactor = createRedactor([]);
   const lease = processLease(store);
   const chunks = Array.from({ length: 15 }, (_, i) => ({
@@ -93,49 +97,52 @@ export function storeLifecycle(store: Store, sourceHash: string): () => Promise<
     // lease write (it is refreshed by a heartbeat, not per call).
     lease.committed(started_at);
     const ended_at = Date.now();
-    await store.transaction(async (tx) => {
-      await finishInvocation(
-        tx,
-        id,
-        {
-          status: 'succeeded',
-          failure_class: null,
-          failure_message: null,
-          started_at,
-          ended_at,
-          validation_status: 'valid',
-          response_json: REPLY,
-          response_text: JSON.stringify(REPLY),
-          response_headers: { 'content-type': 'text/event-stream' },
-          http_status: 200,
-        },
-        redactor,
-      );
-      await finishLlmCall(
-        tx,
-        llmId,
-        {
-          status: 'succeeded',
-          failure_class: null,
-          failure_message: null,
-          http_status: 200,
-          response_headers: { 'content-type': 'text/event-stream' },
-          normalized_text: JSON.stringify(REPLY),
-          stream: {
-            chunks,
-            persisted: 0,
-            rawText: JSON.stringify(REPLY),
-            finishReason: 'stop',
-            usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
-            firstChunkAt: started_at,
+    await store.transaction(
+      async (tx) => {
+        await finishInvocation(
+          tx,
+          id,
+          {
+            status: 'succeeded',
+            failure_class: null,
+            failure_message: null,
+            started_at,
+            ended_at,
+            validation_status: 'valid',
+            response_json: REPLY,
+            response_text: JSON.stringify(REPLY),
+            response_headers: { 'content-type': 'text/event-stream' },
+            http_status: 200,
           },
-          started_at,
-          ended_at,
-          artifacts: [{ kind: 'parsed_output', content: REPLY }],
-        },
-        redactor,
-      );
-    });
+          redactor,
+        );
+        await finishLlmCall(
+          tx,
+          llmId,
+          {
+            status: 'succeeded',
+            failure_class: null,
+            failure_message: null,
+            http_status: 200,
+            response_headers: { 'content-type': 'text/event-stream' },
+            normalized_text: JSON.stringify(REPLY),
+            stream: {
+              chunks,
+              persisted: 0,
+              rawText: JSON.stringify(REPLY),
+              finishReason: 'stop',
+              usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+              firstChunkAt: started_at,
+            },
+            started_at,
+            ended_at,
+            artifacts: [{ kind: 'parsed_output', content: REPLY }],
+          },
+          redactor,
+        );
+      },
+      { durability },
+    );
   };
 }
 
@@ -258,6 +265,24 @@ export default {
             metric: 'p50 per call',
             unit: 'µs',
             value: summarize(w).p50,
+          });
+          // The finish as invokeSource commits it (deferred durability), and as it did before (an
+          // ordinary synchronous commit), interleaved call by call.
+          const deferred = storeLifecycle(store, source.hash, 'deferred');
+          const immediate = storeLifecycle(store, source.hash, 'immediate');
+          const d: number[] = [];
+          const im: number[] = [];
+          for (let i = 0; i < Math.min(iterations, 1000); i++) {
+            await sample(i % 2 === 0 ? deferred : immediate, i % 2 === 0 ? d : im, []);
+            await sample(i % 2 === 0 ? immediate : deferred, i % 2 === 0 ? im : d, []);
+          }
+          ctx.row({
+            case: `lifecycle store writes only, finish deferred vs synchronous [${kind}]`,
+            metric: 'p50 per call',
+            unit: 'µs',
+            value: summarize(d).p50,
+            anchor: 'finish committed synchronously',
+            anchor_value: summarize(im).p50,
           });
           const writes = await measure(iterations, storeLifecycle(store, source.hash), 100);
           ctx.row({
