@@ -43,7 +43,7 @@ export function compileCacheDir() {
 
 /** Fills the compile cache `dir` once per Noema and Node version (a marker file records it). */
 export function precompileOnce(dir) {
-  if (!dir || process.env.NOEMA_PRECOMPILE === '0') return;
+  if (!dir || process.env.NOEMA_PRECOMPILE === '0' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   const marker = join(dir, `noema-${version()}-${process.version}.precompiled`);
   if (existsSync(marker)) return;
   try {
