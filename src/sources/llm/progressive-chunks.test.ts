@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
+import { NoemaError } from '../../core/errors.ts';
+import type { Store, Transaction } from '../../store/store.ts';
 import { startCli } from '../../testing/cli.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { startScriptedModel } from '../../testing/scripted-model/index.ts';
@@ -31,6 +33,25 @@ function contentOf(chunks: Array<{ data: string }>): string {
     text += e.choices?.[0]?.delta?.content ?? '';
   }
   return text;
+}
+
+/** The store, except that the first write of a chunk batch fails as a busy database does. */
+function failingFirstBatch(store: Store): { store: Store; failures: () => number } {
+  let failures = 0;
+  const wrapped: Store = Object.create(store);
+  wrapped.transaction = (fn, options) =>
+    store.transaction((tx) => {
+      const faulty: Transaction = Object.create(tx);
+      faulty.run = async (sql, params) => {
+        if (failures === 0 && sql.startsWith('INSERT INTO llm_call_chunks')) {
+          failures++;
+          throw new NoemaError('STORE_BUSY', 'the database is busy', { retryable: true });
+        }
+        return tx.run(sql, params);
+      };
+      return fn(faulty);
+    }, options);
+  return { store: wrapped, failures: () => failures };
 }
 
 describeEachStore('LLM chunks persisted while streaming', (factory) => {
@@ -81,6 +102,57 @@ describeEachStore('LLM chunks persisted while streaming', (factory) => {
       if (child.child.exitCode === null) child.child.kill('SIGKILL');
       await model.close();
       rmSync(dir, { recursive: true, force: true });
+      await dispose();
+    }
+  });
+
+  test('a batch that cannot be written is logged once, retried with the next, and the call succeeds', async () => {
+    const { store, dispose } = await factory.open();
+    const model = await startScriptedModel({
+      script: { rules: [], default: { json: REPLY, chunk_chars: 4, chunk_delay_ms: 30 } },
+    });
+    const logged = mock.method(console, 'error', () => {});
+    try {
+      const source = await putResponseSource(store, SOURCE);
+      const faulty = failingFirstBatch(store);
+      let batches: Array<{ first_seq: number; n: number }> = [];
+      const watcher = setInterval(() => {
+        void store
+          .all<{ first_seq: number; chunks_json: string }>(
+            'SELECT first_seq, chunks_json FROM llm_call_chunks ORDER BY first_seq',
+          )
+          .then(
+            (rows) => {
+              if (rows.length > 0)
+                batches = rows.map((r) => ({
+                  first_seq: Number(r.first_seq),
+                  n: (JSON.parse(r.chunks_json) as unknown[]).length,
+                }));
+            },
+            () => {},
+          );
+      }, PROGRESS_INTERVAL_MS / 4);
+      const out = await invokeSource(faulty.store, {
+        source,
+        request: REQUEST,
+        kind: 'llm_generation',
+        env: { NOEMA_LLM_BASE_URL: model.url },
+      });
+      clearInterval(watcher);
+      assert.equal(out.ok, true, out.error?.message);
+      assert.equal(faulty.failures(), 1);
+      assert.equal(logged.mock.callCount(), 1);
+      assert.match(String(logged.mock.calls[0]?.arguments[0]), new RegExp(out.source_invocation_id));
+      // The batches seen mid-stream start at chunk 1 and leave no gap after the failed one.
+      assert.ok(batches.length > 0, 'no batch was written after the failed one');
+      assert.equal(batches[0]?.first_seq, 1);
+      for (let i = 1; i < batches.length; i++)
+        assert.equal(batches[i]!.first_seq, batches[i - 1]!.first_seq + batches[i - 1]!.n);
+      const call = await getLlmCall(store, out.llm_call_id!);
+      assert.equal(contentOf(call.chunks as Array<{ data: string }>), JSON.stringify(REPLY));
+    } finally {
+      logged.mock.restore();
+      await model.close();
       await dispose();
     }
   });

@@ -80,15 +80,21 @@ export async function appendChunkBatch(
   if (to === from) return;
   // Taken before the first await: chunks arriving meanwhile go to the next batch.
   s.persisted = to;
-  await q.run('INSERT INTO llm_call_chunks (llm_call_id, first_seq, chunks_json) VALUES (?, ?, ?)', [
-    id,
-    from + 1,
-    chunksJson(s.chunks.slice(from, to), redactor),
-  ]);
-  await q.run(
-    `UPDATE llm_calls SET chunk_count = ?, first_chunk_at = ? WHERE llm_call_id = ? AND status = 'running'`,
-    [to, s.firstChunkAt, id],
-  );
+  try {
+    await q.run('INSERT INTO llm_call_chunks (llm_call_id, first_seq, chunks_json) VALUES (?, ?, ?)', [
+      id,
+      from + 1,
+      chunksJson(s.chunks.slice(from, to), redactor),
+    ]);
+    await q.run(
+      `UPDATE llm_calls SET chunk_count = ?, first_chunk_at = ? WHERE llm_call_id = ? AND status = 'running'`,
+      [to, s.firstChunkAt, id],
+    );
+  } catch (err) {
+    // The transaction rolls back: the next batch starts where this one did, leaving no gap.
+    s.persisted = from;
+    throw err;
+  }
 }
 
 function usageNumber(usage: Record<string, unknown> | null, key: string): number | null {
