@@ -15,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 
 /** Commits between checkpoint requests to the worker. */
-export const COMMITS_PER_CHECKPOINT = 64;
+export const COMMITS_PER_CHECKPOINT = 256;
 /** The log's length (pages) past which the store's own connection completes a checkpoint. */
 const RESTART_AFTER_FRAMES = 4096;
 /** Commits without any completed checkpoint after which the store checkpoints inline. */
