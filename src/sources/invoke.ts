@@ -168,7 +168,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       status: interrupted ? 'interrupted' : status,
       failure_class: failure?.failureClass ?? null,
       // Callers store what they get (engine contracts, journals): hand back only redacted values.
-      output: failure ? undefined : redactor.json(result.success?.output),
+      output: failure ? undefined : redactor.clean(result.success?.output),
       error: failure ? redactedFailure(failure, redactor) : null,
     };
   } finally {
