@@ -6,6 +6,7 @@
 import { engineMigrations } from '../engine/migrations.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
+import { reasoningSeqMigrations } from '../memory/reasoning/seq-migrations.ts';
 import { tasksMigrations } from '../memory/tasks/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
 import { sourcesTraceMigrations } from '../sources/trace-migrations.ts';
@@ -26,5 +27,6 @@ export const migrations: readonly Migration[] = [
   ...tasksMigrations,
   ...sourcesMigrations,
   ...sourcesTraceMigrations,
+  ...reasoningSeqMigrations,
   ...engineMigrations,
 ];
