@@ -1,74 +1,113 @@
 /**
  * The engine benchmark: the reason → tool → reason loop for 200 super-steps, each appending one
  * message (32 B and 1 KB), on durable SQLite — Noema vs LangGraph.js (SQLite checkpointer) vs Mastra
- * (LibSQL), plus the raw SQLite commit floor, all in one run. Also suspend, cold resume and idle RSS.
- * Anchors run in child processes from bench/anchors (installed on first run).
+ * (LibSQL) vs the raw SQLite commit floor; also suspend, cold resume and idle RSS.
+ *
+ * Every side is measured the same way: a fresh child process per repeat (cold compiler, no compile
+ * cache), a 20-step warm-up run, then one measured run of the same length; the sides take turns
+ * within each repeat (the order rotates), so all are measured in the same window. The statistic is
+ * the same everywhere: the median, over the repeats, of each run's p50. Storage is the same run's
+ * database growth (after a full checkpoint) and the bytes written to get there.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  type AnchorFigures,
+  anchorSide,
   ensureAnchorsInstalled,
-  measureAnchor,
-  referenceFigures,
+  floorSide,
+  noemaSide,
+  type Side,
+  type SideRun,
 } from './engine/anchors.ts';
-import { noemaLoop, noemaSuspendResume, rawCommitFloor } from './engine/noema-cases.ts';
+import { noemaLoop } from './engine/noema-cases.ts';
 import { type Bench, type BenchContext, summarize } from './lib/harness.ts';
 
 const SIZES = [32, 1024];
+const STATISTIC = 'median over repeats of each fresh process’s p50';
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.floor(s.length / 2)]!;
 }
 
-/** Median over runs of each run's p50, p99 and first/last-50 p50. */
-function loopSummary(runs: number[][]): { p50: number; p99: number; first50: number; last50: number } {
+interface Figures {
+  p50: number;
+  p99: number;
+  first50: number;
+  last50: number;
+  bytesPerStep: number;
+  writtenPerStep: number;
+  suspendUs: number;
+  coldResumeUs: number;
+}
+
+function figures(runs: SideRun[]): Figures {
+  const p50 = (xs: number[] | undefined) => (xs && xs.length > 0 ? summarize(xs).p50 : Number.NaN);
   return {
-    p50: median(runs.map((r) => summarize(r).p50)),
-    p99: median(runs.map((r) => summarize(r).p99)),
-    first50: median(runs.map((r) => summarize(r.slice(0, 50)).p50)),
-    last50: median(runs.map((r) => summarize(r.slice(-50)).p50)),
+    p50: median(runs.map((r) => p50(r.stepUs))),
+    p99: median(runs.map((r) => summarize(r.stepUs).p99)),
+    first50: median(runs.map((r) => p50(r.stepUs.slice(0, 50)))),
+    last50: median(runs.map((r) => p50(r.stepUs.slice(-50)))),
+    bytesPerStep: median(runs.map((r) => r.bytesPerStep)),
+    writtenPerStep: median(runs.map((r) => r.writtenPerStep)),
+    suspendUs: median(runs.map((r) => p50(r.suspendUs))),
+    coldResumeUs: median(runs.map((r) => p50(r.coldResumeUs))),
   };
 }
 
-function noemaRss(cacheDir: string | null, withPg = false): number {
+/** Idle RSS of a process started as `bin/noema.js` starts one, on the compile cache `cacheDir`. */
+function noemaRss(cacheDir: string, options: { withPg?: boolean; precompile?: boolean } = {}): number {
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', join(import.meta.dirname, 'engine', 'noema-rss.ts'), ...(withPg ? ['--with-pg'] : [])],
+    [
+      '--expose-gc',
+      join(import.meta.dirname, 'engine', 'noema-rss.mjs'),
+      ...(options.withPg ? ['--with-pg'] : []),
+    ],
     {
       encoding: 'utf8',
-      env: { ...process.env, ...(cacheDir ? { NODE_COMPILE_CACHE: cacheDir } : {}) },
+      env: {
+        ...process.env,
+        NODE_COMPILE_CACHE: cacheDir,
+        NOEMA_PRECOMPILE: options.precompile === false ? '0' : '1',
+      },
     },
   );
   return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { rss_mb: number }).rss_mb;
 }
 
+/** One row for Noema, then one per other side: its figure and anchor ÷ Noema (or why it is missing). */
 function compare(
   ctx: BenchContext,
   c: string,
   metric: string,
   unit: string,
   value: number,
-  anchors: AnchorFigures[],
-  pick: (a: AnchorFigures) => number | undefined,
-  lowerIsBetter = true,
+  others: Array<{ side: Side; value: number | undefined }>,
 ): void {
   ctx.row({ case: c, metric, unit, value });
-  for (const a of anchors) {
-    const v = pick(a);
-    if (v === undefined || Number.isNaN(v)) continue;
-    const ratio = lowerIsBetter ? v / value : value / v;
+  for (const { side, value: v } of others) {
+    if (side.missing) {
+      ctx.row({
+        case: c,
+        metric,
+        unit,
+        value,
+        anchor: `${side.name} — missing: ${side.missing.slice(0, 120)}`,
+      });
+      continue;
+    }
+    if (v === undefined || !Number.isFinite(v)) continue;
     ctx.row({
       case: c,
       metric,
       unit,
       value,
-      anchor: a.name,
+      anchor: side.name,
       anchor_value: v,
-      ratio: Math.round(ratio * 1000) / 1000,
+      ratio: value > 0 ? Math.round((v / value) * 1000) / 1000 : 0,
     });
   }
 }
@@ -79,79 +118,118 @@ export default {
     'durable super-steps, storage per step, suspend/cold resume, idle RSS: Noema vs LangGraph.js vs Mastra vs the raw SQLite commit floor',
   async run(ctx) {
     const steps = 200;
-    const iterations = ctx.quick ? 30 : 100;
-    const anchors: AnchorFigures[] = [];
+    const repeats = ctx.quick ? 1 : 5;
+    const iterations = ctx.quick ? 20 : 50;
     const installError = ensureAnchorsInstalled(ctx.log);
-    for (const [name, script] of [
-      ['LangGraph.js 1.7 + SqliteSaver', 'anchor-langgraph.mjs'],
-      ['Mastra 1.71 + LibSQLStore', 'anchor-mastra.mjs'],
-    ] as const) {
-      const figures = installError
-        ? installError
-        : measureAnchor(name, script, SIZES, steps, ctx.quick ? 20 : 50, ctx.log);
-      if (typeof figures === 'string') {
-        ctx.log(`anchor ${name}: ${figures}`);
-        anchors.push(referenceFigures(name, figures));
-      } else {
-        ctx.log(`anchor ${name}: measured under Node ${figures.node}`);
-        anchors.push(figures);
+    const anchors = [
+      anchorSide('LangGraph.js 1.7 + SqliteSaver', 'anchor-langgraph.mjs', installError),
+      anchorSide('Mastra 1.71 + LibSQLStore (one step in dountil)', 'anchor-mastra.mjs', installError),
+    ];
+    for (const a of anchors) if (a.missing) ctx.log(`anchor ${a.name} is missing: ${a.missing}`);
+    const sides = [noemaSide, floorSide, ...anchors.filter((a) => !a.missing)];
+    ctx.log(`statistic: ${STATISTIC}; ${repeats} repeat(s), ${steps} measured steps after a 20-step warm-up`);
+
+    const bySize = new Map<number, Map<Side, SideRun[]>>();
+    for (const size of SIZES) {
+      const runs = new Map<Side, SideRun[]>(sides.map((s) => [s, []]));
+      for (let r = 0; r < repeats; r++) {
+        // Rotate the order each repeat: no side always runs first (or last) in the window.
+        const order = sides.map((_, i) => sides[(i + r) % sides.length]!);
+        for (const side of order) {
+          ctx.log(`  ${side.name}: ${size} B, repeat ${r + 1}/${repeats}`);
+          // Suspend and resume are measured once, with the 32 B runs.
+          runs.get(side)!.push(side.run(size, steps, size === SIZES[0] ? iterations : 0));
+        }
       }
+      bySize.set(size, runs);
+      const node = (s: Side) => runs.get(s)?.[0]?.node ?? '?';
+      ctx.log(`  Node versions: ${sides.map((s) => `${s.name.split(' ')[0]} ${node(s)}`).join(', ')}`);
     }
 
     for (const size of SIZES) {
-      ctx.log(`Noema loop ${size} B…`);
-      // The machine is shared: each side runs `repeats` times and reports the median of the runs' figures.
-      const repeats = ctx.quick ? 1 : 5;
-      const runs = [];
-      const floors = [];
-      for (let i = 0; i < repeats; i++) {
-        runs.push(await noemaLoop(size, steps));
-        floors.push(await rawCommitFloor(size, steps));
-      }
-      // Storage is read at page granularity (4 KiB); a longer run gives a precise per-step figure.
-      const long = await noemaLoop(size, 1000);
-      const longFloor = await rawCommitFloor(size, 1000);
-      const noema = loopSummary(runs.map((r) => r.steps));
-      const floorFig: AnchorFigures = {
-        name: 'raw SQLite commit floor (node:sqlite, WAL, synchronous=NORMAL, 1 INSERT + COMMIT)',
-        measured: true,
-        loop: {
-          [size]: { ...loopSummary(floors.map((r) => r.steps)), bytesPerStep: longFloor.bytesPerStep },
-        },
-      };
-      const others = [...anchors, floorFig];
+      const runs = bySize.get(size)!;
+      const fig = new Map([...runs].map(([s, r]) => [s, figures(r)]));
+      const noema = fig.get(noemaSide)!;
+      const floor = fig.get(floorSide)!;
+      const others = [floorSide, ...anchors];
+      const pick = (k: keyof Figures) => others.map((side) => ({ side, value: fig.get(side)?.[k] }));
       const c = `loop ${size} B × ${steps} steps`;
-      compare(ctx, c, 'step p50', 'µs', noema.p50, others, (a) => a.loop[size]?.p50);
+      compare(ctx, c, 'step p50', 'µs', noema.p50, pick('p50'));
+      ctx.row({
+        case: c,
+        metric: 'Noema step p50 ÷ commit floor p50 (target ≤ 1.3)',
+        unit: '×',
+        value: noema.p50 / floor.p50,
+      });
       ctx.row({ case: c, metric: 'step p99', unit: 'µs', value: noema.p99 });
-      compare(ctx, c, 'first 50 steps p50', 'µs', noema.first50, others, (a) => a.loop[size]?.first50);
-      compare(ctx, c, 'last 50 steps p50', 'µs', noema.last50, others, (a) => a.loop[size]?.last50);
+      compare(ctx, c, 'first 50 steps p50', 'µs', noema.first50, pick('first50'));
+      compare(ctx, c, 'last 50 steps p50', 'µs', noema.last50, pick('last50'));
       compare(
         ctx,
         c,
-        'bytes stored per step',
+        'database growth per step (same run)',
         'bytes',
-        long.bytesPerStep,
-        others,
-        (a) => a.loop[size]?.bytesPerStep,
+        noema.bytesPerStep,
+        pick('bytesPerStep'),
+      );
+      compare(
+        ctx,
+        c,
+        'bytes written per step (same run)',
+        'bytes',
+        noema.writtenPerStep,
+        pick('writtenPerStep'),
       );
       ctx.row({
         case: c,
-        metric: 'bytes stored per step ÷ message (delta) size',
+        metric: 'database growth per step ÷ message size',
         unit: '×',
-        value: long.bytesPerStep / size,
-      });
-      ctx.row({
-        case: c,
-        metric: 'bytes stored per step ÷ delta, 200-step run (page-granular)',
-        unit: '×',
-        value: runs[0]!.bytesPerStep / size,
+        value: noema.bytesPerStep / size,
       });
     }
+
+    // The target against the floor, in steady state too: both in fresh processes, 2000 measured steps.
+    const steady = { noema: [] as SideRun[], floor: [] as SideRun[] };
+    for (let r = 0; r < repeats; r++) {
+      const pair = r % 2 === 0 ? [noemaSide, floorSide] : [floorSide, noemaSide];
+      for (const side of pair) (side === noemaSide ? steady.noema : steady.floor).push(side.run(32, 2000, 0));
+    }
+    const sn = figures(steady.noema).p50;
+    const sf = figures(steady.floor).p50;
+    const sc = 'loop 32 B × 2000 steps (steady state)';
+    compare(ctx, sc, 'step p50', 'µs', sn, [{ side: floorSide, value: sf }]);
+    ctx.row({
+      case: sc,
+      metric: 'Noema step p50 ÷ commit floor p50 (target ≤ 1.3)',
+      unit: '×',
+      value: sn / sf,
+    });
+
+    const small = bySize.get(SIZES[0]!)!;
+    const f32 = new Map([...small].map(([s, r]) => [s, figures(r)]));
+    const n32 = f32.get(noemaSide)!;
+    const anchorValues = (k: keyof Figures) => anchors.map((side) => ({ side, value: f32.get(side)?.[k] }));
+    compare(
+      ctx,
+      'suspend (start → WAITING persisted)',
+      'p50',
+      'µs',
+      n32.suspendUs,
+      anchorValues('suspendUs'),
+    );
+    compare(
+      ctx,
+      'cold resume (fresh store handle → next WAITING/terminal)',
+      'p50',
+      'µs',
+      n32.coldResumeUs,
+      anchorValues('coldResumeUs'),
+    );
 
     try {
       const pg = await noemaLoop(32, steps, 'postgres');
       ctx.row({
-        case: `loop 32 B × ${steps} steps on PostgreSQL (reference)`,
+        case: `loop 32 B × ${steps} steps on PostgreSQL (reference, in the bench process)`,
         metric: 'step p50',
         unit: 'µs',
         value: summarize(pg.steps).p50,
@@ -160,84 +238,23 @@ export default {
       ctx.log(`PostgreSQL loop skipped: ${(err as Error).message}`);
     }
 
-    ctx.log('Noema suspend / cold resume…');
-    const sr = await noemaSuspendResume(iterations);
-    const floor32: AnchorFigures = {
-      name: 'raw SQLite commit floor',
-      measured: true,
-      loop: {
-        32: {
-          p50: summarize((await rawCommitFloor(32, 200)).steps).p50,
-          first50: 0,
-          last50: 0,
-          bytesPerStep: 0,
-        },
-      },
-    };
-    compare(
-      ctx,
-      'suspend (start → WAITING persisted)',
-      'p50',
-      'µs',
-      summarize(sr.suspendUs).p50,
-      [...anchors, { ...floor32, suspendUs: floor32.loop[32]!.p50 }],
-      (a) => a.suspendUs,
-    );
-    compare(
-      ctx,
-      'cold resume (fresh store handle → next WAITING/terminal)',
-      'p50',
-      'µs',
-      summarize(sr.coldResumeUs).p50,
-      [...anchors, { ...floor32, coldResumeUs: floor32.loop[32]!.p50 }],
-      (a) => a.coldResumeUs,
-    );
-    ctx.row({
-      case: 'cold resume (fresh store handle → next WAITING/terminal)',
-      metric: 'of which: opening the store handle + engine',
-      unit: 'µs',
-      value: summarize(sr.openUs).p50,
-    });
-    ctx.row({
-      case: 'cold resume (fresh store handle → next WAITING/terminal)',
-      metric: 'p50 when opened as the CLI does (openStore + migration check)',
-      unit: 'µs',
-      value: summarize(sr.viaOpenStoreUs).p50,
-    });
-
-    const cache = mkdtempSync(join(tmpdir(), 'noema-ccache-'));
-    const cold = noemaRss(null);
-    noemaRss(cache);
+    const rss = anchors.map((side) => ({ side, value: side.missing ? undefined : side.rssMb?.() }));
+    const fresh = () => mkdtempSync(join(tmpdir(), 'noema-ccache-'));
+    const cache = fresh();
+    const cold = noemaRss(cache);
     const warm = noemaRss(cache);
+    const stripping = noemaRss(fresh(), { precompile: false });
+    const c = 'idle RSS after imports (engine + SQLite store open; anchors: imports)';
+    compare(ctx, c, 'first start (empty compile cache, filled by the precompile child)', 'MB', cold, rss);
+    compare(ctx, c, 'second start (compile cache warm)', 'MB', warm, rss);
+    compare(ctx, c, 'first start without the precompile child (stripping in-process)', 'MB', stripping, rss);
     compare(
       ctx,
-      'idle RSS after imports (engine + SQLite store open)',
-      'first start (TypeScript stripped at load)',
-      'MB',
-      cold,
-      anchors,
-      (a) => a.rssMb,
-    );
-    compare(
-      ctx,
-      'idle RSS after imports (engine + SQLite store open)',
-      'with NODE_COMPILE_CACHE warm',
-      'MB',
-      warm,
-      anchors,
-      (a) => a.rssMb,
-    );
-    noemaRss(cache, true);
-    const pgToo = noemaRss(cache, true);
-    compare(
-      ctx,
-      'idle RSS after imports (engine + SQLite store open)',
+      c,
       'compile cache warm, pg driver also imported',
       'MB',
-      pgToo,
-      anchors,
-      (a) => a.rssMb,
+      noemaRss(cache, { withPg: true }),
+      rss,
     );
-    for (const a of anchors) if (!a.measured) ctx.log(`note: ${a.name}: ${a.note}`);
   },
 } satisfies Bench;

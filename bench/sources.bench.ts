@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
 import { invokeSource, putJsonSchema, putResponseSource } from '../src/sources/index.ts';
 import { processLease } from '../src/sources/invocations/process-lease.ts';
+import { PROGRESS_INTERVAL_MS } from '../src/sources/invocations/progress.ts';
 import { finishInvocation, insertRunning } from '../src/sources/invocations/record.ts';
 import { llmChatCompletionsSource } from '../src/sources/llm/source.ts';
-import { finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
+import { newStreamState } from '../src/sources/llm/stream.ts';
+import { appendChunkBatch, finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
 import { createRedactor } from '../src/sources/redact.ts';
 import type { Store } from '../src/store/store.ts';
 import { startCli } from '../src/testing/cli.ts';
@@ -33,7 +35,11 @@ const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vendi
  * The lifecycle's store work alone — the two transactions `invokeSource` adds around a call
  * (running rows; finished rows with 15 chunks and an artifact) — without any network I/O.
  */
-export function storeLifecycle(store: Store, sourceHash: string): () => Promise<void> {
+export function storeLifecycle(
+  store: Store,
+  sourceHash: string,
+  durability: 'immediate' | 'deferred' = 'deferred',
+): () => Promise<void> {
   const redactor = createRedactor([]);
   const lease = processLease(store);
   const chunks = Array.from({ length: 15 }, (_, i) => ({
@@ -90,48 +96,70 @@ export function storeLifecycle(store: Store, sourceHash: string): () => Promise<
     // lease write (it is refreshed by a heartbeat, not per call).
     lease.committed(started_at);
     const ended_at = Date.now();
-    await store.transaction(async (tx) => {
-      await finishInvocation(
-        tx,
-        id,
-        {
-          status: 'succeeded',
-          failure_class: null,
-          failure_message: null,
-          started_at,
-          ended_at,
-          validation_status: 'valid',
-          response_json: REPLY,
-          response_text: JSON.stringify(REPLY),
-          response_headers: { 'content-type': 'text/event-stream' },
-          http_status: 200,
-        },
-        redactor,
-      );
-      await finishLlmCall(
-        tx,
-        llmId,
-        {
-          status: 'succeeded',
-          failure_class: null,
-          failure_message: null,
-          http_status: 200,
-          response_headers: { 'content-type': 'text/event-stream' },
-          normalized_text: JSON.stringify(REPLY),
-          stream: {
-            chunks,
-            rawText: JSON.stringify(REPLY),
-            finishReason: 'stop',
-            usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
-            firstChunkAt: started_at,
+    await store.transaction(
+      async (tx) => {
+        await finishInvocation(
+          tx,
+          id,
+          {
+            status: 'succeeded',
+            failure_class: null,
+            failure_message: null,
+            started_at,
+            ended_at,
+            validation_status: 'valid',
+            response_json: REPLY,
+            response_text: JSON.stringify(REPLY),
+            response_headers: { 'content-type': 'text/event-stream' },
+            http_status: 200,
           },
-          started_at,
-          ended_at,
-          artifacts: [{ kind: 'parsed_output', content: REPLY }],
-        },
-        redactor,
-      );
-    });
+          redactor,
+        );
+        await finishLlmCall(
+          tx,
+          llmId,
+          {
+            status: 'succeeded',
+            failure_class: null,
+            failure_message: null,
+            http_status: 200,
+            response_headers: { 'content-type': 'text/event-stream' },
+            normalized_text: JSON.stringify(REPLY),
+            stream: {
+              chunks,
+              persisted: 0,
+              rawText: JSON.stringify(REPLY),
+              finishReason: 'stop',
+              usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+              firstChunkAt: started_at,
+            },
+            started_at,
+            ended_at,
+            artifacts: [{ kind: 'parsed_output', content: REPLY }],
+          },
+          redactor,
+        );
+      },
+      { durability },
+    );
+  };
+}
+
+/** One progress write as invokeSource runs it mid-stream: a transaction appending 10 chunks. */
+function chunkBatchWrite(store: Store): () => Promise<void> {
+  const redactor = createRedactor([]);
+  const state = newStreamState();
+  const id = uuidv7();
+  let offset = 0;
+  return async () => {
+    for (let i = 0; i < 10; i++) {
+      state.chunks.push({
+        seq: state.chunks.length + 1,
+        offset_ms: offset++,
+        data: `{"choices":[{"delta":{"content":"${'x'.repeat(16)}"}}]}`,
+      });
+    }
+    await store.transaction((tx) => appendChunkBatch(tx, id, state, redactor));
   };
 }
 
@@ -200,6 +228,7 @@ export default {
               source_invocation_id: 'bench',
               timedOut: () => false,
               cancelled: () => false,
+              progressed: () => {},
             });
           };
           for (let i = 0; i < 100; i++) {
@@ -236,6 +265,24 @@ export default {
             unit: 'µs',
             value: summarize(w).p50,
           });
+          // The finish as invokeSource commits it (deferred durability), and as it did before (an
+          // ordinary synchronous commit), interleaved call by call.
+          const deferred = storeLifecycle(store, source.hash, 'deferred');
+          const immediate = storeLifecycle(store, source.hash, 'immediate');
+          const d: number[] = [];
+          const im: number[] = [];
+          for (let i = 0; i < Math.min(iterations, 1000); i++) {
+            await sample(i % 2 === 0 ? deferred : immediate, i % 2 === 0 ? d : im, []);
+            await sample(i % 2 === 0 ? immediate : deferred, i % 2 === 0 ? im : d, []);
+          }
+          ctx.row({
+            case: `lifecycle store writes only, finish deferred vs synchronous [${kind}]`,
+            metric: 'p50 per call',
+            unit: 'µs',
+            value: summarize(d).p50,
+            anchor: 'finish committed synchronously',
+            anchor_value: summarize(im).p50,
+          });
           const writes = await measure(iterations, storeLifecycle(store, source.hash), 100);
           ctx.row({
             case: `lifecycle store writes only, tight loop [${kind}]`,
@@ -243,6 +290,15 @@ export default {
             unit: 'µs',
             value: writes.p50,
             ...(kind === 'sqlite' ? { anchor: 'target', anchor_value: 100 } : {}),
+          });
+          // Streaming calls longer than PROGRESS_INTERVAL_MS also pay one batch write per
+          // interval (the chunks that arrived in it); here 10 chunks a batch, as its own transaction.
+          const batch = await measure(ctx.quick ? 100 : 1000, chunkBatchWrite(store), 50);
+          ctx.row({
+            case: `streamed chunks persisted while running, one batch of 10 [${kind}]`,
+            metric: `p50 per batch (one per ${PROGRESS_INTERVAL_MS} ms of stream)`,
+            unit: 'µs',
+            value: batch.p50,
           });
           const base = summarize(a);
           const withTrace = summarize(b);

@@ -1,7 +1,7 @@
 // LangGraph.js anchor for bench/engine.bench.ts. Runs as `node --input-type=module -e <this file>` with
 // cwd bench/anchors (so its packages resolve), under the Node that can load better-sqlite3.
 // Prints one JSON line. Mode (argv[1]): `probe`, `rss` (imports only) or `run <size> <steps> <iterations>`.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,6 +50,15 @@ function loopGraph(saver, stamps, total) {
     .compile({ checkpointer: saver });
 }
 
+// Bytes this process passed to write syscalls (/proc/self/io wchar): WAL frames and checkpoint copies.
+function bytesWritten() {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function checkpointBytes(saver, path) {
   saver.db.pragma('wal_checkpoint(TRUNCATE)');
   return statSync(path).size;
@@ -62,9 +71,11 @@ const warm = loopGraph(saver, stamps, 20);
 await warm.invoke({ messages: [] }, { configurable: { thread_id: 'warm' }, recursionLimit: 1000 });
 stamps.length = 0;
 const before = checkpointBytes(saver, loopPath);
+const w0 = bytesWritten();
 const graph = loopGraph(saver, stamps, steps);
 await graph.invoke({ messages: [] }, { configurable: { thread_id: 'bench' }, recursionLimit: steps + 50 });
 const after = checkpointBytes(saver, loopPath);
+const w1 = bytesWritten();
 const stepUs = [];
 for (let i = 1; i < stamps.length; i++) stepUs.push(us(stamps[i - 1], stamps[i]));
 
@@ -106,6 +117,7 @@ console.log(
     node: process.version,
     stepUs,
     bytesPerStep: (after - before) / steps,
+    writtenPerStep: (w1 - w0) / steps,
     suspendUs,
     coldResumeUs,
   }),

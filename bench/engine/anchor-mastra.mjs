@@ -1,8 +1,9 @@
-// Mastra anchor for bench/engine.bench.ts: the same loop as a workflow `dountil` over reason → tool,
-// state in workflow state (setState), persisted by LibSQLStore to a file. Runs as
+// Mastra anchor for bench/engine.bench.ts: the loop as a Mastra user writes it, one step in
+// `dountil` (each iteration appends one message: one super-step), state in workflow state
+// (setState), persisted by LibSQLStore to a file. Runs as
 // `node --input-type=module -e <this file>` with cwd bench/anchors. Prints one JSON line.
 // Mode (argv[1]): `probe`, `rss` or `run <size> <steps> <iterations>`.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,25 +37,29 @@ const stateSchema = z.object({ messages: z.array(z.string()) });
 const empty = z.object({});
 
 function loopWorkflow(stamps, total) {
-  const append = (id) =>
-    createStep({
-      id,
-      inputSchema: empty,
-      outputSchema: empty,
-      stateSchema,
-      execute: async ({ state, setState }) => {
-        stamps.push(h());
-        await setState({ messages: [...state.messages, msg] });
-        return {};
-      },
-    });
-  const body = createWorkflow({ id: 'body', inputSchema: empty, outputSchema: empty, stateSchema })
-    .then(append('reason'))
-    .then(append('tool'))
-    .commit();
+  const step = createStep({
+    id: 'step',
+    inputSchema: empty,
+    outputSchema: empty,
+    stateSchema,
+    execute: async ({ state, setState }) => {
+      stamps.push(h());
+      await setState({ messages: [...state.messages, msg] });
+      return {};
+    },
+  });
   return createWorkflow({ id: 'loop', inputSchema: empty, outputSchema: empty, stateSchema })
-    .dountil(body, async ({ state }) => state.messages.length >= total)
+    .dountil(step, async ({ state }) => state.messages.length >= total)
     .commit();
+}
+
+// Bytes this process passed to write syscalls (/proc/self/io wchar): WAL frames and checkpoint copies.
+function bytesWritten() {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function open(path, workflows) {
@@ -82,11 +87,13 @@ const warmPath = loopPath;
 }
 const { mastra, storage } = await open(loopPath, { loop: loopWorkflow(stamps, steps) });
 const before = await fileBytes(storage, loopPath);
+const w0 = bytesWritten();
 const run = await mastra.getWorkflow('loop').createRun();
 const result = await run.start({ inputData: {}, initialState: { messages: [] } });
 if (result.status !== 'success')
   throw new Error(`mastra loop ended ${result.status}: ${JSON.stringify(result.error ?? '')}`);
 const after = await fileBytes(storage, loopPath);
+const w1 = bytesWritten();
 const stepUs = [];
 for (let i = 1; i < stamps.length; i++) stepUs.push(us(stamps[i - 1], stamps[i]));
 
@@ -138,6 +145,7 @@ console.log(
     node: process.version,
     stepUs,
     bytesPerStep: (after - before) / steps,
+    writtenPerStep: (w1 - w0) / steps,
     suspendUs,
     coldResumeUs,
   }),

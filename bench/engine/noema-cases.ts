@@ -3,7 +3,7 @@
  * and cold resume, and the raw SQLite commit floor (node:sqlite, WAL, synchronous=NORMAL, one INSERT +
  * commit per step) measured in the same process.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { migrations } from '../../src/app/migrations.ts';
 import type { Engine, GraphSpec, Json, NodeType } from '../../src/engine/index.ts';
@@ -19,6 +19,18 @@ export interface LoopFigures {
   steps: number[];
   /** Bytes the database grew by per step (after a WAL checkpoint). */
   bytesPerStep: number;
+  /** Bytes this process handed to write(2)/pwrite(2) per step during the run (WAL frames, checkpoints). */
+  writtenPerStep: number;
+}
+
+/** This process's `wchar` (bytes passed to write syscalls) from /proc/self/io; NaN where there is none. */
+export function bytesWritten(): number {
+  try {
+    const m = /^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+    return m ? Number(m[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export function message(size: number): string {
@@ -83,13 +95,16 @@ export async function noemaLoop(
     await engine.start(loopGraph(20));
     stamps.length = 0;
     const before = await bytes();
+    const w0 = bytesWritten();
     const out = await engine.start(loopGraph(steps));
     if (out.status !== 'completed')
       throw new Error(`bench run ended ${out.status}: ${JSON.stringify(out.error)}`);
+    // After the checkpoint: every side's figure includes copying its log into the database.
     const after = await bytes();
+    const w1 = bytesWritten();
     const us = [];
     for (let i = 1; i <= steps; i++) us.push(Number(stamps[i]! - stamps[i - 1]!) / 1000);
-    return { steps: us, bytesPerStep: (after - before) / steps };
+    return { steps: us, bytesPerStep: (after - before) / steps, writtenPerStep: (w1 - w0) / steps };
   } finally {
     await t.dispose();
   }
@@ -161,8 +176,15 @@ export async function rawCommitFloor(size: number, steps: number): Promise<LoopF
     const insert = db.prepare('INSERT INTO steps (body) VALUES (?)');
     const msg = message(size);
     const us: number[] = [];
+    // The same warm-up as every other side: 20 steps before the measured ones.
+    for (let i = 0; i < 20; i++) {
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(msg);
+      db.exec('COMMIT');
+    }
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const before = statSync(t.url).size;
+    const w0 = bytesWritten();
     for (let i = 0; i < steps; i++) {
       const t0 = process.hrtime.bigint();
       db.exec('BEGIN IMMEDIATE');
@@ -171,7 +193,12 @@ export async function rawCommitFloor(size: number, steps: number): Promise<LoopF
       us.push(Number(process.hrtime.bigint() - t0) / 1000);
     }
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    return { steps: us, bytesPerStep: (statSync(t.url).size - before) / steps };
+    const w1 = bytesWritten();
+    return {
+      steps: us,
+      bytesPerStep: (statSync(t.url).size - before) / steps,
+      writtenPerStep: (w1 - w0) / steps,
+    };
   } finally {
     db.close();
     await t.dispose();

@@ -54,6 +54,8 @@ async function currentSeq(store: Store): Promise<number> {
 
 async function setSeq(store: Store, value: number): Promise<void> {
   await store.run('UPDATE reasoning_seq SET value = ? WHERE id = 1', [value]);
+  // Workspaces' blocks predate the loaded rows: drop them, so each takes its next block past these.
+  await store.run('DELETE FROM reasoning_workspace_seq');
 }
 
 /** Appends `count` note entries to (branch, doc), with seqs continuing the global counter. */

@@ -6,11 +6,13 @@ import type { Migration } from '../store/index.ts';
 import { longTermMigrations } from './long-term/migrations.ts';
 import { graphMigrations } from './reasoning/graph/migrations.ts';
 import { reasoningMigrations } from './reasoning/migrations.ts';
+import { reasoningSeqMigrations } from './reasoning/seq-migrations.ts';
 import { tasksMigrations } from './tasks/migrations.ts';
 
 export const memoryMigrations: readonly Migration[] = [
   ...reasoningMigrations,
   ...graphMigrations,
+  ...reasoningSeqMigrations,
   ...longTermMigrations,
   ...tasksMigrations,
 ];

@@ -11,6 +11,7 @@ import type { Queryable, Store } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
+import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
 import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
@@ -100,7 +101,9 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
         throw err;
       });
     lease.committed(started_at);
-    const result = plan ? await execute(plan, call, id) : { failure: planFailure!, success: null };
+    const result = plan
+      ? await execute(plan, call, id, progressWriter(store, plan, redactor, id))
+      : { failure: planFailure!, success: null };
     const ended_at = Date.now();
     let failure = result.failure;
     let validation: FinishContext['validation'] = { status: 'not_checked', errors: [] };
@@ -124,35 +127,41 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     try {
       // The result exists only in this process's memory now: a passing store fault must not lose it.
       await retryStoreFault(() =>
-        store.transaction(async (tx) => {
-          const finished = await finishInvocation(
-            tx,
-            id,
-            {
-              ...response,
+        store.transaction(
+          async (tx) => {
+            const finished = await finishInvocation(
+              tx,
+              id,
+              {
+                ...response,
+                status,
+                failure_class: failure?.failureClass ?? null,
+                failure_message: failure?.message ?? null,
+                started_at,
+                ended_at,
+                validation_status: validation.status === 'not_checked' ? null : validation.status,
+              },
+              redactor,
+            );
+            // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
+            // succeed though it reported failure — then the row already holds this very outcome.
+            if (!finished && (await finishedAs(tx, id, status, ended_at))) return;
+            interrupted = !finished;
+            await plan?.finish?.({
+              tx,
               status,
-              failure_class: failure?.failureClass ?? null,
-              failure_message: failure?.message ?? null,
-              started_at,
               ended_at,
-              validation_status: validation.status === 'not_checked' ? null : validation.status,
-            },
-            redactor,
-          );
-          // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
-          // succeed though it reported failure — then the row already holds this very outcome.
-          if (!finished && (await finishedAs(tx, id, status, ended_at))) return;
-          interrupted = !finished;
-          await plan?.finish?.({
-            tx,
-            status,
-            ended_at,
-            failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-            output: result.success?.output,
-            validation,
-            redactor,
-          });
-        }),
+              failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+              output: result.success?.output,
+              validation,
+              redactor,
+            });
+            // The running row was committed durably before sending; if the database server crashes
+            // before this commit reaches disk, the row is `running` again and recovery interrupts it.
+            // Whoever uses the result commits after this, and that commit's flush covers this one.
+          },
+          { durability: 'deferred' },
+        ),
       );
     } catch (err) {
       // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
@@ -177,7 +186,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       status: interrupted ? 'interrupted' : status,
       failure_class: failure?.failureClass ?? null,
       // Callers store what they get (engine contracts, journals): hand back only redacted values.
-      output: failure ? undefined : redactor.json(result.success?.output),
+      output: failure ? undefined : redactor.clean(result.success?.output),
       error: failure ? redactedFailure(failure, redactor) : null,
     };
   } finally {
@@ -256,6 +265,7 @@ async function execute(
   plan: SourcePlan,
   call: SourceCall,
   id: string,
+  progress: ProgressWriter,
 ): Promise<{ success: SourceSuccess; failure: null } | { success: null; failure: SourceFailure }> {
   const deadline = callDeadline(call.signal, call.timeoutMs ?? plan.timeout_ms);
   try {
@@ -265,6 +275,7 @@ async function execute(
         source_invocation_id: id,
         timedOut: deadline.timedOut,
         cancelled: deadline.cancelled,
+        progressed: progress.progressed,
       }),
       failure: null,
     };
@@ -281,5 +292,6 @@ async function execute(
     };
   } finally {
     deadline.dispose();
+    await progress.stop();
   }
 }

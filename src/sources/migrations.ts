@@ -3,6 +3,7 @@
  * durable source invocations, the rich LLM call trace, and the process leases recovery reads.
  */
 import type { Migration } from '../store/index.ts';
+import { sourcesTraceMigrations } from './trace-migrations.ts';
 
 const documents: Migration = {
   id: 300,
@@ -160,4 +161,10 @@ const llmCalls: Migration = {
   ],
 };
 
-export const sourcesMigrations: readonly Migration[] = [documents, processes, invocations, llmCalls];
+export const sourcesMigrations: readonly Migration[] = [
+  documents,
+  processes,
+  invocations,
+  llmCalls,
+  ...sourcesTraceMigrations,
+];

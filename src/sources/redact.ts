@@ -36,6 +36,8 @@ export interface Redactor {
   json<T>(value: T): T;
   /** `JSON.stringify(json(value))`, without the deep copy when nothing in it can be secret. */
   jsonText(value: unknown): string;
+  /** `value` itself when nothing in it can be secret, else `json(value)`. */
+  clean<T>(value: T): T;
   headers(h: Record<string, string>): Record<string, string>;
 }
 
@@ -84,14 +86,15 @@ function buildRedactor(values: readonly string[]): Redactor {
     for (const [k, v] of Object.entries(h)) out[k] = isSecretName(k) ? REDACTED : text(v);
     return out;
   };
+  const secretFree = (raw: string) =>
+    !SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v)) && !raw.includes('\\u0000');
   const jsonText = (value: unknown): string => {
     const raw = JSON.stringify(value ?? null);
-    if (!SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v)) && !raw.includes('\\u0000')) {
-      return raw;
-    }
-    return JSON.stringify(json(value ?? null));
+    return secretFree(raw) ? raw : JSON.stringify(json(value ?? null));
   };
-  return { text, json, jsonText, headers };
+  const clean = <T>(value: T): T =>
+    value === undefined || secretFree(JSON.stringify(value)) ? value : json(value);
+  return { text, json, jsonText, clean, headers };
 }
 
 const NO_SECRETS = buildRedactor([]);

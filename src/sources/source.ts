@@ -151,6 +151,11 @@ export interface ExecuteContext {
   timedOut(): boolean;
   /** True once the caller's signal fired (the failure class is `cancelled`). */
   cancelled(): boolean;
+  /**
+   * Something worth keeping arrived (a streamed chunk): `invokeSource` runs the plan's
+   * `progress` hook within `PROGRESS_INTERVAL_MS`, batching everything that arrives meanwhile.
+   */
+  progressed(): void;
 }
 
 /** How the invocation ended, as the implementation's `finish` hook sees it. */
@@ -183,6 +188,12 @@ export interface SourcePlan {
   begin?(tx: Queryable, ctx: BeginContext): Promise<void>;
   /** Performs the I/O. Throws `SourceFailure` for every expected failure. */
   execute(ctx: ExecuteContext): Promise<SourceSuccess>;
+  /**
+   * Writes what arrived since its last run (streamed chunks), in a transaction of its own while
+   * `execute` runs, so a killed process leaves it in the store. Never called concurrently with
+   * itself or after `execute` settled; a failure here is logged and does not fail the call.
+   */
+  progress?(q: Queryable, redactor: Redactor): Promise<void>;
   /** Closes this kind's rows, in the transaction that finishes the invocation. */
   finish?(ctx: FinishContext): Promise<void>;
 }

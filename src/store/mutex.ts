@@ -8,6 +8,13 @@ export class Mutex {
     return this.#locked;
   }
 
+  /** Takes the lock if it is free, without waiting (and without a promise); false otherwise. */
+  tryAcquire(): boolean {
+    if (this.#locked) return false;
+    this.#locked = true;
+    return true;
+  }
+
   async acquire(): Promise<void> {
     if (!this.#locked) {
       this.#locked = true;

@@ -1,6 +1,7 @@
 /** The store conformance suite, run against every backend selected by STORES. */
 import { describeEachStore } from '../testing/each-store.ts';
 import { concurrencySpecs } from './conformance/concurrency.spec.ts';
+import { durabilitySpecs } from './conformance/durability.spec.ts';
 import { listenSpecs } from './conformance/listen.spec.ts';
 import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
@@ -14,3 +15,4 @@ describeEachStore('store: typed errors', errorSpecs);
 describeEachStore('store: listen through faults', listenSpecs);
 describeEachStore('store: parameter values', paramSpecs);
 describeEachStore('store: locks and catalog', lockSpecs);
+describeEachStore('store: deferred durability', durabilitySpecs);

@@ -135,11 +135,13 @@ export interface TransactionOptions {
    */
   mode?: 'read' | 'write';
   /**
-   * `false` lets the commit return before it is durable (PostgreSQL `synchronous_commit = off` for
-   * this transaction; SQLite commits as always). Only for transactions whose loss in a crash loses
-   * nothing that was promised — e.g. one that only sends notifications. Default `true`.
+   * `deferred` lets the commit return before it is flushed to disk (PostgreSQL
+   * `synchronous_commit = off` for this transaction): it is visible at once, and durable no later
+   * than the next ordinary commit on the same server, whose flush covers every earlier commit.
+   * Only a crash of the database server in between loses it: use it only for writes whose loss
+   * recovery already handles. SQLite ignores it (its WAL commits are never fsynced one by one).
    */
-  durable?: boolean;
+  durability?: 'immediate' | 'deferred';
 }
 
 export type Unlisten = () => Promise<void>;

@@ -33,7 +33,7 @@ export type Emit = (event: EventBody) => void;
 const PROGRESS_LATENCY_MS = 50;
 
 /** A transaction that only sends notifications need not wait for a disk flush. */
-const NOTIFY_ONLY: TransactionOptions = { durable: false };
+const NOTIFY_ONLY: TransactionOptions = { durability: 'deferred' };
 
 /** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
 const NONE: EngineEvent[] = [];

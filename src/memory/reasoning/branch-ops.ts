@@ -38,7 +38,7 @@ export async function branchCreate(
         status: 400,
       });
     }
-    const baseSeq = await currentSeq(tx);
+    const baseSeq = await currentSeq(tx, input.workspace);
     if (!(await insertBranch(tx, input.workspace, name, from, baseSeq))) {
       throw new NoemaError('BRANCH_EXISTS', `branch "${name}" already exists`, {
         details: { branch: name },

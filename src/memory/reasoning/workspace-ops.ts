@@ -56,7 +56,7 @@ export async function status(
     workspace: ws.workspace,
     schema_version: await schemaVersion(q),
     checkout: ws.checkout,
-    last_seq: await currentSeq(q),
+    last_seq: await currentSeq(q, ws.workspace),
   };
   if (ws.last_event_id !== null) out.last_event_id = ws.last_event_id;
   if (ws.last_event_ts !== null) out.last_event_ts = ws.last_event_ts;

@@ -109,6 +109,15 @@ function requestMessages(requestJson: unknown): unknown {
   return (JSON.parse(requestJson) as { messages?: unknown }).messages ?? [];
 }
 
+/** The batches a call persisted while streaming: all there is of a call that never finished. */
+async function persistedChunks(q: Queryable, id: string): Promise<Array<[number, string]>> {
+  const rows = await q.all<{ chunks_json: string }>(
+    'SELECT chunks_json FROM llm_call_chunks WHERE llm_call_id = ? ORDER BY first_seq',
+    [id],
+  );
+  return rows.flatMap((r) => JSON.parse(r.chunks_json) as Array<[number, string]>);
+}
+
 export async function getLlmCall(
   q: Queryable,
   id: string,
@@ -118,7 +127,10 @@ export async function getLlmCall(
   if (!row) throw new NoemaError('UNKNOWN_LLM_CALL', `no LLM call ${id}`, { details: { llm_call_id: id } });
   const maxChunks = Math.min(options.maxChunks ?? MAX_CHUNKS, MAX_CHUNKS);
   const { chunks_json, artifacts_json, ...call } = row;
-  const pairs = typeof chunks_json === 'string' ? (JSON.parse(chunks_json) as Array<[number, string]>) : [];
+  const pairs =
+    typeof chunks_json === 'string'
+      ? (JSON.parse(chunks_json) as Array<[number, string]>)
+      : await persistedChunks(q, id);
   return {
     ...decode(call),
     request_messages: requestMessages(call.request_json),

@@ -10,7 +10,7 @@ import type { ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
 import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
 import { newStreamState, readCompletionStream } from './stream.ts';
-import { finishLlmCall, insertLlmCall } from './trace.ts';
+import { appendChunkBatch, finishLlmCall, insertLlmCall } from './trace.ts';
 
 const REJECTS_FORMAT = /response_format|json_schema|structured output|structured_output/i;
 
@@ -72,7 +72,7 @@ export const llmChatCompletionsSource: ResponseSource = {
           });
           response = { http_status: res.status, response_headers: headersObject(res.headers) };
           if (!res.ok) throw await upstreamFailure(res, response, sendsFormat, what, artifacts);
-          await readCompletionStream(res, state, startedAt);
+          await readCompletionStream(res, state, startedAt, ctx.progressed);
           response.response_text = state.rawText;
           normalized = normalizeAssistantText(state.rawText);
           const parsed = tryParseJson(normalized);
@@ -93,6 +93,7 @@ export const llmChatCompletionsSource: ResponseSource = {
           });
         }
       },
+      progress: (q, redactor) => appendChunkBatch(q, llm_call_id, state, redactor),
       async finish(ctx) {
         if (ctx.output !== undefined) artifacts.push({ kind: 'parsed_output', content: ctx.output });
         if (ctx.validation.status === 'invalid') {

@@ -14,6 +14,8 @@ export interface StreamChunk {
 
 export interface StreamState {
   chunks: StreamChunk[];
+  /** How many of `chunks` were persisted while streaming (`llm_call_chunks`). */
+  persisted: number;
   rawText: string;
   finishReason: string | null;
   usage: Record<string, unknown> | null;
@@ -21,7 +23,7 @@ export interface StreamState {
 }
 
 export function newStreamState(): StreamState {
-  return { chunks: [], rawText: '', finishReason: null, usage: null, firstChunkAt: null };
+  return { chunks: [], persisted: 0, rawText: '', finishReason: null, usage: null, firstChunkAt: null };
 }
 
 type Completion = {
@@ -62,11 +64,15 @@ function record(state: StreamState, data: string, startedAt: number): void {
   state.chunks.push({ seq: state.chunks.length + 1, offset_ms: now - startedAt, data });
 }
 
-/** Consumes `res.body` into `state`. Throws SourceFailure on malformed or error events. */
+/**
+ * Consumes `res.body` into `state`, calling `onChunk` after each recorded event. Throws
+ * SourceFailure on malformed or error events.
+ */
 export async function readCompletionStream(
   res: Response,
   state: StreamState,
   startedAt: number,
+  onChunk: () => void = () => {},
 ): Promise<void> {
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('text/event-stream')) {
@@ -85,6 +91,7 @@ export async function readCompletionStream(
     const data = dataLines.join('\n');
     dataLines = [];
     record(state, data, startedAt);
+    onChunk();
     if (data.trim() === '[DONE]') done = true;
     else apply(state, data);
   };

@@ -64,6 +64,39 @@ function chunksJson(chunks: StreamChunk[], redactor: Redactor): string {
   return JSON.stringify(chunks.map((c) => [c.offset_ms, redactor.text(c.data)]));
 }
 
+/**
+ * Persists the chunks that arrived since the last batch (one `llm_call_chunks` row) and the
+ * running call's `chunk_count`, while the call streams. Each chunk is written once here and
+ * once more in the finish: the cost stays proportional to the stream.
+ */
+export async function appendChunkBatch(
+  q: Queryable,
+  id: string,
+  s: StreamState,
+  redactor: Redactor,
+): Promise<void> {
+  const from = s.persisted;
+  const to = s.chunks.length;
+  if (to === from) return;
+  // Taken before the first await: chunks arriving meanwhile go to the next batch.
+  s.persisted = to;
+  try {
+    await q.run('INSERT INTO llm_call_chunks (llm_call_id, first_seq, chunks_json) VALUES (?, ?, ?)', [
+      id,
+      from + 1,
+      chunksJson(s.chunks.slice(from, to), redactor),
+    ]);
+    await q.run(
+      `UPDATE llm_calls SET chunk_count = ?, first_chunk_at = ? WHERE llm_call_id = ? AND status = 'running'`,
+      [to, s.firstChunkAt, id],
+    );
+  } catch (err) {
+    // The transaction rolls back: the next batch starts where this one did, leaving no gap.
+    s.persisted = from;
+    throw err;
+  }
+}
+
 function usageNumber(usage: Record<string, unknown> | null, key: string): number | null {
   const v = usage?.[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -76,6 +109,8 @@ export async function finishLlmCall(
   redactor: Redactor,
 ): Promise<void> {
   const s = e.stream;
+  // The whole stream goes to chunks_json below: the batches written while it streamed go.
+  if (s.persisted > 0) await q.run('DELETE FROM llm_call_chunks WHERE llm_call_id = ?', [id]);
   await q.run(
     `UPDATE llm_calls SET status = ?, failure_class = ?, failure_message = ?, http_status = ?, response_headers = ?,
        raw_text = ?, normalized_text = ?, finish_reason = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?,

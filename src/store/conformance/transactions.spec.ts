@@ -131,7 +131,7 @@ export function transactionSpecs(factory: StoreFactory): void {
       await store.transaction(
         (tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]).then(() => {}),
         {
-          durable: false,
+          durability: 'deferred',
         },
       );
       const row = await store.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['a']);

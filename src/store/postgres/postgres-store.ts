@@ -216,10 +216,11 @@ export class PostgresStore extends PostgresQueryable implements Store {
     }
     let broken = false;
     try {
+      // One round trip either way: a simple-protocol query may carry both statements.
       await client.query(
         options.mode === 'read'
           ? 'BEGIN READ ONLY'
-          : options.durable === false
+          : options.durability === 'deferred'
             ? 'BEGIN; SET LOCAL synchronous_commit = off'
             : 'BEGIN',
       );

@@ -17,6 +17,7 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '../store.ts';
+import { type Checkpointer, createCheckpointer } from './checkpointer.ts';
 import { openDatabaseFile } from './open-file.ts';
 import { translateSqliteError } from './translate-error.ts';
 
@@ -213,6 +214,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   readonly #conn: SqliteConnection;
   readonly #mutex: Mutex;
+  readonly #checkpointer: Checkpointer | null = null;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -220,10 +222,19 @@ export class SqliteStore implements Store {
     this.#mutex = mutexFor(options.path);
     const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
-    this.#conn.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
+    const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? 10_000);
+    this.#conn.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     this.#conn.exec('PRAGMA journal_mode = WAL');
     this.#conn.exec('PRAGMA synchronous = NORMAL');
     this.#conn.exec('PRAGMA foreign_keys = ON');
+    if (options.path !== ':memory:') {
+      // Checkpoints run in a worker thread (see checkpointer.ts), not inside a COMMIT.
+      this.#conn.exec('PRAGMA wal_autocheckpoint = 0');
+      this.#checkpointer = createCheckpointer(options.path, busyTimeoutMs, {
+        restart: () => setImmediate(() => void this.#checkpointBetweenTransactions()),
+        fallback: () => this.#conn.exec('PRAGMA wal_autocheckpoint = 1000'),
+      });
+    }
   }
 
   /** How many prepared statements the connection holds (at most SQLITE_STATEMENT_CACHE); for tests. */
@@ -232,7 +243,11 @@ export class SqliteStore implements Store {
   }
 
   async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
-    return this.#outsideTransaction(() => this.#conn.run(sql, params));
+    return this.#outsideTransaction(() => {
+      const r = this.#conn.run(sql, params);
+      this.#committed();
+      return r;
+    });
   }
 
   async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -246,13 +261,15 @@ export class SqliteStore implements Store {
   async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     assertNotInTransaction(this);
     this.#assertOpen();
-    await this.#mutex.acquire();
+    // The free lock is taken synchronously: a step's commit should not wait a turn for nothing.
+    if (!this.#mutex.tryAcquire()) await this.#mutex.acquire();
     try {
       // Prepared once (cached like any statement): exec() would parse these on every transaction.
       this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
       try {
         const result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
         this.#conn.control('COMMIT');
+        if (options.mode !== 'read') this.#committed();
         return result;
       } catch (err) {
         // SQLite may already have rolled back (or COMMIT itself failed): never leave the
@@ -276,8 +293,36 @@ export class SqliteStore implements Store {
     if (this.#closed) return;
     await this.#mutex.acquire();
     this.#closed = true;
+    // The worker's connection closes first, so this one is the last and checkpoints on close.
+    await this.#checkpointer?.close();
     this.#conn.close();
     this.#mutex.release();
+  }
+
+  /** After a write commit, under the mutex: counts it, and checkpoints inline when the worker cannot keep up. */
+  #committed(): void {
+    if (this.#checkpointer?.committed()) this.#checkpoint();
+  }
+
+  #checkpoint(): void {
+    try {
+      const r = this.#conn.statement('PRAGMA wal_checkpoint(PASSIVE)').get() as { busy: number };
+      // Busy: the worker is mid-checkpoint; the next commit tries again.
+      if (Number(r.busy) === 0) this.#checkpointer?.checkpointed();
+    } catch {
+      // A busy file: the next commit tries again.
+    }
+  }
+
+  /** Completes a checkpoint the worker could not (commits raced it), between transactions. */
+  async #checkpointBetweenTransactions(): Promise<void> {
+    if (this.#closed) return;
+    await this.#mutex.acquire();
+    try {
+      if (!this.#closed) this.#checkpoint();
+    } finally {
+      this.#mutex.release();
+    }
   }
 
   async #outsideTransaction<T>(op: () => Promise<T>): Promise<T> {

@@ -82,7 +82,7 @@ export async function appendEntry(
     const existing = await findBySourceEvent(tx, e.workspace, e.branch, e.doc, e.source_event_id);
     if (existing) return { inserted: false, entry: existing };
   }
-  const seq = await allocateSeq(tx, 1);
+  const seq = await allocateSeq(tx, e.workspace, 1);
   const ts = e.ts ?? Date.now();
   // ON CONFLICT covers a concurrent writer of the same source_event_id (PG): the loser keeps the winner's row.
   const row = await tx.get<{ seq: number }>(

@@ -45,7 +45,7 @@ describeEachStore('reasoning log', (factory) => {
     const b = await note(store, 'b', 'two', 'other');
     const c = await note(store, 'main', 'three');
     assert.ok(a.seq < b.seq && b.seq < c.seq);
-    assert.equal(await currentSeq(store), c.seq);
+    assert.equal(await currentSeq(store, W), c.seq);
     assert.ok(a.ts >= before && a.ts <= Date.now() + 1);
     assert.equal(a.kind, 'note');
   });
@@ -70,7 +70,7 @@ describeEachStore('reasoning log', (factory) => {
     await note(store, 'main', 'x');
     const s = await status(store, { workspace: W });
     assert.equal(s.checkout, 'main');
-    assert.equal(s.last_seq, await currentSeq(store));
+    assert.equal(s.last_seq, await currentSeq(store, W));
   });
 
   withStore(
@@ -370,7 +370,7 @@ describeEachStore('reasoning log', (factory) => {
   );
 
   withStore('invalid input is a typed error and writes nothing', async (store) => {
-    const before = await currentSeq(store);
+    const before = await currentSeq(store, W);
     const bad: Array<[() => Promise<unknown>, string]> = [
       [
         () => notesCommit(store, { workspace: W, branch: 'main', doc: 'notes', content: '' }),
@@ -419,6 +419,6 @@ describeEachStore('reasoning log', (factory) => {
       [() => merge(store, { workspace: W, from: 'main', into: 'nope' }), 'UNKNOWN_BRANCH'],
     ];
     for (const [p, code] of bad) await rejects(p(), code);
-    assert.equal(await currentSeq(store), before);
+    assert.equal(await currentSeq(store, W), before);
   });
 });

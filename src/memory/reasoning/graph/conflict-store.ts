@@ -105,7 +105,7 @@ export async function conflictExists(q: Queryable, workspace: string, id: string
 /** Inserts the conflict unless it exists; true when this call created it. */
 export async function insertConflict(tx: Transaction, workspace: string, c: GraphConflict): Promise<boolean> {
   if (await conflictExists(tx, workspace, c.conflict_id)) return false;
-  const seq = await allocateSeq(tx, 1);
+  const seq = await allocateSeq(tx, workspace, 1);
   const res = await tx.run(
     `INSERT INTO graph_conflicts (${CONFLICT_COLUMNS}, workspace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (conflict_id) DO NOTHING`,

@@ -4,7 +4,7 @@
  * superseded version records `next_seq`, so "newest up to a cutoff" needs no anti-join).
  */
 import type { SqlValue, Transaction } from '../../../store/store.ts';
-import { allocateSeq } from '../seq.ts';
+import { allocateSeq, lockWorkspaceWriters } from '../seq.ts';
 import { encodeTags, searchText } from './rows.ts';
 import type { EdgeContent, GraphScope, NodeContent, VersionOrigin } from './types.ts';
 import { placeholders } from './view.ts';
@@ -31,7 +31,7 @@ export async function writeVersions(
   branch: string,
   writes: readonly VersionWrite[],
 ): Promise<WriteResult> {
-  const first = await allocateSeq(tx, writes.length);
+  const first = await allocateSeq(tx, scope.workspace, writes.length);
   const ts = Date.now();
   const nodes: Array<{ c: NodeContent; seq: number; origin: VersionOrigin }> = [];
   const edges: Array<{ c: EdgeContent; seq: number; origin: VersionOrigin }> = [];
@@ -169,10 +169,10 @@ async function writeEdges(
 }
 
 /**
- * Takes the global seq row lock up front, for transactions that read graph state and then
+ * Takes the workspace's seq lock up front, for transactions that read graph state and then
  * decide what to write (merge, conflict resolution, think cards): concurrent callers then
  * decide on each other's committed results instead of both writing.
  */
-export async function serializeWriters(tx: Transaction): Promise<void> {
-  await tx.lockRows('SELECT value FROM reasoning_seq WHERE id = 1');
+export async function serializeWriters(tx: Transaction, workspace: string): Promise<void> {
+  await lockWorkspaceWriters(tx, workspace);
 }

@@ -1,0 +1,67 @@
+/**
+ * Progressive persistence while a call runs: the first `progressed()` arms one timer, and when
+ * it fires the plan's `progress` hook writes everything that arrived meanwhile in one
+ * transaction. A call shorter than `PROGRESS_INTERVAL_MS` writes nothing extra; a long stream
+ * costs one small transaction per interval, and a killed process loses at most one interval.
+ */
+import { toNoemaError } from '../../core/errors.ts';
+import type { Store } from '../../store/store.ts';
+import type { Redactor } from '../redact.ts';
+import type { SourcePlan } from '../source.ts';
+
+export const PROGRESS_INTERVAL_MS = 200;
+
+export interface ProgressWriter {
+  progressed(): void;
+  /** Cancels a pending write and waits for one in flight: call before finishing the rows. */
+  stop(): Promise<void>;
+}
+
+const NONE: ProgressWriter = { progressed() {}, stop: async () => {} };
+
+export function progressWriter(
+  store: Store,
+  plan: SourcePlan,
+  redactor: Redactor,
+  invocationId: string,
+): ProgressWriter {
+  const progress = plan.progress;
+  if (!progress) return NONE;
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> | null = null;
+  let stopped = false;
+  let logged = false;
+  const write = async () => {
+    timer = undefined;
+    if (stopped) return;
+    try {
+      await store.transaction((tx) => progress(tx, redactor));
+    } catch (err) {
+      // A lost batch only means less is left behind if the process dies: the finish still
+      // writes the whole stream. Said once per call, with the call it belongs to.
+      if (!logged) {
+        logged = true;
+        const e = toNoemaError(err);
+        console.error(
+          `noema: partial result of source invocation ${invocationId} not saved: ${e.code} ${e.message}`,
+        );
+      }
+    }
+  };
+  return {
+    progressed() {
+      if (stopped || timer) return;
+      timer = setTimeout(() => {
+        // One write at a time: a write still running delays the next until it is done.
+        writing = (writing ?? Promise.resolve()).then(write);
+      }, PROGRESS_INTERVAL_MS);
+      timer.unref();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await writing;
+    },
+  };
+}

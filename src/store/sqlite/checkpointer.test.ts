@@ -1,0 +1,81 @@
+/**
+ * WAL checkpoints off the commit path (SQLite only: PostgreSQL has no WAL file of ours to bound).
+ * The log stays bounded whether the event loop turns between commits (the worker checkpoints) or
+ * never does (the store checkpoints inline), and every commit stays readable from a new connection.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import { COMMITS_PER_CHECKPOINT, INLINE_AFTER_COMMITS } from './checkpointer.ts';
+import { SqliteStore } from './sqlite-store.ts';
+
+const PAGE = 4096;
+const walPages = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size / PAGE : 0);
+const backfilled = (path: string) => {
+  // A second connection's PASSIVE checkpoint reports how much of the log is still uncopied.
+  const db = new DatabaseSync(path);
+  try {
+    const r = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number; checkpointed: number };
+    return r;
+  } finally {
+    db.close();
+  }
+};
+
+async function withStore(fn: (store: SqliteStore, path: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'noema-ckpt-'));
+  const path = join(dir, 'n.db');
+  const store = new SqliteStore({ path });
+  try {
+    await store.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    await fn(store, path);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const body = 'x'.repeat(3000);
+
+test('commits never checkpoint inline while the worker keeps up, and the WAL is copied back', async () => {
+  await withStore(async (store, path) => {
+    // Under INLINE_AFTER_COMMITS, so only the worker can have copied anything.
+    for (let i = 0; i < 1000; i++) {
+      await store.transaction((tx) => tx.run('INSERT INTO t (body) VALUES (?)', [body]));
+      // Let the worker's answers in, as any I/O between calls does.
+      if (i % 16 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const r = backfilled(path);
+    // The worker has copied what was asked (about two pages a commit); what is left is less than
+    // one request's worth. With no checkpoint all 2000 would be; SQLite's own would leave ~1000.
+    const left = r.log - r.checkpointed;
+    assert.ok(left < 3 * COMMITS_PER_CHECKPOINT, `uncopied frames: ${left}`);
+    const count = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM t');
+    assert.equal(count?.n, 1000);
+  });
+});
+
+test('a loop that never yields to the event loop still keeps the WAL bounded', async () => {
+  await withStore(async (store, path) => {
+    // Each commit here is pure microtasks: the worker's replies can never be heard.
+    for (let i = 0; i < 3 * INLINE_AFTER_COMMITS; i++) {
+      await store.transaction((tx) => tx.run('INSERT INTO t (body) VALUES (?)', [body]));
+    }
+    const pages = walPages(path);
+    // About two pages per commit; without a checkpoint the log would hold every commit's pages.
+    assert.ok(pages < 2.5 * 2 * INLINE_AFTER_COMMITS, `WAL holds ${pages} pages`);
+    const other = new DatabaseSync(path);
+    try {
+      assert.equal(
+        (other.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n,
+        3 * INLINE_AFTER_COMMITS,
+      );
+    } finally {
+      other.close();
+    }
+  });
+});

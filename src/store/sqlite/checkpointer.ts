@@ -1,0 +1,133 @@
+/**
+ * WAL checkpoints off the commit path. SQLite's automatic checkpoint runs inside the COMMIT that
+ * crosses 1000 pages and fsyncs there, so about one call in a hundred paid milliseconds. The
+ * store's connection turns it off (`wal_autocheckpoint = 0`); every `COMMITS_PER_CHECKPOINT`
+ * write commits this asks a worker thread, holding its own connection to the same file, for a
+ * PASSIVE checkpoint, which takes no write lock: commits go on while it copies and fsyncs.
+ *
+ * SQLite restarts the log only when a writer begins with the whole log copied, which commits
+ * racing the worker can prevent forever; past `RESTART_AFTER_FRAMES` the store finishes the copy
+ * on its own connection between transactions (the worker has copied nearly all of it). And if
+ * the event loop never turns (a loop of store calls with no I/O cannot hear the worker), the
+ * store checkpoints right after the commit that reaches `INLINE_AFTER_COMMITS`, as SQLite would:
+ * the WAL stays bounded whatever the caller does.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** Commits between checkpoint requests to the worker. */
+export const COMMITS_PER_CHECKPOINT = 256;
+/** The log's length (pages) past which the store's own connection completes a checkpoint. */
+const RESTART_AFTER_FRAMES = 4096;
+/** Commits without any completed checkpoint after which the store checkpoints inline. */
+export const INLINE_AFTER_COMMITS = 1024;
+
+// CommonJS source for an eval'd worker: one connection, one checkpoint per request.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { DatabaseSync } = require('node:sqlite');
+const db = new DatabaseSync(workerData.path);
+db.exec('PRAGMA busy_timeout = ' + workerData.busyTimeoutMs);
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const r = checkpoint.get();
+    parentPort.postMessage({ log: Number(r.log), checkpointed: Number(r.checkpointed) });
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+});
+`;
+
+export interface Checkpointer {
+  /** Counts one write commit. True when the caller must checkpoint inline now (see above). */
+  committed(): boolean;
+  /** The store checkpointed on its own connection. */
+  checkpointed(): void;
+  /** Stops the worker (after its checkpoint in flight, if any). */
+  close(): Promise<void>;
+}
+
+export interface CheckpointerHooks {
+  /** Runs a checkpoint on the store's connection outside any transaction, soon. */
+  restart(): void;
+  /** The worker cannot run: turn SQLite's automatic checkpoint back on. */
+  fallback(): void;
+}
+
+export function createCheckpointer(
+  path: string,
+  busyTimeoutMs: number,
+  hooks: CheckpointerHooks,
+): Checkpointer {
+  let worker: Worker | null = null;
+  let stopped = false;
+  let commits = 0;
+  let sinceCheckpoint = 0;
+  let inFlight = false;
+  let exited: Promise<void> | null = null;
+
+  const fail = (why: string) => {
+    if (stopped) return;
+    stopped = true;
+    worker = null;
+    // Logged once per store; checkpoints carry on, on the commit path again.
+    console.error(
+      `noema: SQLite checkpoint worker for ${path} stopped (${why}); using automatic checkpoints`,
+    );
+    hooks.fallback();
+  };
+  const start = (): Worker => {
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, busyTimeoutMs } });
+    w.unref();
+    w.on('message', (r: { log: number; checkpointed: number } | { error: string }) => {
+      inFlight = false;
+      // A busy or locked file only delays this checkpoint: the next request retries it.
+      if ('error' in r) {
+        if (!/busy|locked/i.test(r.error)) fail(r.error);
+        return;
+      }
+      sinceCheckpoint = 0;
+      if (r.log > RESTART_AFTER_FRAMES) hooks.restart();
+    });
+    w.on('error', (err) => fail(err.message));
+    exited = new Promise((resolve) => w.once('exit', () => resolve()));
+    return w;
+  };
+  return {
+    committed() {
+      if (stopped) return false;
+      sinceCheckpoint += 1;
+      if (sinceCheckpoint >= INLINE_AFTER_COMMITS) return true;
+      if (++commits % COMMITS_PER_CHECKPOINT === 0 && !inFlight) {
+        inFlight = true;
+        worker ??= start();
+        worker.postMessage('checkpoint');
+      }
+      return false;
+    },
+    checkpointed() {
+      sinceCheckpoint = 0;
+    },
+    async close() {
+      const w = worker;
+      stopped = true;
+      worker = null;
+      if (!w) return;
+      // Held (ref'd) while closing: an awaited close must keep the process alive until it ends.
+      w.ref();
+      w.postMessage('close');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 2_000);
+      });
+      await Promise.race([exited, timeout]);
+      clearTimeout(timer);
+      await w.terminate();
+    },
+  };
+}
