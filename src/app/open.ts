@@ -2,6 +2,7 @@
  * Opens the configured store with every migration applied: the one way surfaces get a store.
  * Startup recovery runs here, so calls left `running` by a dead process read `interrupted`.
  */
+import { migrateLegacyFlowchartConfigs } from '../runtimes/flow/legacy.ts';
 import { recoverInterruptedInvocations } from '../sources/invocations/recover.ts';
 import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
@@ -12,6 +13,8 @@ export async function openNoemaStore(config: Pick<NoemaConfig, 'store'>): Promis
   const store = await openStore(config.store, { migrations });
   try {
     await recoverInterruptedInvocations(store);
+    // Seed 003: legacy flowchart node configs are migrated at startup; a malformed one aborts it.
+    await migrateLegacyFlowchartConfigs(store);
   } catch (err) {
     await store.close();
     throw err;

@@ -2,12 +2,15 @@
  * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
+import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
 import { createEngine, type Engine } from '../../engine/index.ts';
+import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
+import { attachFlowSocketEvents } from './flow/events.ts';
 import { allRoutes } from './routes/index.ts';
 import { startHttpServer } from './server.ts';
 
@@ -31,8 +34,18 @@ export interface NoemaHttp {
   close(): Promise<void>;
 }
 
+/**
+ * The server's engine executes the runs its routes start: the sources executor performs their
+ * model/tool calls, and the runtimes register their node types on it.
+ */
+function serverEngine(store: Store): Engine {
+  const engine = createEngine(store, { fanOut: true, actions: sourcesExecutor(store) });
+  registerFlowNodes(engine, { store, now: Date.now, defaultModel: '@flow' });
+  return engine;
+}
+
 export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
-  const engine = options.engine ?? createEngine(options.store, { fanOut: true });
+  const engine = options.engine ?? serverEngine(options.store);
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
@@ -52,8 +65,14 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     routes: allRoutes(services),
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
+  const leaveFlowFeeds = attachFlowSocketEvents(io.io, { store: options.store, feeds });
+  const sweeper = startArtifactSweeper(options.store, {
+    onError: (err) => process.emitWarning(`noema: node artifact sweep failed: ${String(err)}`),
+  });
   server.onClose(async () => {
     for (const hook of closing) await hook();
+    sweeper.stop();
+    leaveFlowFeeds();
     sse.close();
     await io.close();
     await feeds.close();

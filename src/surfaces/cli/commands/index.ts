@@ -5,10 +5,13 @@ import { agentPutCommand } from './agent-put.ts';
 import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
+import { flowImportCommand } from './flow-import.ts';
+import { flowRunCommand } from './flow-run.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
 import { sourceInvokeCommand } from './source-invoke.ts';
+import { worldCommands } from './world-commands.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
@@ -17,7 +20,10 @@ export const commands: readonly Command[] = [
   sourceInvokeCommand,
   devScriptedModelCommand,
   devToysCommand,
+  ...worldCommands,
   agentPutCommand,
   agentChatCommand,
   devMcpFixtureCommand,
+  flowImportCommand,
+  flowRunCommand,
 ];

@@ -16,6 +16,10 @@ export const migrateCommand: Command = {
       const report = await migrate(store, migrations);
       for (const m of report.applied) io.out(`applied ${m.id} ${m.name}`);
       io.out(`schema at migration ${report.current} (${store.location})`);
+      const { migrateLegacyFlowchartConfigs } = await import('../../../runtimes/flow/legacy.ts');
+      const legacy = await migrateLegacyFlowchartConfigs(store);
+      for (const m of legacy.migrated)
+        io.out(`migrated flowchart ${m.flowchart_id} node ${m.flowchart_node_id} (${m.node_type}) config`);
     } finally {
       await store.close();
     }

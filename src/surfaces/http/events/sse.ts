@@ -23,7 +23,7 @@ export class SseStreams {
 
   /** A `text/event-stream` response for one run, resuming after `lastEventId` when given. */
   async respond(
-    feeds: RunFeeds,
+    feeds: Pick<RunFeeds, 'join'>,
     run_id: string,
     lastEventId: number | undefined,
     signal: AbortSignal,

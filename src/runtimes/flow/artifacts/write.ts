@@ -1,0 +1,104 @@
+/**
+ * Writing `node_artifacts` with the node's retention controls enforced on write (seed 003):
+ * `ttl` stamps an expiry and drops the node's expired artifacts, `max_count` keeps the node's newest
+ * N, `ttl_max_count` does both, `forever` keeps everything. The periodic sweep is in sweep.ts.
+ */
+import type { Json } from '../../../engine/index.ts';
+import type { Queryable } from '../../../store/store.ts';
+import {
+  DEFAULT_RETENTION_MAX_COUNT,
+  DEFAULT_RETENTION_TTL_SECONDS,
+  type FlowNodeType,
+  type RetentionMode,
+} from '../types.ts';
+
+export interface Retention {
+  retention_mode: RetentionMode;
+  retention_ttl_seconds: number;
+  retention_max_count: number;
+}
+
+export function retentionOf(config: Record<string, Json>): Retention {
+  return {
+    retention_mode: (config.retention_mode as RetentionMode | undefined) ?? 'forever',
+    retention_ttl_seconds: Number(config.retention_ttl_seconds ?? DEFAULT_RETENTION_TTL_SECONDS),
+    retention_max_count: Number(config.retention_max_count ?? DEFAULT_RETENTION_MAX_COUNT),
+  };
+}
+
+export interface NewNodeArtifact {
+  flowchart_id: string;
+  flowchart_run_id: string;
+  flowchart_node_id: string;
+  flowchart_node_type: FlowNodeType;
+  node_run_id: string;
+  artifact_type: string;
+  plan_id?: number | null;
+  memory_id?: number | null;
+  milestone_id?: number | null;
+  payload: Json;
+  request_id: string;
+  correlation_id: string | null;
+}
+
+/** Inserts (or, for a node run re-executed after a crash, finds) the artifact; returns its id. */
+export async function writeNodeArtifact(
+  tx: Queryable,
+  a: NewNodeArtifact,
+  retention: Retention,
+  nowMs: number,
+): Promise<number> {
+  const ttl = retention.retention_mode === 'ttl' || retention.retention_mode === 'ttl_max_count';
+  const capped = retention.retention_mode === 'max_count' || retention.retention_mode === 'ttl_max_count';
+  const existing = await tx.get<{ artifact_id: number }>(
+    'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
+    [a.node_run_id, a.artifact_type],
+  );
+  let id: number;
+  if (existing) id = Number(existing.artifact_id);
+  else {
+    const row = await tx.get<{ artifact_id: number }>(
+      `INSERT INTO node_artifacts (flowchart_id, flowchart_run_id, flowchart_node_id, flowchart_node_type, node_run_id,
+         artifact_type, plan_id, memory_id, milestone_id, payload, request_id, correlation_id, retention_mode,
+         created_at_ms, expires_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING artifact_id`,
+      [
+        a.flowchart_id,
+        a.flowchart_run_id,
+        a.flowchart_node_id,
+        a.flowchart_node_type,
+        a.node_run_id,
+        a.artifact_type,
+        a.plan_id ?? null,
+        a.memory_id ?? null,
+        a.milestone_id ?? null,
+        JSON.stringify(a.payload),
+        a.request_id,
+        a.correlation_id,
+        retention.retention_mode,
+        nowMs,
+        ttl ? nowMs + retention.retention_ttl_seconds * 1000 : null,
+      ],
+    );
+    id = Number(row!.artifact_id);
+  }
+  if (ttl)
+    await tx.run(
+      'DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND expires_at_ms IS NOT NULL AND expires_at_ms <= ?',
+      [a.flowchart_id, a.flowchart_node_id, nowMs],
+    );
+  if (capped) {
+    // The Nth newest id of this node; everything older goes. One index range read, one range delete.
+    const nth = await tx.get<{ artifact_id: number }>(
+      `SELECT artifact_id FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ?
+       ORDER BY artifact_id DESC LIMIT 1 OFFSET ?`,
+      [a.flowchart_id, a.flowchart_node_id, retention.retention_max_count - 1],
+    );
+    if (nth)
+      await tx.run(
+        'DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND artifact_id < ?',
+        [a.flowchart_id, a.flowchart_node_id, Number(nth.artifact_id)],
+      );
+  }
+  return id;
+}

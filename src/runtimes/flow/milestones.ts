@@ -1,0 +1,98 @@
+/** Milestones written by milestone nodes: one row per (flowchart, milestone_key), readable by id. */
+import { NoemaError } from '../../core/errors.ts';
+import type { Queryable } from '../../store/store.ts';
+
+export interface MilestoneRecord {
+  milestone_id: number;
+  flowchart_id: string;
+  milestone_key: string;
+  title: string;
+  description: string;
+  status: 'open' | 'complete';
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toMilestone = (r: Record<string, unknown>): MilestoneRecord => ({
+  milestone_id: Number(r.milestone_id),
+  flowchart_id: r.flowchart_id as string,
+  milestone_key: r.milestone_key as string,
+  title: r.title as string,
+  description: r.description as string,
+  status: r.status as MilestoneRecord['status'],
+  completed_at: (r.completed_at as string | null) ?? null,
+  created_at: r.created_at as string,
+  updated_at: r.updated_at as string,
+});
+
+export function unknownMilestone(milestone_id: unknown): NoemaError {
+  return new NoemaError('UNKNOWN_MILESTONE', `no milestone ${String(milestone_id)}`, {
+    status: 404,
+    details: { milestone_id },
+  });
+}
+
+export async function getMilestone(q: Queryable, milestone_id: number): Promise<MilestoneRecord> {
+  const r = await q.get('SELECT * FROM flow_milestones WHERE milestone_id = ?', [milestone_id]);
+  if (!r) throw unknownMilestone(milestone_id);
+  return toMilestone(r);
+}
+
+export async function findMilestone(
+  q: Queryable,
+  flowchart_id: string,
+  key: string,
+): Promise<MilestoneRecord | null> {
+  const r = await q.get('SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?', [
+    flowchart_id,
+    key,
+  ]);
+  return r ? toMilestone(r) : null;
+}
+
+export interface MilestoneChange {
+  before_milestone: MilestoneRecord | null;
+  milestone: MilestoneRecord;
+  /** True when this action reached the checkpoint: the milestone became complete now. */
+  checkpoint_hit: boolean;
+}
+
+/** `create_or_update` (upsert title/description, status unchanged or `open`) or `mark_complete`. */
+export async function applyMilestone(
+  tx: Queryable,
+  input: {
+    flowchart_id: string;
+    key: string;
+    action: 'create_or_update' | 'mark_complete';
+    title: string;
+    description: string;
+    now: string;
+  },
+): Promise<MilestoneChange> {
+  const before = await findMilestone(tx, input.flowchart_id, input.key);
+  if (!before) {
+    await tx.run(
+      `INSERT INTO flow_milestones (flowchart_id, milestone_key, title, description, status, completed_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'open', NULL, ?, ?)`,
+      [input.flowchart_id, input.key, input.title, input.description, input.now, input.now],
+    );
+  } else if (input.action === 'create_or_update') {
+    await tx.run(
+      'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ?',
+      [input.title || before.title, input.description || before.description, input.now, before.milestone_id],
+    );
+  }
+  if (input.action === 'mark_complete')
+    await tx.run(
+      `UPDATE flow_milestones SET status = 'complete', completed_at = COALESCE(completed_at, ?), updated_at = ?
+       WHERE flowchart_id = ? AND milestone_key = ?`,
+      [input.now, input.now, input.flowchart_id, input.key],
+    );
+  const after = (await findMilestone(tx, input.flowchart_id, input.key))!;
+  return {
+    before_milestone: before,
+    milestone: after,
+    checkpoint_hit: after.status === 'complete' && before?.status !== 'complete',
+  };
+}

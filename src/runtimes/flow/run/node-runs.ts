@@ -1,0 +1,125 @@
+/**
+ * `flowchart_node_runs`: one row per execution of a flowchart node. The id is derived from
+ * (run, super-step, node), so a node re-executed after a crash finds its row: a finished one is
+ * replayed instead of repeating its side effects (plan writes, memories, milestones).
+ */
+import { sha256Hex } from '../../../core/hash.ts';
+import type { Json } from '../../../engine/index.ts';
+import type { Queryable } from '../../../store/store.ts';
+import type { FlowNodeType } from '../types.ts';
+
+export type NodeRunStatus = 'running' | 'succeeded' | 'failed';
+
+export interface NodeRunError {
+  code: string;
+  message: string;
+  details?: Json;
+}
+
+export interface NodeRun {
+  node_run_id: string;
+  flowchart_run_id: string;
+  flowchart_id: string;
+  flowchart_node_id: string;
+  flowchart_node_type: FlowNodeType;
+  execution_index: number;
+  status: NodeRunStatus;
+  output_state: Json | null;
+  routing_state: Json | null;
+  error: NodeRunError | null;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+}
+
+export function nodeRunId(flowchart_run_id: string, step: number, node_id: string): string {
+  const h = sha256Hex(`${flowchart_run_id}\u0000${step}\u0000${node_id}`);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(v as string));
+
+export function toNodeRun(r: Record<string, unknown>): NodeRun {
+  return {
+    node_run_id: r.node_run_id as string,
+    flowchart_run_id: r.flowchart_run_id as string,
+    flowchart_id: r.flowchart_id as string,
+    flowchart_node_id: r.flowchart_node_id as string,
+    flowchart_node_type: r.flowchart_node_type as FlowNodeType,
+    execution_index: Number(r.execution_index),
+    status: r.status as NodeRunStatus,
+    output_state: parse(r.output_state),
+    routing_state: parse(r.routing_state),
+    error: parse(r.error),
+    started_at: r.started_at as string,
+    finished_at: (r.finished_at as string | null) ?? null,
+    duration_ms: r.duration_ms === null || r.duration_ms === undefined ? null : Number(r.duration_ms),
+  };
+}
+
+export async function getNodeRun(q: Queryable, node_run_id: string): Promise<NodeRun | null> {
+  const r = await q.get('SELECT * FROM flowchart_node_runs WHERE node_run_id = ?', [node_run_id]);
+  return r ? toNodeRun(r) : null;
+}
+
+/** Records the start of an execution (or returns the row a crashed earlier execution left). */
+export async function beginNodeRun(
+  q: Queryable,
+  r: Pick<
+    NodeRun,
+    'node_run_id' | 'flowchart_run_id' | 'flowchart_id' | 'flowchart_node_id' | 'flowchart_node_type'
+  >,
+  startedAt: string,
+): Promise<NodeRun> {
+  await q.run(
+    `INSERT INTO flowchart_node_runs (node_run_id, flowchart_run_id, flowchart_id, flowchart_node_id, flowchart_node_type,
+       execution_index, status, started_at)
+     VALUES (?, ?, ?, ?, ?, (SELECT COUNT(*) + 1 FROM flowchart_node_runs WHERE flowchart_run_id = ?), 'running', ?)
+     ON CONFLICT (node_run_id) DO NOTHING`,
+    [
+      r.node_run_id,
+      r.flowchart_run_id,
+      r.flowchart_id,
+      r.flowchart_node_id,
+      r.flowchart_node_type,
+      r.flowchart_run_id,
+      startedAt,
+    ],
+  );
+  return (await getNodeRun(q, r.node_run_id))!;
+}
+
+export async function finishNodeRun(
+  q: Queryable,
+  node_run_id: string,
+  f: {
+    status: 'succeeded' | 'failed';
+    output_state: Json | null;
+    routing_state: Json | null;
+    error: NodeRunError | null;
+  },
+  finishedAt: string,
+  durationMs: number,
+): Promise<void> {
+  await q.run(
+    `UPDATE flowchart_node_runs SET status = ?, output_state = ?, routing_state = ?, error = ?, finished_at = ?, duration_ms = ?
+     WHERE node_run_id = ?`,
+    [
+      f.status,
+      f.output_state === null ? null : JSON.stringify(f.output_state),
+      f.routing_state === null ? null : JSON.stringify(f.routing_state),
+      f.error === null ? null : JSON.stringify(f.error),
+      finishedAt,
+      Math.max(0, Math.round(durationMs)),
+      node_run_id,
+    ],
+  );
+}
+
+export async function listNodeRuns(q: Queryable, flowchart_run_id: string): Promise<NodeRun[]> {
+  const rows = await q.all(
+    'SELECT * FROM flowchart_node_runs WHERE flowchart_run_id = ? ORDER BY execution_index LIMIT 10000',
+    [flowchart_run_id],
+  );
+  return rows.map(toNodeRun);
+}

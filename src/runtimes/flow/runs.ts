@@ -1,0 +1,203 @@
+/**
+ * Flowchart runs on the engine: `createFlowEngine` registers the flowchart node types over the
+ * sources executor; runs are created (durable, `queued`), executed by any process holding the
+ * engine (continueRun / claimNext), read with every node run, and cancelled.
+ */
+import { NoemaError } from '../../core/errors.ts';
+import { isUuid, uuidv7 } from '../../core/ids.ts';
+import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
+import {
+  createEngine,
+  type Engine,
+  type Json,
+  type RunError,
+  type RunOutcome,
+  type RunStatus,
+} from '../../engine/index.ts';
+import type { Store } from '../../store/store.ts';
+import { getFlowchart, readSnapshot } from './flowcharts.ts';
+import { validateGraphSemantics } from './graph/semantic.ts';
+import { endNode, llmNode, startNode } from './nodes/basic.ts';
+import { decisionNode } from './nodes/decision.ts';
+import { memoryNode } from './nodes/memory.ts';
+import { milestoneNode } from './nodes/milestone.ts';
+import { planNode } from './nodes/plan.ts';
+import { compileFlowchart, engineType } from './run/compile.ts';
+import type { FlowRuntime } from './run/context.ts';
+import { type FlowNodeImpl, flowNodeType } from './run/flow-node.ts';
+import { listNodeRuns, type NodeRun } from './run/node-runs.ts';
+import { readFlowRunRow, unknownFlowRun } from './run/run-meta.ts';
+import type { FlowNodeType } from './types.ts';
+
+const IMPLS: Record<FlowNodeType, FlowNodeImpl> = {
+  start: startNode,
+  llm: llmNode,
+  memory: memoryNode,
+  plan: planNode,
+  milestone: milestoneNode,
+  decision: decisionNode,
+  end: endNode,
+};
+
+export interface FlowEngineOptions {
+  /** Operator configuration for model calls (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Clock (ms) for timings and artifact retention; tests control it. */
+  now?: () => number;
+  /** Model for nodes that name none (default `@flow`). */
+  defaultModel?: string;
+  leaseMs?: number;
+  owner?: string;
+}
+
+/** Registers the flowchart node types on an engine (one that also has a sources executor). */
+export function registerFlowNodes(engine: Engine, rt: FlowRuntime): void {
+  for (const [type, impl] of Object.entries(IMPLS))
+    engine.register(flowNodeType(rt, engineType(type), impl) as never);
+}
+
+export function createFlowEngine(store: Store, options: FlowEngineOptions = {}): Engine {
+  const engine = createEngine(store, {
+    actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  registerFlowNodes(engine, {
+    store,
+    now: options.now ?? Date.now,
+    defaultModel: options.defaultModel ?? '@flow',
+  });
+  return engine;
+}
+
+export interface StartFlowRunInput {
+  input?: Json;
+  /** From the HTTP request that started the run; generated when absent. */
+  request_id?: string;
+  correlation_id?: string | null;
+}
+
+/** Creates a durable, queued run of the flowchart's current graph. Execute it with `engine.continueRun`. */
+export async function createFlowRun(
+  store: Store,
+  engine: Engine,
+  flowchart_id: string,
+  input: StartFlowRunInput = {},
+): Promise<{
+  flowchart_run_id: string;
+  flowchart_id: string;
+  request_id: string;
+  correlation_id: string | null;
+}> {
+  await getFlowchart(store, flowchart_id);
+  const snapshot = await readSnapshot(store, flowchart_id);
+  const validation = validateGraphSemantics(snapshot);
+  if (!validation.valid)
+    throw new NoemaError(
+      'FLOWCHART_INVALID',
+      `flowchart ${flowchart_id} cannot run: ${validation.errors[0]!.message}`,
+      {
+        status: 409,
+        details: { flowchart_id, validation: validation as unknown as Record<string, unknown> },
+        hint: 'fix the graph (GET /api/flowcharts/{flowchart_id}/graph shows validation.errors)',
+      },
+    );
+  const flowchart_run_id = uuidv7();
+  const request_id = input.request_id ?? uuidv7();
+  const correlation_id = input.correlation_id ?? null;
+  await store.run(
+    'INSERT INTO flowchart_runs (flowchart_run_id, flowchart_id, input_json, request_id, correlation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [
+      flowchart_run_id,
+      flowchart_id,
+      JSON.stringify(input.input ?? {}),
+      request_id,
+      correlation_id,
+      new Date().toISOString(),
+    ],
+  );
+  try {
+    await engine.createRun(compileFlowchart(flowchart_id, snapshot), {
+      run_id: flowchart_run_id,
+      input: { input: input.input ?? {} },
+    });
+  } catch (err) {
+    await store.run('DELETE FROM flowchart_runs WHERE flowchart_run_id = ?', [flowchart_run_id]);
+    throw err;
+  }
+  return { flowchart_run_id, flowchart_id, request_id, correlation_id };
+}
+
+/** createFlowRun, then execute it in this process until it stops. */
+export async function runFlowchart(
+  store: Store,
+  engine: Engine,
+  flowchart_id: string,
+  input: StartFlowRunInput = {},
+): Promise<{ flowchart_run_id: string; outcome: RunOutcome }> {
+  const { flowchart_run_id } = await createFlowRun(store, engine, flowchart_id, input);
+  return { flowchart_run_id, outcome: await engine.continueRun(flowchart_run_id) };
+}
+
+export interface FlowRunView {
+  flowchart_run_id: string;
+  flowchart_id: string;
+  status: RunStatus;
+  input: Json;
+  request_id: string;
+  correlation_id: string | null;
+  error: RunError | null;
+  created_at: string;
+  updated_at: string;
+  node_runs: NodeRun[];
+}
+
+export async function getFlowRun(
+  store: Store,
+  engine: Engine,
+  flowchart_run_id: string,
+  flowchart_id?: string,
+): Promise<FlowRunView> {
+  if (!isUuid(flowchart_run_id)) throw unknownFlowRun(flowchart_run_id);
+  const row = await readFlowRunRow(store, flowchart_run_id);
+  if (flowchart_id !== undefined && row.flowchart_id !== flowchart_id) throw unknownFlowRun(flowchart_run_id);
+  // Only status and error are needed: a tiny budget keeps the engine from returning state and outputs.
+  const run = await engine.getRun(flowchart_run_id, { max_chars: 4096 });
+  return {
+    flowchart_run_id,
+    flowchart_id: row.flowchart_id,
+    status: run.status,
+    input: row.input,
+    request_id: row.request_id,
+    correlation_id: row.correlation_id,
+    error: run.error,
+    created_at: row.created_at,
+    updated_at: new Date(run.updated_at).toISOString(),
+    node_runs: await listNodeRuns(store, flowchart_run_id),
+  };
+}
+
+export async function listFlowRuns(
+  store: Store,
+  flowchart_id: string,
+  page: { limit?: number; offset?: number } = {},
+) {
+  const limit = page.limit ?? 50;
+  const offset = page.offset ?? 0;
+  const rows = await store.all<{ flowchart_run_id: string; created_at: string }>(
+    'SELECT flowchart_run_id, created_at FROM flowchart_runs WHERE flowchart_id = ? ORDER BY created_at DESC, flowchart_run_id DESC LIMIT ? OFFSET ?',
+    [flowchart_id, limit, offset],
+  );
+  return { items: rows, limit, offset };
+}
+
+export async function cancelFlowRun(
+  store: Store,
+  engine: Engine,
+  flowchart_run_id: string,
+): Promise<FlowRunView> {
+  await readFlowRunRow(store, flowchart_run_id);
+  await engine.cancel(flowchart_run_id);
+  return getFlowRun(store, engine, flowchart_run_id);
+}

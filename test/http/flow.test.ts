@@ -1,0 +1,209 @@
+// Seed 003 over the real HTTP surface: the /api flowchart routes (envelope, request/correlation ids)
+// and the three flowchart events over SSE and a real socket.io-client, on both stores.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { io as ioClient } from 'socket.io-client';
+import { createFlowRun } from '../../src/runtimes/flow/index.ts';
+import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../src/testing/flow-kit.ts';
+import { connectSse, type SseMessage } from '../../src/testing/sse-client.ts';
+import type { Loose } from './helpers.ts';
+
+const TOKEN = 'flow-http-token-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+describeEachStore('flowcharts over HTTP', (factory) => {
+  test('REST under /api and the three events over SSE and Socket.IO', async () =>
+    factory.withStore(async ({ store }) => {
+      const kit = await flowKit(store, readJson(EXAMPLE_SCRIPT));
+      const http = await startNoemaHttp({
+        store,
+        engine: kit.engine,
+        host: '127.0.0.1',
+        port: 0,
+        portSetting: '--port',
+        token: TOKEN,
+        dataDir: mkdtempSync(join(tmpdir(), 'noema-flow-http-')),
+      });
+      const call = async (
+        method: string,
+        path: string,
+        body?: unknown,
+        headers: Record<string, string> = {},
+      ) => {
+        const res = await fetch(`${http.url}${path}`, {
+          method,
+          headers: {
+            ...auth,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+        return { status: res.status, headers: res.headers, body: (await res.json()) as Loose };
+      };
+      try {
+        const created = await call('POST', '/api/flowcharts', readJson(EXAMPLE));
+        assert.equal(created.status, 201);
+        assert.equal(created.body.ok, true);
+        assert.equal(created.body.request_id, created.headers.get('x-request-id'));
+        const id = created.body.flowchart_id as string;
+
+        const bad = await call(
+          'POST',
+          `/api/flowcharts/${id}/graph`,
+          { nodes: [{ node_type: 'plan', config: { mode: 'x' } }], edges: [] },
+          { 'x-correlation-id': 'c-1' },
+        );
+        assert.equal(bad.status, 400);
+        assert.deepEqual(Object.keys(bad.body).sort(), [
+          'code',
+          'correlation_id',
+          'details',
+          'hint',
+          'message',
+          'request_id',
+        ]);
+        assert.equal(bad.body.correlation_id, 'c-1');
+        assert.equal((await call('GET', '/api/flowcharts?limit=1')).body.count, 1);
+        assert.equal((await call('GET', '/api/plans/42')).status, 404);
+        assert.equal((await fetch(`${http.url}/api/flowcharts`)).status, 401, 'token required');
+
+        // POST …/runs executes in the background with the request's ids on its artifacts.
+        const started = await call(
+          'POST',
+          `/api/flowcharts/${id}/runs`,
+          { input: { message: 'jam' } },
+          { 'x-correlation-id': 'corr-http' },
+        );
+        assert.equal(started.status, 202);
+        const runId = started.body.flowchart_run_id as string;
+        let view = await call('GET', `/api/flowcharts/${id}/runs/${runId}`);
+        for (let i = 0; i < 300 && view.body.item.status !== 'completed'; i++) {
+          await sleep(20);
+          view = await call('GET', `/api/flowcharts/${id}/runs/${runId}`);
+        }
+        assert.equal(view.body.item.status, 'completed');
+        const decisions = await call(
+          'GET',
+          `/api/flowcharts/${id}/nodes/route/decision-artifacts?flowchart_run_id=${runId}`,
+        );
+        assert.equal(decisions.body.items[0].request_id, started.body.request_id);
+        assert.equal(decisions.body.items[0].correlation_id, 'corr-http');
+
+        // Events: subscribe to a queued run over SSE and Socket.IO, then execute it.
+        const queued = await createFlowRun(store, kit.engine, id, { input: { message: 'jam' } });
+        const sse = await connectSse(
+          `${http.url}/api/flowcharts/${id}/runs/${queued.flowchart_run_id}/events`,
+          auth,
+        );
+        assert.equal(sse.status, 200);
+        const socket = ioClient(http.url, {
+          auth: { token: TOKEN },
+          transports: ['websocket'],
+          reconnection: false,
+        });
+        const socketEvents: Array<{ name: string; body: Record<string, unknown> }> = [];
+        for (const name of [
+          'flowchart.node.updated',
+          'flowchart.run.updated',
+          'flowchart:node_artifact:persisted',
+        ])
+          socket.on(name, (body: Record<string, unknown>) => socketEvents.push({ name, body }));
+        const ack = (await socket.timeout(5000).emitWithAck('flowchart:subscribe', {
+          flowchart_id: id,
+          flowchart_run_id: queued.flowchart_run_id,
+        })) as { ok: boolean };
+        assert.equal(ack.ok, true);
+        const outcome = await kit.engine.continueRun(queued.flowchart_run_id);
+        assert.equal(outcome.status, 'completed');
+
+        const sseEvents: SseMessage[] = [];
+        for (;;) {
+          const m = await sse.next(10_000);
+          assert.ok(m, 'stream open');
+          if (m.event === 'resync') assert.fail('unexpected resync');
+          sseEvents.push(m);
+          if (m.event === 'flowchart.run.updated' && JSON.parse(m.data).status === 'completed') break;
+        }
+        sse.close();
+        const byName = (list: string[]) =>
+          Object.fromEntries(
+            ['flowchart.node.updated', 'flowchart.run.updated', 'flowchart:node_artifact:persisted'].map(
+              (n) => [n, list.filter((x) => x === n).length],
+            ),
+          );
+        assert.deepEqual(byName(sseEvents.map((m) => m.event)), {
+          'flowchart.node.updated': 16,
+          'flowchart.run.updated': 2,
+          'flowchart:node_artifact:persisted': 5,
+        });
+        const ids = sseEvents.map((m) => Number(m.id));
+        assert.deepEqual(
+          ids,
+          [...ids].sort((a, b) => a - b),
+          'ids increase',
+        );
+        const art = JSON.parse(sseEvents.find((m) => m.event === 'flowchart:node_artifact:persisted')!.data);
+        for (const k of [
+          'flowchart_id',
+          'flowchart_run_id',
+          'flowchart_node_id',
+          'flowchart_node_type',
+          'node_run_id',
+          'artifact_id',
+          'artifact_type',
+          'artifact',
+          'request_id',
+          'correlation_id',
+        ])
+          assert.ok(k in art, k);
+
+        for (
+          let i = 0;
+          i < 250 &&
+          !socketEvents.some((e) => e.name === 'flowchart.run.updated' && e.body.status === 'completed');
+          i++
+        )
+          await sleep(20);
+        assert.deepEqual(
+          byName(socketEvents.map((e) => e.name)),
+          byName(sseEvents.map((m) => m.event)),
+          'each socket gets each event once',
+        );
+        const nodeEv = socketEvents.find(
+          (e) => e.name === 'flowchart.node.updated' && e.body.status === 'succeeded',
+        )!.body;
+        for (const k of [
+          'flowchart_id',
+          'flowchart_run_id',
+          'flowchart_node_id',
+          'flowchart_node_type',
+          'node_run_id',
+          'status',
+          'execution_index',
+          'output_state',
+          'routing_state',
+          'started_at',
+          'finished_at',
+          'duration_ms',
+        ])
+          assert.ok(k in nodeEv, k);
+        const bad2 = (await socket.timeout(5000).emitWithAck('flowchart:subscribe', {
+          flowchart_id: 'x',
+          flowchart_run_id: queued.flowchart_run_id,
+        })) as { ok: boolean; error: { code: string } };
+        assert.equal(bad2.ok, false);
+        assert.equal(bad2.error.code, 'UNKNOWN_FLOWCHART_RUN');
+        socket.close();
+      } finally {
+        await http.close();
+        await kit.close();
+      }
+    }));
+});
