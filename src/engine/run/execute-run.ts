@@ -214,7 +214,7 @@ function collect(
     const p = existing?.payload as Record<string, Json> | null | undefined;
     const schema = p && typeof p === 'object' ? p.response_schema : undefined;
     const check = schema === undefined || !schemas ? null : schemas.checkSchema(schema as JsonSchema);
-    if (!existing || existing.status !== 'PENDING' || !check?.ok) {
+    if (existing?.status !== 'PENDING' || !check?.ok) {
       return {
         code: 'SUSPEND_INVALID',
         message: `node ${node} suspended on ${result.wait_on}, which is not a PENDING contract of this run with a valid payload.response_schema`,
