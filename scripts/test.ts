@@ -1,12 +1,27 @@
 /**
  * `npm test`: runs every test file with node's test runner against the stores in STORES
  * (default `sqlite,postgres`). Checks PostgreSQL first so a stopped server is one clear line.
+ * Every test has a timeout (NOEMA_TEST_TIMEOUT_MS, default 120 s) so a regression that hangs
+ * fails with the test's name instead of stalling CI.
  */
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { selectedStores, testPostgresUrl } from '../src/testing/stores.ts';
 
-const stores = selectedStores();
+let stores: ReturnType<typeof selectedStores>;
+try {
+  stores = selectedStores();
+} catch (err) {
+  console.error(`npm test: ${(err as Error).message}`);
+  process.exit(2);
+}
+const timeoutMs = Number(process.env.NOEMA_TEST_TIMEOUT_MS ?? 120_000);
+if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+  console.error(
+    `npm test: NOEMA_TEST_TIMEOUT_MS must be a positive integer (got "${process.env.NOEMA_TEST_TIMEOUT_MS}")`,
+  );
+  process.exit(2);
+}
 if (stores.includes('postgres')) {
   const client = new pg.Client({ connectionString: testPostgresUrl(), connectionTimeoutMillis: 3000 });
   try {
@@ -22,9 +37,13 @@ if (stores.includes('postgres')) {
 }
 const patterns =
   process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
-console.log(`npm test: stores ${stores.join(', ')}`);
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', ...patterns], {
-  stdio: 'inherit',
-  env: { ...process.env, STORES: stores.join(',') },
-});
+console.log(`npm test: stores ${stores.join(', ')}; per-test timeout ${timeoutMs} ms`);
+const r = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=3', `--test-timeout=${timeoutMs}`, '--test-force-exit', ...patterns],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, STORES: stores.join(',') },
+  },
+);
 process.exit(r.status ?? 1);

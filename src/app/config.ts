@@ -4,7 +4,8 @@
  */
 import { dirname, resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
-import { parseStoreTarget, type StoreTarget } from '../store/open.ts';
+import { DEFAULT_RECOVERY_INTERVAL_MS } from '../sources/recovery.ts';
+import { parseStoreTarget, type StoreTarget } from '../store/index.ts';
 
 export interface NoemaConfig {
   store: StoreTarget;
@@ -14,6 +15,8 @@ export interface NoemaConfig {
   port: number;
   /** Set when the operator provided NOEMA_TOKEN; otherwise read or generated in `dataDir`. */
   token: string | undefined;
+  /** How often long-running processes mark dead processes' calls `interrupted` (NOEMA_RECOVERY_INTERVAL_MS). */
+  recoveryIntervalMs: number;
 }
 
 export interface ConfigOverrides {
@@ -67,5 +70,21 @@ export function loadConfig(
       details: { setting: 'NOEMA_TOKEN' },
     });
   }
-  return { store, dataDir, host: '127.0.0.1', port, token };
+  const recoveryIntervalMs = parseInterval(env.NOEMA_RECOVERY_INTERVAL_MS, 'NOEMA_RECOVERY_INTERVAL_MS');
+  return { store, dataDir, host: '127.0.0.1', port, token, recoveryIntervalMs };
+}
+
+function parseInterval(value: string | undefined, setting: string): number {
+  if (value === undefined || value === '') return DEFAULT_RECOVERY_INTERVAL_MS;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 100 || n > 86_400_000) {
+    throw new NoemaError(
+      'CONFIG_INVALID',
+      `${setting} is invalid: "${value}" is not a number of milliseconds (100-86400000)`,
+      {
+        details: { setting },
+      },
+    );
+  }
+  return n;
 }

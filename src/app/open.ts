@@ -1,13 +1,22 @@
 /**
  * Opens the configured store with every migration applied: the one way surfaces get a store.
- * Startup recovery runs here, so calls left `running` by a dead process read `interrupted`.
+ * Startup recovery runs here, so calls left `running` by a dead process read `interrupted`;
+ * long-running processes also start the periodic sweep (`startSweep`).
  */
 import { migrateLegacyFlowchartConfigs } from '../runtimes/flow/legacy.ts';
-import { recoverInterruptedInvocations } from '../sources/invocations/recover.ts';
-import { openStore } from '../store/open.ts';
-import type { Store } from '../store/store.ts';
+import {
+  type RecoverySweep,
+  recoverInterruptedInvocations,
+  startRecoverySweep,
+} from '../sources/recovery.ts';
+import { openStore, type Store } from '../store/index.ts';
 import type { NoemaConfig } from './config.ts';
 import { migrations } from './migrations.ts';
+
+/** Starts the periodic recovery sweep of a long-running process; stop it before closing the store. */
+export function startSweep(store: Store, config: Pick<NoemaConfig, 'recoveryIntervalMs'>): RecoverySweep {
+  return startRecoverySweep(store, { intervalMs: config.recoveryIntervalMs });
+}
 
 export async function openNoemaStore(config: Pick<NoemaConfig, 'store'>): Promise<Store> {
   const store = await openStore(config.store, { migrations });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import { ErrorCode, NoemaError } from './errors.ts';
 import { SchemaRegistry, schemas } from './schema-registry.ts';
 
@@ -165,4 +165,19 @@ describe('SchemaRegistry.assertValid', () => {
       ErrorCode.INVALID_INPUT,
     );
   });
+});
+
+test('the registry keeps at most maxSchemas compiled schemas and still validates evicted ones', () => {
+  const reg = new SchemaRegistry({ maxSchemas: 4 });
+  const schemaFor = (i: number) => ({ $id: `urn:noema:test:${i}`, type: 'object', required: [`k${i}`] });
+  for (let i = 0; i < 200; i++) reg.compile(schemaFor(i));
+  assert.equal(reg.size, 4, 'the cache is bounded');
+  // Schema 0 was evicted (and removed from Ajv): compiling it again neither throws on its $id nor
+  // validates wrongly.
+  const again = reg.compile(schemaFor(0));
+  assert.equal(again.validate({ k0: 1 }).ok, true);
+  assert.equal(again.validate({ k1: 1 }).ok, false);
+  assert.equal(reg.size, 4);
+  // A schema still cached keeps its $id: a different schema cannot take it.
+  assert.throws(() => reg.compile({ $id: 'urn:noema:test:199', type: 'string' }), { code: 'INVALID_SCHEMA' });
 });

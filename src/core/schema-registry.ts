@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import { canonicalJson } from './canonical-json.ts';
 import { ErrorCode, NoemaError } from './errors.ts';
 import { sha256Hex } from './hash.ts';
+import { LruMap } from './lru.ts';
 
 // ajv-formats is CommonJS with `exports.default`; under nodenext the default import is the module object.
 const addFormats = addFormatsModule.default;
@@ -37,21 +38,30 @@ export type JsonSchema = Record<string, unknown> | boolean;
 /** Options for `assertValid`. */
 export interface AssertValidOptions {
   /** Error code to throw; defaults to SCHEMA_INVALID. */
-  code?: string;
+  code?: ErrorCode;
   /** What is being validated, for the message (e.g. "tool arguments"). */
   what?: string;
 }
 
+/** How many compiled schemas a registry keeps by default. */
+export const DEFAULT_MAX_SCHEMAS = 1000;
+
 /**
  * Owns one Ajv instance. Each distinct schema (by content hash) is handed to Ajv exactly once,
  * so compiling the same schema repeatedly neither grows Ajv's internal caches nor trips Ajv's
- * duplicate-`$id` check. Distinct schemas are kept for the registry's lifetime.
+ * duplicate-`$id` check. Schemas arrive from users (tool arguments, forms, stored sources), so
+ * at most `maxSchemas` are kept: the least recently used is removed from Ajv too (its `$id`
+ * becomes free again) and simply compiled anew if it comes back.
  */
 export class SchemaRegistry {
   readonly #ajv: Ajv2020;
-  readonly #cache = new Map<string, Validator>();
+  readonly #cache: LruMap<string, Validator>;
 
-  constructor() {
+  constructor(options: { maxSchemas?: number } = {}) {
+    this.#cache = new LruMap(options.maxSchemas ?? DEFAULT_MAX_SCHEMAS, (_hash, evicted) => {
+      // The very object Ajv compiled is its cache key; `true`/`false` are two keys at most.
+      if (typeof evicted.schema === 'object') this.#ajv.removeSchema(evicted.schema);
+    });
     this.#ajv = new Ajv2020({
       allErrors: true,
       strict: false,
@@ -61,6 +71,11 @@ export class SchemaRegistry {
       logger: false,
     });
     addFormats(this.#ajv);
+  }
+
+  /** How many compiled schemas are cached now (at most `maxSchemas`). */
+  get size(): number {
+    return this.#cache.size;
   }
 
   /** Content hash of a schema (sha256 of its canonical JSON). */

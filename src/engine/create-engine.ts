@@ -4,22 +4,42 @@ import { canonicalJson } from '../core/canonical-json.ts';
 import { NoemaError } from '../core/errors.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
+import { LruMap } from '../core/lru.ts';
 import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
-import type { Engine, EngineOptions, GraphSpec, Json, RunOutcome, StartOptions } from './engine.ts';
+import type {
+  ContractView,
+  Engine,
+  EngineOptions,
+  GraphSpec,
+  Json,
+  RunOutcome,
+  StartOptions,
+} from './engine.ts';
 import { EventBus } from './events/bus.ts';
 import { RunEvents } from './events/run-events.ts';
 import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
-import { appendUnfenced, loadState } from './journal/journal.ts';
+import { appendUnfenced, type LoadedRun, loadState } from './journal/journal.ts';
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
 import { answerContract } from './run/resume.ts';
-import { claimNextRun, claimRun, getGraphBody, getRunOrThrow, insertRun, type RunRow } from './run/runs.ts';
+import {
+  abandonLease,
+  claimNextRun,
+  claimRun,
+  getGraphBody,
+  getRunOrThrow,
+  insertRun,
+  type RunRow,
+} from './run/runs.ts';
 import { fitRunView } from './run/view-budget.ts';
 import { outcomeOf, runView } from './run/views.ts';
+
+/** How many compiled graphs an engine keeps. */
+const GRAPH_CACHE = 256;
 
 export function createEngine(store: Store, options: EngineOptions = {}): Engine {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${uuidv7().slice(-12)}`;
@@ -34,7 +54,8 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     actions: options.actions,
     now: options.now ?? Date.now,
   };
-  const graphs = new Map<string, CompiledGraph>();
+  // Compiled graphs by hash. Graphs come from callers, so the cache is bounded; a miss recompiles.
+  const graphs = new LruMap<string, CompiledGraph>(GRAPH_CACHE);
 
   async function graphOf(hash: string): Promise<CompiledGraph> {
     let g = graphs.get(hash);
@@ -53,11 +74,18 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     const running = active.get(row.run_id);
     if (running) return running;
     const p = (async () => {
-      const graph = await graphOf(row.graph_hash);
-      const loaded = await loadState(store, graph, row.run_pk);
-      const contracts = await contractsOfRun(store, row.run_pk);
+      let loaded: [CompiledGraph, LoadedRun, ContractView[]];
+      try {
+        const graph = await graphOf(row.graph_hash);
+        loaded = [graph, await loadState(store, graph, row.run_pk), await contractsOfRun(store, row.run_pk)];
+      } catch (err) {
+        // Claimed but not loaded (the store failed meanwhile): give the lease up for another process.
+        if ((err as { retryable?: unknown } | null)?.retryable === true)
+          await abandonLease(store, row.run_pk, owner, deps.now()).catch(() => {});
+        throw err;
+      }
       const channel = events ?? new RunEvents(deps.bus, row.run_id).claimed(row.event_epoch);
-      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, graph, loaded, contracts, channel);
+      return executeRun(deps, { run_pk: row.run_pk, run_id: row.run_id }, ...loaded, channel);
     })().finally(() => active.delete(row.run_id));
     active.set(row.run_id, p);
     return p;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, CountingExecutor, humanGraph, registerKit } from '../testing/engine-kit.ts';
+import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { EngineEvent, GraphSpec, NodeType } from './engine.ts';
 
@@ -36,7 +37,7 @@ describeEachStore('engine leases, cancel and events', (factory) => {
       };
       const { run_id } = await engine.createRun(graph);
       const running = engine.continueRun(run_id);
-      while (steps < 3) await sleep(5);
+      await waitUntil('three steps', () => steps >= 3);
       await store.run(`UPDATE engine_runs SET lease_owner = 'thief', lease_expires_at = ?`, [
         Date.now() + 60_000,
       ]);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, registerKit } from '../testing/engine-kit.ts';
+import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec } from './engine.ts';
 
@@ -102,7 +103,10 @@ describeEachStore('engine crash recovery', (factory) => {
       for (const c of run.contracts) {
         assert.ok(c.status === 'COMPLETED' || c.status === 'FAILED', c.status);
         if (c.status === 'COMPLETED') assert.ok(calls.includes(c.contract_id));
-        if (c.status === 'FAILED') assert.match(c.error_message ?? '', /interrupted/);
+        if (c.status === 'FAILED') {
+          assert.match(c.error_message ?? '', /interrupted/);
+          assert.equal(c.error?.code, 'ACTION_INTERRUPTED');
+        }
       }
       assert.equal((run.state.messages as string[]).length, limit, 'each step appended exactly once');
     } finally {
@@ -119,7 +123,7 @@ describeEachStore('engine crash recovery', (factory) => {
       registerKit(engine);
       engine.register({
         type: 'traced',
-        execute: () => ({ kind: 'fail', code: 'NOT_HERE', message: 'runs in workers' }),
+        execute: () => ({ kind: 'fail', code: 'NODE_FAILED', message: 'runs in workers' }),
       });
       const runs = [];
       for (let i = 0; i < 12; i++) runs.push((await engine.createRun(tracedGraph)).run_id);
@@ -158,7 +162,7 @@ describeEachStore('engine crash recovery', (factory) => {
       registerKit(hanging);
       const { run_id } = await hanging.createRun(actLoopGraph(2));
       void hanging.continueRun(run_id);
-      while (calls === 0) await sleep(5);
+      await waitUntil('the first action call', () => calls > 0);
       // Simulate the process dying: the lease simply stops being renewed.
       await store.run("UPDATE engine_runs SET lease_owner = 'dead', lease_expires_at = 0");
       const next = createEngine(store, {

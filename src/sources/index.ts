@@ -8,12 +8,20 @@ export {
   putJsonSchema,
   putResponseSource,
 } from './documents.ts';
+export {
+  type DocumentFilter,
+  type DocumentPage,
+  listJsonSchemas,
+  listResponseSources,
+} from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind } from './invocations/annotate.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
 export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
+export type { RecoverySweep } from './invocations/recovery-sweep.ts';
+export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/recovery-sweep.ts';
 export type { InvocationOutcome } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
@@ -24,3 +32,4 @@ export { ENV_PASSTHROUGH_ENV, STDIO_ALLOW_ENV } from './mcp-tool/stdio-policy.ts
 export { createRedactor, REDACTED, secretsFromEnv } from './redact.ts';
 export { responseSourceFor, sourceInterfaceNames } from './registry.ts';
 export type * from './source.ts';
+export { INVOCATION_KINDS } from './source.ts';

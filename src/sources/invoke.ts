@@ -7,7 +7,7 @@
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import type { Store } from '../store/store.ts';
+import type { Queryable, Store } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
@@ -15,7 +15,7 @@ import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
-import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
+import type { FailureClass, FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
 import { validateWith } from './validators.ts';
 
 export interface InvocationOutcome {
@@ -25,7 +25,7 @@ export interface InvocationOutcome {
   llm_call_id: string | null;
   /** `interrupted`: recovery in another process marked the row while the call ran; its result is not used. */
   status: 'succeeded' | 'failed' | 'interrupted';
-  failure_class: string | null;
+  failure_class: FailureClass | null;
   /** The JSON result (validated when a result schema was given); undefined on failure. */
   output: unknown;
   /** On failure: the typed error (a SourceFailure for expected failures). */
@@ -64,30 +64,41 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
   const lease = processLease(store);
   const release = lease.hold();
   try {
-    const seq = await store.transaction(async (tx) => {
-      await lease.touch(tx, started_at);
-      const n = await insertRunning(
-        tx,
-        {
-          source_invocation_id: id,
-          source_hash: call.source.hash,
-          interface_name: impl.name,
-          invocation_kind: call.kind,
-          links,
-          input_schema_hash: call.inputSchema?.hash ?? null,
-          output_schema_hash: call.resultSchema?.hash ?? null,
-          llm_call_id: plan?.llm_call_id ?? null,
-          request_json: plan ? plan.request_json : call.request,
-          metadata: { ...links.metadata, ...plan?.metadata },
-          started_at,
-          owner_process_id: lease.processId,
-        },
-        redactor,
-        store.capabilities.concurrentWriters,
-      );
-      await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
-      return n;
-    });
+    const seq = await store
+      .transaction(async (tx) => {
+        await lease.touch(tx, started_at);
+        const n = await insertRunning(
+          tx,
+          {
+            source_invocation_id: id,
+            source_hash: call.source.hash,
+            interface_name: impl.name,
+            invocation_kind: call.kind,
+            links,
+            input_schema_hash: call.inputSchema?.hash ?? null,
+            output_schema_hash: call.resultSchema?.hash ?? null,
+            llm_call_id: plan?.llm_call_id ?? null,
+            request_json: plan ? plan.request_json : call.request,
+            metadata: { ...links.metadata, ...plan?.metadata },
+            started_at,
+            owner_process_id: lease.processId,
+          },
+          redactor,
+        );
+        await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
+        return n;
+      })
+      .catch(async (err: unknown) => {
+        // Its COMMIT may have succeeded although it reported failure (the connection lost on the
+        // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
+        const notSent = new SourceFailure(
+          'internal',
+          `not sent: recording the call failed: ${toNoemaError(err).message}`,
+        );
+        const times = { started_at, ended_at: Date.now() };
+        await finishAsInternal(store, plan, id, notSent, times, redactor).catch(() => {});
+        throw err;
+      });
     lease.committed(started_at);
     const result = plan ? await execute(plan, call, id) : { failure: planFailure!, success: null };
     const ended_at = Date.now();
@@ -111,31 +122,38 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     try {
-      await store.transaction(async (tx) => {
-        interrupted = !(await finishInvocation(
-          tx,
-          id,
-          {
-            ...response,
+      // The result exists only in this process's memory now: a passing store fault must not lose it.
+      await retryStoreFault(() =>
+        store.transaction(async (tx) => {
+          const finished = await finishInvocation(
+            tx,
+            id,
+            {
+              ...response,
+              status,
+              failure_class: failure?.failureClass ?? null,
+              failure_message: failure?.message ?? null,
+              started_at,
+              ended_at,
+              validation_status: validation.status === 'not_checked' ? null : validation.status,
+            },
+            redactor,
+          );
+          // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
+          // succeed though it reported failure — then the row already holds this very outcome.
+          if (!finished && (await finishedAs(tx, id, status, ended_at))) return;
+          interrupted = !finished;
+          await plan?.finish?.({
+            tx,
             status,
-            failure_class: failure?.failureClass ?? null,
-            failure_message: failure?.message ?? null,
-            started_at,
             ended_at,
-            validation_status: validation.status === 'not_checked' ? null : validation.status,
-          },
-          redactor,
-        ));
-        await plan?.finish?.({
-          tx,
-          status,
-          ended_at,
-          failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-          output: result.success?.output,
-          validation,
-          redactor,
-        });
-      });
+            failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+            output: result.success?.output,
+            validation,
+            redactor,
+          });
+        }),
+      );
     } catch (err) {
       // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
       failure = new SourceFailure(
@@ -164,6 +182,29 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     };
   } finally {
     release();
+  }
+}
+
+const FINISH_RETRY_DELAYS_MS = [25, 100, 400];
+
+async function finishedAs(q: Queryable, id: string, status: string, ended_at: number): Promise<boolean> {
+  const row = await q.get<{ status: string; ended_at: number | null }>(
+    'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?',
+    [id],
+  );
+  return row?.status === status && Number(row.ended_at) === ended_at;
+}
+
+/** Runs `write` again after a retryable store error (busy, briefly unreachable), a few times. */
+async function retryStoreFault<T>(write: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await write();
+    } catch (err) {
+      const delay = FINISH_RETRY_DELAYS_MS[i];
+      if ((err as { retryable?: unknown }).retryable !== true || delay === undefined) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }
 
@@ -197,7 +238,7 @@ async function finishAsInternal(
     failure_message: failure.message,
     validation_status: null,
   };
-  const info = { failure_class: 'internal', message: failure.message };
+  const info = { failure_class: 'internal' as const, message: failure.message };
   const finish = { status: 'failed' as const, ended_at: times.ended_at, failure: info, output: undefined };
   const validation = { status: 'not_checked' as const, errors: [] };
   try {

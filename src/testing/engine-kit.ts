@@ -115,6 +115,22 @@ export const actNode: NodeType<{ limit: number; sleep_ms?: number }> = {
   },
 };
 
+/** `actNode` for graphs of value channels only (so snapshots are written): `count` and `last` status. */
+export const actValueNode: NodeType<{ limit: number; sleep_ms?: number }> = {
+  type: 'act_value',
+  async execute(ctx) {
+    const n = ((ctx.state.count as number | null) ?? 0) + 1;
+    const c = await ctx.act('tool_call', { tool: 'tick', n });
+    if (ctx.config.sleep_ms) await new Promise((r) => setTimeout(r, ctx.config.sleep_ms));
+    return {
+      kind: 'ok',
+      writes: { count: n, last: c.status },
+      output: { n },
+      route: n < ctx.config.limit ? 'again' : 'done',
+    };
+  },
+};
+
 /** Fails generation until `config.succeed_on` attempts, echoing the corrective context it received. */
 export const flakyModelNode: NodeType<{ succeed_on: number }> = {
   type: 'flaky_model',
@@ -141,6 +157,7 @@ export const kitTypes = [
   reasonNode,
   toolNode,
   actNode,
+  actValueNode,
   flakyModelNode,
 ] as NodeType<never>[];
 
@@ -190,6 +207,22 @@ export function actLoopGraph(limit: number, sleep_ms = 0): GraphSpec {
     channels: { count: { reducer: 'value', default: 0 }, messages: { reducer: 'append' } },
     nodes: [
       { id: 'act', type: 'act', config: { limit, sleep_ms } },
+      { id: 'end', type: 'terminal' },
+    ],
+    connectors: [
+      { from: 'act', to: 'act', route: 'again' },
+      { from: 'act', to: 'end', route: 'done' },
+    ],
+  };
+}
+
+/** `actLoopGraph` with value channels only: snapshots apply to its runs. */
+export function actValueLoopGraph(limit: number, sleep_ms = 0): GraphSpec {
+  return {
+    entry: 'act',
+    channels: { count: { reducer: 'value', default: 0 }, last: { reducer: 'value' } },
+    nodes: [
+      { id: 'act', type: 'act_value', config: { limit, sleep_ms } },
       { id: 'end', type: 'terminal' },
     ],
     connectors: [

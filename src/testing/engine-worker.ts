@@ -2,11 +2,15 @@
  * A real engine process for crash and multi-process tests: `node engine-worker.ts drain` claims runs
  * until none is left; `resume <run_id> <contract_id> <json>` answers a WAITING contract. NOEMA_DB names
  * the store, ENGINE_LOG the file the counting executor appends contract ids to, ENGINE_TRACE a file each
- * committed node execution is appended to (`run_id step pid`), ENGINE_LEASE_MS the lease.
+ * committed node execution is appended to (`run_id step pid`), ENGINE_LEASE_MS the lease,
+ * ENGINE_SNAPSHOT_EVERY the snapshot interval, and
+ * ENGINE_EVENTS a file each event of run ENGINE_EVENTS_RUN is appended to as it is delivered (one JSON
+ * line; written synchronously, so a kill -9 leaves every event the process delivered).
  */
 import { appendFileSync } from 'node:fs';
 import { migrations } from '../app/migrations.ts';
 import { createEngine } from '../engine/index.ts';
+import { startRecoverySweep } from '../sources/index.ts';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 import { CountingExecutor, registerKit } from './engine-kit.ts';
 
@@ -15,8 +19,11 @@ const store = await openStore(parseStoreTarget(process.env.NOEMA_DB), { migratio
 const engine = createEngine(store, {
   actions: new CountingExecutor(process.env.ENGINE_LOG ? { logFile: process.env.ENGINE_LOG } : {}),
   leaseMs: Number(process.env.ENGINE_LEASE_MS ?? 30_000),
+  ...(process.env.ENGINE_SNAPSHOT_EVERY ? { snapshotEvery: Number(process.env.ENGINE_SNAPSHOT_EVERY) } : {}),
 });
 registerKit(engine);
+// A long-running worker sweeps for dead processes' interrupted calls, as serve and mcp do.
+const sweep = startRecoverySweep(store);
 const trace = process.env.ENGINE_TRACE;
 if (trace) {
   // Records which process executed which step, to prove no run step is executed by two workers.
@@ -29,6 +36,13 @@ if (trace) {
       return { kind: 'ok', writes: { count: n }, route: n < 5 ? 'again' : 'done' };
     },
   });
+}
+
+const eventsFile = process.env.ENGINE_EVENTS;
+if (eventsFile && process.env.ENGINE_EVENTS_RUN) {
+  await engine.subscribe(process.env.ENGINE_EVENTS_RUN, (e) =>
+    appendFileSync(eventsFile, `${JSON.stringify({ seq: e.seq, type: e.type, pid: process.pid })}\n`),
+  );
 }
 
 if (mode === 'drain') {
@@ -57,5 +71,6 @@ if (mode === 'drain') {
   console.error(`engine-worker: unknown mode ${mode}`);
   process.exitCode = 2;
 }
+await sweep.stop();
 await engine.close();
 await store.close();

@@ -76,11 +76,27 @@ export function createFixtureServer(): McpServer {
 
 /** Serves the fixture over streamable HTTP at `${url}` (path `/mcp`); 401 without the token. */
 export async function startFixtureHttpServer(
-  options: { token?: string; port?: number } = {},
+  options: {
+    token?: string;
+    port?: number;
+    /**
+     * Called (and awaited) when an HTTP request arrives, before the MCP server sees it (the first is
+     * the client's `initialize`): for "durable before the call" checks.
+     */
+    onRequest?: (request: { method: string | undefined }) => void | Promise<void>;
+  } = {},
 ): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
   let requests = 0;
-  const http = createServer((req, res) => {
+  const http = createServer(async (req, res) => {
     requests++;
+    if (options.onRequest) {
+      try {
+        await options.onRequest({ method: req.method });
+      } catch {
+        res.writeHead(500).end();
+        return;
+      }
+    }
     if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'unauthorized' }));

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrations as allMigrations } from '../app/migrations.ts';
-import type { Migration } from '../store/migrations.ts';
-import { openStore } from '../store/open.ts';
+import type { Migration } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
 import type { Store } from '../store/store.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -20,18 +20,23 @@ export function testPostgresUrl(): string {
   return process.env.NOEMA_TEST_POSTGRES_URL || DEFAULT_TEST_POSTGRES_URL;
 }
 
-/** The backends selected by `STORES` (default: both). */
+/**
+ * The backends selected by `STORES` (default: both). An empty or unknown value throws: a typo must
+ * not silently run zero store tests and report green.
+ */
 export function selectedStores(): StoreKind[] {
   const raw = process.env.STORES ?? 'sqlite,postgres';
   const kinds = raw
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  if (kinds.length === 0)
+    throw new Error(`STORES is empty ("${raw}"): name at least one store (sqlite,postgres) or unset it`);
   for (const k of kinds) {
     if (k !== 'sqlite' && k !== 'postgres')
       throw new Error(`STORES: unknown store "${k}" (use sqlite,postgres)`);
   }
-  return kinds as StoreKind[];
+  return [...new Set(kinds)] as StoreKind[];
 }
 
 export interface TestStore {

@@ -65,6 +65,7 @@ for (const kind of selectedStores()) {
   });
 }
 
+// One store suffices: the token lives in the data directory, whatever the store (serve runs on both above).
 test('serve reuses the stored token on the next start and does not print it again', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'noema-serve-'));
   const env = { NOEMA_DB: join(dataDir, 'n.db'), NOEMA_TOKEN: '' };

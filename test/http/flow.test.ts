@@ -68,6 +68,7 @@ describeEachStore('flowcharts over HTTP', (factory) => {
           'hint',
           'message',
           'request_id',
+          'retryable',
         ]);
         assert.equal(bad.body.correlation_id, 'c-1');
         assert.equal((await call('GET', '/api/flowcharts?limit=1')).body.count, 1);

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { NOEMA_BIN } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
 import { stdioClient } from './helpers.ts';
 
 const W = 'proj';
@@ -260,7 +261,7 @@ describeEachStore('noema mcp over stdio', (factory) => {
           })
           .catch(() => undefined),
       );
-      while (acked.length < 10) await new Promise((r) => setTimeout(r, 2));
+      await waitUntil('ten acknowledged commits', () => acked.length >= 10, { intervalMs: 2 });
       assert.ok(transport.pid);
       process.kill(transport.pid as number, 'SIGKILL');
       await Promise.allSettled(inflight);

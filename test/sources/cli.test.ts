@@ -76,6 +76,7 @@ describeEachStore('noema source invoke', (factory) => {
   });
 });
 
+// One store suffices: this checks the --mcp-server flag; invocations are stored on both stores above.
 test('source invoke calls an MCP tool over stdio with --mcp-server', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'noema-cli-mcp-'));
   const f = files({
@@ -107,6 +108,7 @@ test('source invoke calls an MCP tool over stdio with --mcp-server', async () =>
   );
 });
 
+// One store suffices: the flag is refused before the store is written.
 test('source invoke rejects a bad request flag as a usage error', async () => {
   const f = files({ weather: toySources.weather });
   const r = await runCli(['source', 'invoke', f.weather!, '--request', '{nope'], {

@@ -83,33 +83,32 @@ describeEachStore('source invocation lifecycle across a killed process', (factor
       await dispose();
     }
   });
-});
 
-test('recovery never touches the rows of the process running it', async () => {
-  const { openTestStore } = await import('../../src/testing/stores.ts');
-  const { putResponseSource, invokeSource } = await import('../../src/sources/index.ts');
-  const { store, dispose } = await openTestStore('sqlite');
-  const model = await startScriptedModel({ script: { rules: [{ reply: { hang: true, json: {} } }] } });
-  try {
-    const source = await putResponseSource(store, {
-      version: 1,
-      interface: { name: 'llm_chat_completions', model: 'm', schema_delivery: 'response_format' },
-    });
-    const controller = new AbortController();
-    const pending = invokeSource(store, {
-      source,
-      request: { messages: [{ role: 'user', content: 'x' }] },
-      kind: 'llm_generation',
-      env: { NOEMA_LLM_BASE_URL: model.url },
-      signal: controller.signal,
-    });
-    await waitForRow(async () => model.requests.length > 0);
-    assert.equal((await recoverInterruptedInvocations(store)).interrupted, 0);
-    controller.abort();
-    const out = await pending;
-    assert.equal(out.failure_class, 'cancelled');
-  } finally {
-    await model.close();
-    await dispose();
-  }
+  test('recovery never touches the rows of the process running it', async () => {
+    const { putResponseSource, invokeSource } = await import('../../src/sources/index.ts');
+    const { store, dispose } = await factory.open();
+    const model = await startScriptedModel({ script: { rules: [{ reply: { hang: true, json: {} } }] } });
+    try {
+      const source = await putResponseSource(store, {
+        version: 1,
+        interface: { name: 'llm_chat_completions', model: 'm', schema_delivery: 'response_format' },
+      });
+      const controller = new AbortController();
+      const pending = invokeSource(store, {
+        source,
+        request: { messages: [{ role: 'user', content: 'x' }] },
+        kind: 'llm_generation',
+        env: { NOEMA_LLM_BASE_URL: model.url },
+        signal: controller.signal,
+      });
+      await waitForRow(async () => model.requests.length > 0);
+      assert.equal((await recoverInterruptedInvocations(store)).interrupted, 0);
+      controller.abort();
+      const out = await pending;
+      assert.equal(out.failure_class, 'cancelled');
+    } finally {
+      await model.close();
+      await dispose();
+    }
+  });
 });

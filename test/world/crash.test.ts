@@ -40,11 +40,13 @@ describeEachStore('world turns under crashes and concurrency', (factory) => {
         });
         const exited = new Promise((r) => child.on('exit', r));
         const deadline = Date.now() + 20_000;
+        // Killed once the ant's request reached the model (its running row is committed before it is sent).
         while (
           (await count(
             store,
             "SELECT COUNT(*) AS n FROM source_invocations WHERE workflow_subject_entity_id = 'ant' AND status = 'running'",
-          )) === 0
+          )) === 0 ||
+          !kit.model.requests.some((q) => q.headers['x-noema-subject'] === 'ant')
         ) {
           assert.ok(Date.now() < deadline, 'the child never reached the ant');
           await sleep(50);

@@ -67,6 +67,11 @@ describeEachStore('world REST routes', (factory) => {
         const attempt = await http.get(`/attempts/${turn.attempt_id}`);
         assert.equal(attempt.body.links.world, '/worlds/park');
         assert.equal(attempt.body.patches.length, 2);
+        assert.equal(attempt.body.patches[0].links.workflow, `/cognition-workflows/hash/${wf}`);
+        assert.equal(
+          (await http.get(attempt.body.patches[0].links.source_invocation)).body.invocation_kind,
+          'llm_generation',
+        );
         const invs = await http.get(attempt.body.links.source_invocations);
         assert.ok(invs.body.items.length >= 6);
         const tool = invs.body.items.find(
@@ -80,6 +85,21 @@ describeEachStore('world REST routes', (factory) => {
         assert.equal((await http.get(parent.body.links.llm_call)).status, 200);
         assert.equal((await http.get('/attempts?world_slug=park')).body.items.length, 1);
         assert.equal((await http.get('/attempts/not-an-attempt')).status, 404);
+        for (const path of [
+          '/worlds/park/turns/abc',
+          '/worlds/park/turns/-1',
+          '/worlds/%E2%80%AE',
+          '/attempts?status=bogus',
+          '/attempts?cursor=zzz',
+          '/worlds?cursor=zzz',
+          '/cognition-workflows?cursor=zzz',
+          '/cognition-workflows?uses=%00',
+          `/scenarios/hash/${'0'.repeat(64)}`,
+          '/entities/hash/not-a-hash',
+        ]) {
+          const a = await http.get(path);
+          assert.ok(a.status === 400 || a.status === 404, `${path}: ${a.status} ${a.text.slice(0, 200)}`);
+        }
         // The removed cognition surfaces do not exist.
         for (const old of [
           '/perceive-systems',

@@ -52,6 +52,11 @@ describeEachStore('world model-content retries', (factory) => {
           ),
         );
         assert.equal(new Set(g.map((x) => x.llm_call_id)).size, 3, 'each attempt its own LLM call');
+        const kinds = await store.all<{ model_output_kind: string }>(
+          'SELECT model_output_kind FROM llm_calls WHERE llm_call_id IN (?, ?, ?) ORDER BY started_at, llm_call_id',
+          g.map((x) => String(x.llm_call_id)),
+        );
+        assert.deepEqual(kinds.map((k) => k.model_output_kind).sort(), ['final_patch', 'invalid', 'invalid']);
         // No degradation: every attempt still sent response_format; retries carry corrective context.
         assert.ok(kit.model.requests.every((q) => q.body.response_format !== undefined));
         assert.match(JSON.stringify(kit.model.requests[2]!.body.messages), /unknown entity \\"Ant\\"/);

@@ -5,14 +5,33 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
+import type { Queryable } from '../../store/store.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
+import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
-import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
+import type {
+  ActionOutcome,
+  ContractFailure,
+  ContractStatus,
+  ContractView,
+  Json,
+  NodeType,
+} from '../engine.ts';
 import type { RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { RunState } from './state.ts';
+import { isStoreFault } from './store-fault.ts';
+
+const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
+
+async function hasStatus(tx: Queryable, c: ContractView): Promise<boolean> {
+  const row = await tx.get<{ status: string }>('SELECT status FROM engine_contracts WHERE contract_id = ?', [
+    c.contract_id,
+  ]);
+  return row?.status === c.status;
+}
 
 export interface RunRef {
   run_pk: number;
@@ -25,6 +44,11 @@ export class RunContracts {
   readonly #state: RunState;
   readonly #events: RunEvents;
   readonly byId: Map<string, ContractView>;
+  /**
+   * The first store fault met while the current node ran. A node may catch the error `ctx.act`
+   * threw and carry on; the run must still stop and be reclaimed, so the node runner checks this.
+   */
+  fault: unknown;
 
   constructor(deps: EngineDeps, run: RunRef, state: RunState, contracts: ContractView[], events: RunEvents) {
     this.#deps = deps;
@@ -81,28 +105,48 @@ export class RunContracts {
     if (c.status === 'RUNNING' && !type.idempotent) {
       // A dead process started this call; whether it happened is unknown, so it is not repeated.
       if (type.compensate) await type.compensate(c);
+      const message = 'interrupted: the process running this action stopped; not re-executed';
       return this.#move(c, 'FAILED', 'recovery', {
-        error_message: 'interrupted: the process running this action stopped; not re-executed',
+        error_message: message,
+        error: engineFailure('ACTION_INTERRUPTED', message),
       });
     }
     if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
     const outcome = await this.#execute(c, node, signal);
     if (signal.aborted) throw new LeaseLost();
+    // The outcome exists only in this process now: a passing store fault must not turn a performed
+    // action into one whose result is lost, so this write is retried.
     return outcome.ok
-      ? this.#move(c, 'COMPLETED', 'executor', { result: outcome.result, observation: outcome.observation })
-      : this.#move(c, 'FAILED', 'executor', {
-          error_message: outcome.error_message,
-          observation: outcome.observation,
-        });
+      ? this.#move(
+          c,
+          'COMPLETED',
+          'executor',
+          { result: outcome.result, observation: outcome.observation },
+          true,
+        )
+      : this.#move(
+          c,
+          'FAILED',
+          'executor',
+          {
+            error_message: outcome.error_message,
+            error: outcome.error ?? engineFailure('ACTION_FAILED', outcome.error_message),
+            observation: outcome.observation,
+          },
+          true,
+        );
   }
 
   async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {
     const executor = this.#deps.actions;
-    if (!executor)
+    if (!executor) {
+      const message = 'this engine was created without an action executor';
       return {
         ok: false,
-        error_message: 'NO_ACTION_EXECUTOR: this engine was created without an action executor',
+        error_message: `NO_ACTION_EXECUTOR: ${message}`,
+        error: engineFailure('NO_ACTION_EXECUTOR', message),
       };
+    }
     try {
       const { node_id: _n, observation: _o, ...contract } = c;
       return await executor.execute(contract, {
@@ -112,32 +156,57 @@ export class RunContracts {
         signal,
       });
     } catch (err) {
-      return { ok: false, error_message: (err as Error).message || String(err) };
+      // The store failed under the executor (its durable trace could not be written): the action's
+      // outcome is unknown, not failed. The contract stays RUNNING and the run is reclaimed.
+      if (isStoreFault(err)) throw this.#sawFault(err);
+      return { ok: false, error_message: (err as Error).message || String(err), error: failureOf(err) };
     }
+  }
+
+  #sawFault(err: unknown): unknown {
+    if (this.fault === undefined) this.fault = err;
+    return err;
   }
 
   async #move(
     c: ContractView,
     to: ContractStatus,
     actor: string,
-    extra: { result?: Json; error_message?: string; observation?: string | undefined },
+    extra: {
+      result?: Json;
+      error_message?: string;
+      error?: ContractFailure;
+      observation?: string | undefined;
+    },
+    retry = false,
   ): Promise<ContractView> {
     const now = this.#deps.now();
     const input: Parameters<typeof transition>[1] = { to, actor, at: now };
     if (extra.result !== undefined) input.result = extra.result;
     if (extra.error_message !== undefined) input.error_message = extra.error_message;
+    if (extra.error !== undefined) input.error = extra.error;
     const next = viewOf(transition(c, input), c.node_id, extra.observation);
-    await this.#commit(next, c.status, async (tx) => {
-      if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
-    });
+    await this.#commit(
+      next,
+      c.status,
+      async (tx) => {
+        if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+      },
+      retry,
+    );
     return next;
   }
 
-  /** One transaction: the contract write plus a fenced journal row; then the cache and the event. */
+  /**
+   * One transaction: the contract write plus a fenced journal row; then the cache and the event.
+   * With `retry`, a store fault is retried a few times; a retry that finds the contract already in
+   * its new status knows the earlier COMMIT landed although its answer was lost.
+   */
   async #commit(
     next: ContractView,
     from: ContractStatus | null,
     write: (tx: import('../../store/store.ts').Transaction) => Promise<void>,
+    retry = false,
   ): Promise<void> {
     const { store, owner } = this.#deps;
     const seq = this.#state.seq + 1;
@@ -147,24 +216,36 @@ export class RunContracts {
       s: next.status,
       by: next.transitions.at(-1)?.actor ?? 'engine',
     };
-    await this.#events.transaction(async (tx, emit) => {
-      if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
-        throw new LeaseLost();
-      await write(tx);
-      if (!this.#events.observed) return;
-      for (const t of next.transitions.slice(from === null ? 0 : -1)) {
-        emit({
-          type: 'contract.transitioned',
-          run_id: this.#run.run_id,
-          contract_id: next.contract_id,
-          action_type: next.action_type,
-          from: t.from,
-          to: t.to,
-          actor: t.actor,
-          at: t.at,
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#events.transaction(async (tx, emit) => {
+          // A retry finding the contract already moved knows the earlier COMMIT landed.
+          if (attempt > 0 && (await hasStatus(tx, next))) return;
+          if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+            throw new LeaseLost();
+          await write(tx);
+          if (!this.#events.observed) return;
+          for (const t of next.transitions.slice(from === null ? 0 : -1)) {
+            emit({
+              type: 'contract.transitioned',
+              run_id: this.#run.run_id,
+              contract_id: next.contract_id,
+              action_type: next.action_type,
+              from: t.from,
+              to: t.to,
+              actor: t.actor,
+              at: t.at,
+            });
+          }
         });
+        break;
+      } catch (err) {
+        const delay = retry ? RESULT_RETRY_DELAYS_MS[attempt] : undefined;
+        if (!isStoreFault(err)) throw err;
+        if (delay === undefined) throw this.#sawFault(err);
+        await new Promise((r) => setTimeout(r, delay));
       }
-    });
+    }
     this.#state.seq = seq;
     this.byId.set(next.contract_id, next);
   }

@@ -6,6 +6,7 @@
  */
 
 import { uuidv7 } from '../../core/ids.ts';
+import { incidentLog } from '../../core/incident-log.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import { warn } from '../../core/warn.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
@@ -28,7 +29,7 @@ import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { runNode } from './node-runner.ts';
-import { heartbeat, releaseRun } from './runs.ts';
+import { abandonLease, heartbeat, releaseRun } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
 
 interface StepWork {
@@ -61,11 +62,16 @@ export async function executeRun(
     signal: abort.signal,
     events,
   };
+  const beatLog = incidentLog(`run ${run.run_id}: lease heartbeat`);
   const timer = setInterval(
     () => {
       heartbeat(deps.store, run.run_pk, deps.owner, deps.now(), deps.leaseMs).then(
-        (held) => held || abort.abort(),
-        () => {},
+        (held) => {
+          beatLog.ok();
+          if (!held) abort.abort();
+        },
+        // The next tick retries; if the lease expires meanwhile, the fenced writes notice.
+        (err: unknown) => beatLog.fail(err),
       );
     },
     Math.max(10, Math.floor(deps.leaseMs / 3)),
@@ -138,8 +144,14 @@ export async function executeRun(
   } catch (err) {
     if (err instanceof LeaseLost)
       return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
-    // A retryable error (the store unreachable) may pass: leave the run to be reclaimed after lease expiry.
-    if ((err as { retryable?: unknown } | null)?.retryable === true) throw err;
+    // A retryable error (the store unreachable) may pass: leave the run `running` to be reclaimed.
+    if ((err as { retryable?: unknown } | null)?.retryable === true) {
+      // Stop whatever of this run is still in flight (its writes are fenced anyway), and give the
+      // lease up if the store answers, so another process need not wait for it to expire.
+      abort.abort();
+      await abandonLease(deps.store, run.run_pk, deps.owner, deps.now()).catch(() => {});
+      throw err;
+    }
     // Anything else, left `running`, would be reclaimed after lease expiry and fail the same way forever.
     const error: RunError = { code: 'INTERNAL', message: (err as Error | null)?.message || String(err) };
     try {

@@ -3,6 +3,7 @@
  * (`retry_generation`) up to the node's `max_generation_attempts`, journaling each failed attempt so
  * the corrective context survives a crash. One lane: same node, same config, a new call each time.
  */
+import { isNoemaError } from '../../core/errors.ts';
 import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
 import type { CorrectiveNote, Json, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
 import type { RunEvents } from '../events/run-events.ts';
@@ -12,6 +13,7 @@ import { appendFenced } from '../journal/journal.ts';
 import type { RunContracts, RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { type FrontierEntry, inputContextOf, type RunState } from './state.ts';
+import { isStoreFault } from './store-fault.ts';
 
 export interface NodeRun {
   deps: EngineDeps;
@@ -53,18 +55,25 @@ export async function runNode(
       });
     }
     let result: NodeResult;
+    r.contracts.fault = undefined;
     try {
       result = await type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
     } catch (err) {
       if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
+      // A store fault is not the node's failure: the run stops here and is reclaimed.
+      if (isStoreFault(err)) throw err;
+      if (r.contracts.fault !== undefined) throw r.contracts.fault;
       const e = err as { code?: unknown; message?: string };
       result = {
         kind: 'fail',
-        code: typeof e.code === 'string' ? e.code : 'NODE_FAILED',
+        code: isNoemaError(err) ? err.code : 'NODE_FAILED',
         message: e.message ?? String(err),
       };
     }
     if (r.signal.aborted) throw new LeaseLost();
+    // The node swallowed a store fault of `ctx.act`/`ctx.perform`: its result rests on a write that
+    // never happened, so it is not used.
+    if (r.contracts.fault !== undefined) throw r.contracts.fault;
     if (watch) {
       r.events.progress({
         type: 'node.finished',

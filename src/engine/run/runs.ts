@@ -83,7 +83,7 @@ export async function claimNextRun(
   now: number,
   leaseMs: number,
 ): Promise<RunRow | undefined> {
-  const skip = store.capabilities.supportsSkipLocked ? ' FOR UPDATE SKIP LOCKED' : '';
+  const skip = store.dialect.forUpdateSkipLocked;
   return store.transaction(async (tx) => {
     const candidate = await tx.get<{ run_pk: number }>(
       `SELECT run_pk FROM engine_runs WHERE ${CLAIMABLE} ORDER BY run_pk LIMIT 1${skip}`,
@@ -115,6 +115,15 @@ export async function heartbeat(
     [now + leaseMs, runPk, owner],
   );
   return r.changes === 1;
+}
+
+/** Drops `owner`'s lease but leaves the run `running`: any process may claim it at once. */
+export async function abandonLease(store: Store, runPk: number, owner: string, now: number): Promise<void> {
+  await store.run(
+    `UPDATE engine_runs SET lease_owner = NULL, lease_expires_at = 0, updated_at = ?
+     WHERE run_pk = ? AND lease_owner = ? AND status = 'running'`,
+    [now, runPk, owner],
+  );
 }
 
 /** Sets a new status and drops the lease, if `owner` still holds it. */

@@ -10,7 +10,7 @@ import type { Store } from '../../store/store.ts';
 import { sourceSummary } from './attempts.ts';
 import { writeVersions } from './state.ts';
 import type { AttemptInput, StagedPatch } from './turn-context.ts';
-import { applyWorldPatch, cloneWorld, type WorkingWorld } from './world-patch.ts';
+import { applyWorldPatch, type WorkingWorld } from './world-patch.ts';
 
 export async function commitTurn(
   store: Store,
@@ -32,8 +32,15 @@ export async function commitTurn(
     }
     return [...ids.values()];
   };
-  // Apply to a shallow overlay: only touched entries are copied.
-  const world = cloneWorld(base);
+  // Apply to an overlay holding only what the patches touch: the commit costs what changed,
+  // not the size of the world.
+  const world: WorkingWorld = { entities: new Map(), environments: new Map() };
+  for (const p of patches)
+    for (const e of p.patch.effects) {
+      if (e.op === 'set_environment_content')
+        world.environments.set(e.environment_label, base.environments.get(e.environment_label)!);
+      else world.entities.set(e.entity_id, base.entities.get(e.entity_id)!);
+    }
   const entities = new Map<string, string | null>();
   const environments = new Set<string>();
   for (const p of patches) {

@@ -108,6 +108,13 @@ export async function attemptPatches(q: Queryable, attempt_id: string) {
     narration: r.narration as string,
     effects: JSON.parse(r.effects_json as string) as unknown[],
     transitions: JSON.parse(r.transitions_json as string) as unknown[],
+    links: {
+      workflow: `/cognition-workflows/hash/${r.workflow_hash as string}`,
+      ...(r.source_invocation_id
+        ? { source_invocation: `/source-invocations/${r.source_invocation_id as string}` }
+        : {}),
+      subject: `/worlds/${encodeURIComponent(r.world_slug as string)}/turns/${Number(r.turn)}`,
+    },
   }));
 }
 

@@ -271,6 +271,7 @@ describeEachStore('http_json source', (factory) => {
   });
 });
 
+// One store suffices: the refusal happens in validation, before any SQL (storage is covered above on both).
 test('a definition with an invalid interface is refused and nothing is stored', async () => {
   const { openTestStore } = await import('../../testing/stores.ts');
   const { store, dispose } = await openTestStore('sqlite');

@@ -16,8 +16,10 @@ export async function setModelOutputKind(
     kind,
     sourceInvocationId,
   ]);
-  await q.run('UPDATE llm_calls SET model_output_kind = ? WHERE source_invocation_id = ?', [
-    kind,
-    sourceInvocationId,
-  ]);
+  // By primary key: llm_calls has no index on source_invocation_id, and a scan grows with every call ever made.
+  await q.run(
+    `UPDATE llm_calls SET model_output_kind = ?
+     WHERE llm_call_id = (SELECT llm_call_id FROM source_invocations WHERE source_invocation_id = ?)`,
+    [kind, sourceInvocationId],
+  );
 }

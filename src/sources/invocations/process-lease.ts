@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { uuidv7 } from '../../core/ids.ts';
+import { incidentLog } from '../../core/incident-log.ts';
 import type { Queryable, Store } from '../../store/store.ts';
 
 export const LEASE_MS = 30_000;
@@ -47,6 +48,7 @@ function createLease(store: Store): ProcessLease {
   let lastBeat = 0;
   let inFlight = 0;
   let timer: NodeJS.Timeout | undefined;
+  const beatLog = incidentLog(`source process lease ${processId} (pid ${process.pid}): heartbeat`);
   // Recovery in another process deletes the row of an owner it took for dead: re-insert it then.
   const refresh = async (q: Queryable, now: number) => {
     const r = await q.run('UPDATE source_processes SET heartbeat_at = ? WHERE process_id = ?', [
@@ -72,10 +74,11 @@ function createLease(store: Store): ProcessLease {
     try {
       lastBeat = Date.now();
       await refresh(store, lastBeat);
+      beatLog.ok();
     } catch (err) {
       // A failed beat (a busy or briefly unreachable store) must not end the heartbeat for the
       // rest of the call; only a closed store does. The next touch() re-registers if reopened.
-      if ((err as { code?: unknown }).code !== 'STORE_CLOSED') return;
+      if ((err as { code?: unknown }).code !== 'STORE_CLOSED') return beatLog.fail(err);
       if (timer) clearInterval(timer);
       timer = undefined;
     }

@@ -192,6 +192,7 @@ describeEachStore('mcp_tool source over streamable HTTP', (factory) => {
   });
 });
 
+// One store suffices: the lookup miss is refused before anything is written; the lookup itself runs on both stores above.
 test('a source referencing an unknown MCP server config is refused', async () => {
   const { openTestStore } = await import('../../testing/stores.ts');
   const { store, dispose } = await openTestStore('sqlite');
@@ -213,6 +214,7 @@ test('a source referencing an unknown MCP server config is refused', async () =>
   }
 });
 
+// One store suffices: this checks interoperability with a third-party server, not storage (on both stores above).
 test('a third-party MCP server (@modelcontextprotocol/server-memory) works as an mcp_tool source', async () => {
   const { openTestStore } = await import('../../testing/stores.ts');
   const { mkdtempSync } = await import('node:fs');

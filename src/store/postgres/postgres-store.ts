@@ -1,8 +1,9 @@
 /** The scale-out store on PostgreSQL through a `pg` pool: prepared statements, LISTEN/NOTIFY, SKIP LOCKED. */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { NoemaError } from '../../core/errors.ts';
+import { incidentLog } from '../../core/incident-log.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
 import {
   type Dialect,
@@ -18,6 +19,8 @@ import {
   type TransactionOptions,
   type Unlisten,
 } from '../store.ts';
+import { advisoryLockKey } from './advisory-lock.ts';
+import { connectError } from './connect-error.ts';
 import { PostgresListener } from './listener.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -26,7 +29,6 @@ import { translatePostgresError } from './translate-error.ts';
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export const postgresDialect: Dialect = {
-  name: 'postgres',
   autoId: 'BIGSERIAL PRIMARY KEY',
   bigint: 'BIGINT',
   real: 'DOUBLE PRECISION',
@@ -49,6 +51,9 @@ export const postgresDialect: Dialect = {
       };
     },
   },
+  forShare: ' FOR SHARE',
+  forUpdate: ' FOR UPDATE',
+  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
 };
 
 const capabilities: StoreCapabilities = {
@@ -61,19 +66,36 @@ export interface PostgresStoreOptions {
   url: string;
   /** Pool size. */
   max?: number;
+  /** The setting that named `url`, for error messages (default `NOEMA_DB`). */
+  setting?: string;
 }
 
+/**
+ * A named statement stays prepared on every pooled connection that ran it, for the connection's
+ * life, and `pg` offers no way to forget one. So only SQL of a fixed shape is named, and at most
+ * POSTGRES_NAMED_STATEMENTS distinct texts per process (the hot ones come first); any other SQL,
+ * such as an `IN (?, ?, …)` list whose length follows the input, runs as an unnamed statement.
+ */
+export const POSTGRES_NAMED_STATEMENTS = 500;
 const statementNames = new Map<string, string>();
+const VARIABLE_IN_LIST = /\bIN\s*\(\s*\?(\s*,\s*\?)+\s*\)/i;
+
+/** The statement's name, or undefined to run it unnamed. `text` is the portable SQL, `sql` its `$n` form. */
+function nameFor(text: string, sql: string): string | undefined {
+  const known = statementNames.get(sql);
+  if (known !== undefined) return known;
+  if (statementNames.size >= POSTGRES_NAMED_STATEMENTS || VARIABLE_IN_LIST.test(text)) return undefined;
+  const name = `n_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+  statementNames.set(sql, name);
+  return name;
+}
 
 function query(text: string, params: readonly SqlValue[]): pg.QueryConfig {
+  assertStorableParams(params);
   const sql = toPostgresPlaceholders(text);
-  let name = statementNames.get(sql);
-  if (name === undefined) {
-    name = `n_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-    statementNames.set(sql, name);
-  }
   const values = params.map((p) => (p === true ? 1 : p === false ? 0 : p));
-  return { name, text: sql, values };
+  const name = nameFor(text, sql);
+  return name === undefined ? { text: sql, values } : { name, text: sql, values };
 }
 
 async function exec(client: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]) {
@@ -118,6 +140,20 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
       throw translatePostgresError(err);
     }
   }
+  async lockKey(scope: string): Promise<void> {
+    await exec(this.client, 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
+  }
+  async lockRows(
+    select: string,
+    params: readonly SqlValue[] = [],
+    mode: 'update' | 'share' = 'update',
+  ): Promise<void> {
+    await exec(
+      this.client,
+      select + (mode === 'share' ? postgresDialect.forShare : postgresDialect.forUpdate),
+      params,
+    );
+  }
 }
 
 export class PostgresStore extends PostgresQueryable implements Store {
@@ -142,16 +178,15 @@ export class PostgresStore extends PostgresQueryable implements Store {
       max: options.max ?? 10,
       connectionTimeoutMillis: 5_000,
     });
-    // An idle client dying (server restart) must not crash the process.
-    pool.on('error', () => {});
+    // An idle client dying (server restart) must not crash the process; the pool replaces it.
+    const poolLog = incidentLog(`PostgreSQL pool at ${redactUrl(options.url)}: an idle connection`);
+    pool.on('error', (err) => poolLog.fail(err));
+    pool.on('connect', () => poolLog.ok());
     try {
       await pool.query('SELECT 1');
     } catch (err) {
       await pool.end().catch(() => {});
-      throw new NoemaError('STORE_UNAVAILABLE', `cannot connect to PostgreSQL at ${redactUrl(options.url)}`, {
-        details: { cause: (err as Error).message },
-        hint: 'check NOEMA_DB and that the server is running',
-      });
+      throw connectError(err, options.url, options.setting ?? 'NOEMA_DB');
     }
     return new PostgresStore(pool, options.url);
   }
@@ -181,7 +216,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
     }
     let broken = false;
     try {
-      await client.query(options.mode === 'read' ? 'BEGIN READ ONLY' : 'BEGIN');
+      await client.query(
+        options.mode === 'read'
+          ? 'BEGIN READ ONLY'
+          : options.durable === false
+            ? 'BEGIN; SET LOCAL synchronous_commit = off'
+            : 'BEGIN',
+      );
       let result: T;
       try {
         result = await runInTransactionScope(this, () => fn(new PostgresTransaction(client)));
@@ -198,6 +239,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
     } finally {
       client.release(broken);
     }
+  }
+
+  async tableNames(): Promise<string[]> {
+    const rows = await this.all<{ name: string }>(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
+    );
+    return rows.map((r) => r.name);
   }
 
   listen(channel: string, handler: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {

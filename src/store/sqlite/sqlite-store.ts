@@ -1,10 +1,10 @@
 /** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
+import { LruMap } from '../../core/lru.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertStorableParams } from '../params.ts';
 import {
   type Dialect,
   type Queryable,
@@ -17,10 +17,10 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '../store.ts';
+import { openDatabaseFile } from './open-file.ts';
 import { translateSqliteError } from './translate-error.ts';
 
 export const sqliteDialect: Dialect = {
-  name: 'sqlite',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   bigint: 'INTEGER',
   real: 'REAL',
@@ -61,6 +61,10 @@ export const sqliteDialect: Dialect = {
       };
     },
   },
+  // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
+  forShare: '',
+  forUpdate: '',
+  forUpdateSkipLocked: '',
 };
 
 const capabilities: StoreCapabilities = {
@@ -74,9 +78,12 @@ export interface SqliteStoreOptions {
   path: string;
   /** Milliseconds to wait for another process's write lock. */
   busyTimeoutMs?: number;
+  /** The setting that named `path`, for error messages (default `NOEMA_DB`). */
+  setting?: string;
 }
 
 function bind(params: readonly SqlValue[]): SQLInputValue[] {
+  assertStorableParams(params);
   const out: SQLInputValue[] = new Array(params.length);
   for (let i = 0; i < params.length; i++) {
     const p = params[i];
@@ -85,10 +92,20 @@ function bind(params: readonly SqlValue[]): SQLInputValue[] {
   return out;
 }
 
+/**
+ * Prepared statements kept per connection. SQL can vary with its input (an `IN (?, …)` list per
+ * length), so the cache is an LRU: hot statements stay prepared, the rest are prepared again.
+ */
+export const SQLITE_STATEMENT_CACHE = 500;
+
 /** Statement execution on the raw connection; shared by the store and its transactions. */
 class SqliteConnection implements Queryable {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #statements = new LruMap<string, StatementSync>(SQLITE_STATEMENT_CACHE);
+
+  get cachedStatements(): number {
+    return this.#statements.size;
+  }
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -171,6 +188,9 @@ class SqliteTransaction implements Transaction {
     return this.#conn.get<T>(sql, params);
   }
   async notify(): Promise<void> {}
+  // Write transactions hold the database's write lock from BEGIN IMMEDIATE: nothing to add.
+  async lockKey(): Promise<void> {}
+  async lockRows(): Promise<void> {}
 }
 
 // Connections to the same file in one process share a mutex: a second connection's
@@ -198,21 +218,17 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.location = options.path;
     this.#mutex = mutexFor(options.path);
-    let db: DatabaseSync;
-    try {
-      if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-      db = new DatabaseSync(options.path);
-    } catch (err) {
-      throw new NoemaError('STORE_UNAVAILABLE', `cannot open SQLite database at ${options.path}`, {
-        details: { cause: (err as Error).message },
-        hint: 'check that NOEMA_DB names a writable file path',
-      });
-    }
+    const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
     this.#conn.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
     this.#conn.exec('PRAGMA journal_mode = WAL');
     this.#conn.exec('PRAGMA synchronous = NORMAL');
     this.#conn.exec('PRAGMA foreign_keys = ON');
+  }
+
+  /** How many prepared statements the connection holds (at most SQLITE_STATEMENT_CACHE); for tests. */
+  get cachedStatements(): number {
+    return this.#conn.cachedStatements;
   }
 
   async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
@@ -247,6 +263,13 @@ export class SqliteStore implements Store {
     } finally {
       this.#mutex.release();
     }
+  }
+
+  async tableNames(): Promise<string[]> {
+    const rows = await this.all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1",
+    );
+    return rows.map((r) => r.name);
   }
 
   async close(): Promise<void> {

@@ -106,6 +106,11 @@ export async function startScriptedModel(options: {
   script: ModelScript;
   port?: number;
   record?: boolean;
+  /**
+   * Called (and awaited) when a chat request arrives, before any reply: a test checks here what
+   * the caller had already made durable at the moment its request reached the model.
+   */
+  onRequest?: (request: RecordedRequest) => void | Promise<void>;
 }): Promise<ScriptedModelServer> {
   const { script } = options;
   const used = new Map<number, number>();
@@ -128,7 +133,9 @@ export async function startScriptedModel(options: {
       });
     }
     calls += 1;
-    if (options.record !== false) requests.push({ call: calls, headers: req.headers, body });
+    const recorded = { call: calls, headers: req.headers, body };
+    if (options.record !== false) requests.push(recorded);
+    await options.onRequest?.(recorded);
     const facts = factsOf(req, body, calls);
     let reply: ScriptReply | undefined;
     for (const [i, rule] of script.rules.entries()) {

@@ -56,7 +56,12 @@ function send(res: ServerResponse, reply: ToyReply): void {
 }
 
 export async function startToyServices(
-  options: { port?: number; vendingStock?: number } = {},
+  options: {
+    port?: number;
+    vendingStock?: number;
+    /** Called (and awaited) when a request arrives, before the toy answers: for "durable before the call" checks. */
+    onRequest?: (request: { path: string; body: unknown }) => void | Promise<void>;
+  } = {},
 ): Promise<ToyServices> {
   const routes: Record<string, (req: Record<string, unknown>) => ToyReply> = {
     '/weather': weather,
@@ -74,16 +79,21 @@ export async function startToyServices(
       return send(res, { status: 404, body: { error: `no toy at ${path}`, paths: Object.keys(routes) } });
     if (req.method !== 'POST')
       return send(res, { status: 405, body: { error: 'use POST with a JSON body' } });
-    readJson(req).then(
-      (body) => {
-        requests.push({ path, body });
-        if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-          return send(res, { status: 400, body: { error: 'the body must be a JSON object' } });
-        }
-        send(res, route(body as Record<string, unknown>));
-      },
-      () => send(res, { status: 400, body: { error: 'unreadable body' } }),
-    );
+    readJson(req)
+      .then(
+        async (body) => {
+          requests.push({ path, body });
+          await options.onRequest?.({ path, body });
+          if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+            return send(res, { status: 400, body: { error: 'the body must be a JSON object' } });
+          }
+          send(res, route(body as Record<string, unknown>));
+        },
+        () => send(res, { status: 400, body: { error: 'unreadable body' } }),
+      )
+      .catch((err: unknown) =>
+        send(res, { status: 500, body: { error: `toy hook failed: ${String(err)}` } }),
+      );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -6,6 +6,7 @@
  * replays finished calls from the journal instead of paying for them again. Results are context
  * only; any failure fails the attempt before commit (D3).
  */
+import type { ErrorCode } from '../../../core/errors.ts';
 import type { Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { AmbientSourceBinding } from '../documents.ts';
@@ -13,10 +14,11 @@ import { renderRequest } from '../templates.ts';
 import { type TurnContexts, workingWorld } from '../turn-context.ts';
 import { type AmbientEntry, attemptLinks, channelsOf, templateContext, visibleTo } from './shared.ts';
 
-async function invocationOf(store: Store, contractId: string): Promise<string | null> {
+async function invocationOf(store: Store, attemptId: string, contractId: string): Promise<string | null> {
+  // attempt_id leads an index; contract_id has none of its own.
   const row = await store.get<{ source_invocation_id: string }>(
-    'SELECT source_invocation_id FROM source_invocations WHERE contract_id = ? ORDER BY invocation_seq DESC LIMIT 1',
-    [contractId],
+    'SELECT source_invocation_id FROM source_invocations WHERE attempt_id = ? AND contract_id = ? ORDER BY invocation_seq DESC LIMIT 1',
+    [attemptId, contractId],
   );
   return row?.source_invocation_id ?? null;
 }
@@ -40,7 +42,7 @@ async function runBindings(
     } catch (err) {
       return {
         kind: 'fail',
-        code: (err as { code?: string }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
+        code: (err as { code?: ErrorCode }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
         message: (err as Error).message,
       };
     }
@@ -67,7 +69,7 @@ async function runBindings(
       },
       { key: `${workflow_hash.slice(0, 16)}:${b.id}` },
     );
-    const source_invocation_id = await invocationOf(store, contract.contract_id);
+    const source_invocation_id = await invocationOf(store, ch.attempt.attempt_id, contract.contract_id);
     if (contract.status !== 'COMPLETED') {
       ctx.update({
         kind: 'ambient_source',

@@ -1,6 +1,6 @@
 /** `noema mcp [--catalog <name>]`: serves one MCP tool catalog over stdio (store from NOEMA_DB). Only protocol goes to stdout. */
 import { loadConfig } from '../../../app/config.ts';
-import { openNoemaStore } from '../../../app/open.ts';
+import { openNoemaStore, startSweep } from '../../../app/open.ts';
 import { type Command, EXIT_OK, EXIT_USAGE } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
@@ -23,6 +23,7 @@ export const mcpCommand: Command = {
     }
     const config = loadConfig({ db: flags.db as string | undefined });
     const store = await openNoemaStore(config);
+    const sweep = startSweep(store, config);
     const dispatcher = catalogDispatcher(catalog);
     const server = createMcpServer(store, catalog);
     const transport = new StdioServerTransport();
@@ -36,6 +37,7 @@ export const mcpCommand: Command = {
     io.err(`noema mcp: ${reason}, shutting down`);
     await dispatcher.idle();
     await server.close();
+    await sweep.stop();
     await store.close();
     return EXIT_OK;
   },

@@ -1,6 +1,6 @@
 /** `noema serve`: the HTTP server (REST catalog, browser, event streams, /mcp) on 127.0.0.1. */
 import { loadConfig } from '../../../app/config.ts';
-import { openNoemaStore } from '../../../app/open.ts';
+import { openNoemaStore, startSweep } from '../../../app/open.ts';
 import { resolveToken } from '../../../app/token.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
@@ -17,8 +17,9 @@ export const serveCommand: Command = {
     const { startNoemaHttp } = await import('../../http/start.ts');
     const stopped = untilSignal();
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
-    const token = resolveToken(config.token, config.dataDir);
     const store = await openNoemaStore(config);
+    const sweep = startSweep(store, config);
+    const token = resolveToken(config.token, config.dataDir);
     let served: Awaited<ReturnType<typeof startNoemaHttp>>;
     try {
       served = await startNoemaHttp({
@@ -30,6 +31,7 @@ export const serveCommand: Command = {
         dataDir: config.dataDir,
       });
     } catch (err) {
+      await sweep.stop();
       await store.close();
       throw err;
     }
@@ -40,6 +42,7 @@ export const serveCommand: Command = {
     const signal = await stopped;
     io.out(`received ${signal}, shutting down`);
     await served.close();
+    await sweep.stop();
     await store.close();
     return EXIT_OK;
   },

@@ -1,0 +1,38 @@
+/**
+ * An idle pooled connection killed by the server (a restart, an operator's pg_terminate_backend)
+ * neither crashes the process nor vanishes silently: one line with the store's location, then the
+ * pool serves from a new connection. PostgreSQL only: SQLite has no connection pool.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import { incidentSink } from '../../core/incident-log.ts';
+import { openTestStore, selectedStores } from '../../testing/stores.ts';
+import { waitUntil } from '../../testing/wait.ts';
+
+test('a terminated idle pool connection is logged once and the store keeps serving', {
+  skip: !selectedStores().includes('postgres') && 'PostgreSQL is not in STORES',
+}, async () => {
+  const ts = await openTestStore('postgres', null);
+  const lines: string[] = [];
+  const write = incidentSink.write;
+  incidentSink.write = (line) => void lines.push(line);
+  const admin = new pg.Client({ connectionString: ts.url });
+  try {
+    await admin.connect();
+    // Several idle connections in the pool, then all of them terminated at once.
+    await Promise.all([1, 2, 3].map(() => ts.store.transaction((tx) => tx.get('SELECT pg_sleep(0.05)'))));
+    await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    await waitUntil('the pool to report the dead connections', () => lines.length > 0, { timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /^noema: PostgreSQL pool at postgres:\/\/.+: an idle connection failed \(/);
+    assert.equal(Number((await ts.store.get<{ one: number }>('SELECT 1 AS one'))?.one), 1);
+  } finally {
+    incidentSink.write = write;
+    await admin.end();
+    await ts.dispose();
+  }
+});

@@ -1,0 +1,51 @@
+/**
+ * The test runner fails loudly: an empty or unknown STORES is a usage error (never zero store
+ * tests reported green), and a hanging test fails on the per-test timeout instead of stalling CI.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { selectedStores } from '../../src/testing/stores.ts';
+
+const run = (env: Record<string, string>, files: string[]) =>
+  spawnSync(process.execPath, ['scripts/test.ts', ...files], {
+    // Without NODE_TEST_CONTEXT the child runs as a top-level runner, not as a reporter of ours.
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT')),
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+test('STORES empty or unknown exits 2 with one line naming STORES', () => {
+  for (const value of ['', ' , ', 'mysql', 'sqlite,postgress']) {
+    const r = run({ STORES: value }, ['test/testing/fixtures/hangs.fixture.ts']);
+    assert.equal(r.status, 2, `STORES="${value}": ${r.stderr}`);
+    assert.match(r.stderr, /STORES/);
+  }
+});
+
+test('selectedStores refuses an empty or unknown STORES instead of selecting nothing', () => {
+  const saved = process.env.STORES;
+  try {
+    process.env.STORES = '';
+    assert.throws(() => selectedStores(), /STORES is empty/);
+    process.env.STORES = 'sqlite,oracle';
+    assert.throws(() => selectedStores(), /unknown store "oracle"/);
+    process.env.STORES = 'sqlite, sqlite';
+    assert.deepEqual(selectedStores(), ['sqlite']);
+  } finally {
+    if (saved === undefined) delete process.env.STORES;
+    else process.env.STORES = saved;
+  }
+});
+
+test('a test that never settles fails on the per-test timeout', () => {
+  const r = run({ STORES: 'sqlite', NOEMA_TEST_TIMEOUT_MS: '300' }, [
+    'test/testing/fixtures/hangs.fixture.ts',
+  ]);
+  assert.notEqual(r.status, 0, 'the hanging test failed');
+  assert.equal(r.signal, null, 'the runner ended by itself, not by our kill');
+  assert.match(r.stdout, /timed out after 300ms/);
+});
