@@ -242,6 +242,14 @@ export type NodeResult =
       /** The WAITING contract; `payload.response_schema` (JSON Schema) validates the resume response. */
       contract: NewContract;
     } & NodeEffects)
+  | ({
+      kind: 'suspend';
+      /**
+       * Instead of creating one: a PENDING contract of this run (say, one an earlier node created) that
+       * moves `PENDING → WAITING`; its `payload.response_schema` validates the resume response.
+       */
+      wait_on: string;
+    } & NodeEffects)
   | { kind: 'retry_generation'; error: string; corrective: string }
   | { kind: 'fail'; code: ErrorCode; message: string };
 

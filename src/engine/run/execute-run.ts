@@ -9,7 +9,7 @@ import { uuidv7 } from '../../core/ids.ts';
 import { incidentLog } from '../../core/incident-log.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import { warn } from '../../core/warn.ts';
-import { insertContract, viewOf } from '../contracts/contract-store.ts';
+import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
 import {
   type ContractView,
@@ -35,6 +35,8 @@ import { applyStep, type NodeDelta, type RunState } from './state.ts';
 interface StepWork {
   deltas: NodeDelta[];
   contracts: ContractView[];
+  /** Existing PENDING contracts a suspending node moved to WAITING (`wait_on`). */
+  moved: ContractView[];
   waiting: ContractView[];
   artifacts: Array<{ artifact_id: string; node_id: string; artifact_type: string; payload: Json }>;
 }
@@ -115,7 +117,7 @@ export async function executeRun(
           }),
         );
       }
-      const work: StepWork = { deltas: [], contracts: [], waiting: [], artifacts: [] };
+      const work: StepWork = { deltas: [], contracts: [], moved: [], waiting: [], artifacts: [] };
       for (const entry of state.frontier) {
         const spec = graph.nodes.get(entry.node)!;
         const type = deps.registry.get(spec.type);
@@ -130,11 +132,11 @@ export async function executeRun(
         const error =
           result.kind === 'fail'
             ? { code: result.code, message: result.message, node_id: spec.id }
-            : collect(deps, graph, spec.id, result, work, schemas);
+            : collect(deps, graph, spec.id, result, work, schemas, rc.byId);
         if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
       const status = await commitStep(deps, events, run, graph, state, work);
-      for (const c of work.contracts) rc.byId.set(c.contract_id, c);
+      for (const c of [...work.contracts, ...work.moved]) rc.byId.set(c.contract_id, c);
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
       loaded.attempts.clear();
       if (status !== 'running') return outcome(status);
@@ -182,6 +184,7 @@ function collect(
   result: NodeResult,
   work: StepWork,
   schemas: SchemaRegistry | undefined,
+  runContracts: ReadonlyMap<string, ContractView>,
 ): RunError | null {
   if (result.kind !== 'ok' && result.kind !== 'suspend') return null;
   for (const name of Object.keys(result.writes ?? {})) {
@@ -218,7 +221,26 @@ function collect(
       artifact_type: a.artifact_type,
       payload: a.payload,
     });
-  if (result.kind === 'suspend') {
+  if (result.kind === 'suspend' && 'wait_on' in result) {
+    const existing = runContracts.get(result.wait_on);
+    const p = existing?.payload as Record<string, Json> | null | undefined;
+    const schema = p && typeof p === 'object' ? p.response_schema : undefined;
+    const check = schema === undefined || !schemas ? null : schemas.checkSchema(schema as JsonSchema);
+    if (existing?.status !== 'PENDING' || !check?.ok) {
+      return {
+        code: 'SUSPEND_INVALID',
+        message: `node ${node} suspended on ${result.wait_on}, which is not a PENDING contract of this run with a valid payload.response_schema`,
+        node_id: node,
+      };
+    }
+    const waiting = viewOf(
+      transition(existing, { to: 'WAITING', actor: `node:${node}`, at: now }),
+      existing.node_id,
+      null,
+    );
+    work.moved.push(waiting);
+    work.waiting.push(waiting);
+  } else if (result.kind === 'suspend') {
     const payload = result.contract.payload as Record<string, Json> | null;
     const schema = payload && typeof payload === 'object' ? payload.response_schema : undefined;
     const check = schema === undefined || !schemas ? null : schemas.checkSchema(schema as JsonSchema);
@@ -270,6 +292,9 @@ async function commitStep(
   await events.transaction(async (tx, emit) => {
     if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
     for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
+    for (const c of work.moved)
+      if (!(await updateContract(tx, c, 'PENDING', now)))
+        throw new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
     for (const a of work.artifacts) {
       await tx.run(
         'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -293,8 +318,13 @@ function emitStep(
   status: RunStatus,
   at: number,
 ): void {
-  for (const c of work.contracts) {
-    for (const t of c.transitions) {
+  // New contracts: every transition; moved ones: the PENDING → WAITING just made.
+  const moves = [
+    ...work.contracts.map((c) => ({ c, ts: c.transitions })),
+    ...work.moved.map((c) => ({ c, ts: c.transitions.slice(-1) })),
+  ];
+  for (const { c, ts } of moves) {
+    for (const t of ts) {
       emit({
         type: 'contract.transitioned',
         run_id: run.run_id,

@@ -130,6 +130,35 @@ describeEachStore('agent sessions: reasoning, tools and memory', (factory) => {
     });
   });
 
+  test('an unreachable model ends the turn with an error event and frees the session', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startAgentKit(store);
+      try {
+        const { session_id } = await kit.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        await kit.model.close(); // the model server goes away: calls fail at the network
+        const events: SessionEvent[] = [];
+        const turn = await kit.runtime.sendMessage(session_id, { content: 'hello' }, (e) => events.push(e));
+        assert.equal(turn.outcome.status, 'failed');
+        assert.equal(turn.response, null);
+        const last = events.at(-1)!;
+        assert.equal(last.event, 'error');
+        assert.equal(last.data.code, 'MODEL_CALL_FAILED');
+        const view = await kit.runtime.getSession(session_id);
+        assert.equal(view.status, 'idle', 'the session takes the next message');
+        const state = view.execution_state as { notifications: Array<{ kind: string }> };
+        assert.ok(state.notifications.some((n) => n.kind === 'emotion_unavailable'));
+        const calls = await store.all<{ status: string; failure_class: string }>(
+          "SELECT status, failure_class FROM source_invocations WHERE invocation_kind = 'llm_generation'",
+        );
+        assert.ok(
+          calls.length >= 2 && calls.every((c) => c.status === 'failed' && c.failure_class === 'network'),
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('one message at a time: of two concurrent messages one runs and the other is SESSION_BUSY', async () => {
     await factory.withStore(async ({ store }) => {
       const script: ModelScript = {

@@ -12,6 +12,8 @@ export interface AgentContext {
   deps: AgentNodeDeps;
   /** Background profile updates in flight in this process (awaited by `idle()`). */
   background: Set<Promise<unknown>>;
+  /** Runs this process is driving now (a session turn in flight here is never "stale"). */
+  driving: Set<string>;
   /** Queue profile updates without running them here. */
   deferBackground: boolean;
 }

@@ -35,6 +35,11 @@ describeEachStore('agent sessions: ECS suspension and resume', (factory) => {
         const waiting = turn.outcome.waiting[0]!;
         assert.equal(waiting.action_type, 'ecs_request');
         assert.equal(waiting.status, 'WAITING');
+        assert.equal(waiting.node_id, 'reasoning', 'the ReasoningNode created it; the ECS node moved it');
+        assert.deepEqual(
+          waiting.transitions.map((t) => t.actor),
+          ['node:reasoning', 'node:ecs'],
+        );
         assert.deepEqual(
           waiting.transitions.map((t) => t.to),
           ['PENDING', 'WAITING'],

@@ -101,6 +101,7 @@ export async function createAgentRuntime(
       },
     },
     background: new Set(),
+    driving: new Set(),
     deferBackground: options.background === 'defer',
   };
   for (const t of [

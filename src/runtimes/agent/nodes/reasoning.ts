@@ -260,12 +260,24 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
           writes: { ...base, execution: core as unknown as Json },
         };
       }
+      // Seed 000: the ECS request becomes an `ecs_request` contract in pending_executions; the ECS
+      // node moves it to WAITING and the run suspends.
       const form = reply.ecs_request as EcsForm;
       return {
         kind: 'ok',
         route: 'ecs',
+        contracts: [
+          {
+            action_type: 'ecs_request',
+            payload: {
+              name: 'ecs_request',
+              args: { title: form.title },
+              form: form as unknown as Json,
+              response_schema: form.fields as Json,
+            },
+          },
+        ],
         writes: { ...base, execution: core as unknown as Json },
-        output: { ecs_request: form as unknown as Json },
       };
     },
   };

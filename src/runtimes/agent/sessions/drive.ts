@@ -39,6 +39,23 @@ export async function driveRun(
   run_id: string,
   step: () => Promise<RunOutcome>,
   onEvent: (e: SessionEvent) => void,
+  answered?: string,
+  recovering = false,
+): Promise<TurnResult> {
+  cx.driving.add(run_id);
+  try {
+    return await drive(cx, session, run_id, step, onEvent, answered, recovering);
+  } finally {
+    cx.driving.delete(run_id);
+  }
+}
+
+async function drive(
+  cx: AgentContext,
+  session: SessionRow,
+  run_id: string,
+  step: () => Promise<RunOutcome>,
+  onEvent: (e: SessionEvent) => void,
   /** The ECS contract answered by this continuation, whose checkpoint goes once it resumed. */
   answered?: string,
   /** Taking over a turn whose process died: no opening event, and a live owner keeps the turn. */

@@ -108,7 +108,7 @@ async function previousReasoning(
  */
 async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
   const run_id = session.run_id;
-  if (!run_id) return;
+  if (!run_id || cx.driving.has(run_id)) return;
   const exists = await cx.engine.getRun(run_id, { max_chars: 4000 }).then(
     () => true,
     (err: { code?: string }) => {
