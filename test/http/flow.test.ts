@@ -194,6 +194,19 @@ describeEachStore('flowcharts over HTTP', (factory) => {
           'duration_ms',
         ])
           assert.ok(k in nodeEv, k);
+        // The socket is in the flowchart's room: a run started through the API reaches it from its start.
+        const again = await call('POST', `/api/flowcharts/${id}/runs`, { input: { message: 'again' } });
+        assert.equal(again.status, 202, JSON.stringify(again.body));
+        const newRun = again.body.flowchart_run_id as string;
+        const seen = () => socketEvents.filter((e) => e.body.flowchart_run_id === newRun);
+        for (
+          let i = 0;
+          i < 300 && !seen().some((e) => e.name === 'flowchart.run.updated' && e.body.status === 'completed');
+          i++
+        )
+          await sleep(20);
+        assert.equal(seen().filter((e) => e.name === 'flowchart.node.updated').length, 16);
+        assert.equal(seen().filter((e) => e.name === 'flowchart:node_artifact:persisted').length, 5);
         const bad2 = (await socket.timeout(5000).emitWithAck('flowchart:subscribe', {
           flowchart_id: 'x',
           flowchart_run_id: queued.flowchart_run_id,

@@ -10,7 +10,7 @@ import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
-import { attachFlowSocketEvents } from './flow/events.ts';
+import { FlowEventHub } from './flow/events.ts';
 import { allRoutes } from './routes/index.ts';
 import { startHttpServer } from './server.ts';
 
@@ -49,7 +49,8 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
-  const services = { store: options.store, engine, events: { feeds, sse } };
+  const flowEvents = new FlowEventHub({ store: options.store, feeds });
+  const services = { store: options.store, engine, events: { feeds, sse }, flowEvents };
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
@@ -59,13 +60,13 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     routes: allRoutes(services),
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
-  const leaveFlowFeeds = attachFlowSocketEvents(io.io, { store: options.store, feeds });
+  flowEvents.attach(io.io);
   const sweeper = startArtifactSweeper(options.store, {
     onError: (err) => process.emitWarning(`noema: node artifact sweep failed: ${String(err)}`),
   });
   server.onClose(async () => {
     sweeper.stop();
-    leaveFlowFeeds();
+    await flowEvents.close();
     sse.close();
     await io.close();
     await feeds.close();
