@@ -10,7 +10,9 @@ import { longTermMigrations } from '../memory/long-term/index.ts';
 import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
 import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
 import { tasksMigrations } from '../memory/tasks/migrations.ts';
+import { agentMigrations } from '../runtimes/agent/migrations.ts';
 import { flowMigrations } from '../runtimes/flow/migrations.ts';
+import { worldMigrations } from '../runtimes/world/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
 import type { Migration } from '../store/migrations.ts';
 
@@ -31,5 +33,7 @@ export const migrations: readonly Migration[] = [
   ...engineMigrations,
   ...eventMigrations,
   ...longTermMigrations,
+  ...worldMigrations,
+  ...agentMigrations,
   ...flowMigrations,
 ];

@@ -16,6 +16,8 @@ export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { InvocationOutcome } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
+export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
+export { listMcpTools } from './mcp-tool/list-tools.ts';
 export type { McpServerConfig } from './mcp-tool/servers.ts';
 export { getMcpServer, putMcpServer } from './mcp-tool/servers.ts';
 export { ENV_PASSTHROUGH_ENV, STDIO_ALLOW_ENV } from './mcp-tool/stdio-policy.ts';

@@ -76,7 +76,7 @@ export function createFixtureServer(): McpServer {
 
 /** Serves the fixture over streamable HTTP at `${url}` (path `/mcp`); 401 without the token. */
 export async function startFixtureHttpServer(
-  options: { token?: string } = {},
+  options: { token?: string; port?: number } = {},
 ): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
   let requests = 0;
   const http = createServer((req, res) => {
@@ -99,7 +99,7 @@ export async function startFixtureHttpServer(
         if (!res.headersSent) res.writeHead(500).end();
       });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     /** How many HTTP requests reached the server. */

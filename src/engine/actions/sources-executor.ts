@@ -4,7 +4,13 @@
  * to the run, node and contract (`run_id`, `workflow_node_id`, `contract_id`).
  */
 import { NoemaError } from '../../core/errors.ts';
-import { getJsonSchema, getResponseSource, type InvocationKind, invokeSource } from '../../sources/index.ts';
+import {
+  getJsonSchema,
+  getResponseSource,
+  type InvocationKind,
+  type InvocationLinks,
+  invokeSource,
+} from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { ActionContext, ActionExecutor, ActionOutcome, ExecutionContract, Json } from '../engine.ts';
 
@@ -19,6 +25,12 @@ export interface SourceActionPayload {
   /** Why the call happens (default `agent_tool_call`). */
   kind?: InvocationKind;
   tool_name?: string;
+  /**
+   * Extra provenance for the invocation row (a world's attempt, turn, subject, the generation that
+   * asked for the call). `run_id` and `contract_id` always come from the engine; `workflow_node_id`
+   * defaults to the performing node.
+   */
+  links?: Omit<InvocationLinks, 'run_id' | 'contract_id' | 'invocation_seq'>;
 }
 
 export interface SourcesExecutorOptions {
@@ -52,11 +64,12 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
         request: p.request,
         kind: p.kind ?? 'agent_tool_call',
         links: {
-          run_id: ctx.run_id,
-          contract_id: contract.contract_id,
           workflow_node_id: ctx.node_id,
           tool_name: p.tool_name ?? null,
-          metadata: { engine_step: ctx.step, action_type: contract.action_type },
+          ...p.links,
+          run_id: ctx.run_id,
+          contract_id: contract.contract_id,
+          metadata: { ...p.links?.metadata, engine_step: ctx.step, action_type: contract.action_type },
         },
         resultSchema,
         signal: ctx.signal,

@@ -22,6 +22,8 @@ export interface AppServices {
   engine?: Engine;
   /** Present with `engine`: shared run feeds and the open SSE streams. */
   events?: { feeds: RunFeeds; sse: SseStreams };
+  /** Registers work to finish when the server closes (e.g. a runtime's background runs). */
+  onClose?(hook: () => Promise<void>): void;
 }
 
 /** How the request was authenticated; `cookie` requests that change state need the CSRF token. */

@@ -49,8 +49,15 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
+  const closing: Array<() => Promise<void>> = [];
   const flowEvents = new FlowEventHub({ store: options.store, feeds });
-  const services = { store: options.store, engine, events: { feeds, sse }, flowEvents };
+  const services = {
+    store: options.store,
+    engine,
+    events: { feeds, sse },
+    flowEvents,
+    onClose: (hook: () => Promise<void>) => void closing.push(hook),
+  };
   const server = await startHttpServer({
     host: options.host,
     port: options.port,
@@ -65,6 +72,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     onError: (err) => process.emitWarning(`noema: node artifact sweep failed: ${String(err)}`),
   });
   server.onClose(async () => {
+    for (const hook of closing) await hook();
     sweeper.stop();
     await flowEvents.close();
     sse.close();

@@ -9,6 +9,7 @@ import { ToolDispatcher } from './dispatch.ts';
 import type { McpToolDef } from './tool.ts';
 import { flowTools } from './tools/flow/index.ts';
 import { memoryTools } from './tools/index.ts';
+import { worldCatalogTools } from './tools/world/index.ts';
 
 export interface McpCatalog {
   /** Told to clients in the MCP `initialize` answer. */
@@ -23,6 +24,11 @@ const catalogs: Record<string, McpCatalog> = {
     instructions:
       'Noema reasoning memory. Call branchmind_init with your workspace id once, then use branchmind_* and tasks_* tools. Every stateful tool needs "workspace".',
     tools: memoryTools,
+  },
+  world: {
+    instructions:
+      'Noema worlds (seed 004): put schemas, sources, workflows, profiles, environments and entities; assemble_scenario; create_world; run_turn; then read get_world, get_attempt, list_source_invocations to see why every change happened.',
+    tools: worldCatalogTools,
   },
   flow: {
     instructions:

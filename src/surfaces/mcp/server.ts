@@ -31,8 +31,26 @@ export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG)
       inputSchema: t.inputSchema as { type: 'object'; [k: string]: unknown },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    dispatcher.call(request.params.name, request.params.arguments ?? {}, { store }),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // A client that passes a progress token gets notifications/progress from long tools.
+    const token = request.params._meta?.progressToken;
+    let sent = 0;
+    const progress =
+      token === undefined
+        ? undefined
+        : async (message: string) => {
+            sent += 1;
+            await extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: sent, message },
+              })
+              .catch(() => undefined);
+          };
+    return dispatcher.call(request.params.name, request.params.arguments ?? {}, {
+      store,
+      ...(progress ? { progress } : {}),
+    });
+  });
   return server;
 }

@@ -8,6 +8,8 @@ import type { Store } from '../../store/store.ts';
 
 export interface McpToolContext {
   store: Store;
+  /** Present when the client passed a progress token: sends one `notifications/progress` per call. */
+  progress?: (message: string) => Promise<void>;
 }
 
 export interface McpToolDef<I = Record<string, unknown>, O = Record<string, unknown>> {

@@ -1,5 +1,8 @@
 /** Every CLI command, assembled. Subsystems add one line here. */
 import type { Command } from '../command.ts';
+import { agentChatCommand } from './agent-chat.ts';
+import { agentPutCommand } from './agent-put.ts';
+import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
 import { flowImportCommand } from './flow-import.ts';
@@ -8,6 +11,7 @@ import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
 import { sourceInvokeCommand } from './source-invoke.ts';
+import { worldCommands } from './world-commands.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
@@ -16,6 +20,10 @@ export const commands: readonly Command[] = [
   sourceInvokeCommand,
   devScriptedModelCommand,
   devToysCommand,
+  ...worldCommands,
+  agentPutCommand,
+  agentChatCommand,
+  devMcpFixtureCommand,
   flowImportCommand,
   flowRunCommand,
 ];

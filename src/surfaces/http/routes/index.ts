@@ -2,10 +2,12 @@
 import '../kinds/index.ts';
 import { catalogRoutes, defaultCatalog } from '../catalog/index.ts';
 import type { AppServices, Route } from '../route.ts';
+import { agentRoutes } from './agents.ts';
 import { flowRoutes } from './flow.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
 import { runEventRoutes } from './run-events.ts';
+import { worldRoutes } from './worlds.ts';
 
 export function allRoutes(app: AppServices): Route[] {
   return [
@@ -14,5 +16,7 @@ export function allRoutes(app: AppServices): Route[] {
     ...runEventRoutes(app),
     ...flowRoutes(app),
     ...mcpRoutes(app),
+    ...worldRoutes(app),
+    ...agentRoutes(app),
   ];
 }

@@ -1,0 +1,209 @@
+/**
+ * Agent kernel time per interaction beyond its source calls: one message that makes one MCP tool
+ * call (reasoning LLM call → tool → reasoning LLM call), against the zero-latency scripted model
+ * and the MCP fixture server, each in its own process. The anchor, in the same run and interleaved
+ * call by call (ABBA), is the same three source calls made directly with `invokeSource` — so the
+ * difference is what sessions, the engine graph, contracts, journaling and events cost.
+ * Anchor from outside: LangGraph.js doing the same interaction shape with its SQLite checkpointer
+ * and zero-cost stub model/tool (its framework time per interaction), in a child process.
+ * (Mastra's agent with its memory: not measured yet.)
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAgentRuntime, REASONING_REPLY_SCHEMA } from '../src/runtimes/agent/index.ts';
+import {
+  getResponseSource,
+  invokeSource,
+  putJsonSchema,
+  putMcpServer,
+  putResponseSource,
+} from '../src/sources/index.ts';
+import { startCli } from '../src/testing/cli.ts';
+import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { langGraphAgentAnchor } from './agent/anchors.ts';
+import { type Bench, summarize } from './lib/harness.ts';
+
+const SCRIPT = {
+  rules: [
+    {
+      match: { message_matches: '✓ add' },
+      reply: { json: { thinking: 'done', response: 'The sum is 5.' } },
+    },
+  ],
+  default: { json: { thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] } },
+};
+
+/** One timed call: wall µs, and this process's CPU µs (the model and MCP server run elsewhere). */
+async function timed(op: () => Promise<unknown>, wall: number[], cpu: number[]): Promise<void> {
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await op();
+  wall.push(Number(process.hrtime.bigint() - t0) / 1000);
+  const c = process.cpuUsage(c0);
+  cpu.push(c.user + c.system);
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / (xs.length || 1);
+
+export default {
+  name: 'agent',
+  description:
+    'agent interaction with one tool call: kernel time beyond its three source calls (both stores)',
+  async run(ctx) {
+    const iterations = ctx.quick ? 30 : 300;
+    const dir = mkdtempSync(join(tmpdir(), 'noema-bench-agent-'));
+    const scriptFile = join(dir, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify(SCRIPT));
+    const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
+    const mcp = startCli(['dev', 'mcp-fixture', '--port', '0']);
+    const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
+    const [, mcpUrl] = await mcp.waitFor(/NOEMA_MCP_FIXTURE_URL=(\S+)/);
+    const kernelP50: Record<string, number> = {};
+    const env = { NOEMA_LLM_BASE_URL: modelUrl!, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcpUrl! };
+    try {
+      for (const kind of selectedStores()) {
+        const { store, dispose } = await openTestStore(kind);
+        const runtime = await createAgentRuntime(store, { env });
+        try {
+          const llm = await putResponseSource(store, {
+            version: 1,
+            interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
+          });
+          const server = await putMcpServer(store, {
+            version: 1,
+            transport: { type: 'streamable_http', url_env: 'BENCH_MCP_URL' },
+          });
+          const { hash, definition } = await runtime.putAgent({
+            version: 1,
+            label: 'bench',
+            llm_source_ref: { hash: llm.hash },
+            tools: [{ server_ref: { hash: server.hash }, tool_names: ['add'] }],
+            mode: 'fast',
+            max_iterations: 5,
+            emotion: { enabled: false },
+            memory: { long_term_limit: 0, working_memory_turns: 3 },
+            synthesis: { enabled: false, threshold: 3 },
+          });
+          const { session_id } = await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' });
+          const schema = await putJsonSchema(store, REASONING_REPLY_SCHEMA);
+          const tool = await getResponseSource(store, definition.tools[0]!.source_ref.hash);
+          const messages = (text: string) => [
+            { role: 'system', content: `REASONING CONTEXT ${text}` },
+            { role: 'user', content: 'add 2 and 3' },
+          ];
+
+          const interaction = async () => {
+            const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
+            if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
+          };
+          const direct = async () => {
+            const a = await invokeSource(store, {
+              source: llm,
+              request: { messages: messages('') },
+              kind: 'llm_generation',
+              resultSchema: schema,
+              env,
+            });
+            const b = await invokeSource(store, {
+              source: tool,
+              request: { a: 2, b: 3 },
+              kind: 'agent_tool_call',
+              env,
+            });
+            const c = await invokeSource(store, {
+              source: llm,
+              request: { messages: messages('✓ add') },
+              kind: 'llm_generation',
+              resultSchema: schema,
+              env,
+            });
+            if (!a.ok || !b.ok || !c.ok) throw new Error('a direct source call failed');
+          };
+          for (let i = 0; i < 10; i++) {
+            await interaction();
+            await direct();
+          }
+          const agent: number[] = [];
+          const calls: number[] = [];
+          const agentCpu: number[] = [];
+          const callsCpu: number[] = [];
+          for (let i = 0; i < iterations; i++) {
+            if (i % 2 === 0) {
+              await timed(interaction, agent, agentCpu);
+              await timed(direct, calls, callsCpu);
+            } else {
+              await timed(direct, calls, callsCpu);
+              await timed(interaction, agent, agentCpu);
+            }
+          }
+          const a = summarize(agent);
+          const c = summarize(calls);
+          ctx.row({
+            case: `interaction with one tool call [${kind}]`,
+            metric: 'p50',
+            unit: 'µs',
+            value: a.p50,
+            anchor: 'the 3 source calls alone',
+            anchor_value: c.p50,
+          });
+          ctx.row({
+            case: `interaction with one tool call [${kind}]`,
+            metric: 'p99',
+            unit: 'µs',
+            value: a.p99,
+            anchor: 'the 3 source calls alone',
+            anchor_value: c.p99,
+          });
+          // Paired by iteration (ABBA neighbours), so load drift lands on both sides of each difference.
+          const kernel = summarize(agent.map((t, i) => t - calls[i]!));
+          kernelP50[kind] = kernel.p50;
+          ctx.row({
+            case: `kernel time beyond source calls [${kind}]`,
+            metric: 'p50 per interaction (paired)',
+            unit: 'µs',
+            value: Math.round(kernel.p50),
+          });
+          ctx.row({
+            case: `kernel time beyond source calls [${kind}]`,
+            metric: 'mean per interaction',
+            unit: 'µs',
+            value: Math.round(a.mean - c.mean),
+          });
+          // CPU of this process is far less sensitive to the shared machine's load than wall time.
+          ctx.row({
+            case: `kernel CPU beyond source calls, this process [${kind}]`,
+            metric: 'mean per interaction',
+            unit: 'µs',
+            value: Math.round(mean(agentCpu) - mean(callsCpu)),
+            anchor: 'CPU of the 3 source calls alone',
+            anchor_value: Math.round(mean(callsCpu)),
+          });
+        } finally {
+          await runtime.close();
+          await dispose();
+        }
+      }
+      const lg = langGraphAgentAnchor(iterations, ctx.log);
+      if (typeof lg === 'string') ctx.log(`LangGraph.js anchor not measured: ${lg}`);
+      else {
+        const p50 = summarize(lg.interactionUs).p50;
+        ctx.log(`LangGraph.js anchor ran under Node ${lg.node}`);
+        for (const [kind, value] of Object.entries(kernelP50))
+          ctx.row({
+            case: `kernel time per interaction vs LangGraph.js + SqliteSaver (stub model/tool) [${kind}]`,
+            metric: 'p50',
+            unit: 'µs',
+            value: Math.round(value),
+            anchor: 'LangGraph.js framework time',
+            anchor_value: Math.round(p50),
+          });
+      }
+    } finally {
+      model.child.kill('SIGTERM');
+      mcp.child.kill('SIGTERM');
+      await model.exited;
+      await mcp.exited;
+    }
+  },
+} satisfies Bench;

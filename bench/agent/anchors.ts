@@ -1,0 +1,48 @@
+/**
+ * Runs the agent anchors (bench/anchors, shared with the engine benchmark) in child processes:
+ * LangGraph.js with its SQLite checkpointer, under the first Node here that can load its native
+ * better-sqlite3. Returns per-interaction µs, or why it could not run.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { anchorsDir, ensureAnchorsInstalled } from '../engine/anchors.ts';
+
+function run(
+  node: string,
+  script: string,
+  args: string[],
+): { ok: true; json: unknown } | { ok: false; error: string } {
+  const code = readFileSync(join(import.meta.dirname, script), 'utf8');
+  const r = spawnSync(node, ['--input-type=module', '-e', code, ...args], {
+    cwd: anchorsDir,
+    encoding: 'utf8',
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const line = r.stdout.trim().split('\n').at(-1) ?? '';
+  if (r.status === 0 && line.startsWith('{')) return { ok: true, json: JSON.parse(line) };
+  return { ok: false, error: (r.stderr || r.stdout || `exit ${r.status}`).slice(-600) };
+}
+
+export function langGraphAgentAnchor(
+  iterations: number,
+  log: (s: string) => void,
+): { node: string; interactionUs: number[] } | string {
+  const installError = ensureAnchorsInstalled(log);
+  if (installError) return installError;
+  const nodes = [process.execPath, '/usr/bin/node'].filter((p, i, a) => existsSync(p) && a.indexOf(p) === i);
+  let lastError = '';
+  for (const node of nodes) {
+    const probe = run(node, 'anchor-langgraph.mjs', ['probe']);
+    if (!probe.ok) {
+      lastError = probe.error;
+      continue;
+    }
+    const r = run(node, 'anchor-langgraph.mjs', ['run', String(iterations)]);
+    return r.ok
+      ? (r.json as { node: string; interactionUs: number[] })
+      : `LangGraph.js agent anchor failed: ${r.error}`;
+  }
+  return `LangGraph.js could not be loaded by any Node here: ${lastError}`;
+}

@@ -1,0 +1,349 @@
+/**
+ * Worlds (seed 004, issue 10 targets), on every selected store:
+ * - a turn of 100 subjects (one before_subject_workflow ambient source, one tool call and a final
+ *   patch each) against the zero-latency scripted model and toys, vs the floor: the same 400
+ *   source calls made directly with `invokeSource` in the same run (target ≤ 1.3×);
+ * - committing a turn of 100 patches on a 10 000-entity world;
+ * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB);
+ * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms).
+ */
+import { uuidv7 } from '../src/core/ids.ts';
+import { canonicalJson, sha256Hex } from '../src/core/index.ts';
+import { commitTurn } from '../src/runtimes/world/commit.ts';
+import {
+  assembleScenario,
+  createWorld,
+  createWorldRuntime,
+  getWorld,
+  putCognitionProfile,
+  putCognitionWorkflow,
+  putEnvironment,
+  putJsonSchema,
+  putResponseSource,
+  putWorldPatchSchema,
+} from '../src/runtimes/world/index.ts';
+import { getWorldRow, readWorldState } from '../src/runtimes/world/state.ts';
+import type { StagedPatch } from '../src/runtimes/world/turn-context.ts';
+import { invokeSource } from '../src/sources/index.ts';
+import type { Store } from '../src/store/store.ts';
+import { startScriptedModel } from '../src/testing/scripted-model/index.ts';
+import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { startToyServices, toySources } from '../src/testing/toys/index.ts';
+import { type Bench, summarize } from './lib/harness.ts';
+
+const SUBJECTS = 100;
+const ENTITIES = 10_000;
+
+/** Entity documents written in one transaction (the put path is one transaction per document). */
+async function bulkEntities(store: Store, n: number, agents: number): Promise<Array<{ hash: string }>> {
+  const refs: Array<{ hash: string }> = [];
+  await store.transaction(async (tx) => {
+    for (let i = 0; i < n; i++) {
+      const doc = {
+        version: 1,
+        entity_id: `e${i}`,
+        kind: i < agents ? 'agent' : 'prop',
+        environment_label: `env${i % 100}`,
+        state: `state of e${i}`,
+        ...(i < agents ? { memory: '' } : {}),
+      };
+      const text = canonicalJson(doc);
+      const hash = sha256Hex(text);
+      await tx.run(
+        'INSERT INTO entities (hash, content, label, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING',
+        [hash, text, doc.entity_id, Date.now()],
+      );
+      refs.push({ hash });
+    }
+  });
+  return refs;
+}
+
+async function scenario(
+  store: Store,
+  entities: number,
+  subjects: number,
+  workflow: { hash: string },
+): Promise<string> {
+  const envs = [];
+  for (let i = 0; i < 100; i++)
+    envs.push(await putEnvironment(store, { version: 1, label: `env${i}`, content: `place ${i}` }));
+  const profile = await putCognitionProfile(store, { version: 1, label: 'bench', workflow_ref: workflow });
+  const ents = await bulkEntities(store, entities, Math.max(subjects, 1));
+  return (
+    await assembleScenario(store, {
+      version: 1,
+      label: 'bench',
+      environments: envs,
+      entities: ents,
+      subjects: Array.from({ length: subjects }, (_, i) => ({
+        entity_id: `e${i}`,
+        cognition_profile_ref: profile,
+      })),
+    })
+  ).hash;
+}
+
+const bench: Bench = {
+  name: 'world',
+  description:
+    'world turns vs direct source calls; turn commit, bytes per turn and get_world on 10 000 entities',
+  async run(ctx) {
+    const rules = [];
+    for (let i = 0; i < SUBJECTS; i++) {
+      rules.push({
+        match: { subject: `e${i}`, last_message_contains: 'Tool result' },
+        reply: {
+          json: {
+            kind: 'final_patch',
+            patch: {
+              narration: 'done',
+              effects: [{ op: 'set_entity_state', entity_id: `e${i}`, state: 'refreshed' }],
+            },
+          },
+        },
+      });
+      rules.push({
+        match: { subject: `e${i}` },
+        reply: {
+          json: {
+            kind: 'tool_call',
+            tool_call: { name: 'use_drinking_fountain', arguments: { actor_id: `e${i}`, turn: 1 } },
+          },
+        },
+      });
+    }
+    const model = await startScriptedModel({ script: { rules }, record: false });
+    const toys = await startToyServices();
+    const env = { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' };
+    try {
+      for (const kind of selectedStores()) {
+        const ts = await openTestStore(kind);
+        const store = ts.store;
+        try {
+          const llm = await putResponseSource(store, {
+            version: 1,
+            label: 'chat',
+            interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
+          });
+          const weather = await putResponseSource(store, toySources.weather);
+          const fountain = await putResponseSource(store, toySources.fountain);
+          const args = await putJsonSchema(store, {
+            type: 'object',
+            required: ['actor_id', 'turn'],
+            properties: { actor_id: { type: 'string' }, turn: { type: 'integer' } },
+          });
+          const wp = await putWorldPatchSchema(store);
+          const workflow = await putCognitionWorkflow(store, {
+            version: 1,
+            execution: 'per_subject_ordered',
+            ambient_sources: [
+              {
+                id: 'weather',
+                source_ref: weather,
+                run: 'before_subject_workflow',
+                scope: 'acting_subject',
+                visible_to: 'acting_subject',
+                request_template: { turn: { $from: '/world/attempted_turn' } },
+                inject_as: '/ambient/weather',
+              },
+            ],
+            nodes: [
+              {
+                id: 'act',
+                type: 'llm_tool_loop',
+                llm_source_ref: llm,
+                prompt_template: {
+                  messages: [
+                    { role: 'user', content: '{{subject.rendered}} {{ambient.visible}} {{tools.available}}' },
+                  ],
+                },
+                available_tools: [
+                  {
+                    name: 'use_drinking_fountain',
+                    description: 'drink',
+                    source_ref: fountain,
+                    arguments_schema_ref: args,
+                  },
+                ],
+                max_generation_attempts: 1,
+                max_tool_calls: 1,
+                final_schema_ref: wp,
+              },
+            ],
+            apply: { from: 'act.final' },
+          });
+          // --- a turn of 100 subjects vs the same calls made directly
+          const hash = await scenario(store, SUBJECTS, SUBJECTS, workflow);
+          const runtime = createWorldRuntime(store, { env });
+          const rounds = ctx.quick ? 2 : 5;
+          const turnMs: number[] = [];
+          const floorMs: number[] = [];
+          for (let r = 0; r < rounds; r++) {
+            await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });
+            const t0 = performance.now();
+            const out = await runtime.runTurn({ world_slug: `w${r}` });
+            turnMs.push(performance.now() - t0);
+            if (out.status !== 'committed')
+              throw new Error(`bench turn failed: ${JSON.stringify(out.failure)}`);
+            const f0 = performance.now();
+            for (let i = 0; i < SUBJECTS; i++) {
+              const links = { workflow_subject_entity_id: `e${i}`, attempted_turn: 1 };
+              await invokeSource(store, {
+                source: weather,
+                request: { turn: 1 },
+                kind: 'ambient_context',
+                links,
+                env,
+              });
+              const messages = [{ role: 'user' as const, content: `e${i}` }];
+              await invokeSource(store, {
+                source: llm,
+                request: { messages },
+                kind: 'llm_generation',
+                links,
+                env,
+              });
+              const tool = await invokeSource(store, {
+                source: fountain,
+                request: { actor_id: `e${i}`, turn: 1 },
+                kind: 'model_elected_tool',
+                links,
+                env,
+              });
+              messages.push({ role: 'user', content: `Tool result ${JSON.stringify(tool.output)}` });
+              await invokeSource(store, {
+                source: llm,
+                request: { messages },
+                kind: 'llm_generation',
+                links,
+                env,
+              });
+            }
+            floorMs.push(performance.now() - f0);
+          }
+          const turn = summarize(turnMs.map((x) => x * 1000)).p50 / 1000;
+          const floor = summarize(floorMs.map((x) => x * 1000)).p50 / 1000;
+          ctx.row({
+            case: `turn of ${SUBJECTS} subjects (400 source calls) [${kind}]`,
+            metric: 'wall p50',
+            unit: 'ms',
+            value: turn,
+            anchor: 'same calls via invokeSource',
+            anchor_value: floor,
+          });
+          ctx.row({
+            case: `turn ÷ floor [${kind}]`,
+            metric: 'ratio',
+            unit: '×',
+            value: turn / floor,
+            anchor: 'target',
+            anchor_value: 1.3,
+            ratio: 1.3 / (turn / floor),
+          });
+          await runtime.close();
+
+          // --- 10 000 entities: a commit of 100 patches, bytes per 1-entity turn, get_world at past turns
+          const big = await scenario(store, ENTITIES, 1, workflow);
+          await createWorld(store, { world_slug: 'big', scenario_ref: { hash: big } });
+          const attempt = (turn: number) => ({
+            attempt_id: uuidv7(),
+            world_slug: 'big',
+            attempted_turn: turn,
+            simulation_time: null,
+            scenario_hash: big,
+          });
+          const begin = async (a: ReturnType<typeof attempt>) =>
+            store.run(
+              `INSERT INTO world_attempts (attempt_id, world_slug, attempted_turn, run_id, scenario_hash, status, started_at) VALUES (?, ?, ?, ?, ?, 'running', ?)`,
+              [a.attempt_id, 'big', a.attempted_turn, uuidv7(), big, Date.now()],
+            );
+          const patch = (seq: number, entity: string): StagedPatch => ({
+            patch_seq: seq,
+            subject_entity_id: 'e0',
+            workflow_hash: workflow.hash,
+            workflow_node_id: 'act',
+            source_invocation_id: uuidv7(),
+            patch: {
+              narration: `change ${entity}`,
+              effects: [{ op: 'set_entity_state', entity_id: entity, state: `changed at ${seq}` }],
+            },
+            transitions: [],
+          });
+          let base = await readWorldState(store, await getWorldRow(store, 'big'), 0);
+          const a1 = attempt(1);
+          await begin(a1);
+          const c0 = performance.now();
+          await commitTurn(
+            store,
+            a1,
+            base,
+            Array.from({ length: 100 }, (_, k) => patch(k + 1, `e${k * 97}`)),
+          );
+          ctx.row({
+            case: `commit a turn of 100 patches, ${ENTITIES} entities [${kind}]`,
+            metric: 'wall',
+            unit: 'ms',
+            value: performance.now() - c0,
+          });
+          const turns = ctx.quick ? 200 : 1000;
+          const sizes: number[] = [];
+          for (let t = 2; t <= turns; t++) {
+            base = await readWorldState(store, await getWorldRow(store, 'big'), t - 1);
+            const a = attempt(t);
+            await begin(a);
+            await commitTurn(store, a, base, [patch(1, `e${(t * 7919) % ENTITIES}`)]);
+            if (t % 100 === 0) {
+              const row = await store.get<{ n: number }>(
+                `SELECT (SELECT COALESCE(SUM(LENGTH(entity_id) + LENGTH(kind) + LENGTH(environment_label) + LENGTH(state) + LENGTH(COALESCE(memory_append, '')) + LENGTH(world_slug) + 8), 0) FROM world_entity_versions WHERE world_slug = 'big' AND turn = ?)
+                      + (SELECT COALESCE(SUM(LENGTH(narration) + LENGTH(effects_json) + LENGTH(transitions_json) + LENGTH(subject_entity_id) + LENGTH(workflow_hash) + LENGTH(workflow_node_id) + LENGTH(COALESCE(source_invocation_id, '')) + LENGTH(attempt_id) + LENGTH(world_slug) + 24), 0) FROM world_patches WHERE world_slug = 'big' AND turn = ?)
+                      + (SELECT COALESCE(SUM(LENGTH(attempt_id) + LENGTH(COALESCE(simulation_time, '')) + LENGTH(world_slug) + 24), 0) FROM world_turns WHERE world_slug = 'big' AND turn = ?) AS n`,
+                [t, t, t],
+              );
+              sizes.push(Number(row?.n ?? 0));
+            }
+          }
+          ctx.row({
+            case: `world state stored by a turn changing 1 of ${ENTITIES} entities [${kind}]`,
+            metric: 'bytes (versions + patch + turn row)',
+            unit: 'bytes',
+            value: summarize(sizes).p50,
+            anchor: 'target',
+            anchor_value: 2048,
+          });
+          const world = await getWorldRow(store, 'big');
+          const samples: number[] = [];
+          const n = ctx.quick ? 50 : 200;
+          for (let i = 0; i < n + 10; i++) {
+            const t = Math.floor(Math.random() * world.head_turn);
+            const t0 = process.hrtime.bigint();
+            await getWorld(store, { world_slug: 'big', turn: t });
+            if (i >= 10) samples.push(Number(process.hrtime.bigint() - t0) / 1000);
+          }
+          const s = summarize(samples);
+          ctx.row({
+            case: `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns [${kind}]`,
+            metric: 'p50',
+            unit: 'ms',
+            value: s.p50 / 1000,
+          });
+          ctx.row({
+            case: `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns [${kind}]`,
+            metric: 'p99',
+            unit: 'ms',
+            value: s.p99 / 1000,
+            anchor: 'target',
+            anchor_value: 5,
+          });
+        } finally {
+          await ts.dispose();
+        }
+      }
+    } finally {
+      await model.close();
+      await toys.close();
+    }
+  },
+};
+
+export default bench;

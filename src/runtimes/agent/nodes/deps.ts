@@ -1,0 +1,94 @@
+/**
+ * What the agent node types share: the store (reads), the content addresses of the reply schemas,
+ * the channel shapes of an agent run, and the one way a node calls a model (an engine action through
+ * the sources layer, so every call is a durable, traced source invocation linked to the run).
+ */
+import type { ContractView, Json, NodeContext } from '../../../engine/index.ts';
+import type { Store } from '../../../store/store.ts';
+import type { ReasoningMemoryPort } from '../reasoning-memory.ts';
+import type { MemoryContext } from '../state/agent-state.ts';
+import type { AgentMode, ChatMessage, Notification, StopReason } from '../state/execution-state.ts';
+
+export interface AgentNodeDeps {
+  store: Store;
+  /** The reasoning-memory tools, when the surface provides them. */
+  memory?: ReasoningMemoryPort;
+  schemaHashes: { reasoning: string; emotion: string; insights: string; synthesis: string };
+}
+
+/** `session` channel. */
+export interface SessionRef {
+  session_id: string;
+  agent_hash: string;
+  user_id: string;
+}
+
+/** `execution` channel: ExecutionState without the parts that are views (messages, calls, notifications). */
+export interface ExecutionCore {
+  query: string;
+  user_id: string;
+  iteration: number;
+  max_iterations: number;
+  mode: AgentMode;
+  effective_mode: 'fast' | 'deep';
+  stop_reason: StopReason | null;
+  response: string | null;
+  debug: boolean;
+  /** Tool/ECS contracts the ReasoningNode has already read (so it can tell this round's results). */
+  seen_contracts: string[];
+}
+
+export type { ChatMessage, MemoryContext, Notification };
+
+/** A session event a node emits (as `node.updated`); the session layer numbers and stores it. */
+export function emit(ctx: NodeContext<unknown>, event: string, data: Record<string, unknown>): void {
+  ctx.update({ event, data } as unknown as Json);
+}
+
+export function note(kind: string, message: string): Notification {
+  return { kind, message, at: new Date().toISOString() };
+}
+
+export type ModelCall =
+  | { ok: true; value: Record<string, unknown>; contract: ContractView }
+  | { ok: false; content_failure: boolean; error: string; contract: ContractView };
+
+/** Failure classes that mean the model's content was wrong (the retry lane), not the call. */
+const CONTENT_FAILURES = new Set(['schema_invalid', 'non_json']);
+
+/**
+ * Calls an LLM source as an engine action. The sources executor reports a failure as
+ * `"<failure_class>: <message>"`; the class tells a content failure (retry) from a call failure.
+ */
+export async function callModel(
+  ctx: NodeContext<unknown>,
+  input: {
+    source_hash: string;
+    messages: Array<{ role: string; content: string }>;
+    schema_hash: string;
+    key: string;
+  },
+): Promise<ModelCall> {
+  const contract = await ctx.act(
+    'llm_generation',
+    {
+      source_hash: input.source_hash,
+      request: { messages: input.messages },
+      result_schema_hash: input.schema_hash,
+      kind: 'llm_generation',
+    },
+    { key: input.key },
+  );
+  if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object')
+    return { ok: true, value: contract.result as Record<string, unknown>, contract };
+  const error = contract.error_message ?? `model call ended ${contract.status}`;
+  const cls = error.split(':', 1)[0]!.trim();
+  return { ok: false, content_failure: CONTENT_FAILURES.has(cls), error, contract };
+}
+
+/** The corrective notes of earlier attempts as one message for the next attempt. */
+export function correctiveMessage(ctx: NodeContext<unknown>): Array<{ role: string; content: string }> {
+  if (ctx.corrective_context.length === 0) return [];
+  const lines = ctx.corrective_context.map((c) => `- attempt ${c.attempt}: ${c.error}. ${c.corrective}`);
+  return [{ role: 'user', content: `Your previous reply was rejected:\n${lines.join('\n')}` }];
+}

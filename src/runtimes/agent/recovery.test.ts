@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startAgentKit } from '../../testing/agent-kit.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
+import type { ModelScript } from '../../testing/scripted-model/index.ts';
+
+const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
+
+const script: ModelScript = {
+  rules: [
+    { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+    // The first reasoning call never answers: its process is killed while waiting.
+    { match: { last_message_contains: 'first' }, reply: { hang: true } },
+  ],
+  default: { json: { thinking: 't', response: 'back' } },
+};
+
+describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
+  test('another process takes the turn over once the lease expires; the session takes messages again', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const kit = await startAgentKit(store, { script, definition: { emotion: { enabled: false } } });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, 'first'])], {
+          env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1500' },
+        });
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+        });
+        // Wait (bounded) until the worker is inside the reasoning step, then give the call a moment.
+        for (let i = 0; i < 300 && !/"phase":"reasoning"|"event":"status"/.test(out); i++)
+          await new Promise((r) => setTimeout(r, 50));
+        for (let i = 0; i < 100; i++) {
+          const inflight = await store.get(
+            "SELECT 1 AS one FROM source_invocations WHERE status = 'running'",
+          );
+          if (inflight) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const exited = new Promise((r) => child.on('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
+        assert.equal(stale.status, 'running', 'the dead process left the session running');
+
+        // While the dead process's lease lasts, the turn is still its own.
+        await assert.rejects(rt.sendMessage(session_id, { content: 'second' }), { code: 'SESSION_BUSY' });
+
+        let turn = null;
+        for (let i = 0; i < 100 && !turn; i++) {
+          try {
+            turn = await rt.sendMessage(session_id, { content: 'second' });
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'SESSION_BUSY') throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        assert.ok(turn, 'the session took a message once the lease expired');
+        assert.equal(turn.response, 'back');
+
+        const old = await rt.engine.getRun(stale.run_id);
+        assert.equal(old.status, 'failed');
+        const llm = old.contracts.find((c) => c.action_type === 'llm_generation')!;
+        assert.equal(llm.status, 'FAILED', 'the interrupted call is failed, never repeated');
+        const events = await rt.events(session_id);
+        assert.ok(events.some((e) => e.event === 'error' && e.data.run_id === stale.run_id));
+        assert.deepEqual(
+          events.map((e) => e.id),
+          events.map((_, i) => i + 1),
+        );
+        const transcript = (await rt.getSession(session_id)).transcript as Array<{
+          role: string;
+          content: string;
+        }>;
+        assert.deepEqual(
+          transcript.map((m) => m.content),
+          ['first', 'second', 'back'],
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});

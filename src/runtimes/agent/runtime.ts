@@ -1,0 +1,154 @@
+/**
+ * The agent runtime: one engine with the agent node types (`emotion`, `memory`, `reasoning`,
+ * `tool`, `ecs`) and the profile-synthesis node types registered, an executor over the sources
+ * layer, and the operations the surfaces call (definitions, sessions, messages, ECS, profiles).
+ */
+
+import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
+import { createEngine, type Engine } from '../../engine/index.ts';
+import { putJsonSchema } from '../../sources/index.ts';
+import type { Store } from '../../store/store.ts';
+import type { AgentContext } from './context.ts';
+import { type AgentDefinition, getAgent, getAgentByLabel, listAgents, putAgent } from './definition.ts';
+import { agentExecutor } from './executor.ts';
+import { withAgentChannels } from './graph.ts';
+import { type AgentGraph, putAgentGraph } from './graph-store.ts';
+import { ecsNode } from './nodes/ecs.ts';
+import { emotionNode } from './nodes/emotion.ts';
+import { memoryNode } from './nodes/memory.ts';
+import { reasoningNode } from './nodes/reasoning.ts';
+import { toolNode } from './nodes/tool.ts';
+import { synthesisNodes } from './profiles/synthesis-graph.ts';
+import { resumeProfileUpdates } from './profiles/synthesizer.ts';
+import { forgetUser, getUserProfile } from './profiles/users.ts';
+import type { ReasoningMemoryPort } from './reasoning-memory.ts';
+import { EMOTION_SCHEMA, INSIGHTS_SCHEMA, REASONING_REPLY_SCHEMA, SYNTHESIS_SCHEMA } from './reply-schema.ts';
+import type { TurnResult } from './sessions/drive.ts';
+import { continueEcs, respondEcs } from './sessions/ecs.ts';
+import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
+import { getSessionView } from './sessions/read.ts';
+import { createSession, sendMessage } from './sessions/send.ts';
+import { findSession } from './sessions/session-store.ts';
+
+export interface AgentRuntimeOptions {
+  /** Operator configuration for sources (LLM endpoint, MCP URLs); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Engine lease owner id (default random). */
+  owner?: string;
+  /** Engine lease length (default 30 s): how soon another process may take over a dead one's turn. */
+  leaseMs?: number;
+  /** Finish profile updates left queued by a stopped process (default true). */
+  resumeBackground?: boolean;
+  /**
+   * `run` (default): profile updates run in this process after each interaction. `defer`: they are
+   * only queued (durably), for another process's `resumeBackground()` — e.g. a worker.
+   */
+  background?: 'run' | 'defer';
+  /** The branchmind_* tools agents may be given (`reasoning_memory`); provided by the surface layer. */
+  reasoningMemory?: ReasoningMemoryPort;
+}
+
+export interface AgentRuntime {
+  readonly engine: Engine;
+  putAgent(doc: unknown): Promise<{ hash: string; definition: AgentDefinition }>;
+  putAgentGraph(graph: unknown): Promise<{ hash: string }>;
+  getAgent(hash: string): Promise<AgentDefinition>;
+  getAgentByLabel(label: string): Promise<{ hash: string; definition: AgentDefinition }>;
+  listAgents(limit?: number): Promise<Array<{ hash: string; label: string; created_at: number }>>;
+  createSession(input: unknown): Promise<{ session_id: string; agent_hash: string; user_id: string }>;
+  sendMessage(session_id: string, input: unknown, onEvent?: (e: SessionEvent) => void): Promise<TurnResult>;
+  getSession(session_id: string, options?: { max_messages?: number }): Promise<Record<string, unknown>>;
+  /** Stored events after `after` (Last-Event-ID). */
+  events(session_id: string, after?: number, limit?: number): Promise<SessionEvent[]>;
+  respondEcs(input: unknown): Promise<{ session_id: string; contract_id: string; recorded: true }>;
+  continueEcs(input: unknown, onEvent?: (e: SessionEvent) => void): Promise<TurnResult>;
+  getUserProfile(user_id: string): Promise<Record<string, unknown>>;
+  forgetUser(
+    user_id: string,
+  ): Promise<{ user_id: string; profile_deleted: boolean; memories_deleted: number }>;
+  /** Starts profile updates left queued by a stopped process; returns how many. */
+  resumeBackground(): Promise<number>;
+  /** Resolves when this process's background profile updates have finished. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createAgentRuntime(
+  store: Store,
+  options: AgentRuntimeOptions = {},
+): Promise<AgentRuntime> {
+  const env = options.env ?? process.env;
+  const engine = createEngine(store, {
+    actions: agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
+    ...(options.owner ? { owner: options.owner } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
+  const [reasoning, emotion, insights, synthesis] = await Promise.all(
+    [REASONING_REPLY_SCHEMA, EMOTION_SCHEMA, INSIGHTS_SCHEMA, SYNTHESIS_SCHEMA].map((s) =>
+      putJsonSchema(store, s),
+    ),
+  );
+  const cx: AgentContext = {
+    store,
+    engine,
+    deps: {
+      store,
+      ...(options.reasoningMemory ? { memory: options.reasoningMemory } : {}),
+      schemaHashes: {
+        reasoning: reasoning!.hash,
+        emotion: emotion!.hash,
+        insights: insights!.hash,
+        synthesis: synthesis!.hash,
+      },
+    },
+    background: new Set(),
+    deferBackground: options.background === 'defer',
+  };
+  for (const t of [
+    emotionNode(cx.deps),
+    memoryNode(cx.deps),
+    reasoningNode(cx.deps),
+    toolNode(),
+    ecsNode(),
+    ...synthesisNodes(cx.deps),
+  ])
+    engine.register(t as never);
+
+  const runtime: AgentRuntime = {
+    engine,
+    putAgent: (doc) =>
+      putAgent(store, doc, {
+        env,
+        ...(options.reasoningMemory
+          ? { memoryTools: options.reasoningMemory.tools().map((t) => t.name) }
+          : {}),
+      }),
+    putAgentGraph: (graph) =>
+      putAgentGraph(store, graph, (g: AgentGraph) => engine.validate(withAgentChannels(g))),
+    getAgent: (hash) => getAgent(store, hash),
+    getAgentByLabel: (label) => getAgentByLabel(store, label),
+    listAgents: (limit) => listAgents(store, limit),
+    createSession: (input) => createSession(cx, input),
+    sendMessage: (session_id, input, onEvent) => sendMessage(cx, session_id, input, onEvent),
+    getSession: (session_id, o) => getSessionView(cx, session_id, o),
+    async events(session_id, after = 0, limit = 500) {
+      if (!(await findSession(store, session_id))) await getSessionView(cx, session_id);
+      return listSessionEvents(store, session_id, after, limit);
+    },
+    respondEcs: (input) => respondEcs(cx, input),
+    continueEcs: (input, onEvent) => continueEcs(cx, input, onEvent),
+    getUserProfile: (user_id) => getUserProfile(store, user_id),
+    forgetUser: (user_id) => forgetUser(store, user_id),
+    resumeBackground: () => resumeProfileUpdates(cx),
+    async idle() {
+      // Bounded: each round awaits what is in flight; new work only comes from finished interactions.
+      for (let i = 0; i < 100 && cx.background.size > 0; i++) await Promise.allSettled([...cx.background]);
+    },
+    async close() {
+      await runtime.idle();
+      await engine.close();
+    },
+  };
+  if (options.resumeBackground !== false) await runtime.resumeBackground();
+  return runtime;
+}

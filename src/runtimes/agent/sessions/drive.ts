@@ -1,0 +1,108 @@
+/**
+ * Drives one agent run until it stops in this process — started, continued after an ECS answer —
+ * and settles the session: `completed` stores the answer in the dialogue, frees the session and
+ * queues the background profile update (after `done`, never before); `waiting` writes the
+ * `graph_checkpoints` row (seed 000) and emits `ecs`; `failed` frees the session and emits `error`.
+ */
+import type { Json, RunOutcome, RunView } from '../../../engine/index.ts';
+import type { AgentContext } from '../context.ts';
+import { getAgent } from '../definition.ts';
+import type { ExecutionCore } from '../nodes/deps.ts';
+import { executionStateOf } from '../nodes/reasoning.ts';
+import { queueProfileUpdate } from '../profiles/synthesizer.ts';
+import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
+import { deleteCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import { type SessionEvent, SessionEventRecorder } from './events.ts';
+import { appendMessage, type SessionRow, setSessionStatus } from './session-store.ts';
+
+export interface TurnResult {
+  session_id: string;
+  run_id: string;
+  /** `running`: only when recovering a turn another live process still holds (nothing changed). */
+  status: 'idle' | 'waiting' | 'running';
+  outcome: RunOutcome;
+  response: string | null;
+}
+
+export function executionStateOfRun(run: RunView): ExecutionState {
+  return executionStateOf(
+    run.state.execution as unknown as ExecutionCore,
+    (run.state.messages ?? []) as unknown as ChatMessage[],
+    (run.state.notifications ?? []) as unknown as Notification[],
+    run.contracts,
+  );
+}
+
+export async function driveRun(
+  cx: AgentContext,
+  session: SessionRow,
+  run_id: string,
+  step: () => Promise<RunOutcome>,
+  onEvent: (e: SessionEvent) => void,
+  /** The ECS contract answered by this continuation, whose checkpoint goes once it resumed. */
+  answered?: string,
+  /** Taking over a turn whose process died: no opening event, and a live owner keeps the turn. */
+  recovering = false,
+): Promise<TurnResult> {
+  const { store, engine } = cx;
+  const rec = new SessionEventRecorder(store, session.session_id, run_id, onEvent);
+  if (!recovering) await rec.record('status', { phase: answered ? 'continuing' : 'started' });
+  const unsubscribe = await engine.subscribe(run_id, (e) => rec.fromEngine(e));
+  let outcome: RunOutcome;
+  try {
+    outcome = await step();
+  } catch (err) {
+    await unsubscribe();
+    await rec.flush().catch(() => {});
+    const e = err as { code?: string; message?: string };
+    await setSessionStatus(store, session.session_id, run_id, 'idle');
+    await rec.record('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
+    await rec.flush();
+    throw err;
+  }
+  await unsubscribe();
+  await rec.flush();
+  if (outcome.status === 'running' || outcome.status === 'queued')
+    return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
+  if (answered) await deleteCheckpoint(store, session.session_id, answered);
+
+  const run = await engine.getRun(run_id);
+  const execution = executionStateOfRun(run);
+  await rec.record('execution_state', execution as unknown as Record<string, unknown>);
+
+  if (outcome.status === 'waiting') {
+    const waiting = outcome.waiting[0]!;
+    await writeCheckpoint(store, session.session_id, run, waiting.contract_id);
+    await setSessionStatus(store, session.session_id, run_id, 'waiting');
+    const form = (waiting.payload as { form?: Json }).form ?? null;
+    await rec.record('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
+    await rec.flush();
+    return { session_id: session.session_id, run_id, status: 'waiting', outcome, response: null };
+  }
+  if (outcome.status === 'completed') {
+    if (execution.response)
+      await appendMessage(store, session.session_id, run_id, {
+        role: 'assistant',
+        content: execution.response,
+      });
+    await setSessionStatus(store, session.session_id, run_id, 'idle', true);
+    await rec.record('done', {
+      response: execution.response,
+      stop_reason: execution.stop_reason,
+      iterations: execution.iteration,
+      mode: execution.effective_mode,
+    });
+    await rec.flush();
+    const def = await getAgent(store, session.agent_hash);
+    if (def.synthesis.enabled) await queueProfileUpdate(cx, session, execution);
+    return { session_id: session.session_id, run_id, status: 'idle', outcome, response: execution.response };
+  }
+  await setSessionStatus(store, session.session_id, run_id, 'idle');
+  const error = outcome.error ?? {
+    code: `RUN_${outcome.status.toUpperCase()}`,
+    message: `run ${outcome.status}`,
+  };
+  await rec.record('error', { code: error.code, message: error.message, node_id: error.node_id ?? null });
+  await rec.flush();
+  return { session_id: session.session_id, run_id, status: 'idle', outcome, response: null };
+}

@@ -1,0 +1,216 @@
+/**
+ * Creating sessions and sending a message: claims the session (`idle → running`, else
+ * SESSION_BUSY), stores the user's message, creates the run of the agent's cognitive graph with
+ * the Cogency state as its input, and drives it (drive.ts) while streaming the session events.
+ */
+import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
+import { schemas } from '../../../core/schema-registry.ts';
+import type { Json } from '../../../engine/index.ts';
+import type { AgentContext } from '../context.ts';
+import { type AgentDefinition, getAgent, getAgentByLabel } from '../definition.ts';
+import { DEFAULT_COGNITIVE_GRAPH, withAgentChannels } from '../graph.ts';
+import { getAgentGraph } from '../graph-store.ts';
+import type { ExecutionCore, SessionRef } from '../nodes/deps.ts';
+import { loadProfile } from '../profiles/profile-store.ts';
+import type { AgentMode } from '../state/execution-state.ts';
+import { initialMode } from '../state/mode.ts';
+import { newReasoningContext, type ReasoningContext } from '../state/reasoning-context.ts';
+import { driveRun, type TurnResult } from './drive.ts';
+import type { SessionEvent } from './events.ts';
+import {
+  appendMessage,
+  claimSession,
+  findSession,
+  getSessionOrThrow,
+  insertSession,
+  recentMessages,
+  type SessionRow,
+} from './session-store.ts';
+
+const CREATE_SCHEMA = {
+  type: 'object',
+  required: ['user_id'],
+  additionalProperties: false,
+  properties: {
+    agent_ref: {
+      type: 'object',
+      required: ['hash'],
+      additionalProperties: false,
+      properties: { hash: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+    },
+    agent_label: { type: 'string', minLength: 1, maxLength: 128 },
+    user_id: { type: 'string', pattern: '^[A-Za-z0-9_.@:-]{1,128}$' },
+  },
+  oneOf: [{ required: ['agent_ref'] }, { required: ['agent_label'] }],
+};
+
+export const MESSAGE_SCHEMA = {
+  type: 'object',
+  required: ['content'],
+  additionalProperties: false,
+  properties: {
+    content: { type: 'string', minLength: 1, maxLength: 32000 },
+    mode: { enum: ['fast', 'deep', 'adapt'] },
+  },
+};
+
+export async function createSession(
+  cx: AgentContext,
+  input: unknown,
+): Promise<{ session_id: string; agent_hash: string; user_id: string }> {
+  const r = schemas.validate<{ agent_ref?: { hash: string }; agent_label?: string; user_id: string }>(
+    CREATE_SCHEMA,
+    input,
+  );
+  if (!r.ok)
+    throw invalidInput(
+      'session request is invalid',
+      { errors: r.errors },
+      'give agent_ref or agent_label, and user_id',
+    );
+  let hash: string;
+  if (r.value.agent_ref) {
+    await getAgent(cx.store, r.value.agent_ref.hash); // must exist
+    hash = r.value.agent_ref.hash;
+  } else hash = (await getAgentByLabel(cx.store, r.value.agent_label!)).hash;
+  const s = await insertSession(cx.store, hash, r.value.user_id);
+  return { session_id: s.session_id, agent_hash: hash, user_id: s.user_id };
+}
+
+async function graphOf(cx: AgentContext, def: AgentDefinition) {
+  return withAgentChannels(
+    def.graph_ref ? await getAgentGraph(cx.store, def.graph_ref.hash) : DEFAULT_COGNITIVE_GRAPH,
+  );
+}
+
+/** The reasoning context a message starts from: the last run's (insights and facts carry over), new goal. */
+async function previousReasoning(
+  cx: AgentContext,
+  run_id: string | null,
+  goal: string,
+): Promise<ReasoningContext> {
+  if (!run_id) return newReasoningContext(goal);
+  try {
+    const run = await cx.engine.getRun(run_id);
+    const rc = run.state.reasoning as unknown as ReasoningContext | null;
+    return rc ? { ...rc, goal } : newReasoningContext(goal);
+  } catch {
+    return newReasoningContext(goal);
+  }
+}
+
+/**
+ * A session left `running` by a process that died: if its run already stopped (completed, failed,
+ * waiting) the turn is settled now; if its run is still `running`, this process takes it over when
+ * the engine lease has expired (the engine replays the journal; an interrupted call is FAILED, not
+ * repeated) — a live owner keeps it and the caller gets SESSION_BUSY as usual. A run that was never
+ * created (death right after the claim) just frees the session.
+ */
+async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
+  const run_id = session.run_id;
+  if (!run_id) return;
+  const exists = await cx.engine.getRun(run_id, { max_chars: 4000 }).then(
+    () => true,
+    (err: { code?: string }) => {
+      if (err.code === 'UNKNOWN_RUN') return false;
+      throw err;
+    },
+  );
+  if (!exists) {
+    await cx.store.run(
+      "UPDATE agent_sessions SET status = 'idle' WHERE session_id = ? AND run_id = ? AND status = 'running'",
+      [session.session_id, run_id],
+    );
+    return;
+  }
+  await driveRun(
+    cx,
+    session,
+    run_id,
+    () => cx.engine.continueRun(run_id),
+    () => {},
+    undefined,
+    true,
+  );
+}
+
+export async function sendMessage(
+  cx: AgentContext,
+  session_id: string,
+  input: unknown,
+  onEvent: (e: SessionEvent) => void = () => {},
+): Promise<TurnResult> {
+  const r = schemas.validate<{ content: string; mode?: AgentMode }>(MESSAGE_SCHEMA, input);
+  if (!r.ok)
+    throw invalidInput(
+      'message is invalid',
+      { errors: r.errors },
+      'send { "content": "…", "mode"?: "fast|deep|adapt" }',
+    );
+  const session = await getSessionOrThrow(cx.store, session_id);
+  const def = await getAgent(cx.store, session.agent_hash);
+  const graph = await graphOf(cx, def);
+  if (session.status === 'running') await settleStaleTurn(cx, session);
+  const previous_run = session.run_id;
+  const run_id = uuidv7();
+  if (!(await claimSession(cx.store, session_id, 'idle', run_id))) {
+    const now = await findSession(cx.store, session_id);
+    throw new NoemaError(
+      'SESSION_BUSY',
+      `session ${session_id} is ${now?.status ?? 'gone'}: one message at a time`,
+      {
+        status: 409,
+        retryable: now?.status === 'running',
+        details: { session_id, status: now?.status ?? null, run_id: now?.run_id ?? null },
+        hint:
+          now?.status === 'waiting'
+            ? 'answer the ECS form with /ecs/respond and /ecs/continue first'
+            : 'wait for the done event of the message in flight',
+      },
+    );
+  }
+  try {
+    const history = await recentMessages(cx.store, session_id, def.memory.working_memory_turns * 2);
+    await appendMessage(cx.store, session_id, run_id, { role: 'user', content: r.value.content });
+    const { profile } = await loadProfile(cx.store, session.user_id);
+    const mode = r.value.mode ?? def.mode;
+    const execution: ExecutionCore = {
+      query: r.value.content,
+      user_id: session.user_id,
+      iteration: 0,
+      max_iterations: def.max_iterations,
+      mode,
+      effective_mode: initialMode(mode),
+      stop_reason: null,
+      response: null,
+      debug: false,
+      seen_contracts: [],
+    };
+    const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
+    await cx.engine.createRun(graph, {
+      run_id,
+      input: {
+        session: ref as unknown as Json,
+        execution: execution as unknown as Json,
+        reasoning: (await previousReasoning(cx, previous_run, r.value.content)) as unknown as Json,
+        messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
+        history: history as unknown as Json,
+        profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
+      },
+    });
+  } catch (err) {
+    // Nothing ran: free the session so the next message is not refused.
+    await cx.store.run(
+      "UPDATE agent_sessions SET status = 'idle', run_id = ? WHERE session_id = ? AND run_id = ?",
+      [previous_run, session_id, run_id],
+    );
+    throw err;
+  }
+  return driveRun(
+    cx,
+    { ...session, status: 'running', run_id },
+    run_id,
+    () => cx.engine.continueRun(run_id),
+    onEvent,
+  );
+}

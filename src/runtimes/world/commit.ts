@@ -1,0 +1,127 @@
+/**
+ * The one commit of a turn (seed 004 "Kernel execution model"): in one transaction, the
+ * versions of every entity and environment the accepted patches changed, the turn row, each
+ * patch with its transitions, one audit event per patch with its touched entities, the world's
+ * head, and the attempt's summary. It commits only while the attempt is still running and the
+ * world's head is the turn before, so a turn is never committed twice.
+ */
+import { NoemaError } from '../../core/errors.ts';
+import type { Store } from '../../store/store.ts';
+import { sourceSummary } from './attempts.ts';
+import { writeVersions } from './state.ts';
+import type { AttemptInput, StagedPatch } from './turn-context.ts';
+import { applyWorldPatch, cloneWorld, type WorkingWorld } from './world-patch.ts';
+
+export async function commitTurn(
+  store: Store,
+  attempt: AttemptInput,
+  base: WorkingWorld,
+  patches: readonly StagedPatch[],
+): Promise<void> {
+  const touched = (p: StagedPatch) => {
+    const ids = new Map<string, { kind: 'entity' | 'environment'; id: string; ops: string[] }>();
+    for (const e of p.patch.effects) {
+      const key = 'entity_id' in e ? `e:${e.entity_id}` : `v:${e.environment_label}`;
+      const rec = ids.get(key) ?? {
+        kind: 'entity_id' in e ? ('entity' as const) : ('environment' as const),
+        id: 'entity_id' in e ? e.entity_id : e.environment_label,
+        ops: [],
+      };
+      rec.ops.push(e.op);
+      ids.set(key, rec);
+    }
+    return [...ids.values()];
+  };
+  // Apply to a shallow overlay: only touched entries are copied.
+  const world = cloneWorld(base);
+  const entities = new Map<string, string | null>();
+  const environments = new Set<string>();
+  for (const p of patches) {
+    applyWorldPatch(world, p.patch);
+    for (const e of p.patch.effects) {
+      if (e.op === 'set_environment_content') environments.add(e.environment_label);
+      else if (e.op === 'append_entity_memory') {
+        const prev = entities.get(e.entity_id);
+        entities.set(e.entity_id, prev ? `${prev}\n${e.content}` : e.content);
+      } else if (!entities.has(e.entity_id)) entities.set(e.entity_id, null);
+    }
+  }
+  const { attempt_id, world_slug, attempted_turn: turn } = attempt;
+  await store.transaction(async (tx) => {
+    const head = await tx.run('UPDATE worlds SET head_turn = ? WHERE world_slug = ? AND head_turn = ?', [
+      turn,
+      world_slug,
+      turn - 1,
+    ]);
+    const summary = await sourceSummary(tx, attempt_id);
+    const now = Date.now();
+    const done = await tx.run(
+      `UPDATE world_attempts SET status = 'committed', source_invocation_count = ?, last_source_invocation_id = ?,
+         source_trace_summary = ?, ended_at = ? WHERE attempt_id = ? AND status = 'running'`,
+      [
+        summary.source_invocation_count,
+        summary.last_source_invocation_id,
+        JSON.stringify({ ...summary.source_trace_summary, patch_count: patches.length }),
+        now,
+        attempt_id,
+      ],
+    );
+    if (head.changes !== 1 || done.changes !== 1) {
+      throw new NoemaError(
+        'ATTEMPT_NOT_COMMITTABLE',
+        `attempt ${attempt_id} can no longer commit turn ${turn}`,
+        {
+          details: { attempt_id, world_slug, turn },
+        },
+      );
+    }
+    await writeVersions(tx, world_slug, turn, world, { entities, environments });
+    await tx.run(
+      'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [world_slug, turn, attempt_id, attempt.simulation_time, patches.length, now],
+    );
+    for (const p of patches) {
+      await tx.run(
+        `INSERT INTO world_patches (attempt_id, patch_seq, world_slug, turn, subject_entity_id, workflow_hash, workflow_node_id,
+           source_invocation_id, narration, effects_json, transitions_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          attempt_id,
+          p.patch_seq,
+          world_slug,
+          turn,
+          p.subject_entity_id,
+          p.workflow_hash,
+          p.workflow_node_id,
+          p.source_invocation_id,
+          p.patch.narration,
+          JSON.stringify(p.patch.effects),
+          JSON.stringify(p.transitions),
+        ],
+      );
+      await tx.run(
+        `INSERT INTO world_audit_events (world_slug, turn, attempt_id, event_type, patch_seq, workflow_subject_entity_id,
+           source_invocation_id, cognition_workflow_hash, response_source_hash, workflow_node_id, touched_json, data_json, created_at)
+         VALUES (?, ?, ?, 'world_patch_applied', ?, ?, ?, ?, (SELECT source_hash FROM source_invocations WHERE source_invocation_id = ?), ?, ?, ?, ?)`,
+        [
+          world_slug,
+          turn,
+          attempt_id,
+          p.patch_seq,
+          p.subject_entity_id,
+          p.source_invocation_id,
+          p.workflow_hash,
+          p.source_invocation_id,
+          p.workflow_node_id,
+          JSON.stringify(touched(p)),
+          JSON.stringify({ narration: p.patch.narration }),
+          now,
+        ],
+      );
+    }
+    await tx.run(
+      `INSERT INTO world_audit_events (world_slug, turn, attempt_id, event_type, touched_json, data_json, created_at)
+       VALUES (?, ?, ?, 'turn_committed', '[]', ?, ?)`,
+      [world_slug, turn, attempt_id, JSON.stringify({ patch_count: patches.length }), now],
+    );
+  });
+}

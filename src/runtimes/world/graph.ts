@@ -1,0 +1,55 @@
+/**
+ * Compiles a scenario into the engine graph one attempt runs: the turn's ambient sources, then
+ * each subject in listed order — its before-subject ambient sources and its workflow's nodes
+ * (each generation node looping through its tool node) — then the terminal. The graph depends
+ * only on the scenario, so every turn of a world shares one content-addressed graph.
+ */
+import type { ConnectorSpec, GraphSpec, NodeSpec } from '../../engine/index.ts';
+import type { LoadedScenario } from './assemble.ts';
+
+export function turnGraph(plan: LoadedScenario): GraphSpec {
+  const nodes: NodeSpec[] = [{ id: 'turn.ambient', type: 'world.turn_ambient', config: {} }];
+  const connectors: ConnectorSpec[] = [];
+  let prev = 'turn.ambient';
+  let prevRoute: string | undefined;
+  const link = (to: string) => {
+    connectors.push({ from: prev, to, ...(prevRoute ? { route: prevRoute } : {}) });
+  };
+  plan.subjects.forEach((s, i) => {
+    const amb = `s${i}.ambient`;
+    nodes.push({ id: amb, type: 'world.subject_ambient', config: { subject: i } });
+    link(amb);
+    prev = amb;
+    prevRoute = undefined;
+    const wf = plan.workflows.get(s.workflow_hash)!;
+    wf.nodes.forEach((n, k) => {
+      const gen = `s${i}.n.${n.id}`;
+      const tool = `${gen}.tool`;
+      nodes.push({
+        id: gen,
+        type: 'world.llm_tool_loop',
+        config: { subject: i, node: k },
+        max_generation_attempts: n.max_generation_attempts,
+      });
+      nodes.push({ id: tool, type: 'world.tool', config: { subject: i, node: n.id, generator: gen } });
+      link(gen);
+      connectors.push({ from: gen, to: tool, route: 'tool' }, { from: tool, to: gen });
+      prev = gen;
+      prevRoute = 'final';
+    });
+  });
+  nodes.push({ id: 'end', type: 'terminal' });
+  link('end');
+  return {
+    entry: 'turn.ambient',
+    nodes,
+    connectors,
+    channels: {
+      attempt: { reducer: 'value' },
+      ambient: { reducer: 'append' },
+      conversation: { reducer: 'append' },
+      patches: { reducer: 'append' },
+    },
+    max_steps: 100_000,
+  };
+}

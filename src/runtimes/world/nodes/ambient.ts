@@ -1,0 +1,147 @@
+/**
+ * The ambient node types: `world.turn_ambient` runs every workflow's `once_per_turn` sources
+ * once; `world.subject_ambient` runs the acting subject's `before_subject_workflow` sources that
+ * are visible to it. Each call is an ExecutionContract performed through the sources executor
+ * (`invocation_kind: ambient_context`), so a process continuing the attempt after a crash
+ * replays finished calls from the journal instead of paying for them again. Results are context
+ * only; any failure fails the attempt before commit (D3).
+ */
+import type { Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
+import type { Store } from '../../../store/store.ts';
+import type { AmbientSourceBinding } from '../documents.ts';
+import { renderRequest } from '../templates.ts';
+import { type TurnContexts, workingWorld } from '../turn-context.ts';
+import { type AmbientEntry, attemptLinks, channelsOf, templateContext, visibleTo } from './shared.ts';
+
+async function invocationOf(store: Store, contractId: string): Promise<string | null> {
+  const row = await store.get<{ source_invocation_id: string }>(
+    'SELECT source_invocation_id FROM source_invocations WHERE contract_id = ? ORDER BY invocation_seq DESC LIMIT 1',
+    [contractId],
+  );
+  return row?.source_invocation_id ?? null;
+}
+
+async function runBindings(
+  store: Store,
+  contexts: TurnContexts,
+  ctx: NodeContext<unknown>,
+  bindings: Array<{ workflow_hash: string; binding: AmbientSourceBinding }>,
+  subjectId: string | null,
+): Promise<NodeResult> {
+  const ch = channelsOf(ctx);
+  const t = await contexts.get(ch.attempt);
+  const world = workingWorld(t, ch.patches);
+  const entries: AmbientEntry[] = [];
+  for (const { workflow_hash, binding: b } of bindings) {
+    const where = `ambient source "${b.id}"`;
+    let request: unknown;
+    try {
+      request = renderRequest(b.request_template, templateContext(t, subjectId, world), where);
+    } catch (err) {
+      return {
+        kind: 'fail',
+        code: (err as { code?: string }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
+        message: (err as Error).message,
+      };
+    }
+    ctx.update({
+      kind: 'ambient_source',
+      ambient_source_id: b.id,
+      subject_entity_id: subjectId,
+      status: 'started',
+    });
+    const contract = await ctx.act(
+      'ambient_context',
+      {
+        source_hash: b.source_ref.hash,
+        request: request as Json,
+        ...(b.result_schema_ref ? { result_schema_hash: b.result_schema_ref.hash } : {}),
+        kind: 'ambient_context',
+        links: {
+          ...attemptLinks(ch.attempt, ctx.run_id),
+          workflow_hash,
+          ambient_source_id: b.id,
+          workflow_subject_entity_id: subjectId,
+          workflow_node_id: null,
+        } as unknown as Json,
+      },
+      { key: `${workflow_hash.slice(0, 16)}:${b.id}` },
+    );
+    const source_invocation_id = await invocationOf(store, contract.contract_id);
+    if (contract.status !== 'COMPLETED') {
+      ctx.update({
+        kind: 'ambient_source',
+        ambient_source_id: b.id,
+        subject_entity_id: subjectId,
+        status: 'failed',
+      });
+      return {
+        kind: 'fail',
+        code: 'AMBIENT_SOURCE_FAILED',
+        message: `${where} failed (source invocation ${source_invocation_id}): ${contract.error_message}`,
+      };
+    }
+    ctx.update({
+      kind: 'ambient_source',
+      ambient_source_id: b.id,
+      subject_entity_id: subjectId,
+      status: 'succeeded',
+    });
+    entries.push({
+      ambient_source_id: b.id,
+      workflow_hash,
+      run: b.run,
+      subject_entity_id: subjectId,
+      scope: b.scope,
+      visible_to: b.visible_to,
+      inject_as: b.inject_as,
+      source_hash: b.source_ref.hash,
+      source_invocation_id,
+      result: contract.result,
+    });
+  }
+  return { kind: 'ok', writes: { ambient: entries as unknown as Json } };
+}
+
+export function turnAmbientNode(store: Store, contexts: TurnContexts): NodeType<Record<string, never>> {
+  return {
+    type: 'world.turn_ambient',
+    description: 'Runs the once_per_turn ambient sources of every workflow in the scenario.',
+    inputSchema: { type: 'object', additionalProperties: false },
+    async execute(ctx) {
+      const t = await contexts.get(channelsOf(ctx).attempt);
+      const bindings = [...t.plan.workflows].flatMap(([workflow_hash, wf]) =>
+        (wf.ambient_sources ?? [])
+          .filter((b) => b.run === 'once_per_turn')
+          .map((binding) => ({ workflow_hash, binding })),
+      );
+      return runBindings(store, contexts, ctx, bindings, null);
+    },
+  };
+}
+
+export function subjectAmbientNode(store: Store, contexts: TurnContexts): NodeType<{ subject: number }> {
+  return {
+    type: 'world.subject_ambient',
+    description: "Runs the acting subject's before_subject_workflow ambient sources visible to it.",
+    inputSchema: {
+      type: 'object',
+      required: ['subject'],
+      properties: { subject: { type: 'integer', minimum: 0 } },
+    },
+    async execute(ctx) {
+      const ch = channelsOf(ctx);
+      const t = await contexts.get(ch.attempt);
+      const subject = t.plan.subjects[ctx.config.subject]!;
+      ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
+      const world = workingWorld(t, ch.patches);
+      const wf = t.plan.workflows.get(subject.workflow_hash)!;
+      const bindings = (wf.ambient_sources ?? [])
+        .filter(
+          (b) => b.run === 'before_subject_workflow' && visibleTo(b.visible_to, subject.entity_id, world),
+        )
+        .map((binding) => ({ workflow_hash: subject.workflow_hash, binding }));
+      return runBindings(store, contexts, ctx, bindings, subject.entity_id);
+    },
+  };
+}

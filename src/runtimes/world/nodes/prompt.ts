@@ -1,0 +1,93 @@
+/**
+ * Builds an `llm_tool_loop` generation's messages: the authored prompt template with its known
+ * variables filled in (world projection, acting subject, visible ambient context, available
+ * tools), then the loop so far (tool calls and results as JSON-bearing messages), then the
+ * corrective notes of rejected attempts.
+ */
+import type { CorrectiveNote } from '../../../engine/index.ts';
+import type { LlmToolLoopNode } from '../documents.ts';
+import { injectAt, renderPrompt } from '../templates.ts';
+import type { TurnContext } from '../turn-context.ts';
+import type { WorkingWorld } from '../world-patch.ts';
+import { type AmbientEntry, type ConversationEntry, visibleTo } from './shared.ts';
+
+/** The subject's environment and the entities in it (memory only for the subject itself). */
+export function projection(world: WorkingWorld, subjectId: string): unknown {
+  const label = world.entities.get(subjectId)?.environment_label;
+  const entities: Record<string, unknown> = {};
+  for (const [id, e] of world.entities) {
+    if (e.environment_label !== label) continue;
+    entities[id] = { kind: e.kind, state: e.state, ...(id === subjectId ? { memory: e.memory ?? '' } : {}) };
+  }
+  return {
+    environment: { label, content: label ? world.environments.get(label)?.content : undefined },
+    entities,
+  };
+}
+
+/** Ambient results this subject sees, injected at their `inject_as` pointers. */
+export function visibleAmbient(
+  entries: readonly AmbientEntry[],
+  workflowHash: string,
+  subjectId: string,
+  world: WorkingWorld,
+): unknown {
+  const root: Record<string, unknown> = {};
+  for (const e of entries) {
+    if (e.workflow_hash !== workflowHash) continue;
+    if (e.run === 'before_subject_workflow' && e.subject_entity_id !== subjectId) continue;
+    if (!visibleTo(e.visible_to, subjectId, world)) continue;
+    injectAt(root, e.inject_as, e.result);
+  }
+  return root.ambient ?? {};
+}
+
+export function buildMessages(input: {
+  t: TurnContext;
+  node: LlmToolLoopNode;
+  workflowHash: string;
+  subjectId: string;
+  world: WorkingWorld;
+  ambient: readonly AmbientEntry[];
+  loop: readonly ConversationEntry[];
+  tools: ReadonlyArray<{ name: string; description: string; arguments_schema: unknown }>;
+  corrective: readonly CorrectiveNote[];
+}): Array<{ role: 'system' | 'user' | 'assistant'; content: string }> {
+  const { t, node, subjectId, world } = input;
+  const e = world.entities.get(subjectId)!;
+  const values: Record<string, string> = {
+    'world.projection': JSON.stringify(projection(world, subjectId), null, 2),
+    'world.slug': t.attempt.world_slug,
+    'world.attempted_turn': String(t.attempt.attempted_turn),
+    'world.simulation_time': t.attempt.simulation_time ?? '',
+    'subject.rendered': JSON.stringify(
+      {
+        entity_id: subjectId,
+        kind: e.kind,
+        environment_label: e.environment_label,
+        state: e.state,
+        memory: e.memory ?? '',
+      },
+      null,
+      2,
+    ),
+    'subject.entity_id': subjectId,
+    'ambient.visible': JSON.stringify(
+      visibleAmbient(input.ambient, input.workflowHash, subjectId, world),
+      null,
+      2,
+    ),
+    'tools.available': JSON.stringify(input.tools, null, 2),
+  };
+  const messages = node.prompt_template.messages.map((m) => ({
+    role: m.role,
+    content: renderPrompt(m.content, values),
+  }));
+  for (const c of input.loop) messages.push(c.message);
+  for (const n of input.corrective)
+    messages.push({
+      role: 'user',
+      content: `Your previous output (generation attempt ${n.attempt}) was rejected: ${n.error}\n${n.corrective}`,
+    });
+  return messages;
+}

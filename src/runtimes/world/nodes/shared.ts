@@ -1,0 +1,74 @@
+/**
+ * What the world's node types share: the run's channels read as typed values, the links every
+ * invocation of an attempt carries, and visibility of ambient context to a subject.
+ */
+import type { Json, NodeContext } from '../../../engine/index.ts';
+import type { InvocationLinks } from '../../../sources/index.ts';
+import type { AmbientTarget } from '../documents.ts';
+import type { AttemptInput, StagedPatch, TurnContext } from '../turn-context.ts';
+import type { WorkingWorld } from '../world-patch.ts';
+
+/** One ambient result in the `ambient` channel. */
+export interface AmbientEntry {
+  ambient_source_id: string;
+  workflow_hash: string;
+  run: 'once_per_turn' | 'before_subject_workflow';
+  /** The subject it ran for (before_subject_workflow only). */
+  subject_entity_id: string | null;
+  scope: AmbientTarget;
+  visible_to: AmbientTarget;
+  inject_as: string;
+  source_hash: string;
+  source_invocation_id: string | null;
+  result: Json;
+}
+
+/** One message of a subject node's tool loop in the `conversation` channel. */
+export interface ConversationEntry {
+  subject: number;
+  node: string;
+  kind: 'tool_call' | 'tool_result';
+  message: { role: 'assistant' | 'user'; content: string };
+}
+
+export const channelsOf = (ctx: NodeContext<unknown>) => ({
+  attempt: ctx.state.attempt as unknown as AttemptInput,
+  ambient: (ctx.state.ambient as unknown as AmbientEntry[][]).flat(),
+  conversation: ctx.state.conversation as unknown as ConversationEntry[],
+  patches: ctx.state.patches as unknown as StagedPatch[],
+});
+
+export function attemptLinks(a: AttemptInput, run_id: string): InvocationLinks {
+  return { run_id, attempt_id: a.attempt_id, world_slug: a.world_slug, attempted_turn: a.attempted_turn };
+}
+
+/** Whether a subject sees (or, before its workflow, runs) a source with this visibility. */
+export function visibleTo(target: AmbientTarget, subjectId: string, world: WorkingWorld): boolean {
+  if (target === 'all_subjects' || target === 'acting_subject' || target === 'world') return true;
+  if ('entity_id' in target) return target.entity_id === subjectId;
+  return world.entities.get(subjectId)?.environment_label === target.environment_label;
+}
+
+/** The context `$from` pointers read. */
+export function templateContext(t: TurnContext, subjectId: string | null, world: WorkingWorld) {
+  const a = t.attempt;
+  const ctx: Record<string, unknown> = {
+    world: {
+      slug: a.world_slug,
+      attempted_turn: a.attempted_turn,
+      simulation_time: a.simulation_time,
+      scenario_hash: a.scenario_hash,
+    },
+  };
+  if (subjectId !== null) {
+    const e = world.entities.get(subjectId);
+    if (e)
+      ctx.subject = {
+        entity_id: subjectId,
+        kind: e.kind,
+        environment_label: e.environment_label,
+        state: e.state,
+      };
+  }
+  return ctx;
+}

@@ -1,0 +1,207 @@
+/**
+ * `world.llm_tool_loop`: one generation of a subject's `llm_tool_loop` per execution. The model
+ * answers a ToolLoopOutput; a tool call (validated: listed, arguments match) becomes a PENDING
+ * `model_elected_tool` contract for `world.tool`, a final patch is validated against the live
+ * working world and — for the node `apply.from` names — staged with its patch_seq and per-patch
+ * transitions. Model-content failures return `retry_generation` (the engine's one retry lane:
+ * same node, source and contract, corrective context appended, each attempt a new LLM call).
+ */
+
+import { schemas } from '../../../core/schema-registry.ts';
+import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
+import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
+import type { Store } from '../../../store/store.ts';
+import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
+import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
+import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
+import { buildMessages } from './prompt.ts';
+import { attemptLinks, type ConversationEntry, channelsOf } from './shared.ts';
+
+// The invocation and its LLM call are marked together: one commit instead of two.
+const markOutput = (store: Store, id: string, kind: 'invalid' | 'tool_call' | 'final_patch') =>
+  store.transaction((tx) => setModelOutputKind(tx, id, kind));
+
+export interface ToolLoopConfig {
+  subject: number;
+  node: number;
+}
+
+const CORRECTIVE =
+  'Answer again with one JSON object: either {"kind":"tool_call","tool_call":{"name":<a listed tool>,"arguments":{...matching its schema}}} or {"kind":"final_patch","patch":{"narration":"...","effects":[...]}} whose effects name only entities and environments of this world (memory only for agents).';
+
+export function toolLoopNode(
+  store: Store,
+  contexts: TurnContexts,
+  env: () => Readonly<Record<string, string | undefined>>,
+): NodeType<ToolLoopConfig> {
+  return {
+    type: 'world.llm_tool_loop',
+    description: "One generation of a subject's llm_tool_loop: a tool call or the final WorldPatch.",
+    inputSchema: {
+      type: 'object',
+      required: ['subject', 'node'],
+      properties: { subject: { type: 'integer', minimum: 0 }, node: { type: 'integer', minimum: 0 } },
+    },
+    async execute(ctx): Promise<NodeResult> {
+      const ch = channelsOf(ctx);
+      const t = await contexts.get(ch.attempt);
+      const subject = t.plan.subjects[ctx.config.subject]!;
+      const wf = t.plan.workflows.get(subject.workflow_hash)!;
+      const node = wf.nodes[ctx.config.node]!;
+      const applies = wf.apply.from === `${node.id}.final`;
+      const world = workingWorld(t, ch.patches);
+      const loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
+      const round = loop.filter((c) => c.kind === 'tool_result').length;
+      const callsLeft = round < node.max_tool_calls;
+      const tools = await Promise.all(
+        (node.available_tools ?? []).map(async (tool) => ({
+          tool,
+          args: await contexts.schema(t, tool.arguments_schema_ref.hash),
+        })),
+      );
+      // The contract stays the same across rounds (D13: no changed output contract); a call past
+      // max_tool_calls fails the attempt rather than being hidden from the schema.
+      const offered = tools;
+      const resultSchema = await contexts.composed(t, `tool-loop:${subject.workflow_hash}:${node.id}`, () =>
+        composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
+      );
+      const messages = buildMessages({
+        t,
+        node,
+        workflowHash: subject.workflow_hash,
+        subjectId: subject.entity_id,
+        world,
+        ambient: ch.ambient,
+        loop,
+        tools: offered.map((o) => ({
+          name: o.tool.name,
+          description: o.tool.description,
+          arguments_schema: o.args.schema,
+        })),
+        corrective: ctx.corrective_context,
+      });
+      ctx.update({
+        kind: 'generation',
+        subject_entity_id: subject.entity_id,
+        workflow_node_id: node.id,
+        tool_loop_round: round,
+        attempt: ctx.attempt,
+      });
+      const out = await invokeSource(store, {
+        source: await contexts.source(t, node.llm_source_ref.hash),
+        request: { messages, schema_name: 'tool_loop_output' },
+        kind: 'llm_generation',
+        links: {
+          ...attemptLinks(ch.attempt, ctx.run_id),
+          workflow_hash: subject.workflow_hash,
+          workflow_node_id: node.id,
+          workflow_subject_entity_id: subject.entity_id,
+          logical_generation_attempt: ctx.attempt,
+          tool_loop_round: round,
+        },
+        resultSchema,
+        signal: ctx.signal,
+        env: env(),
+      });
+      const reject = async (error: string): Promise<NodeResult> => {
+        await markOutput(store, out.source_invocation_id, 'invalid');
+        return { kind: 'retry_generation', error, corrective: CORRECTIVE };
+      };
+      if (!out.ok) {
+        // Only what the model said can be retried; transport failures (and a refused
+        // response_format) fail the attempt loudly — no silent degradation (D14).
+        if (out.failure_class === 'non_json' || out.failure_class === 'schema_invalid')
+          return reject(`${out.failure_class}: ${out.error?.message ?? 'invalid output'}`);
+        return {
+          kind: 'fail',
+          code: out.error?.code ?? 'SOURCE_FAILED',
+          message: `generation for "${subject.entity_id}" failed (source invocation ${out.source_invocation_id}): ${out.error?.message}`,
+        };
+      }
+      const output = out.output as ToolLoopOutput;
+      if (output.kind === 'tool_call') {
+        const found = offered.find((o) => o.tool.name === output.tool_call.name);
+        if (!found) return reject(`unknown tool "${output.tool_call.name}"`);
+        if (!callsLeft) {
+          await markOutput(store, out.source_invocation_id, 'tool_call');
+          return {
+            kind: 'fail',
+            code: 'MAX_TOOL_CALLS_EXHAUSTED',
+            message: `"${subject.entity_id}" asked for tool call ${round + 1} but max_tool_calls is ${node.max_tool_calls}`,
+          };
+        }
+        const args = schemas.validate(found.args.schema, output.tool_call.arguments);
+        if (!args.ok)
+          return reject(
+            `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
+          );
+        await markOutput(store, out.source_invocation_id, 'tool_call');
+        const call: ConversationEntry = {
+          subject: ctx.config.subject,
+          node: node.id,
+          kind: 'tool_call',
+          message: { role: 'assistant', content: JSON.stringify(output) },
+        };
+        return {
+          kind: 'ok',
+          route: 'tool',
+          writes: { conversation: call as unknown as Json },
+          contracts: [
+            {
+              action_type: 'model_elected_tool',
+              payload: {
+                source_hash: found.tool.source_ref.hash,
+                request: output.tool_call.arguments as Json,
+                ...(found.tool.result_schema_ref
+                  ? { result_schema_hash: found.tool.result_schema_ref.hash }
+                  : {}),
+                kind: 'model_elected_tool',
+                tool_name: found.tool.name,
+                links: {
+                  ...attemptLinks(ch.attempt, ctx.run_id),
+                  workflow_hash: subject.workflow_hash,
+                  workflow_node_id: node.id,
+                  workflow_subject_entity_id: subject.entity_id,
+                  parent_source_invocation_id: out.source_invocation_id,
+                  tool_loop_round: round,
+                } as unknown as Json,
+              },
+            },
+          ],
+        };
+      }
+      const patch = output.patch as WorldPatch;
+      const problems = validateWorldPatch(world, patch);
+      if (problems.length > 0)
+        return reject(
+          `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+        );
+      await markOutput(store, out.source_invocation_id, 'final_patch');
+      const writes: Record<string, Json> = {};
+      if (applies) {
+        const staged: StagedPatch = {
+          patch_seq: ch.patches.length + 1,
+          subject_entity_id: subject.entity_id,
+          workflow_hash: subject.workflow_hash,
+          workflow_node_id: node.id,
+          source_invocation_id: out.source_invocation_id,
+          patch,
+          transitions: previewTransitions(world, patch),
+        };
+        writes.patches = staged as unknown as Json;
+        ctx.update({
+          kind: 'patch',
+          subject_entity_id: subject.entity_id,
+          patch_seq: staged.patch_seq,
+          narration: patch.narration,
+        });
+      }
+      return {
+        kind: 'ok',
+        route: 'final',
+        writes,
+        output: { final: patch as unknown as Json, source_invocation_id: out.source_invocation_id },
+      };
+    },
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * The world runtime: one engine with the world's node types registered, and `runTurn` — start
+ * (or take over) the world's one running attempt, run its graph on the engine, then commit the
+ * turn or record the failure. A second concurrent call gets ATTEMPT_IN_PROGRESS; an attempt
+ * whose process died is continued from the engine journal once its lease has expired.
+ */
+import { uuidv7 } from '../../core/ids.ts';
+import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
+import { createEngine, type Engine, type RunOutcome } from '../../engine/index.ts';
+import type { Store } from '../../store/store.ts';
+import { loadScenario } from './assemble.ts';
+import {
+  type AttemptFailure,
+  attemptInProgress,
+  endAttempt,
+  getAttemptRow,
+  insertAttempt,
+  runningAttempt,
+} from './attempts.ts';
+import { commitTurn } from './commit.ts';
+import { turnGraph } from './graph.ts';
+import { subjectAmbientNode, turnAmbientNode } from './nodes/ambient.ts';
+import { toolNode } from './nodes/tool.ts';
+import { toolLoopNode } from './nodes/tool-loop.ts';
+import { getWorldRow, simulationTime } from './state.ts';
+import { type AttemptInput, type StagedPatch, TurnContexts } from './turn-context.ts';
+
+export interface WorldRuntimeOptions {
+  /** Operator configuration for sources (LLM endpoint, toy URLs); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Engine lease; an attempt whose process died is taken over after it expires. Default 30 s. */
+  leaseMs?: number;
+}
+
+export interface TurnProgress {
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface RunTurnResult {
+  attempt_id: string;
+  status: 'committed' | 'failed';
+  turn: number;
+  patches: Array<{ patch_seq: number; subject_entity_id: string; narration: string; effects: unknown[] }>;
+  failure?: AttemptFailure;
+}
+
+export interface WorldRuntime {
+  readonly engine: Engine;
+  runTurn(
+    input: { world_slug: string },
+    options?: { onProgress?: (p: TurnProgress) => void },
+  ): Promise<RunTurnResult>;
+  close(): Promise<void>;
+}
+
+export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = {}): WorldRuntime {
+  const env = () => options.env ?? process.env;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const engine = createEngine(store, {
+    actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
+  const contexts = new TurnContexts(store);
+  engine.register(turnAmbientNode(store, contexts) as never);
+  engine.register(subjectAmbientNode(store, contexts) as never);
+  engine.register(toolLoopNode(store, contexts, env) as never);
+  engine.register(toolNode() as never);
+  const active = new Set<string>();
+
+  async function failureOf(attempt: AttemptInput, outcome: RunOutcome): Promise<AttemptFailure> {
+    const err = outcome.error;
+    const m = err?.node_id ? /^s(\d+)\./.exec(err.node_id) : null;
+    const plan = m ? await loadScenario(store, attempt.scenario_hash, { entities: false }) : null;
+    const failed = await store.get<{ source_invocation_id: string }>(
+      `SELECT source_invocation_id FROM source_invocations WHERE attempt_id = ? AND status <> 'succeeded'
+       ORDER BY invocation_seq DESC LIMIT 1`,
+      [attempt.attempt_id],
+    );
+    return {
+      code: err?.code ?? `RUN_${outcome.status.toUpperCase()}`,
+      message: err?.message ?? `the attempt's run ended ${outcome.status}`,
+      ...(err?.node_id ? { node_id: err.node_id } : {}),
+      subject_entity_id: m && plan ? (plan.subjects[Number(m[1])]?.entity_id ?? null) : null,
+      source_invocation_id: failed?.source_invocation_id ?? null,
+    };
+  }
+
+  async function finish(attempt: AttemptInput, outcome: RunOutcome): Promise<RunTurnResult> {
+    const base = { attempt_id: attempt.attempt_id, turn: attempt.attempted_turn };
+    try {
+      if (outcome.status === 'completed') {
+        const run = await engine.getRun(outcome.run_id);
+        const patches = run.state.patches as unknown as StagedPatch[];
+        const t = await contexts.get(attempt);
+        await commitTurn(store, attempt, t.base, patches);
+        return {
+          ...base,
+          status: 'committed',
+          patches: patches.map((p) => ({
+            patch_seq: p.patch_seq,
+            subject_entity_id: p.subject_entity_id,
+            narration: p.patch.narration,
+            effects: p.patch.effects,
+          })),
+        };
+      }
+      const failure = await failureOf(attempt, outcome);
+      await endAttempt(store, attempt.attempt_id, 'failed', failure);
+      return { ...base, status: 'failed', patches: [], failure };
+    } finally {
+      contexts.forget(attempt.attempt_id);
+    }
+  }
+
+  async function start(
+    world_slug: string,
+    onRun: (run_id: string) => Promise<void>,
+  ): Promise<{ attempt: AttemptInput; outcome: RunOutcome }> {
+    const existing = await runningAttempt(store, world_slug);
+    if (existing) {
+      const attempt: AttemptInput = {
+        attempt_id: existing.attempt_id,
+        world_slug,
+        attempted_turn: existing.attempted_turn,
+        simulation_time: null,
+        scenario_hash: existing.scenario_hash,
+      };
+      const run = await engine.getRun(existing.run_id).catch(() => null);
+      if (!run) {
+        // Not expected (the run is created first); recorded rather than left blocking the world.
+        await endAttempt(store, existing.attempt_id, 'interrupted', {
+          code: 'ATTEMPT_INTERRUPTED',
+          message: 'the attempt had no run',
+        });
+        return start(world_slug, onRun);
+      }
+      attempt.simulation_time =
+        (run.state.attempt as unknown as AttemptInput | null)?.simulation_time ?? null;
+      // A run created moments ago is about to be claimed by the process that created it.
+      if (run.status === 'queued' && Date.now() - existing.started_at < leaseMs)
+        throw attemptInProgress(world_slug, existing.attempt_id);
+      // Take over only a run whose owner's lease expired; a live owner keeps it.
+      await onRun(existing.run_id);
+      const outcome = await engine.continueRun(existing.run_id);
+      if (outcome.status === 'running' || outcome.status === 'queued')
+        throw attemptInProgress(world_slug, existing.attempt_id);
+      return { attempt, outcome };
+    }
+    const world = await getWorldRow(store, world_slug);
+    const plan = await loadScenario(store, world.scenario_hash, { entities: false });
+    const turn = world.head_turn + 1;
+    const attempt: AttemptInput = {
+      attempt_id: uuidv7(),
+      world_slug,
+      attempted_turn: turn,
+      simulation_time: simulationTime(
+        plan.doc.simulation?.start_time,
+        plan.doc.simulation?.minutes_per_turn,
+        turn,
+      ),
+      scenario_hash: world.scenario_hash,
+    };
+    const run_id = uuidv7();
+    // The run exists before the attempt claims the world, so a running attempt always has one.
+    await engine.createRun(turnGraph(plan), { run_id, input: { attempt: attempt as never } });
+    try {
+      await insertAttempt(store, { ...attempt, run_id });
+    } catch (err) {
+      await engine.cancel(run_id).catch(() => undefined);
+      throw err;
+    }
+    await onRun(run_id);
+    const outcome = await engine.continueRun(run_id);
+    if (outcome.status === 'running' || outcome.status === 'queued')
+      throw attemptInProgress(world_slug, attempt.attempt_id);
+    return { attempt, outcome };
+  }
+
+  return {
+    engine,
+    async runTurn(input, opts = {}) {
+      const slug = input.world_slug;
+      if (active.has(slug)) throw attemptInProgress(slug);
+      active.add(slug);
+      let unsubscribe: (() => Promise<void>) | null = null;
+      try {
+        await getWorldRow(store, slug);
+        const onProgress = opts.onProgress;
+        // Progress rides on the engine's node.updated events of the attempt's run.
+        const onRun = async (run_id: string) => {
+          if (!onProgress) return;
+          unsubscribe = await engine.subscribe(run_id, (e) => {
+            if (e.type === 'node.updated' && e.data && typeof e.data === 'object')
+              onProgress(e.data as TurnProgress);
+          });
+        };
+        const { attempt, outcome } = await start(slug, onRun);
+        return await finish(attempt, outcome);
+      } finally {
+        if (unsubscribe) await (unsubscribe as () => Promise<void>)();
+        active.delete(slug);
+      }
+    },
+    close: () => engine.close(),
+  };
+}
+
+export { getAttemptRow };

@@ -1,0 +1,180 @@
+/**
+ * Worlds: `create_world` (turn 0 from the scenario), `fork_world` (a new world sharing history
+ * up to a turn, nothing copied), `get_world` at any committed turn, and `diff_turns`.
+ */
+import { invalidInput, NoemaError } from '../../core/errors.ts';
+import type { Queryable, Store } from '../../store/store.ts';
+import { loadScenario } from './assemble.ts';
+import { ENTITY_ID, HUMAN_LABEL } from './documents.ts';
+import {
+  findWorld,
+  getWorldRow,
+  readWorldState,
+  simulationTime,
+  type WorldRow,
+  worldView,
+  writeVersions,
+} from './state.ts';
+import type { WorkingWorld } from './world-patch.ts';
+
+const SLUG = new RegExp(HUMAN_LABEL.pattern);
+void ENTITY_ID;
+
+function checkSlug(slug: unknown, field = 'world_slug'): string {
+  if (typeof slug !== 'string' || !SLUG.test(slug))
+    throw invalidInput(`${field} must match ${HUMAN_LABEL.pattern}`, { [field]: slug });
+  return slug;
+}
+
+function conflict(slug: string): NoemaError {
+  return new NoemaError('WORLD_EXISTS', `world "${slug}" already exists`, {
+    details: { world_slug: slug },
+    hint: 'pick another world_slug, or fork_world to branch an existing one',
+    status: 409,
+  });
+}
+
+export async function createWorld(
+  store: Store,
+  input: { world_slug: string; scenario_ref: { hash: string } },
+): Promise<{ world_slug: string; turn: 0; scenario_hash: string }> {
+  const slug = checkSlug(input.world_slug);
+  const scenario = await loadScenario(store, input.scenario_ref.hash);
+  const world: WorkingWorld = { entities: new Map(), environments: new Map() };
+  const entities = new Map<string, string | null>();
+  for (const e of scenario.entities) {
+    world.entities.set(e.entity_id, {
+      kind: e.kind,
+      environment_label: e.environment_label,
+      state: e.state,
+      ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
+    });
+    entities.set(e.entity_id, e.kind === 'agent' ? (e.memory ?? '') : null);
+  }
+  for (const env of scenario.environments) world.environments.set(env.label, { content: env.content });
+  const sim = scenario.doc.simulation;
+  await store.transaction(async (tx) => {
+    if (await findWorld(tx, slug)) throw conflict(slug);
+    const now = Date.now();
+    await tx.run(
+      'INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at) VALUES (?, ?, NULL, NULL, 0, ?)',
+      [slug, scenario.hash, now],
+    );
+    await tx.run(
+      'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, 0, NULL, ?, 0, ?)',
+      [slug, simulationTime(sim?.start_time, sim?.minutes_per_turn, 0), now],
+    );
+    await writeVersions(tx, slug, 0, world, { entities, environments: new Set(world.environments.keys()) });
+  });
+  return { world_slug: slug, turn: 0, scenario_hash: scenario.hash };
+}
+
+export async function forkWorld(
+  store: Store,
+  input: { world_slug: string; at_turn: number; new_world_slug: string },
+): Promise<{ world_slug: string; forked_from: string; at_turn: number; turn: number }> {
+  const newSlug = checkSlug(input.new_world_slug, 'new_world_slug');
+  return store.transaction(async (tx) => {
+    const parent = await getWorldRow(tx, input.world_slug);
+    await assertTurn(tx, parent, input.at_turn);
+    if (await findWorld(tx, newSlug)) throw conflict(newSlug);
+    const now = Date.now();
+    await tx.run(
+      'INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [newSlug, parent.scenario_hash, parent.world_slug, input.at_turn, input.at_turn, now],
+    );
+    return {
+      world_slug: newSlug,
+      forked_from: parent.world_slug,
+      at_turn: input.at_turn,
+      turn: input.at_turn,
+    };
+  });
+}
+
+async function assertTurn(q: Queryable, world: WorldRow, turn: number): Promise<void> {
+  if (!Number.isInteger(turn) || turn < 0 || turn > world.head_turn) {
+    throw new NoemaError(
+      'UNKNOWN_TURN',
+      `world "${world.world_slug}" has turns 0..${world.head_turn}, not ${turn}`,
+      {
+        details: { world_slug: world.world_slug, turn, head_turn: world.head_turn },
+        status: 404,
+      },
+    );
+  }
+  void q;
+}
+
+/** The turn row (simulation time) along the lineage. */
+export async function turnRow(
+  q: Queryable,
+  world: WorldRow,
+  turn: number,
+): Promise<{
+  attempt_id: string | null;
+  simulation_time: string | null;
+  patch_count: number;
+  world_slug: string;
+}> {
+  let cur: WorldRow = world;
+  while (cur.fork_turn !== null && turn <= cur.fork_turn && cur.parent_world_slug)
+    cur = await getWorldRow(q, cur.parent_world_slug);
+  const row = await q.get<{ attempt_id: string | null; simulation_time: string | null; patch_count: number }>(
+    'SELECT attempt_id, simulation_time, patch_count FROM world_turns WHERE world_slug = ? AND turn = ?',
+    [cur.world_slug, turn],
+  );
+  return {
+    attempt_id: row?.attempt_id ?? null,
+    simulation_time: row?.simulation_time ?? null,
+    patch_count: Number(row?.patch_count ?? 0),
+    world_slug: cur.world_slug,
+  };
+}
+
+export async function getWorld(store: Queryable, input: { world_slug: string; turn?: number }) {
+  const world = await getWorldRow(store, input.world_slug);
+  const turn = input.turn ?? world.head_turn;
+  await assertTurn(store, world, turn);
+  const state = await readWorldState(store, world, turn);
+  const t = await turnRow(store, world, turn);
+  return {
+    ...worldView(world.world_slug, turn, t.simulation_time, state),
+    scenario_hash: world.scenario_hash,
+    head_turn: world.head_turn,
+  };
+}
+
+/** What changed between two committed turns (whole-turn diff, beside the per-patch transitions). */
+export async function diffTurns(
+  store: Queryable,
+  input: { world_slug: string; from_turn: number; to_turn: number },
+) {
+  const world = await getWorldRow(store, input.world_slug);
+  await assertTurn(store, world, input.from_turn);
+  await assertTurn(store, world, input.to_turn);
+  const a = await readWorldState(store, world, input.from_turn);
+  const b = await readWorldState(store, world, input.to_turn);
+  const entities: Array<{ entity_id: string; field: string; before: string; after: string }> = [];
+  for (const [id, eb] of b.entities) {
+    const ea = a.entities.get(id);
+    if (!ea) continue;
+    if (ea.state !== eb.state)
+      entities.push({ entity_id: id, field: 'state', before: ea.state, after: eb.state });
+    if ((ea.memory ?? '') !== (eb.memory ?? ''))
+      entities.push({ entity_id: id, field: 'memory', before: ea.memory ?? '', after: eb.memory ?? '' });
+  }
+  const environments: Array<{ environment_label: string; before: string; after: string }> = [];
+  for (const [label, vb] of b.environments) {
+    const va = a.environments.get(label);
+    if (va && va.content !== vb.content)
+      environments.push({ environment_label: label, before: va.content, after: vb.content });
+  }
+  return {
+    world_slug: world.world_slug,
+    from_turn: input.from_turn,
+    to_turn: input.to_turn,
+    entities,
+    environments,
+  };
+}

@@ -1,0 +1,42 @@
+/** World routes beyond the catalog: a world at a past turn, and running a turn (POST). */
+import { getWorld, sharedWorldRuntime } from '../../../runtimes/world/index.ts';
+import type { AppServices, Route } from '../route.ts';
+
+export function worldRoutes(app: AppServices): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/worlds/:world_slug/turns/:turn',
+      summary: 'A world as of a committed turn',
+      async handle(ctx) {
+        const turn = Number(ctx.params.turn);
+        const world = await getWorld(app.store, {
+          world_slug: ctx.params.world_slug ?? '',
+          turn: Number.isInteger(turn) ? turn : -1,
+        });
+        return {
+          json: {
+            ...world,
+            links: { self: ctx.url.pathname, world: `/worlds/${encodeURIComponent(world.world_slug)}` },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/worlds/:world_slug/turns',
+      summary: 'Run the next turn of a world (409 ATTEMPT_IN_PROGRESS while another attempt runs)',
+      body: { type: 'object', additionalProperties: false, properties: {} },
+      async handle(ctx) {
+        await ctx.readJson();
+        const result = await sharedWorldRuntime(app.store).runTurn({
+          world_slug: ctx.params.world_slug ?? '',
+        });
+        return {
+          status: result.status === 'committed' ? 201 : 200,
+          json: { ...result, links: { attempt: `/attempts/${result.attempt_id}` } },
+        };
+      },
+    },
+  ];
+}

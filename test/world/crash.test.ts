@@ -1,0 +1,148 @@
+/**
+ * Crash and concurrency (seed 004 "Failure"): a real child process killed with SIGKILL in the
+ * middle of a turn leaves canonical state untouched, and the next run_turn continues the attempt
+ * from the engine journal without paying again for calls that finished; concurrent run_turn on
+ * one world runs exactly one attempt.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { isNoemaError } from '../../src/core/errors.ts';
+import { createWorldRuntime, getAttempt, getWorld } from '../../src/runtimes/world/index.ts';
+import { recoverInterruptedInvocations } from '../../src/sources/index.ts';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { loadScript } from '../../src/testing/scripted-model/index.ts';
+import { PARK_SCRIPT, startParkKit } from '../../src/testing/world-kit.ts';
+import { count } from './helpers.ts';
+
+const WORKER = fileURLToPath(new URL('../../src/testing/world-worker.ts', import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describeEachStore('world turns under crashes and concurrency', (factory) => {
+  test('kill -9 mid-turn: no partial state; the next run_turn finishes the attempt without repeating finished calls', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const park = loadScript(PARK_SCRIPT);
+      // The ant's first generation hangs after one chunk: the child is killed while it is in flight.
+      const script = {
+        ...park,
+        rules: [
+          { match: { subject: 'ant' }, times: 1, reply: { hang: true, hang_after_chunks: 1, json: {} } },
+          ...park.rules,
+        ],
+      };
+      const kit = await startParkKit(store, { script, leaseMs: 1000 });
+      try {
+        await kit.world('park');
+        const child = spawn(process.execPath, [WORKER, 'park'], {
+          env: { ...process.env, ...kit.env, NOEMA_DB: url, WORLD_LEASE_MS: '1000' },
+          stdio: 'ignore',
+        });
+        const exited = new Promise((r) => child.on('exit', r));
+        const deadline = Date.now() + 20_000;
+        while (
+          (await count(
+            store,
+            "SELECT COUNT(*) AS n FROM source_invocations WHERE workflow_subject_entity_id = 'ant' AND status = 'running'",
+          )) === 0
+        ) {
+          assert.ok(Date.now() < deadline, 'the child never reached the ant');
+          await sleep(50);
+        }
+        child.kill('SIGKILL');
+        await exited;
+        assert.equal((await getWorld(store, { world_slug: 'park' })).head_turn, 0, 'nothing committed');
+        const before = {
+          weather: kit.toys.requests.filter((r) => r.path === '/weather').length,
+          vending: kit.toys.requests.filter((r) => r.path === '/buy_candy').length,
+        };
+        assert.deepEqual(before, { weather: 1, vending: 1 });
+
+        // While the dead child's lease lasts, the attempt is still in progress.
+        await assert.rejects(
+          kit.runtime.runTurn({ world_slug: 'park' }),
+          (e) => isNoemaError(e) && e.code === 'ATTEMPT_IN_PROGRESS',
+        );
+        const report = await recoverInterruptedInvocations(store);
+        assert.ok(report.interrupted >= 1);
+        let result: Awaited<ReturnType<typeof kit.runtime.runTurn>> | null = null;
+        const until = Date.now() + 20_000;
+        while (!result) {
+          try {
+            result = await kit.runtime.runTurn({ world_slug: 'park' });
+          } catch (err) {
+            if (!(isNoemaError(err) && err.code === 'ATTEMPT_IN_PROGRESS') || Date.now() > until) throw err;
+            await sleep(200);
+          }
+        }
+        assert.equal(result.status, 'committed', JSON.stringify(result.failure));
+        assert.equal(result.turn, 1);
+        assert.deepEqual(
+          result.patches.map((p) => p.subject_entity_id),
+          ['bob', 'ant'],
+        );
+        // Finished calls were replayed from the journal, not made again.
+        assert.equal(kit.toys.requests.filter((r) => r.path === '/weather').length, 1);
+        assert.equal(kit.toys.requests.filter((r) => r.path === '/buy_candy').length, 1);
+        const a = await getAttempt(store, { attempt_id: result.attempt_id });
+        const bobGens = a.source_invocations.filter(
+          (s) => s.invocation_kind === 'llm_generation' && s.workflow_subject_entity_id === 'bob',
+        );
+        assert.equal(bobGens.length, 2);
+        const antGens = a.source_invocations.filter(
+          (s) => s.invocation_kind === 'llm_generation' && s.workflow_subject_entity_id === 'ant',
+        );
+        assert.deepEqual(
+          antGens.map((s) => s.status),
+          ['interrupted', 'succeeded'],
+        );
+        assert.equal(
+          await count(store, "SELECT COUNT(*) AS n FROM world_attempts WHERE world_slug = 'park'"),
+          1,
+          'one attempt, continued',
+        );
+        assert.equal((await getWorld(store, { world_slug: 'park' })).entities.crumb!.state, 'gone');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('concurrent run_turn on one world: exactly one attempt runs, the others get ATTEMPT_IN_PROGRESS', async () => {
+    await factory.withStore(async ({ store }) => {
+      const park = loadScript(PARK_SCRIPT);
+      const slow = {
+        ...park,
+        rules: park.rules.map((r) => ({ ...r, reply: { ...r.reply, delay_ms: 150 } })),
+      };
+      const kit = await startParkKit(store, { script: slow });
+      const other = createWorldRuntime(store, { env: kit.env });
+      try {
+        await kit.world('park');
+        const results = await Promise.allSettled([
+          kit.runtime.runTurn({ world_slug: 'park' }),
+          other.runTurn({ world_slug: 'park' }),
+          kit.runtime.runTurn({ world_slug: 'park' }),
+          other.runTurn({ world_slug: 'park' }),
+        ]);
+        const ok = results.filter((r) => r.status === 'fulfilled');
+        const refused = results.filter((r) => r.status === 'rejected');
+        assert.equal(
+          ok.length,
+          1,
+          JSON.stringify(refused.map((r) => String((r as PromiseRejectedResult).reason))),
+        );
+        for (const r of refused)
+          assert.equal((r as PromiseRejectedResult).reason.code, 'ATTEMPT_IN_PROGRESS');
+        assert.equal(
+          await count(store, "SELECT COUNT(*) AS n FROM world_attempts WHERE world_slug = 'park'"),
+          1,
+        );
+        assert.equal((await getWorld(store, { world_slug: 'park' })).head_turn, 1);
+      } finally {
+        await other.close();
+        await kit.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The world's REST JSON through the resource catalog (seed 004 Phase J): component kinds with
+ * /hash/:hash and /uses, worlds, past turns, attempts linked to their source invocations, and
+ * running a turn with POST — all behind the token.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { startParkKit } from '../../src/testing/world-kit.ts';
+import { startTestHttp, TOKEN } from '../http/helpers.ts';
+import { httpClient } from '../mcp/helpers.ts';
+
+describeEachStore('world REST routes', (factory) => {
+  test('components, uses, worlds, past turns, attempts and their links; POST runs a turn', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      const saved = { ...process.env };
+      Object.assign(process.env, kit.env);
+      const http = await startTestHttp(store);
+      try {
+        await kit.world('park');
+        const wf = kit.doc('workflows/bob.json');
+        assert.equal((await http.get('/cognition-workflows', { auth: false })).status, 401);
+        const list = await http.get('/cognition-workflows?format=json');
+        assert.equal(list.status, 200);
+        assert.equal(list.body.items.length, 2);
+        const detail = await http.get(`/cognition-workflows/hash/${wf}`);
+        assert.equal(detail.body.content.apply.from, 'act.final');
+        const uses = await http.get(`/cognition-workflows/hash/${wf}/uses`);
+        const profiles = uses.body.uses.find((u: { kind: string }) => u.kind === 'cognition-profiles');
+        assert.deepEqual(
+          profiles.items.map((i: { hash: string }) => i.hash),
+          [kit.doc('profiles/park-visitor.json')],
+        );
+        const weatherUses = await http.get(`/response-sources/hash/${kit.doc('sources/weather.json')}/uses`);
+        const wfs = weatherUses.body.uses.find((u: { kind: string }) => u.kind === 'cognition-workflows');
+        assert.deepEqual(
+          wfs.items.map((i: { hash: string }) => i.hash),
+          [wf],
+        );
+        const profile = await http.get(`/cognition-profiles/hash/${kit.doc('profiles/ant.json')}`);
+        assert.equal(
+          profile.body.links.workflow,
+          `/cognition-workflows/hash/${kit.doc('workflows/ant.json')}`,
+        );
+        for (const kind of ['environments', 'entities', 'scenarios'])
+          assert.equal((await http.get(`/${kind}`)).status, 200, kind);
+
+        const post = await fetch(`${http.url}/worlds/park/turns`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
+        assert.equal(post.status, 201, await post.clone().text());
+        const turn = (await post.json()) as { attempt_id: string; turn: number; status: string };
+        assert.equal(turn.status, 'committed');
+
+        const world = await http.get('/worlds/park');
+        assert.equal(world.body.turn, 1);
+        assert.equal(world.body.links.scenario, `/scenarios/hash/${kit.bundle.scenario_hash}`);
+        assert.equal((await http.get('/worlds')).body.items[0].world_slug, 'park');
+        const t0 = await http.get('/worlds/park/turns/0');
+        assert.equal(t0.body.entities.crumb.state, 'a cookie crumb on the plate');
+        assert.equal((await http.get('/worlds/park/turns/9')).status, 404);
+        assert.equal((await http.get('/worlds/nowhere')).status, 404);
+
+        const attempt = await http.get(`/attempts/${turn.attempt_id}`);
+        assert.equal(attempt.body.links.world, '/worlds/park');
+        assert.equal(attempt.body.patches.length, 2);
+        const invs = await http.get(attempt.body.links.source_invocations);
+        assert.ok(invs.body.items.length >= 6);
+        const tool = invs.body.items.find(
+          (i: { invocation_kind: string }) => i.invocation_kind === 'model_elected_tool',
+        );
+        const toolDetail = await http.get(`/source-invocations/${tool.source_invocation_id}`);
+        assert.equal(toolDetail.body.links.workflow, `/cognition-workflows/hash/${wf}`);
+        assert.match(toolDetail.body.links.parent, /^\/source-invocations\//);
+        const parent = await http.get(toolDetail.body.links.parent);
+        assert.match(parent.body.links.llm_call, /^\/llm-calls\//);
+        assert.equal((await http.get(parent.body.links.llm_call)).status, 200);
+        assert.equal((await http.get('/attempts?world_slug=park')).body.items.length, 1);
+        assert.equal((await http.get('/attempts/not-an-attempt')).status, 404);
+        // The removed cognition surfaces do not exist.
+        for (const old of [
+          '/perceive-systems',
+          '/intend-systems',
+          '/adjudicate-systems',
+          '/adjudication-schemas',
+        ])
+          assert.equal((await http.get(old)).status, 404, old);
+        // The world catalog over streamable HTTP.
+        const mcp = await httpClient(http.url, TOKEN, '/mcp/world');
+        try {
+          const tools = (await mcp.client.listTools()).tools.map((t) => t.name);
+          assert.equal(tools.length, 23);
+          assert.ok(!tools.some((t) => /perceive|intend|adjudicat/.test(t)));
+          const w = await mcp.ok<{ turn: number }>('get_world', { world_slug: 'park', turn: 1 });
+          assert.equal(w.turn, 1);
+        } finally {
+          await mcp.close();
+        }
+      } finally {
+        await http.close();
+        process.env = saved;
+        await kit.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * Model-content retries (seed 004 D13/D14, Phase F): one retry lane through the engine — same
+ * node, source and contract, corrective context appended, each attempt a new LLM invocation —
+ * and loud failures for what is not the model's content.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { getWorld } from '../../src/runtimes/world/index.ts';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { startParkKit } from '../../src/testing/world-kit.ts';
+import { count, finalPatch, invocationsOf, toolCall } from './helpers.ts';
+
+const antOnly = (kit: Awaited<ReturnType<typeof startParkKit>>) =>
+  kit.variant({ subjects: [{ entity_id: 'ant', profile: kit.doc('profiles/ant.json') }] });
+const gens = (rows: Array<Record<string, unknown>>) =>
+  rows.filter((r) => r.invocation_kind === 'llm_generation');
+
+describeEachStore('world model-content retries', (factory) => {
+  test('non-JSON, then an inapplicable patch, then a valid one: three invocations of one node, same contract', async () => {
+    await factory.withStore(async ({ store }) => {
+      const script = {
+        rules: [
+          { match: { call: 1 }, reply: { text: 'I think the ant should eat.' } },
+          {
+            match: { call: 2 },
+            reply: finalPatch('The Ant eats.', [{ op: 'set_entity_state', entity_id: 'Ant', state: 'fed' }]),
+          },
+        ],
+        default: finalPatch('The ant eats.', [{ op: 'set_entity_state', entity_id: 'ant', state: 'fed' }]),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        await kit.world('w', await antOnly(kit));
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const g = gens(await invocationsOf(store, r.attempt_id));
+        assert.deepEqual(
+          g.map((x) => x.logical_generation_attempt),
+          [1, 2, 3],
+        );
+        assert.deepEqual(
+          g.map((x) => x.model_output_kind),
+          ['invalid', 'invalid', 'final_patch'],
+        );
+        assert.equal(g[0]!.failure_class, 'non_json');
+        assert.ok(
+          g.every(
+            (x) =>
+              x.workflow_node_id === 'act' &&
+              x.source_hash === g[0]!.source_hash &&
+              x.output_schema_hash === g[0]!.output_schema_hash,
+          ),
+        );
+        assert.equal(new Set(g.map((x) => x.llm_call_id)).size, 3, 'each attempt its own LLM call');
+        // No degradation: every attempt still sent response_format; retries carry corrective context.
+        assert.ok(kit.model.requests.every((q) => q.body.response_format !== undefined));
+        assert.match(JSON.stringify(kit.model.requests[2]!.body.messages), /unknown entity \\"Ant\\"/);
+        assert.equal((await getWorld(store, { world_slug: 'w' })).entities.ant!.state, 'fed');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('an unknown tool and bad arguments are retried; no tool runs for them', async () => {
+    await factory.withStore(async ({ store }) => {
+      const script = {
+        rules: [
+          { match: { subject: 'bob', call: 1 }, reply: toolCall('teleport', { to: 'moon' }) },
+          {
+            match: { subject: 'bob', call: 2 },
+            reply: toolCall('buy_candy', { actor_id: 'bob', button: 'Z' }),
+          },
+        ],
+        default: finalPatch('Nothing happens.'),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        await kit.world('park');
+        const r = await kit.runtime.runTurn({ world_slug: 'park' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const rows = await invocationsOf(store, r.attempt_id);
+        assert.equal(rows.filter((x) => x.invocation_kind === 'model_elected_tool').length, 0);
+        assert.deepEqual(
+          gens(rows)
+            .filter((x) => x.workflow_subject_entity_id === 'bob')
+            .map((x) => x.model_output_kind),
+          ['invalid', 'invalid', 'final_patch'],
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('max_generation_attempts exhausted fails the attempt: no world state, every invocation kept', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store, { script: { rules: [], default: { text: 'never JSON' } } });
+      try {
+        await kit.world('w', await antOnly(kit));
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'failed');
+        assert.equal(r.failure?.code, 'GENERATION_FAILED');
+        assert.equal(r.failure?.subject_entity_id, 'ant');
+        assert.equal(gens(await invocationsOf(store, r.attempt_id)).length, 3);
+        assert.equal((await getWorld(store, { world_slug: 'w' })).head_turn, 0);
+        assert.equal(await count(store, 'SELECT COUNT(*) AS n FROM llm_calls'), 3);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a refused response_format fails loudly: one invocation, no retry, no prompt-only fallback', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store, {
+        script: { reject_response_format: true, rules: [], default: finalPatch('x') },
+      });
+      try {
+        await kit.world('w', await antOnly(kit));
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'failed');
+        assert.equal(r.failure?.code, 'SOURCE_RESPONSE_FORMAT_REJECTED');
+        const g = gens(await invocationsOf(store, r.attempt_id));
+        assert.equal(g.length, 1);
+        assert.equal(g[0]!.failure_class, 'response_format_rejected');
+        assert.equal(kit.model.requests.length, 1);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a tool call past max_tool_calls fails the attempt', async () => {
+    await factory.withStore(async ({ store }) => {
+      const script = {
+        rules: [{ match: { subject: 'bob' }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) }],
+        default: finalPatch('x'),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        await kit.world('park');
+        const r = await kit.runtime.runTurn({ world_slug: 'park' });
+        assert.equal(r.status, 'failed');
+        assert.equal(r.failure?.code, 'MAX_TOOL_CALLS_EXHAUSTED');
+        const rows = await invocationsOf(store, r.attempt_id);
+        assert.equal(rows.filter((x) => x.tool_name === 'send_text').length, 3);
+        assert.equal((await getWorld(store, { world_slug: 'park' })).head_turn, 0);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
