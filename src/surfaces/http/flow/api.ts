@@ -217,7 +217,7 @@ export const flowApiRoutes: FlowApiRoute[] = [
         request_id: req.request_id,
         correlation_id: req.correlation_id ?? null,
       });
-      await svc.watchRun?.({ ...created, created_at: new Date().toISOString() });
+      await svc.watchRun?.(created);
       svc.engine.continueRun(created.flowchart_run_id).catch((err) => svc.onBackgroundError?.(err));
       return ok(req, { flowchart_id: created.flowchart_id, flowchart_run_id: created.flowchart_run_id }, 202);
     },
