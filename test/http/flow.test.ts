@@ -99,6 +99,22 @@ describeEachStore('flowcharts over HTTP', (factory) => {
         assert.equal(decisions.body.items[0].request_id, started.body.request_id);
         assert.equal(decisions.body.items[0].correlation_id, 'corr-http');
 
+        // The resource catalog (browser + JSON) lists flowcharts and node artifacts too.
+        const catalog = await call('GET', `/node-artifacts?flowchart_run_id=${runId}&limit=2`);
+        assert.equal(catalog.status, 200);
+        assert.equal(catalog.body.items.length, 2);
+        const page2 = await call(
+          'GET',
+          `/node-artifacts?flowchart_run_id=${runId}&limit=2&cursor=${catalog.body.next_cursor}`,
+        );
+        assert.ok(page2.body.items[0].artifact_id < catalog.body.items[1].artifact_id, 'keyset pages');
+        const detail = await call('GET', `/node-artifacts/${catalog.body.items[0].artifact_id}`);
+        assert.equal(detail.body.links.flowchart, `/flowcharts/${encodeURIComponent(id)}`);
+        assert.equal((await call('GET', `/flowcharts/${id}`)).body.graph.validation.valid, true);
+        const html = await fetch(`${http.url}/node-artifacts?format=html`, { headers: auth });
+        assert.equal(html.status, 200);
+        assert.match(await html.text(), /Node artifacts/);
+
         // Events: subscribe to a queued run over SSE and Socket.IO, then execute it.
         const queued = await createFlowRun(store, kit.engine, id, { input: { message: 'jam' } });
         const sse = await connectSse(
