@@ -7,6 +7,7 @@
 import type { Server } from 'socket.io';
 import { errorEnvelope, invalidInput, NoemaError } from '../../../core/errors.ts';
 import { isUuid } from '../../../core/ids.ts';
+import { getRunStatus } from '../../../engine/index.ts';
 import { type FlowEvent, readFlowRunRow, toFlowEvent } from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { FeedSink, RunFeeds, StreamEvent } from '../events/feed.ts';
@@ -146,7 +147,9 @@ export class FlowEventHub {
           if (typeof flowchart_id !== 'string' || typeof flowchart_run_id !== 'string')
             throw invalidInput('flowchart:subscribe needs { flowchart_id, flowchart_run_id }');
           const run = await runOf(this.#store, flowchart_id, flowchart_run_id);
-          await this.watch(run);
+          // A finished run emits nothing more: no feed to hold open for it.
+          const { status } = await getRunStatus(this.#store, flowchart_run_id);
+          if (!['completed', 'failed', 'cancelled'].includes(status)) await this.watch(run);
           await socket.join([flowchartRunRoom(flowchart_run_id), flowchartRoom(flowchart_id)]);
           reply({ ok: true, flowchart_id, flowchart_run_id });
         } catch (err) {
