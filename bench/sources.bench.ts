@@ -64,7 +64,6 @@ export function storeLifecycle(store: Store, sourceHash: string): () => Promise<
           owner_process_id: lease.processId,
         },
         redactor,
-        store.capabilities.concurrentWriters,
       );
       await insertLlmCall(
         tx,

@@ -1,6 +1,10 @@
-/** Architecture enforced by tests: layers import only inward, and no module imports itself in a cycle. */
+/**
+ * Architecture enforced by tests: layers import only inward, code above a layer imports only its
+ * front door, and no module imports itself in a cycle. Static and dynamic `import()` both count.
+ */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 
@@ -15,13 +19,36 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/g;
+const STATIC_IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/g;
+/** `import('…')`, in code (`await import(…)`) or in a type position (`import('…').Type`). */
+const DYNAMIC_IMPORT = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
-function importsOf(file: string): Array<{ target: string; typeOnly: boolean }> {
+interface ImportEdge {
+  target: string;
+  /** Erased at run time: `import type`, or `import('…')` used as a type. */
+  typeOnly: boolean;
+  /** `import('…')`: loaded when reached, so it cannot make a load-time cycle. */
+  dynamic: boolean;
+}
+
+function importsOf(file: string): ImportEdge[] {
   const text = readFileSync(file, 'utf8');
-  const out: Array<{ target: string; typeOnly: boolean }> = [];
-  for (const m of text.matchAll(IMPORT)) {
-    out.push({ target: resolve(dirname(file), m[1]!), typeOnly: /^\s*(import|export)\s+type\s/.test(m[0]) });
+  const out: ImportEdge[] = [];
+  for (const m of text.matchAll(STATIC_IMPORT)) {
+    out.push({
+      target: resolve(dirname(file), m[1]!),
+      typeOnly: /^\s*(import|export)\s+type\s/.test(m[0]),
+      dynamic: false,
+    });
+  }
+  for (const m of text.matchAll(DYNAMIC_IMPORT)) {
+    const at = m.index ?? 0;
+    // Loaded at run time when awaited or chained; otherwise `import('…').Name` names a type.
+    const runtime =
+      /await\s*$/.test(text.slice(Math.max(0, at - 12), at)) ||
+      /^\s*\.then\s*\(/.test(text.slice(at + m[0].length, at + m[0].length + 12));
+    out.push({ target: resolve(dirname(file), m[1]!), typeOnly: !runtime, dynamic: true });
   }
   return out;
 }
@@ -67,13 +94,66 @@ test('layers import only inward (surfaces → runtimes → engine/memory/sources
   assert.deepEqual(violations, []);
 });
 
+/**
+ * The files of a layer that code in other layers may import: its front door (`index.ts`), its
+ * contract file where it has one, and `migrations.ts`, the light door through which the
+ * composition root reads a layer's schema without loading the layer. Sources also has
+ * `recovery.ts`, startup recovery without the source kinds (~30 MB of RSS). Layers not listed
+ * (core, runtimes, app, testing) are folders of independent modules.
+ */
+const FRONT_DOORS: Record<string, readonly string[]> = {
+  store: ['store.ts', 'index.ts'],
+  sources: ['index.ts', 'migrations.ts', 'recovery.ts'],
+  memory: ['index.ts', 'migrations.ts'],
+  engine: ['index.ts', 'engine.ts', 'migrations.ts'],
+};
+
+test('code above a layer imports only its front door (static and dynamic imports)', () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(src)) {
+    const from = layerOf(file);
+    for (const { target } of importsOf(file)) {
+      if (!target.startsWith(src)) continue;
+      const to = layerOf(target);
+      const doors = FRONT_DOORS[to];
+      if (to === from || !doors) continue;
+      const inside = relative(join(src, to), target);
+      if (!doors.includes(inside)) {
+        violations.push(
+          `${relative(root, file)} imports ${relative(root, target)}: use src/${to}/{${doors.join(',')}}`,
+        );
+      }
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('the import scanner sees dynamic and type-position imports', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'noema-arch-'));
+  const file = join(dir, 'probe.ts');
+  writeFileSync(
+    file,
+    [
+      "import { a } from './static.ts';",
+      "const m = await import('./dynamic.ts');",
+      "type T = import('./typed.ts').T;",
+    ].join('\n'),
+  );
+  const edges = importsOf(file).map((e) => [relative(dir, e.target), e.typeOnly, e.dynamic]);
+  assert.deepEqual(edges, [
+    ['static.ts', false, false],
+    ['dynamic.ts', false, true],
+    ['typed.ts', true, true],
+  ]);
+});
+
 test('there are no import cycles between modules', () => {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(src)) {
     graph.set(
       file,
       importsOf(file)
-        .filter((i) => !i.typeOnly && i.target.startsWith(src))
+        .filter((i) => !i.typeOnly && !i.dynamic && i.target.startsWith(src))
         .map((i) => i.target),
     );
   }

@@ -4,7 +4,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
-import { parseStoreTarget, type StoreTarget } from '../store/open.ts';
+import { parseStoreTarget, type StoreTarget } from '../store/index.ts';
 
 export interface NoemaConfig {
   store: StoreTarget;

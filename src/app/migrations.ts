@@ -1,20 +1,16 @@
 /**
  * The one ordered migration list, assembled from the subsystems that own them.
- * Id ranges: foundation 1–99, reasoning memory 100–199, tasks 200–299, sources 300–399,
- * engine 400–499, long-term memory 500–509, runtimes 510+.
+ * Id ranges: foundation 1–99, memory 100–199 (long-term memory 130–139), tasks 200–299, sources 300–399,
+ * engine 400–499, runtimes 500+ (worlds 510–599, agents 600–699, flowcharts 700–799).
  */
 
-import { eventMigrations } from '../engine/events/migrations.ts';
 import { engineMigrations } from '../engine/migrations.ts';
-import { longTermMigrations } from '../memory/long-term/index.ts';
-import { graphMigrations } from '../memory/reasoning/graph/migrations.ts';
-import { reasoningMigrations } from '../memory/reasoning/migrations.ts';
-import { tasksMigrations } from '../memory/tasks/migrations.ts';
+import { memoryMigrations } from '../memory/migrations.ts';
 import { agentMigrations } from '../runtimes/agent/migrations.ts';
 import { flowMigrations } from '../runtimes/flow/migrations.ts';
 import { worldMigrations } from '../runtimes/world/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
-import type { Migration } from '../store/migrations.ts';
+import type { Migration } from '../store/index.ts';
 
 const foundation: Migration[] = [
   {
@@ -26,13 +22,9 @@ const foundation: Migration[] = [
 
 export const migrations: readonly Migration[] = [
   ...foundation,
-  ...reasoningMigrations,
-  ...graphMigrations,
-  ...tasksMigrations,
+  ...memoryMigrations,
   ...sourcesMigrations,
   ...engineMigrations,
-  ...eventMigrations,
-  ...longTermMigrations,
   ...worldMigrations,
   ...agentMigrations,
   ...flowMigrations,

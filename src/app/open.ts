@@ -3,9 +3,8 @@
  * Startup recovery runs here, so calls left `running` by a dead process read `interrupted`.
  */
 import { migrateLegacyFlowchartConfigs } from '../runtimes/flow/legacy.ts';
-import { recoverInterruptedInvocations } from '../sources/invocations/recover.ts';
-import { openStore } from '../store/open.ts';
-import type { Store } from '../store/store.ts';
+import { recoverInterruptedInvocations } from '../sources/recovery.ts';
+import { openStore, type Store } from '../store/index.ts';
 import type { NoemaConfig } from './config.ts';
 import { migrations } from './migrations.ts';
 

@@ -19,7 +19,7 @@ export function resolveToken(configured: string | undefined, dataDir: string): R
   } catch {
     // No token yet: generate below.
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(24).toString('base64url');
   writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'w' });
   return { token, generated: true, path };

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ErrorCode, errorEnvelope, invalidInput, isNoemaError, NoemaError, toNoemaError } from './errors.ts';
+import {
+  ERROR_CODES,
+  ErrorCode,
+  errorEnvelope,
+  invalidInput,
+  isErrorCode,
+  isNoemaError,
+  NoemaError,
+  toNoemaError,
+} from './errors.ts';
 
 describe('NoemaError', () => {
   it('carries code, message, details, hint, retryable and status', () => {
@@ -21,7 +32,7 @@ describe('NoemaError', () => {
   });
 
   it('defaults to empty details and not retryable', () => {
-    const e = new NoemaError('X', 'm');
+    const e = new NoemaError('INTERNAL', 'm');
     assert.deepEqual(e.details, {});
     assert.equal(e.retryable, false);
     assert.equal(e.hint, undefined);
@@ -36,7 +47,7 @@ describe('NoemaError', () => {
       details: { id: 1 },
       retryable: false,
     });
-    const withHint = new NoemaError('X', 'm', { hint: 'h' }).toJSON();
+    const withHint = new NoemaError('INTERNAL', 'm', { hint: 'h' }).toJSON();
     assert.equal(withHint.hint, 'h');
   });
 });
@@ -74,6 +85,7 @@ describe('errorEnvelope', () => {
       code: 'INVALID_INPUT',
       message: 'bad name',
       details: { field: 'name' },
+      retryable: false,
       request_id: 'r1',
       correlation_id: 'c1',
       hint: 'use letters',
@@ -99,8 +111,38 @@ describe('invalidInput', () => {
 
 describe('isNoemaError', () => {
   it('distinguishes NoemaErrors from other values', () => {
-    assert.equal(isNoemaError(new NoemaError('X', 'm')), true);
+    assert.equal(isNoemaError(new NoemaError('INTERNAL', 'm')), true);
     assert.equal(isNoemaError(new Error('m')), false);
     assert.equal(isNoemaError({ code: 'X', message: 'm', details: {} }), false);
+  });
+});
+
+describe('error codes', () => {
+  it('are a closed union: an unlisted code does not type-check', () => {
+    // @ts-expect-error 'NOT_A_CODE' is not in ERROR_CODES (tsc fails here if the union widens to string)
+    const e = new NoemaError('NOT_A_CODE', 'm');
+    assert.equal(isErrorCode(e.code), false);
+    assert.equal(isErrorCode('INVALID_INPUT'), true);
+  });
+
+  it('are listed once each, in UPPER_SNAKE_CASE', () => {
+    assert.equal(new Set(ERROR_CODES).size, ERROR_CODES.length);
+    for (const code of ERROR_CODES) assert.match(code, /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/);
+  });
+
+  it('every code a NoemaError is raised with in src/ is listed', () => {
+    const src = join(import.meta.dirname, '..');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.spec.ts'),
+    );
+    const unlisted: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(src, f), 'utf8');
+      for (const m of text.matchAll(/NoemaError\(\s*'([A-Z_]+)'/g)) {
+        if (!isErrorCode(m[1])) unlisted.push(`${f}: ${m[1]}`);
+      }
+    }
+    assert.ok(files.length > 50, 'the scan found the source tree');
+    assert.deepEqual(unlisted, []);
   });
 });

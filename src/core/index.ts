@@ -4,7 +4,16 @@ export type { FitToBudgetOptions, FitToBudgetResult } from './budget.ts';
 export { clampString, DEFAULT_MAX_CHARS, fitToBudget, jsonSize } from './budget.ts';
 export { canonicalJson } from './canonical-json.ts';
 export type { ErrorEnvelope, NoemaErrorJson, NoemaErrorOptions } from './errors.ts';
-export { ErrorCode, errorEnvelope, invalidInput, isNoemaError, NoemaError, toNoemaError } from './errors.ts';
+export {
+  ERROR_CODES,
+  ErrorCode,
+  errorEnvelope,
+  invalidInput,
+  isErrorCode,
+  isNoemaError,
+  NoemaError,
+  toNoemaError,
+} from './errors.ts';
 export { contentHash, isSha256Hex, sha256Hex } from './hash.ts';
 export type { IdResult } from './ids.ts';
 export {

@@ -37,7 +37,7 @@ export type JsonSchema = Record<string, unknown> | boolean;
 /** Options for `assertValid`. */
 export interface AssertValidOptions {
   /** Error code to throw; defaults to SCHEMA_INVALID. */
-  code?: string;
+  code?: ErrorCode;
   /** What is being validated, for the message (e.g. "tool arguments"). */
   what?: string;
 }

@@ -9,10 +9,40 @@ export type WarningCode =
   | 'NOEMA_EVENT_MALFORMED'
   | 'NOEMA_EVENT_LISTENER_FAILED'
   | 'NOEMA_EVENT_FLUSH_FAILED'
+  | 'NOEMA_EVENT_SEQ_EXHAUSTED'
   | 'NOEMA_LISTEN_LOST'
   | 'NOEMA_LISTEN_RESTORED';
 
 export function warn(code: WarningCode, message: string, details?: Record<string, unknown>): void {
   const text = details === undefined ? message : `${message} ${JSON.stringify(details)}`;
   process.emitWarning(text, { type: 'NoemaWarning', code });
+}
+
+/**
+ * A failure that may repeat (every step's NOTIFY refused, a flood of unreadable notifications): the
+ * first failure is logged, repeats are counted silently until `ok()` reports recovery, so one incident
+ * is one line however long it lasts.
+ */
+export class Incident {
+  readonly #code: WarningCode;
+  #open = false;
+  /** Failures since the incident opened (the logged one included). */
+  repeats = 0;
+
+  constructor(code: WarningCode) {
+    this.#code = code;
+  }
+
+  fail(message: string, details?: Record<string, unknown>): void {
+    this.repeats++;
+    if (this.#open) return;
+    this.#open = true;
+    warn(this.#code, `${message} (repeats are not logged until it recovers)`, details);
+  }
+
+  ok(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.repeats = 0;
+  }
 }

@@ -1,6 +1,11 @@
 /** Event `seq`: strictly increasing per run, identical in every process, above a dead process's after a takeover. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, CountingExecutor, humanGraph, registerKit } from '../testing/engine-kit.ts';
@@ -8,6 +13,21 @@ import { createEngine } from './create-engine.ts';
 import type { EngineEvent, GraphSpec, NodeType } from './engine.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const WORKER = fileURLToPath(new URL('../testing/engine-worker.ts', import.meta.url));
+
+function readSeqs(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [(JSON.parse(l) as { seq: number }).seq];
+      } catch {
+        return []; // a line cut by the kill
+      }
+    });
+}
 
 function assertIncreasing(events: readonly EngineEvent[], what: string): void {
   for (let i = 1; i < events.length; i++) {
@@ -90,7 +110,7 @@ describeEachStore('engine events: seq', (factory) => {
       await first.subscribe(run_id, (e) => firstSeen.push(e));
       await second.subscribe(run_id, (e) => secondSeen.push(e));
       const running = first.continueRun(run_id);
-      for (let i = 0; i < 200 && calls < 2; i++) await sleep(5);
+      for (let i = 0; i < 1000 && calls < 2; i++) await sleep(5);
       assert.equal(calls, 2, 'the first process is inside its second step');
       // The first process is presumed dead: its lease expired (as after kill -9; the crash suite kills for real).
       await store.run('UPDATE engine_runs SET lease_expires_at = 0');
@@ -112,7 +132,100 @@ describeEachStore('engine events: seq', (factory) => {
     }
   });
 
+  test('after kill -9 the process finishing the run numbers its events above every event the killed process delivered', async () => {
+    const { store, url, dispose } = await factory.open();
+    const dir = mkdtempSync(join(tmpdir(), 'noema-seq-'));
+    try {
+      const engine = createEngine(store, { actions: new CountingExecutor(), fanOut: false });
+      registerKit(engine);
+      const { run_id } = await engine.createRun(actLoopGraph(8, 30));
+      const file = join(dir, 'events.jsonl');
+      const child = spawn(process.execPath, [WORKER, 'drain'], {
+        env: {
+          ...process.env,
+          NOEMA_DB: url,
+          ENGINE_LEASE_MS: '300',
+          ENGINE_IDLE_EXIT_MS: '500',
+          ENGINE_EVENTS: file,
+          ENGINE_EVENTS_RUN: run_id,
+        },
+        stdio: 'ignore',
+      });
+      const exited = new Promise((r) => child.on('exit', r));
+      for (let i = 0; i < 1000 && readSeqs(file).length < 6; i++) await sleep(10);
+      child.kill('SIGKILL');
+      await exited;
+      const dead = readSeqs(file);
+      assert.ok(dead.length >= 6, 'the killed process delivered events before dying');
+      assert.notEqual((await engine.getRun(run_id)).status, 'completed', 'killed mid-run');
+      const seen: EngineEvent[] = [];
+      await engine.subscribe(run_id, (e) => seen.push(e));
+      let status = 'running';
+      // The dead process's lease (300 ms) must expire before this process can claim the run.
+      for (let i = 0; i < 200 && status === 'running'; i++) {
+        status = (await engine.continueRun(run_id)).status;
+        if (status === 'running') await sleep(25);
+      }
+      assert.equal(status, 'completed');
+      assertIncreasing(seen, 'the finishing process');
+      assert.ok(
+        seen[0]!.seq > Math.max(...dead),
+        `first seq after the crash ${seen[0]!.seq} is above the killed process's last ${Math.max(...dead)}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await dispose();
+    }
+  });
+
   test('a subscriber in another process sees the same events with the same seqs, in order', async (t) => {
+    const { store, url, dispose } = await factory.open();
+    if (!store.capabilities.supportsListenNotify) {
+      await dispose();
+      t.skip('this store has no LISTEN/NOTIFY: there is no other process to see the events');
+      return;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'noema-seq-'));
+    try {
+      const watcher = createEngine(store);
+      registerKit(watcher);
+      const { run_id } = await watcher.createRun(actLoopGraph(4));
+      const remote: Array<EngineEvent & { origin?: string }> = [];
+      await watcher.subscribe(run_id, (e) => remote.push(e));
+      // The run executes in a real second process, which records every event it delivers in-process.
+      const file = join(dir, 'events.jsonl');
+      const child = spawn(process.execPath, [WORKER, 'drain'], {
+        env: {
+          ...process.env,
+          NOEMA_DB: url,
+          ENGINE_IDLE_EXIT_MS: '200',
+          ENGINE_EVENTS: file,
+          ENGINE_EVENTS_RUN: run_id,
+        },
+        stdio: 'ignore',
+      });
+      assert.equal(await new Promise((r) => child.on('exit', r)), 0);
+      const local = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { seq: number; type: string; pid: number });
+      for (let i = 0; i < 200 && remote.length < local.length; i++) await sleep(10);
+      await watcher.close();
+      assert.ok(local.length > 5);
+      assert.deepEqual(
+        remote.map((e) => [e.seq, e.type]),
+        local.map((e) => [e.seq, e.type]),
+        'the same events, with the same seqs, in the same order',
+      );
+      assert.ok(remote.every((e) => e.origin !== watcher.owner && typeof e.origin === 'string'));
+      assertIncreasing(remote, 'received through NOTIFY');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await dispose();
+    }
+  });
+
+  test('progress of a long node reaches other processes while it runs, not only at its commit', async (t) => {
     const { store, url, dispose } = await factory.open();
     if (!store.capabilities.supportsListenNotify) {
       await dispose();
@@ -121,25 +234,52 @@ describeEachStore('engine events: seq', (factory) => {
     }
     const other = await openStore(parseStoreTarget(url));
     try {
-      const runner = createEngine(store, { actions: new CountingExecutor() });
-      registerKit(runner);
+      let open: () => void = () => {};
+      const gate = new Promise<void>((r) => {
+        open = r;
+      });
+      const runner = createEngine(store);
+      runner.register({
+        type: 'long',
+        async execute(ctx) {
+          ctx.update({ tokens: 'hel' });
+          ctx.update({ tokens: 'lo' });
+          await gate;
+          return { kind: 'ok' };
+        },
+      } as NodeType<never>);
       const watcher = createEngine(other);
-      registerKit(watcher);
-      const { run_id } = await runner.createRun(actLoopGraph(4));
+      const { run_id } = await runner.createRun({
+        entry: 'l',
+        nodes: [
+          { id: 'l', type: 'long' },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [{ from: 'l', to: 'end' }],
+      });
       const local: EngineEvent[] = [];
       const remote: EngineEvent[] = [];
       await runner.subscribe(run_id, (e) => local.push(e));
       await watcher.subscribe(run_id, (e) => remote.push(e));
-      await runner.continueRun(run_id);
+      const running = runner.continueRun(run_id);
+      const live = await (async () => {
+        for (let i = 0; i < 300; i++) {
+          if (remote.filter((e) => e.type === 'node.updated').length === 2) return true;
+          await sleep(10);
+        }
+        return false;
+      })();
+      open();
+      assert.equal((await running).status, 'completed');
+      assert.ok(live, 'both updates arrived while the node was still running');
       for (let i = 0; i < 200 && remote.length < local.length; i++) await sleep(10);
+      assert.deepEqual(
+        remote.map((e) => e.seq),
+        local.map((e) => e.seq),
+        'nothing sent twice or lost by the extra flush',
+      );
       await watcher.close();
       await runner.close();
-      const strip = (e: EngineEvent & { origin?: string }) => {
-        const { origin: _o, ...rest } = e;
-        return rest;
-      };
-      assert.deepEqual(remote.map(strip), local);
-      assertIncreasing(local, 'in-process');
     } finally {
       await other.close();
       await dispose();

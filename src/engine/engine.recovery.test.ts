@@ -102,7 +102,10 @@ describeEachStore('engine crash recovery', (factory) => {
       for (const c of run.contracts) {
         assert.ok(c.status === 'COMPLETED' || c.status === 'FAILED', c.status);
         if (c.status === 'COMPLETED') assert.ok(calls.includes(c.contract_id));
-        if (c.status === 'FAILED') assert.match(c.error_message ?? '', /interrupted/);
+        if (c.status === 'FAILED') {
+          assert.match(c.error_message ?? '', /interrupted/);
+          assert.equal(c.error?.code, 'ACTION_INTERRUPTED');
+        }
       }
       assert.equal((run.state.messages as string[]).length, limit, 'each step appended exactly once');
     } finally {
@@ -119,7 +122,7 @@ describeEachStore('engine crash recovery', (factory) => {
       registerKit(engine);
       engine.register({
         type: 'traced',
-        execute: () => ({ kind: 'fail', code: 'NOT_HERE', message: 'runs in workers' }),
+        execute: () => ({ kind: 'fail', code: 'NODE_FAILED', message: 'runs in workers' }),
       });
       const runs = [];
       for (let i = 0; i < 12; i++) runs.push((await engine.createRun(tracedGraph)).run_id);

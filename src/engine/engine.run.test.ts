@@ -205,6 +205,13 @@ describeEachStore('engine runs', (factory) => {
       const [c] = run.completed_executions;
       assert.equal(c?.status, 'FAILED');
       assert.equal(c?.error_message, 'tool exploded');
+      // The same failure as data, read back from the store: no one parses error_message.
+      assert.deepEqual(c?.error, {
+        code: 'ACTION_FAILED',
+        message: 'tool exploded',
+        retryable: false,
+        details: {},
+      });
       assert.equal(c?.observation, 'Error: tool exploded');
       assert.deepEqual(run.state.messages, ['FAILED:null']);
     } finally {

@@ -4,6 +4,7 @@
  * `graph/`, `contracts/`, `journal/`, `run/`, `actions/` and `events/`; code above this layer sees only
  * this file (re-exported by `index.ts`). The engine knows no node types: runtimes register them.
  */
+import type { ErrorCode } from '../core/errors.ts';
 import type { JsonSchema } from '../core/schema-registry.ts';
 
 /** Any JSON value the engine stores. Values must survive `JSON.stringify` round trips. */
@@ -106,6 +107,17 @@ export interface ContractTransition {
   actor: string;
 }
 
+/**
+ * Why a contract FAILED, as data: the NoemaError's stable `code`, `message`, `retryable` and
+ * `details` (a source failure's `details.failure_class` among them). Branch on `code`.
+ */
+export interface ContractFailure {
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  details: Record<string, unknown>;
+}
+
 /** An executable action with a state machine (seed 000). Consumers read `status`, never observation strings. */
 export interface ExecutionContract {
   contract_id: string;
@@ -113,7 +125,10 @@ export interface ExecutionContract {
   status: ContractStatus;
   payload: Json;
   result: Json | null;
+  /** The seed's human-readable failure text; `error` carries the same failure as data. */
   error_message: string | null;
+  /** Set when the contract FAILED (null otherwise). */
+  error: ContractFailure | null;
   transitions: ContractTransition[];
 }
 
@@ -228,7 +243,7 @@ export type NodeResult =
       contract: NewContract;
     } & NodeEffects)
   | { kind: 'retry_generation'; error: string; corrective: string }
-  | { kind: 'fail'; code: string; message: string };
+  | { kind: 'fail'; code: ErrorCode; message: string };
 
 /** A node type: a small object registered by a runtime. */
 export interface NodeType<Config = Json> {
@@ -250,7 +265,13 @@ export interface NodeType<Config = Json> {
 
 export type ActionOutcome =
   | { ok: true; result: Json; observation?: string }
-  | { ok: false; error_message: string; observation?: string };
+  | {
+      ok: false;
+      error_message: string;
+      /** The failure as data; when omitted the engine records `ACTION_FAILED` with `error_message`. */
+      error?: ContractFailure;
+      observation?: string;
+    };
 
 export interface ActionContext {
   run_id: string;
@@ -272,7 +293,7 @@ export interface ActionExecutor {
 export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
 export interface RunError {
-  code: string;
+  code: ErrorCode;
   message: string;
   node_id?: string;
   details?: Json;
@@ -349,7 +370,8 @@ export interface RunOutcome {
  * `artifact.persisted`, `run.updated` other than `running`) are sent with that transaction's commit
  * and delivered in-process only after it; a rollback drops them. Progress events (`node.started`,
  * `node.updated`, `node.finished`, `run.updated` `running`) are delivered in-process at once and fan
- * out with the run's next commit (re-sent with a later one if that commit rolls back).
+ * out with the run's next commit, or after 50 ms in a transaction of their own (re-sent with a later
+ * one if that commit rolls back).
  */
 export type EngineEvent = { seq: number } & (
   | {

@@ -1,5 +1,6 @@
 /** Public surface of the engine layer: the contract (`engine.ts`), `createEngine`, and pure helpers. */
 
+export { sourcesExecutor } from './actions/sources-executor.ts';
 export {
   CONTRACT_STATUSES,
   canTransition,
@@ -16,4 +17,4 @@ export { EVENTS_CHANNEL } from './events/bus.ts';
 export { NodeRegistry } from './graph/registry.ts';
 export { graphProblems } from './graph/validate.ts';
 export { engineMigrations } from './migrations.ts';
-export { getGraph, getRunStatus, listRuns, type RunFilter, type RunSummary } from './run/read.ts';
+export { getGraph, getRunStatus, listGraphs, listRuns, type RunFilter, type RunSummary } from './run/read.ts';

@@ -2,9 +2,10 @@
  * Engine tables (ids 400–499): content-addressed graphs, runs with leases, the delta journal,
  * periodic snapshots, contracts and artifacts.
  */
-import type { Migration } from '../store/migrations.ts';
+import type { Migration } from '../store/index.ts';
+import { eventMigrations } from './events/migrations.ts';
 
-export const engineMigrations: Migration[] = [
+const tables: Migration[] = [
   {
     id: 400,
     name: 'engine: graphs, runs, journal, snapshots, contracts, artifacts',
@@ -65,4 +66,14 @@ export const engineMigrations: Migration[] = [
       'CREATE INDEX engine_artifacts_run ON engine_artifacts (run_pk, seq)',
     ],
   },
+  {
+    // A failed contract's typed failure ({ code, message, retryable, details } as JSON), beside
+    // the seed's `error_message` string, so callers never parse that string.
+    id: 410,
+    name: 'engine: contract failures as data',
+    up: () => ['ALTER TABLE engine_contracts ADD COLUMN error TEXT'],
+  },
 ];
+
+/** Every engine migration in id order: the tables, then the event pipeline's (420–449). */
+export const engineMigrations: Migration[] = [...tables, ...eventMigrations];

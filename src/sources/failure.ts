@@ -3,24 +3,35 @@
  * carries the failure class recorded on the invocation and whatever response was seen, so an
  * HTTP 500 keeps its body and a timeout keeps the chunks already streamed.
  */
-import { NoemaError } from '../core/errors.ts';
-import type { SourceResponse } from './source.ts';
+import { type ErrorCode, NoemaError } from '../core/errors.ts';
+import type { FailureClass, SourceResponse } from './source.ts';
 
-const CODE_BY_CLASS: Record<string, string> = {
+/** The NoemaError code of each failure class: what callers branch on without reading the class. */
+const CODE_BY_CLASS: Record<FailureClass, ErrorCode> = {
   not_configured: 'SOURCE_NOT_CONFIGURED',
+  network: 'SOURCE_FAILED',
   timeout: 'SOURCE_TIMEOUT',
   cancelled: 'SOURCE_CANCELLED',
+  http_status: 'SOURCE_FAILED',
+  non_json: 'SOURCE_FAILED',
   schema_invalid: 'SOURCE_SCHEMA_INVALID',
   response_format_rejected: 'SOURCE_RESPONSE_FORMAT_REJECTED',
+  protocol: 'SOURCE_FAILED',
+  tool_error: 'SOURCE_FAILED',
+  upstream_error: 'SOURCE_FAILED',
   interrupted: 'SOURCE_INTERRUPTED',
+  internal: 'SOURCE_FAILED',
 };
 
+/** Classes worth retrying unchanged: the wire or the other side may do better next time. */
+const RETRYABLE: ReadonlySet<FailureClass> = new Set(['network', 'timeout', 'http_status']);
+
 export class SourceFailure extends NoemaError {
-  readonly failureClass: string;
+  readonly failureClass: FailureClass;
   readonly response: SourceResponse;
 
   constructor(
-    failureClass: string,
+    failureClass: FailureClass,
     message: string,
     options: {
       response?: SourceResponse;
@@ -29,9 +40,9 @@ export class SourceFailure extends NoemaError {
       details?: Record<string, unknown>;
     } = {},
   ) {
-    super(CODE_BY_CLASS[failureClass] ?? 'SOURCE_FAILED', message, {
+    super(CODE_BY_CLASS[failureClass], message, {
       details: { failure_class: failureClass, ...options.details },
-      retryable: options.retryable ?? ['network', 'timeout', 'http_status'].includes(failureClass),
+      retryable: options.retryable ?? RETRYABLE.has(failureClass),
       ...(options.hint !== undefined ? { hint: options.hint } : {}),
     });
     this.failureClass = failureClass;

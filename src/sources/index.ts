@@ -8,6 +8,12 @@ export {
   putJsonSchema,
   putResponseSource,
 } from './documents.ts';
+export {
+  type DocumentFilter,
+  type DocumentPage,
+  listJsonSchemas,
+  listResponseSources,
+} from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind } from './invocations/annotate.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
@@ -24,3 +30,4 @@ export { ENV_PASSTHROUGH_ENV, STDIO_ALLOW_ENV } from './mcp-tool/stdio-policy.ts
 export { createRedactor, REDACTED, secretsFromEnv } from './redact.ts';
 export { responseSourceFor, sourceInterfaceNames } from './registry.ts';
 export type * from './source.ts';
+export { INVOCATION_KINDS } from './source.ts';

@@ -15,7 +15,7 @@ import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
-import type { FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
+import type { FailureClass, FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
 import { validateWith } from './validators.ts';
 
 export interface InvocationOutcome {
@@ -25,7 +25,7 @@ export interface InvocationOutcome {
   llm_call_id: string | null;
   /** `interrupted`: recovery in another process marked the row while the call ran; its result is not used. */
   status: 'succeeded' | 'failed' | 'interrupted';
-  failure_class: string | null;
+  failure_class: FailureClass | null;
   /** The JSON result (validated when a result schema was given); undefined on failure. */
   output: unknown;
   /** On failure: the typed error (a SourceFailure for expected failures). */
@@ -83,7 +83,6 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
           owner_process_id: lease.processId,
         },
         redactor,
-        store.capabilities.concurrentWriters,
       );
       await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
       return n;
@@ -197,7 +196,7 @@ async function finishAsInternal(
     failure_message: failure.message,
     validation_status: null,
   };
-  const info = { failure_class: 'internal', message: failure.message };
+  const info = { failure_class: 'internal' as const, message: failure.message };
   const finish = { status: 'failed' as const, ended_at: times.ended_at, failure: info, output: undefined };
   const validation = { status: 'not_checked' as const, errors: [] };
   try {

@@ -2,7 +2,7 @@
  * Tables owned by sources (ids 300–399): content-addressed source definitions and schemas,
  * durable source invocations, the rich LLM call trace, and the process leases recovery reads.
  */
-import type { Migration } from '../store/migrations.ts';
+import type { Migration } from '../store/index.ts';
 
 const documents: Migration = {
   id: 300,

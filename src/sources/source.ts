@@ -35,19 +35,22 @@ export interface StoredResponseSource {
  * Why an invocation happened. Seed 004 names the first three; the agent and flowchart
  * runtimes add theirs. The column is TEXT so a new runtime adds a kind without a migration.
  */
-export type InvocationKind =
-  | 'llm_generation'
-  | 'ambient_context'
-  | 'model_elected_tool'
-  | 'agent_tool_call'
-  | 'flow_node'
-  | 'manual';
+export const INVOCATION_KINDS = [
+  'llm_generation',
+  'ambient_context',
+  'model_elected_tool',
+  'agent_tool_call',
+  'flow_node',
+  'manual',
+] as const;
+
+export type InvocationKind = (typeof INVOCATION_KINDS)[number];
 
 export type InvocationStatus = 'running' | 'succeeded' | 'failed' | 'interrupted';
 
 /**
- * Stable failure classes recorded in `source_invocations.failure_class`. Implementations may
- * add their own lower_snake names; these are the shared ones callers branch on.
+ * Stable failure classes recorded in `source_invocations.failure_class`, the ones callers
+ * branch on. A new class is a one-line edit here plus its code in `failure.ts`'s table.
  */
 export type FailureClass =
   | 'not_configured'
@@ -60,7 +63,9 @@ export type FailureClass =
   | 'response_format_rejected'
   | 'protocol'
   | 'tool_error'
-  | 'interrupted';
+  | 'upstream_error'
+  | 'interrupted'
+  | 'internal';
 
 /**
  * Where an invocation sits in the caller's work. Every field is optional and nullable; the
@@ -153,7 +158,7 @@ export interface FinishContext {
   tx: Queryable;
   status: 'succeeded' | 'failed';
   ended_at: number;
-  failure: { failure_class: string; message: string } | null;
+  failure: { failure_class: FailureClass; message: string } | null;
   output: unknown;
   validation: { status: 'valid' | 'invalid' | 'not_checked'; errors: unknown[] };
   redactor: Redactor;

@@ -1,6 +1,5 @@
 /** Public surface of the store layer. */
 
-export { advisoryLockKey, lockScope } from './advisory-lock.ts';
 export { type Migration, type MigrationReport, migrate } from './migrations.ts';
 export {
   DEFAULT_DB_PATH,

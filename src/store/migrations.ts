@@ -3,7 +3,6 @@
  * migrations; the application assembles the list (`src/app/migrations.ts`).
  */
 import { NoemaError } from '../core/errors.ts';
-import { lockScope } from './advisory-lock.ts';
 import type { Dialect, Store } from './store.ts';
 
 export interface Migration {
@@ -49,7 +48,7 @@ async function isCurrent(store: Store, migrations: readonly Migration[]): Promis
 /**
  * Applies every migration not yet recorded in `schema_migrations`, each in its own
  * transaction with its record. Refuses (changing nothing) a store whose schema has
- * migrations this code does not know. On PostgreSQL the whole run holds an advisory lock so
+ * migrations this code does not know. The whole run holds `lockKey('noema:migrations')` so
  * processes starting together apply each migration once.
  */
 export async function migrate(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
@@ -57,7 +56,7 @@ export async function migrate(store: Store, migrations: readonly Migration[]): P
   if (await isCurrent(store, migrations)) return { applied: [], current: migrations.at(-1)?.id ?? 0 };
   const applied: MigrationReport['applied'] = [];
   await store.transaction(async (tx) => {
-    await lockScope(tx, store.capabilities, 'noema:migrations');
+    await tx.lockKey('noema:migrations');
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_migrations (
          id ${store.dialect.bigint} PRIMARY KEY,

@@ -5,7 +5,10 @@ import { type Migration, migrate } from './migrations.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
-export type StoreTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+/** Where the data lives. `setting` names the configuration it came from, for error messages. */
+export type StoreTarget =
+  | { kind: 'sqlite'; path: string; setting?: string }
+  | { kind: 'postgres'; url: string; setting?: string };
 
 export const DEFAULT_DB_PATH = './.noema/noema.db';
 
@@ -31,13 +34,13 @@ export function parseStoreTarget(value: string | undefined, setting = 'NOEMA_DB'
       throw invalid('not a valid postgres:// URL');
     }
     if (!url.hostname && !url.searchParams.get('host')) throw invalid('the postgres:// URL names no host');
-    return { kind: 'postgres', url: raw };
+    return { kind: 'postgres', url: raw, setting };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
     throw invalid(`unsupported scheme in "${raw.split('://')[0]}://"`);
-  if (raw === ':memory:') return { kind: 'sqlite', path: raw };
+  if (raw === ':memory:') return { kind: 'sqlite', path: raw, setting };
   if (raw.endsWith('/')) throw invalid('names a directory, not a database file');
-  return { kind: 'sqlite', path: resolve(raw) };
+  return { kind: 'sqlite', path: resolve(raw), setting };
 }
 
 export interface OpenStoreOptions {
@@ -49,8 +52,11 @@ export async function openStore(target: StoreTarget, options: OpenStoreOptions =
   // The pg driver is loaded only for PostgreSQL targets: embedded processes stay lighter.
   const store: Store =
     target.kind === 'postgres'
-      ? await (await import('./postgres/postgres-store.ts')).PostgresStore.connect({ url: target.url })
-      : new SqliteStore({ path: target.path });
+      ? await (await import('./postgres/postgres-store.ts')).PostgresStore.connect({
+          url: target.url,
+          ...(target.setting ? { setting: target.setting } : {}),
+        })
+      : new SqliteStore({ path: target.path, ...(target.setting ? { setting: target.setting } : {}) });
   if (options.migrations) {
     try {
       await migrate(store, options.migrations);

@@ -2,7 +2,9 @@
 import { describeEachStore } from '../testing/each-store.ts';
 import { concurrencySpecs } from './conformance/concurrency.spec.ts';
 import { listenSpecs } from './conformance/listen.spec.ts';
+import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
+import { paramSpecs } from './conformance/params.spec.ts';
 import { errorSpecs, transactionSpecs } from './conformance/transactions.spec.ts';
 
 describeEachStore('store: transactions', transactionSpecs);
@@ -10,3 +12,5 @@ describeEachStore('store: concurrency', concurrencySpecs);
 describeEachStore('store: migrations', migrationSpecs);
 describeEachStore('store: typed errors', errorSpecs);
 describeEachStore('store: listen through faults', listenSpecs);
+describeEachStore('store: parameter values', paramSpecs);
+describeEachStore('store: locks and catalog', lockSpecs);

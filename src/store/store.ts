@@ -39,6 +39,19 @@ export interface Transaction extends Queryable {
    * store isolates it, e.g. in a savepoint): callers may log and go on to commit.
    */
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Serializes this transaction with every other transaction that locks the same `scope`, until
+   * it commits or rolls back (read-then-write on a key: allocate the next number, apply each
+   * migration once). PostgreSQL takes a transaction-scoped advisory lock on a hash of `scope`;
+   * SQLite has nothing to do, because its write transactions already exclude each other.
+   */
+  lockKey(scope: string): Promise<void>;
+  /**
+   * Locks the rows `select` (a plain `SELECT … FROM one table WHERE …`, without a locking clause)
+   * returns until the transaction ends: `update` (default) excludes other lockers and writers,
+   * `share` only writers. A no-op where write transactions already exclude each other (SQLite).
+   */
+  lockRows(select: string, params?: readonly SqlValue[], mode?: 'update' | 'share'): Promise<void>;
 }
 
 /** Real differences between backends, as flags. Never branch on the backend's name. */
@@ -47,13 +60,18 @@ export interface StoreCapabilities {
   readonly supportsSkipLocked: boolean;
   /** `LISTEN/NOTIFY` fans events out to other processes. */
   readonly supportsListenNotify: boolean;
-  /** Writers from several connections proceed in parallel (otherwise they are serialized). */
+  /**
+   * Writers from several connections proceed in parallel (otherwise they are serialized). It
+   * answers "can writes overlap?" (e.g. how hard a test can push); locking is `lockKey`/`lockRows`.
+   */
   readonly concurrentWriters: boolean;
 }
 
-/** SQL type names for migrations, so one migration list serves both dialects. */
+/**
+ * SQL fragments that differ between backends: type names for migrations, so one migration list
+ * serves both, and row-locking clauses for statements that must lock inside themselves.
+ */
 export interface Dialect {
-  readonly name: 'sqlite' | 'postgres';
   /** `INTEGER PRIMARY KEY AUTOINCREMENT` / `BIGSERIAL PRIMARY KEY`: a monotonically allocated id. */
   readonly autoId: string;
   /** A 64-bit integer column type. */
@@ -64,6 +82,19 @@ export interface Dialect {
   readonly blob: string;
   /** Full-text search over one TEXT column (SQLite FTS5, PostgreSQL `tsvector` + GIN). */
   readonly fullText: FullTextDialect;
+  /**
+   * Appended to a `SELECT` (also a subquery) inside a write transaction to hold its rows against
+   * concurrent writers until commit: ` FOR SHARE` on PostgreSQL, empty where write transactions
+   * already exclude each other. Prefer `Transaction.lockRows` when a separate statement will do.
+   */
+  readonly forShare: string;
+  /** As `forShare`, excluding other lockers too: ` FOR UPDATE` on PostgreSQL. */
+  readonly forUpdate: string;
+  /**
+   * As `forUpdate`, skipping rows another transaction holds (claiming work among processes):
+   * ` FOR UPDATE SKIP LOCKED` where `capabilities.supportsSkipLocked`, otherwise empty.
+   */
+  readonly forUpdateSkipLocked: string;
 }
 
 /**
@@ -103,6 +134,12 @@ export interface TransactionOptions {
    * read-then-write transaction cannot fail halfway on lock upgrade.
    */
   mode?: 'read' | 'write';
+  /**
+   * `false` lets the commit return before it is durable (PostgreSQL `synchronous_commit = off` for
+   * this transaction; SQLite commits as always). Only for transactions whose loss in a crash loses
+   * nothing that was promised — e.g. one that only sends notifications. Default `true`.
+   */
+  durable?: boolean;
 }
 
 export type Unlisten = () => Promise<void>;
@@ -133,6 +170,8 @@ export interface Store extends Queryable {
    * `options.onGap`; a handler that throws is logged, never crashes the process.
    */
   listen?(channel: string, handler: (payload: string) => void, options?: ListenOptions): Promise<Unlisten>;
+  /** Names of the tables in the store's schema, sorted (the backend's catalog, read portably). */
+  tableNames(): Promise<string[]>;
   /** Releases connections. Idempotent. */
   close(): Promise<void>;
 }

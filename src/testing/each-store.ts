@@ -3,7 +3,7 @@
  * behaviour is specified once. Specs receive a factory for fresh stores.
  */
 import { describe } from 'node:test';
-import type { Migration } from '../store/migrations.ts';
+import type { Migration } from '../store/index.ts';
 import { openTestStore, type StoreKind, selectedStores, type TestStore } from './stores.ts';
 
 export interface StoreFactory {

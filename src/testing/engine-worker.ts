@@ -2,7 +2,9 @@
  * A real engine process for crash and multi-process tests: `node engine-worker.ts drain` claims runs
  * until none is left; `resume <run_id> <contract_id> <json>` answers a WAITING contract. NOEMA_DB names
  * the store, ENGINE_LOG the file the counting executor appends contract ids to, ENGINE_TRACE a file each
- * committed node execution is appended to (`run_id step pid`), ENGINE_LEASE_MS the lease.
+ * committed node execution is appended to (`run_id step pid`), ENGINE_LEASE_MS the lease, and
+ * ENGINE_EVENTS a file each event of run ENGINE_EVENTS_RUN is appended to as it is delivered (one JSON
+ * line; written synchronously, so a kill -9 leaves every event the process delivered).
  */
 import { appendFileSync } from 'node:fs';
 import { migrations } from '../app/migrations.ts';
@@ -29,6 +31,13 @@ if (trace) {
       return { kind: 'ok', writes: { count: n }, route: n < 5 ? 'again' : 'done' };
     },
   });
+}
+
+const eventsFile = process.env.ENGINE_EVENTS;
+if (eventsFile && process.env.ENGINE_EVENTS_RUN) {
+  await engine.subscribe(process.env.ENGINE_EVENTS_RUN, (e) =>
+    appendFileSync(eventsFile, `${JSON.stringify({ seq: e.seq, type: e.type, pid: process.pid })}\n`),
+  );
 }
 
 if (mode === 'drain') {

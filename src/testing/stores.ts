@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrations as allMigrations } from '../app/migrations.ts';
-import type { Migration } from '../store/migrations.ts';
-import { openStore } from '../store/open.ts';
+import type { Migration } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
 import type { Store } from '../store/store.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -79,6 +81,16 @@ describeEachStore('resource catalog over HTTP', (factory) => {
       assert.equal(cut.body.has_more, true);
       assert.equal(cut.body.next_cursor, cut.body.items[0].source_invocation_id);
 
+      // Content-addressed kinds list too (by hash), with their filters.
+      const sources = await http.get('/response-sources?interface=http_json');
+      assert.deepEqual(
+        sources.body.items.map((d: { hash: string }) => d.hash),
+        [weather.hash],
+      );
+      assert.equal(sources.body.items[0].links.self, `/response-sources/hash/${weather.hash}`);
+      assert.equal((await http.get('/response-sources?interface=llm_chat_completions')).body.items.length, 0);
+      assert.equal((await http.get('/json-schemas')).status, 200);
+
       // uses of a content-addressed document.
       const uses = await http.get(`/response-sources/hash/${weather.hash}/uses`);
       assert.equal(uses.status, 200);
@@ -100,6 +112,7 @@ describeEachStore('resource catalog over HTTP', (factory) => {
       assert.equal(detail.body.links.graph, `/graphs/hash/${runs.body.items[0].graph_hash}`);
       const whole = await http.get(detail.body.links.full);
       assert.deepEqual(whole.body.state.messages, [big]);
+      assert.equal((await http.get('/graphs')).body.items[0].links.self, detail.body.links.graph);
       const graphUses = await http.get(`${detail.body.links.graph}/uses`);
       assert.equal(graphUses.body.uses[0].items[0].run_id, run.run_id);
 
@@ -110,10 +123,55 @@ describeEachStore('resource catalog over HTTP', (factory) => {
       assert.match(page.headers.get('content-type') ?? '', /text\/html/);
       assert.match(page.text, /<table>/);
       assert.match(page.text, /href="\/runs"/, 'navigation over all kinds');
+      const paged = await http.get('/source-invocations?format=html&limit=2');
+      const next = /<a href="([^"]+)" rel="next">/.exec(paged.text);
+      assert.ok(next, 'a list page links to the next page');
+      const second = await http.get(next[1]!.replaceAll('&amp;', '&'));
+      assert.match(second.text, /end of list/);
       const one = await http.get(`/source-invocations/${first.source_invocation_id}?format=html`);
       assert.match(one.text, /att-&lt;1&gt;/, 'record values are escaped');
       assert.doesNotMatch(one.text, /att-<1>/);
       assert.match(one.text, new RegExp(`<a href="/response-sources/hash/${weather.hash}">`));
+
+      // A source invocation with an 8 MiB-class body: cut by default, whole on request.
+      const bigServer = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ temperature_f: 70, condition: 'sunny', message: 'y'.repeat(1_000_000) }));
+      });
+      await new Promise<void>((resolve) => bigServer.listen(0, '127.0.0.1', resolve));
+      try {
+        const huge = await invokeSource(store, {
+          source: weather,
+          request: { turn: 9 },
+          kind: 'ambient_context',
+          env: { NOEMA_TOY_WEATHER_URL: `http://127.0.0.1:${(bigServer.address() as AddressInfo).port}` },
+          links: { attempt_id: 'att-big' },
+        });
+        assert.equal(huge.ok, true, huge.error?.message);
+        const bounded = await http.get(`/source-invocations/${huge.source_invocation_id}`);
+        assert.equal(bounded.status, 200);
+        assert.ok(bounded.text.length <= 200_000, `default budget: ${bounded.text.length} chars`);
+        assert.equal(bounded.body.truncated, true);
+        assert.ok(bounded.body.truncated_fields.length > 0);
+        const complete = await http.get(`/source-invocations/${huge.source_invocation_id}?full=true`);
+        assert.equal(complete.body.response_json.message.length, 1_000_000);
+        assert.equal(complete.body.truncated, undefined);
+      } finally {
+        bigServer.close();
+      }
+
+      // Correlation ids are echoed; every JSON route of GET / is in the generated OpenAPI document.
+      const correlated = await http.get('/runs/nope', { headers: { 'x-correlation-id': 'corr-42' } });
+      assert.equal(correlated.headers.get('x-correlation-id'), 'corr-42');
+      assert.equal(correlated.body.correlation_id, 'corr-42');
+      assert.equal((await http.get('/runs', { headers: { 'x-correlation-id': 'bad id' } })).status, 400);
+      const openapi = (await http.get('/openapi.json')).body;
+      for (const route of (await http.get('/')).body.routes as string[]) {
+        const [method, path] = route.split(' ') as [string, string];
+        if (method === 'ANY' || ['/login', '/logout'].includes(path)) continue;
+        const key = path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+        assert.ok(openapi.paths[key]?.[method.toLowerCase()], `${route} is in /openapi.json`);
+      }
 
       // Bad input: typed 4xx, never 500.
       assert.equal((await http.get('/source-invocations?status=bogus')).status, 400);
@@ -132,7 +190,7 @@ describeEachStore('resource catalog over HTTP', (factory) => {
   });
 });
 
-test('a kind registered from outside gets routes, validated filters, links, uses and OpenAPI entries', async () => {
+test('a kind registered from outside gets routes, validated filters, links, uses and OpenAPI entries; an action route gets a validated body', async () => {
   type Note = { note_id: string; tag_hash: string; priority: number; color: string };
   const notes: Note[] = Array.from({ length: 5 }, (_, i) => ({
     note_id: `n${i}`,
@@ -186,7 +244,31 @@ test('a kind registered from outside gets routes, validated filters, links, uses
     port: 0,
     token: TOKEN,
     sessions: new SessionKeeper(loadSessionKey(mkdtempSync(join(tmpdir(), 'noema-kind-')))),
-    routes: catalogRoutes(catalog, { store: null as never }),
+    routes: [
+      ...catalogRoutes(catalog, { store: null as never }),
+      {
+        method: 'POST',
+        path: '/notes/:note_id/pins',
+        summary: 'Pin a note',
+        body: {
+          type: 'object',
+          required: ['until'],
+          properties: { until: { type: 'integer', minimum: 0 } },
+          additionalProperties: false,
+        },
+        async handle(ctx) {
+          const body = (await ctx.readJson()) as { until: number };
+          return {
+            status: 201,
+            json: {
+              note_id: ctx.params.note_id,
+              until: body.until,
+              correlation_id: ctx.correlationId ?? null,
+            },
+          };
+        },
+      },
+    ],
   });
   const get = async (path: string) => {
     const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -209,7 +291,24 @@ test('a kind registered from outside gets routes, validated filters, links, uses
       uses.body.uses[0].items.map((n: Note) => n.note_id),
       ['n1', 'n3'],
     );
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/notes/n1/pins`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+        body,
+      });
+    const pinned = await post('{"until": 5}', { 'x-correlation-id': 'c-1' });
+    assert.equal(pinned.status, 201);
+    assert.deepEqual(await pinned.json(), { note_id: 'n1', until: 5, correlation_id: 'c-1' });
+    assert.equal((await post('{"until": -1}')).status, 400, 'the body schema is enforced');
+    assert.equal((await post('{"until":')).status, 400, 'malformed JSON');
+    assert.equal((await get('/notes/n1/pins')).status, 405);
     const openapi = await get('/openapi.json');
+    assert.deepEqual(
+      openapi.body.paths['/notes/{note_id}/pins'].post.requestBody.content['application/json'].schema
+        .required,
+      ['until'],
+    );
     const params = openapi.body.paths['/notes'].get.parameters.map((p: { name: string }) => p.name);
     assert.ok(params.includes('color') && params.includes('cursor') && params.includes('max_chars'));
     assert.ok(openapi.body.paths['/tags/hash/{hash}/uses']);

@@ -108,6 +108,13 @@ describeEachStore('HTTP faults on a running server', (factory) => {
         }),
       );
       assert.equal(chunked.status, 413, 'also without content-length');
+      const anonymous = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
+      assert.equal(anonymous.status, 401, 'an unauthenticated upload is refused before its body is read');
+      await anonymous.body?.cancel();
       await chunked.body?.cancel();
 
       // Clients that go away mid-request or mid-stream.
@@ -179,6 +186,9 @@ describeEachStore('HTTP faults on a running server', (factory) => {
           assert.equal(res.status, 503, `${path}: ${JSON.stringify(body)}`);
           assert.equal(body.code, 'STORE_UNAVAILABLE');
         }
+        // Answers that never touch the store do not end the incident (no "answers again" line).
+        assert.equal((await fetch(`${base}/runs`)).status, 401);
+        assert.equal((await fetch(`${base}/`, { headers: auth })).status, 200);
       }
       const lines = server
         .stderr()

@@ -80,14 +80,7 @@ export function wrapClient(client: Client): McpTestClient {
 
 /** A digest of every row of every Noema table: equal digests mean the store did not change. */
 export async function fingerprint(store: Store): Promise<string> {
-  const tables =
-    store.dialect.name === 'sqlite'
-      ? await store.all<{ name: string }>(
-          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-        )
-      : await store.all<{ name: string }>(
-          "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
-        );
+  const tables = (await store.tableNames()).map((name) => ({ name }));
   const h = createHash('sha256');
   for (const { name } of tables) {
     const rows = await store.all(`SELECT * FROM ${name}`);

@@ -14,14 +14,7 @@ const SECRET = 'tok-engine-secret-5b1e08d4';
 
 /** Every row of every table, as one string: a secret must be found nowhere in it. */
 async function everyStoredRow(store: Store): Promise<{ tables: string[]; text: string }> {
-  const rows = store.capabilities.concurrentWriters
-    ? await store.all<{ name: string }>(
-        'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
-      )
-    : await store.all<{ name: string }>(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1",
-      );
-  const tables = rows.map((r) => r.name);
+  const tables = await store.tableNames();
   const parts: string[] = [];
   for (const t of tables) parts.push(JSON.stringify(await store.all(`SELECT * FROM ${t}`)));
   return { tables, text: parts.join('\n') };
@@ -163,6 +156,9 @@ describeEachStore('engine actions through sources', (factory) => {
       const [c] = run.completed_executions;
       assert.equal(c?.status, 'FAILED');
       assert.match(c?.error_message ?? '', /^http_status: /);
+      assert.equal(c?.error?.code, 'SOURCE_FAILED');
+      assert.equal(c?.error?.retryable, true);
+      assert.equal(c?.error?.details.failure_class, 'http_status');
       assert.deepEqual(run.state.messages, ['FAILED']);
       const { items } = await listSourceInvocations(store, { run_id: out.run_id });
       assert.deepEqual(

@@ -12,6 +12,7 @@ import {
   invokeSource,
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
+import { failureOf } from '../contracts/failure.ts';
 import type { ActionContext, ActionExecutor, ActionOutcome, ExecutionContract, Json } from '../engine.ts';
 
 /** What a source-backed contract's `payload` carries. */
@@ -78,7 +79,11 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
       });
       if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
       const message = out.error?.message ?? 'source call failed';
-      return { ok: false, error_message: `${out.failure_class ?? 'failed'}: ${message}` };
+      return {
+        ok: false,
+        error_message: `${out.failure_class ?? 'failed'}: ${message}`,
+        error: failureOf(out.error ?? new NoemaError('SOURCE_FAILED', message)),
+      };
     },
   };
 }

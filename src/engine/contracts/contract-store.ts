@@ -13,13 +13,14 @@ interface ContractRow {
   payload: string;
   result: string | null;
   error_message: string | null;
+  error: string | null;
   observation: string | null;
   transitions: string;
   [k: string]: unknown;
 }
 
 const COLUMNS =
-  'contract_id, node_id, action_type, status, payload, result, error_message, observation, transitions';
+  'contract_id, node_id, action_type, status, payload, result, error_message, error, observation, transitions';
 
 function toView(r: ContractRow): ContractView {
   return {
@@ -29,6 +30,7 @@ function toView(r: ContractRow): ContractView {
     payload: JSON.parse(r.payload) as Json,
     result: r.result === null ? null : (JSON.parse(r.result) as Json),
     error_message: r.error_message,
+    error: r.error === null ? null : JSON.parse(r.error),
     transitions: JSON.parse(r.transitions),
     node_id: r.node_id,
     observation: r.observation,
@@ -54,7 +56,7 @@ export async function insertContract(
   now: number,
 ): Promise<void> {
   await q.run(
-    `INSERT INTO engine_contracts (${COLUMNS}, run_pk, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO engine_contracts (${COLUMNS}, run_pk, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       c.contract_id,
       c.node_id,
@@ -63,6 +65,7 @@ export async function insertContract(
       JSON.stringify(c.payload),
       c.result === null ? null : JSON.stringify(c.result),
       c.error_message,
+      c.error === null ? null : JSON.stringify(c.error),
       c.observation,
       JSON.stringify(c.transitions),
       runPk,
@@ -85,12 +88,13 @@ export async function updateContract(
 ): Promise<boolean> {
   assertLegalMoves(next, expected);
   const r = await q.run(
-    `UPDATE engine_contracts SET status = ?, result = ?, error_message = ?, observation = ?, transitions = ?, updated_at = ?
+    `UPDATE engine_contracts SET status = ?, result = ?, error_message = ?, error = ?, observation = ?, transitions = ?, updated_at = ?
      WHERE contract_id = ? AND status = ?`,
     [
       next.status,
       next.result === null ? null : JSON.stringify(next.result),
       next.error_message,
+      next.error === null ? null : JSON.stringify(next.error),
       next.observation,
       JSON.stringify(next.transitions),
       now,

@@ -40,6 +40,8 @@ export interface TransitionInput {
   result?: ExecutionContract['result'];
   /** Set with `FAILED` (and `CANCELLED`, optionally). */
   error_message?: string;
+  /** Set with `FAILED`: the failure as data. */
+  error?: ExecutionContract['error'];
 }
 
 /**
@@ -66,6 +68,7 @@ export function transition(contract: ExecutionContract, input: TransitionInput):
     status: input.to,
     result: input.to === 'COMPLETED' ? (input.result ?? null) : contract.result,
     error_message: input.error_message !== undefined ? input.error_message : contract.error_message,
+    error: input.error !== undefined ? input.error : contract.error,
     transitions: [...contract.transitions, { from, to: input.to, at: input.at, actor: input.actor }],
   };
 }
@@ -85,6 +88,7 @@ export function createContract(
     payload,
     result: null,
     error_message: null,
+    error: null,
     transitions: [{ from: null, to: 'PENDING', at, actor }],
   };
 }

@@ -3,7 +3,7 @@
  * with LISTEN/NOTIFY. Events are stamped and scoped to transactions by a run's `RunEvents` channel
  * (`run-events.ts`); the bus only delivers what a channel hands it and sends what a commit carries.
  */
-import { warn } from '../../core/warn.ts';
+import { Incident, warn } from '../../core/warn.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import type { EngineEvent, EngineEventListener, EventGap, SubscribeOptions } from '../engine.ts';
 import { encodeBatches, type NotifyMessage } from './encode.ts';
@@ -30,6 +30,8 @@ export class EventBus {
   /** Whether events fan out to other processes (LISTEN/NOTIFY available and wanted). */
   readonly fanOut: boolean;
   #unlisten: Promise<(() => Promise<void>) | null> | null = null;
+  readonly #notifyFailing = new Incident('NOEMA_EVENT_NOTIFY_FAILED');
+  readonly #malformed = new Incident('NOEMA_EVENT_MALFORMED');
 
   constructor(store: Store, origin: string, fanOut: boolean) {
     this.store = store;
@@ -123,19 +125,15 @@ export class EventBus {
       try {
         await tx.notify(EVENTS_CHANNEL, payload);
       } catch (err) {
-        const first = events[0]!;
-        warn(
-          'NOEMA_EVENT_NOTIFY_FAILED',
-          'noema: sending engine events to other processes failed; the step went on',
-          {
-            run_id: first.run_id,
-            events: events.length,
-            error: (err as Error | null)?.message ?? String(err),
-          },
-        );
+        this.#notifyFailing.fail('noema: sending engine events to other processes failed; the step went on', {
+          run_id: events[0]!.run_id,
+          events: events.length,
+          error: (err as Error | null)?.message ?? String(err),
+        });
         return;
       }
     }
+    this.#notifyFailing.ok();
   }
 
   async close(): Promise<void> {
@@ -152,7 +150,7 @@ export class EventBus {
       if (typeof msg?.origin !== 'string' || !Array.isArray(msg.events))
         throw new Error('not an event batch');
     } catch (err) {
-      warn('NOEMA_EVENT_MALFORMED', 'noema: a notification on the engine events channel could not be read', {
+      this.#malformed.fail('noema: a notification on the engine events channel could not be read', {
         channel: EVENTS_CHANNEL,
         bytes: Buffer.byteLength(payload, 'utf8'),
         error: (err as Error).message,
@@ -160,6 +158,7 @@ export class EventBus {
       this.#gapAll('malformed_notification');
       return;
     }
+    this.#malformed.ok();
     if (msg.origin === this.origin) return;
     this.deliver(msg.events, msg.origin);
     for (const g of msg.gaps ?? []) this.#gap(g.run_id, 'event_too_large', g.seq);

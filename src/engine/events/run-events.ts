@@ -3,7 +3,8 @@
  * EngineEvent.seq), scopes events to the transaction that commits what they describe, and queues
  * progress events until a commit of the same run carries them to other processes.
  */
-import { warn } from '../../core/warn.ts';
+import { NoemaError } from '../../core/errors.ts';
+import { Incident, warn } from '../../core/warn.ts';
 import type { Transaction, TransactionOptions } from '../../store/store.ts';
 import type { EngineEvent } from '../engine.ts';
 import type { EventBus } from './bus.ts';
@@ -25,6 +26,18 @@ export function eventSeq(epoch: number, index: number): number {
 
 export type Emit = (event: EventBody) => void;
 
+/**
+ * How long progress events (`ctx.update` of a long node, say) may wait for the run's next commit
+ * before they are sent to other processes in a transaction of their own.
+ */
+const PROGRESS_LATENCY_MS = 50;
+
+/** A transaction that only sends notifications need not wait for a disk flush. */
+const NOTIFY_ONLY: TransactionOptions = { durable: false };
+
+/** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
+const NONE: EngineEvent[] = [];
+
 export class RunEvents {
   readonly run_id: string;
   readonly #bus: EventBus;
@@ -32,9 +45,15 @@ export class RunEvents {
   #index = 0;
   /** Progress events not yet carried by a commit to other processes. */
   #unsent: EngineEvent[] = [];
-  /** Progress events published while a transaction is open, delivered in-process once it settles. */
-  #held: EngineEvent[] | null = null;
+  /** Events to deliver in-process once no transaction of the run is open (kept in seq order then). */
+  #held: EngineEvent[] = [];
+  #open = 0;
   #overflowed = false;
+  /** Armed while progress events wait for a commit to carry them (see PROGRESS_LATENCY_MS). */
+  #timer: NodeJS.Timeout | null = null;
+  /** A timed flush in flight: the run's next transaction waits for it, so commits stay in seq order. */
+  #flushing: Promise<void> | null = null;
+  readonly #flushFailing = new Incident('NOEMA_EVENT_FLUSH_FAILED');
 
   constructor(bus: EventBus, run_id: string) {
     this.#bus = bus;
@@ -43,6 +62,13 @@ export class RunEvents {
 
   /** Starts numbering at the claim epoch read (or written) with the claim. */
   claimed(epoch: number): this {
+    if (epoch > MAX_EPOCH) {
+      // Past 2^21 claims seqs would lose precision; they stop increasing across claims instead.
+      warn('NOEMA_EVENT_SEQ_EXHAUSTED', 'noema: a run was claimed 2^21 times; its event seqs may repeat', {
+        run_id: this.run_id,
+        epoch,
+      });
+    }
     this.#epoch = Math.min(epoch, MAX_EPOCH);
     this.#index = 0;
     return this;
@@ -56,8 +82,11 @@ export class RunEvents {
   progress(body: EventBody): void {
     const e = this.#stamp(body);
     if (!e) return;
-    if (this.#bus.fanOut) this.#unsent.push(e);
-    if (this.#held) this.#held.push(e);
+    if (this.#bus.fanOut) {
+      this.#unsent.push(e);
+      this.#armTimer();
+    }
+    if (this.#open > 0) this.#held.push(e);
     else this.#bus.deliver([e]);
   }
 
@@ -70,19 +99,20 @@ export class RunEvents {
     fn: (tx: Transaction, emit: Emit) => Promise<T>,
     options?: TransactionOptions,
   ): Promise<T> {
-    const carried = this.#unsent;
-    this.#unsent = [];
-    const outer = this.#held;
-    const held: EngineEvent[] = [];
-    this.#held = held;
-    let emitted: EngineEvent[] = [];
+    if (this.#flushing) await this.#flushing;
+    const carried = this.#unsent.length > 0 ? this.#unsent : NONE;
+    if (carried !== NONE) this.#unsent = [];
+    let emitted: EngineEvent[] = NONE;
     let committed = false;
+    this.#open++;
     try {
       const result = await this.#bus.store.transaction(async (tx) => {
-        emitted = [];
+        emitted = NONE;
         const r = await fn(tx, (body) => {
           const e = this.#stamp(body);
-          if (e) emitted.push(e);
+          if (!e) return;
+          if (emitted === NONE) emitted = [];
+          emitted.push(e);
         });
         await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
         return r;
@@ -90,28 +120,65 @@ export class RunEvents {
       committed = true;
       return result;
     } finally {
-      if (!committed) this.#unsent = [...carried, ...this.#unsent];
-      this.#held = outer;
-      const out = committed ? [...held, ...emitted].sort((a, b) => a.seq - b.seq) : held;
-      if (outer) outer.push(...out);
-      else this.#bus.deliver(out);
+      this.#open--;
+      if (!committed && carried !== NONE) this.#unsent = [...carried, ...this.#unsent];
+      if (committed && emitted.length > 0) this.#held.push(...emitted);
+      // In-process delivery waits until no transaction of the run is open, so it stays in seq order.
+      if (this.#open === 0 && this.#held.length > 0) {
+        const out = this.#held.sort((a, b) => a.seq - b.seq);
+        this.#held = [];
+        this.#bus.deliver(out);
+      }
     }
   }
 
   /** Sends progress events that no later commit of this run will carry. */
   async flush(): Promise<void> {
+    if (this.#flushing) await this.#flushing;
     if (this.#unsent.length === 0) return;
-    await this.transaction(async () => {});
+    await this.transaction(async () => {}, NOTIFY_ONLY);
+  }
+
+  #armTimer(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => this.#timedFlush(), PROGRESS_LATENCY_MS);
+    this.#timer.unref();
+  }
+
+  /** A node running longer than the latency bound: its progress goes out in a transaction of its own. */
+  #timedFlush(): void {
+    this.#timer = null;
+    if (this.#unsent.length === 0) return;
+    // An open transaction took what was unsent when it began; later progress waits for the next turn.
+    if (this.#open > 0 || this.#flushing) {
+      this.#armTimer();
+      return;
+    }
+    this.#flushing = this.transaction(async () => {}, NOTIFY_ONLY)
+      .then(
+        () => this.#flushFailing.ok(),
+        (err) =>
+          this.#flushFailing.fail('noema: progress events of a run could not be sent to other processes', {
+            run_id: this.run_id,
+            error: (err as Error | null)?.message ?? String(err),
+          }),
+      )
+      .finally(() => {
+        this.#flushing = null;
+      });
   }
 
   #stamp(body: EventBody): EngineEvent | null {
     if (this.#epoch < 0)
-      throw new Error(`events of run ${this.run_id} stamped before its claim epoch is known`);
+      throw new NoemaError(
+        'INTERNAL',
+        `events of run ${this.run_id} stamped before its claim epoch is known`,
+      );
     if (this.#index + 1 >= INDEX_SPAN) {
       if (!this.#overflowed) {
         this.#overflowed = true;
         warn(
-          'NOEMA_EVENT_TOO_LARGE',
+          'NOEMA_EVENT_SEQ_EXHAUSTED',
           'noema: a run emitted 2^32 events in one claim; later events of this claim are not sent',
           {
             run_id: this.run_id,

@@ -12,7 +12,7 @@ import { jidOf, runRange, seqOf } from './key.ts';
 
 /**
  * Appends one row if (and only if) `owner` holds the run's lease and `seq` is free. Returns false when
- * fenced out: another process claimed the run. On PostgreSQL `FOR SHARE` makes a concurrent claim wait
+ * fenced out: another process claimed the run. The dialect's `forShare` makes a concurrent claim wait
  * for this transaction instead of slipping in between the check and the insert.
  */
 export async function appendFenced(
@@ -23,10 +23,9 @@ export async function appendFenced(
   body: string,
   owner: string,
 ): Promise<boolean> {
-  const lock = store.capabilities.concurrentWriters ? ' FOR SHARE' : '';
   const r = await tx.run(
     `INSERT INTO engine_journal (jid, body)
-     SELECT ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${lock})
+     SELECT ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${store.dialect.forShare})
      ON CONFLICT DO NOTHING`,
     [jidOf(runPk, seq), body, runPk, owner],
   );

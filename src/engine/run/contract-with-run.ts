@@ -12,7 +12,7 @@ export async function getContractWithRun(
   contract_id: string,
 ): Promise<ContractView & { run_pk: number; run_id: string; run: RunRow; graph_body: string }> {
   const r = await q.get<Record<string, unknown>>(
-    `SELECT c.contract_id, c.node_id, c.action_type, c.status AS c_status, c.payload, c.result, c.error_message,
+    `SELECT c.contract_id, c.node_id, c.action_type, c.status AS c_status, c.payload, c.result, c.error_message, c.error AS c_error,
             c.observation, c.transitions, r.run_pk, r.run_id, r.graph_hash, r.status, r.lease_owner, r.lease_expires_at,
             r.error, r.created_at, r.updated_at, g.body AS graph_body
      FROM engine_contracts c JOIN engine_runs r ON r.run_pk = c.run_pk
@@ -37,6 +37,7 @@ export async function getContractWithRun(
     payload: JSON.parse(r.payload as string) as Json,
     result: r.result == null ? null : (JSON.parse(r.result as string) as Json),
     error_message: (r.error_message as string | null) ?? null,
+    error: r.c_error == null ? null : JSON.parse(r.c_error as string),
     transitions: JSON.parse(r.transitions as string),
     node_id: r.node_id as string,
     observation: (r.observation as string | null) ?? null,

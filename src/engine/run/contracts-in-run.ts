@@ -6,8 +6,16 @@
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
+import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
-import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
+import type {
+  ActionOutcome,
+  ContractFailure,
+  ContractStatus,
+  ContractView,
+  Json,
+  NodeType,
+} from '../engine.ts';
 import type { RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
@@ -81,8 +89,10 @@ export class RunContracts {
     if (c.status === 'RUNNING' && !type.idempotent) {
       // A dead process started this call; whether it happened is unknown, so it is not repeated.
       if (type.compensate) await type.compensate(c);
+      const message = 'interrupted: the process running this action stopped; not re-executed';
       return this.#move(c, 'FAILED', 'recovery', {
-        error_message: 'interrupted: the process running this action stopped; not re-executed',
+        error_message: message,
+        error: engineFailure('ACTION_INTERRUPTED', message),
       });
     }
     if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
@@ -92,17 +102,21 @@ export class RunContracts {
       ? this.#move(c, 'COMPLETED', 'executor', { result: outcome.result, observation: outcome.observation })
       : this.#move(c, 'FAILED', 'executor', {
           error_message: outcome.error_message,
+          error: outcome.error ?? engineFailure('ACTION_FAILED', outcome.error_message),
           observation: outcome.observation,
         });
   }
 
   async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {
     const executor = this.#deps.actions;
-    if (!executor)
+    if (!executor) {
+      const message = 'this engine was created without an action executor';
       return {
         ok: false,
-        error_message: 'NO_ACTION_EXECUTOR: this engine was created without an action executor',
+        error_message: `NO_ACTION_EXECUTOR: ${message}`,
+        error: engineFailure('NO_ACTION_EXECUTOR', message),
       };
+    }
     try {
       const { node_id: _n, observation: _o, ...contract } = c;
       return await executor.execute(contract, {
@@ -112,7 +126,7 @@ export class RunContracts {
         signal,
       });
     } catch (err) {
-      return { ok: false, error_message: (err as Error).message || String(err) };
+      return { ok: false, error_message: (err as Error).message || String(err), error: failureOf(err) };
     }
   }
 
@@ -120,12 +134,18 @@ export class RunContracts {
     c: ContractView,
     to: ContractStatus,
     actor: string,
-    extra: { result?: Json; error_message?: string; observation?: string | undefined },
+    extra: {
+      result?: Json;
+      error_message?: string;
+      error?: ContractFailure;
+      observation?: string | undefined;
+    },
   ): Promise<ContractView> {
     const now = this.#deps.now();
     const input: Parameters<typeof transition>[1] = { to, actor, at: now };
     if (extra.result !== undefined) input.result = extra.result;
     if (extra.error_message !== undefined) input.error_message = extra.error_message;
+    if (extra.error !== undefined) input.error = extra.error;
     const next = viewOf(transition(c, input), c.node_id, extra.observation);
     await this.#commit(next, c.status, async (tx) => {
       if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();

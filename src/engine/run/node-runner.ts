@@ -3,6 +3,7 @@
  * (`retry_generation`) up to the node's `max_generation_attempts`, journaling each failed attempt so
  * the corrective context survives a crash. One lane: same node, same config, a new call each time.
  */
+import { isNoemaError } from '../../core/errors.ts';
 import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
 import type { CorrectiveNote, Json, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
 import type { RunEvents } from '../events/run-events.ts';
@@ -57,10 +58,10 @@ export async function runNode(
       result = await type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
     } catch (err) {
       if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
-      const e = err as { code?: unknown; message?: string };
+      const e = err as { message?: string };
       result = {
         kind: 'fail',
-        code: typeof e.code === 'string' ? e.code : 'NODE_FAILED',
+        code: isNoemaError(err) ? err.code : 'NODE_FAILED',
         message: e.message ?? String(err),
       };
     }

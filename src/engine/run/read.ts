@@ -92,3 +92,20 @@ export async function getRunStatus(
   if (!r) throw new NoemaError('UNKNOWN_RUN', `no run ${run_id}`, { status: 404, details: { run_id } });
   return { run_id, status: r.status };
 }
+
+/** Stored graphs by content hash (keyset-paginated by hash, the primary key). */
+export async function listGraphs(
+  q: Queryable,
+  filter: { cursor?: string; limit: number },
+): Promise<{ items: Array<{ graph_hash: string; created_at: string }>; next_cursor: string | null }> {
+  const rows = await q.all<{ graph_hash: string; created_at: unknown }>(
+    `SELECT graph_hash, created_at FROM engine_graphs ${filter.cursor === undefined ? '' : 'WHERE graph_hash > ?'}
+     ORDER BY graph_hash LIMIT ?`,
+    filter.cursor === undefined ? [filter.limit + 1] : [filter.cursor, filter.limit + 1],
+  );
+  const items = rows.slice(0, filter.limit).map((r) => ({
+    graph_hash: String(r.graph_hash),
+    created_at: new Date(Number(r.created_at)).toISOString(),
+  }));
+  return { items, next_cursor: rows.length > filter.limit ? (items.at(-1)?.graph_hash ?? null) : null };
+}

@@ -83,7 +83,7 @@ export async function claimNextRun(
   now: number,
   leaseMs: number,
 ): Promise<RunRow | undefined> {
-  const skip = store.capabilities.supportsSkipLocked ? ' FOR UPDATE SKIP LOCKED' : '';
+  const skip = store.dialect.forUpdateSkipLocked;
   return store.transaction(async (tx) => {
     const candidate = await tx.get<{ run_pk: number }>(
       `SELECT run_pk FROM engine_runs WHERE ${CLAIMABLE} ORDER BY run_pk LIMIT 1${skip}`,

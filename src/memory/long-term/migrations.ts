@@ -1,9 +1,9 @@
-/** Long-term memory schema (ids 500–509): memory records with full-text retrieval by scope. */
-import type { Migration } from '../../store/migrations.ts';
+/** Long-term memory schema (ids 130–139): memory records with full-text retrieval by scope. */
+import type { Migration } from '../../store/index.ts';
 
 export const longTermMigrations: Migration[] = [
   {
-    id: 500,
+    id: 130,
     name: 'long_term_memories',
     up: (d) => [
       `CREATE TABLE long_term_memories (

@@ -2,7 +2,7 @@
  * Reasoning-memory schema (ids 100–109): workspaces, branch refs, the one global seq counter,
  * document entries (notes/trace logs), and the target registry tasks write into.
  */
-import type { Migration } from '../../store/migrations.ts';
+import type { Migration } from '../../store/index.ts';
 
 export const reasoningMigrations: Migration[] = [
   {

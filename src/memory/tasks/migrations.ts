@@ -1,5 +1,5 @@
 /** Task-surface schema (ids 200–204): plans/tasks, steps, task notes, the event stream, id counters. */
-import type { Migration } from '../../store/migrations.ts';
+import type { Migration } from '../../store/index.ts';
 
 export const tasksMigrations: Migration[] = [
   {

@@ -26,7 +26,7 @@ export type MutationResult = {
 async function mutation<T>(store: Store, workspace: string, fn: (tx: Transaction) => Promise<T>): Promise<T> {
   return await store.transaction(async (tx) => {
     await requireWorkspace(tx, workspace);
-    await lockWorkspace(tx, store.capabilities.concurrentWriters, workspace);
+    await lockWorkspace(tx, workspace);
     return await fn(tx);
   });
 }

@@ -1,7 +1,6 @@
 /** Task rows: per-workspace locking and counters, row mapping, lookups. */
 
 import { NoemaError } from '../../core/errors.ts';
-import { lockScope } from '../../store/advisory-lock.ts';
 import type { Queryable, Transaction } from '../../store/store.ts';
 import { assertTargetId } from '../reasoning/targets.ts';
 
@@ -50,13 +49,9 @@ export function toTask(r: RawTask): TaskRow {
   };
 }
 
-/** Serializes task mutations of one workspace (PG); SQLite transactions are already serialized. */
-export async function lockWorkspace(
-  tx: Transaction,
-  concurrentWriters: boolean,
-  workspace: string,
-): Promise<void> {
-  await lockScope(tx, { concurrentWriters }, `tasks:${workspace}`);
+/** Serializes task mutations of one workspace. */
+export async function lockWorkspace(tx: Transaction, workspace: string): Promise<void> {
+  await tx.lockKey(`tasks:${workspace}`);
 }
 
 /** Next value of a per-workspace counter (call under lockWorkspace). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { retrieveMemories } from '../../memory/long-term/index.ts';
+import { retrieveMemories } from '../../memory/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { tracedPrompts } from '../../testing/agent-kit-read.ts';
 import { describeEachStore } from '../../testing/each-store.ts';

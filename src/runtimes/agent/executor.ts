@@ -5,7 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import type { ActionExecutor, Json } from '../../engine/index.ts';
-import { addMemory, type MemoryScopeKind } from '../../memory/long-term/index.ts';
+import { addMemory, type MemoryScopeKind } from '../../memory/index.ts';
 import type { Store } from '../../store/store.ts';
 import { saveProfile } from './profiles/profile-store.ts';
 import type { ReasoningMemoryPort } from './reasoning-memory.ts';

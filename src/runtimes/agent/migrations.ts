@@ -4,7 +4,7 @@
  * (`graph_checkpoints`, seed 000), situated user profiles (seed 002) and the background
  * synthesis runs that update them.
  */
-import type { Migration } from '../../store/migrations.ts';
+import type { Migration } from '../../store/index.ts';
 
 export const agentMigrations: Migration[] = [
   {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { retrieveMemories } from '../../memory/long-term/index.ts';
+import { retrieveMemories } from '../../memory/index.ts';
 import { listSourceInvocations } from '../../sources/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { tracedPrompts } from '../../testing/agent-kit-read.ts';

@@ -4,8 +4,7 @@
  * layer, and the operations the surfaces call (definitions, sessions, messages, ECS, profiles).
  */
 
-import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
-import { createEngine, type Engine } from '../../engine/index.ts';
+import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
 import { putJsonSchema } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { AgentContext } from './context.ts';

@@ -3,7 +3,7 @@
  * what the flow MCP catalog's llmctl_memory_* tools call — one implementation over the long-term
  * memory store, flowchart-scoped.
  */
-import { addMemory, type MemoryRecord, retrieveMemories } from '../../memory/long-term/index.ts';
+import { addMemory, type MemoryRecord, retrieveMemories } from '../../memory/index.ts';
 import type { Queryable, Store, Transaction } from '../../store/store.ts';
 
 export async function llmctlMemoryAdd(

@@ -2,7 +2,7 @@
  * Flowchart runtime tables (ids 700–799): flowcharts and their saved graphs, runs and node runs,
  * `node_artifacts` with retention columns, and the plans and milestones plan/milestone nodes write.
  */
-import type { Migration } from '../../store/migrations.ts';
+import type { Migration } from '../../store/index.ts';
 
 export const flowMigrations: Migration[] = [
   {

@@ -5,7 +5,6 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { isUuid, uuidv7 } from '../../core/ids.ts';
-import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
 import {
   createEngine,
   type Engine,
@@ -13,6 +12,7 @@ import {
   type RunError,
   type RunOutcome,
   type RunStatus,
+  sourcesExecutor,
 } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { getFlowchart, readSnapshot } from './flowcharts.ts';

@@ -3,7 +3,7 @@
  * milestones with their artifact history, decision artifacts of a node, and generic artifacts.
  */
 import { NoemaError } from '../../core/errors.ts';
-import { getMemory, type MemoryRecord } from '../../memory/long-term/index.ts';
+import { getMemory, type MemoryRecord } from '../../memory/index.ts';
 import type { Queryable } from '../../store/store.ts';
 import {
   type ArtifactFilter,

@@ -3,6 +3,7 @@
  * must already exist), gets, listings and reverse references (`list_uses_of`). JSON Schemas and
  * response sources are the sources layer's documents; this module adds the world's kinds.
  */
+import type { ErrorCode } from '../../core/errors.ts';
 import { canonicalJson, invalidInput, NoemaError, sha256Hex } from '../../core/index.ts';
 import { type JsonSchema, schemas } from '../../core/schema-registry.ts';
 import { getJsonSchema, getResponseSource, putJsonSchema, putResponseSource } from '../../sources/index.ts';
@@ -38,7 +39,7 @@ export const TABLE: Record<ComponentKind, string> = {
   scenario: 'scenarios',
 };
 
-const UNKNOWN_CODE: Record<ComponentKind, string> = {
+const UNKNOWN_CODE: Record<ComponentKind, ErrorCode> = {
   json_schema: 'UNKNOWN_JSON_SCHEMA',
   response_source: 'UNKNOWN_RESPONSE_SOURCE',
   cognition_workflow: 'UNKNOWN_COGNITION_WORKFLOW',

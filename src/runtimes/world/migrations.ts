@@ -3,7 +3,7 @@
  * (workflows, profiles, environments, entities, scenarios) with their reference edges, and the
  * worlds: turns, per-turn versions of what changed, attempts, accepted patches and audit events.
  */
-import type { Migration } from '../../store/migrations.ts';
+import type { Migration } from '../../store/index.ts';
 
 const components: Migration = {
   id: 510,

@@ -5,8 +5,7 @@
  * whose process died is continued from the engine journal once its lease has expired.
  */
 import { uuidv7 } from '../../core/ids.ts';
-import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
-import { createEngine, type Engine, type RunOutcome } from '../../engine/index.ts';
+import { createEngine, type Engine, type RunOutcome, sourcesExecutor } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import {

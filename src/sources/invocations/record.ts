@@ -2,7 +2,6 @@
  * Writes `source_invocations` rows: the `running` row before any byte is sent, then its one
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
-import { lockScope } from '../../store/advisory-lock.ts';
 import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type { InvocationKind, InvocationLinks, SourceResponse } from '../source.ts';
@@ -23,11 +22,7 @@ export interface RunningInvocation {
 }
 
 /** The next `invocation_seq` in the attempt (or run); 1 for a call outside both. */
-async function allocateSeq(
-  tx: Transaction,
-  links: InvocationLinks,
-  concurrentWriters: boolean,
-): Promise<number> {
+async function allocateSeq(tx: Transaction, links: InvocationLinks): Promise<number> {
   if (links.invocation_seq != null) return links.invocation_seq;
   const [column, id] = links.attempt_id
     ? ['attempt_id', links.attempt_id]
@@ -35,7 +30,7 @@ async function allocateSeq(
       ? ['run_id', links.run_id]
       : [];
   if (!column || !id) return 1;
-  await lockScope(tx, { concurrentWriters }, `source_invocations:${column}:${id}`);
+  await tx.lockKey(`source_invocations:${column}:${id}`);
   const scope = column === 'run_id' ? ' AND attempt_id IS NULL' : '';
   const row = await tx.get<{ n: number | null }>(
     `SELECT MAX(invocation_seq) AS n FROM source_invocations WHERE ${column} = ?${scope}`,
@@ -56,10 +51,9 @@ export async function insertRunning(
   tx: Transaction,
   inv: RunningInvocation,
   redactor: Redactor,
-  concurrentWriters: boolean,
 ): Promise<number> {
   const l = inv.links;
-  const seq = await allocateSeq(tx, l, concurrentWriters);
+  const seq = await allocateSeq(tx, l);
   const params: SqlValue[] = [
     inv.source_invocation_id,
     l.run_id ?? null,

@@ -10,14 +10,7 @@ const v1: Migration[] = [
 ];
 
 async function tables(store: Awaited<ReturnType<StoreFactory['open']>>['store']): Promise<string[]> {
-  const rows = store.capabilities.concurrentWriters
-    ? await store.all<{ name: string }>(
-        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
-      )
-    : await store.all<{ name: string }>(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1",
-      );
-  return rows.map((r) => r.name);
+  return store.tableNames();
 }
 
 export function migrationSpecs(factory: StoreFactory): void {

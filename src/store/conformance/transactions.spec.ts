@@ -125,6 +125,23 @@ export function transactionSpecs(factory: StoreFactory): void {
     });
   });
 
+  test('a transaction that need not be durable commits like any other', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.transaction(
+        (tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]).then(() => {}),
+        {
+          durable: false,
+        },
+      );
+      const row = await store.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['a']);
+      assert.equal(row?.n, 1);
+      // The setting is per transaction: the next one (maybe on the same connection) is an ordinary one.
+      await store.transaction((tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['b', 2]).then(() => {}));
+      assert.equal((await store.all('SELECT id FROM t')).length, 2);
+    });
+  });
+
   test('notifications are delivered after commit and never after rollback', async (t) => {
     await factory.withStore(async ({ store }) => {
       if (!store.capabilities.supportsListenNotify || !store.listen) {

@@ -1,8 +1,8 @@
 /** The scale-out store on PostgreSQL through a `pg` pool: prepared statements, LISTEN/NOTIFY, SKIP LOCKED. */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { NoemaError } from '../../core/errors.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
 import {
   type Dialect,
@@ -18,6 +18,8 @@ import {
   type TransactionOptions,
   type Unlisten,
 } from '../store.ts';
+import { advisoryLockKey } from './advisory-lock.ts';
+import { connectError } from './connect-error.ts';
 import { PostgresListener } from './listener.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -26,7 +28,6 @@ import { translatePostgresError } from './translate-error.ts';
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export const postgresDialect: Dialect = {
-  name: 'postgres',
   autoId: 'BIGSERIAL PRIMARY KEY',
   bigint: 'BIGINT',
   real: 'DOUBLE PRECISION',
@@ -49,6 +50,9 @@ export const postgresDialect: Dialect = {
       };
     },
   },
+  forShare: ' FOR SHARE',
+  forUpdate: ' FOR UPDATE',
+  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
 };
 
 const capabilities: StoreCapabilities = {
@@ -61,11 +65,14 @@ export interface PostgresStoreOptions {
   url: string;
   /** Pool size. */
   max?: number;
+  /** The setting that named `url`, for error messages (default `NOEMA_DB`). */
+  setting?: string;
 }
 
 const statementNames = new Map<string, string>();
 
 function query(text: string, params: readonly SqlValue[]): pg.QueryConfig {
+  assertStorableParams(params);
   const sql = toPostgresPlaceholders(text);
   let name = statementNames.get(sql);
   if (name === undefined) {
@@ -118,6 +125,20 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
       throw translatePostgresError(err);
     }
   }
+  async lockKey(scope: string): Promise<void> {
+    await exec(this.client, 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
+  }
+  async lockRows(
+    select: string,
+    params: readonly SqlValue[] = [],
+    mode: 'update' | 'share' = 'update',
+  ): Promise<void> {
+    await exec(
+      this.client,
+      select + (mode === 'share' ? postgresDialect.forShare : postgresDialect.forUpdate),
+      params,
+    );
+  }
 }
 
 export class PostgresStore extends PostgresQueryable implements Store {
@@ -148,10 +169,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
       await pool.query('SELECT 1');
     } catch (err) {
       await pool.end().catch(() => {});
-      throw new NoemaError('STORE_UNAVAILABLE', `cannot connect to PostgreSQL at ${redactUrl(options.url)}`, {
-        details: { cause: (err as Error).message },
-        hint: 'check NOEMA_DB and that the server is running',
-      });
+      throw connectError(err, options.url, options.setting ?? 'NOEMA_DB');
     }
     return new PostgresStore(pool, options.url);
   }
@@ -181,7 +199,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
     }
     let broken = false;
     try {
-      await client.query(options.mode === 'read' ? 'BEGIN READ ONLY' : 'BEGIN');
+      await client.query(
+        options.mode === 'read'
+          ? 'BEGIN READ ONLY'
+          : options.durable === false
+            ? 'BEGIN; SET LOCAL synchronous_commit = off'
+            : 'BEGIN',
+      );
       let result: T;
       try {
         result = await runInTransactionScope(this, () => fn(new PostgresTransaction(client)));
@@ -198,6 +222,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
     } finally {
       client.release(broken);
     }
+  }
+
+  async tableNames(): Promise<string[]> {
+    const rows = await this.all<{ name: string }>(
+      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
+    );
+    return rows.map((r) => r.name);
   }
 
   listen(channel: string, handler: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {

@@ -54,6 +54,15 @@ export function translatePostgresError(err: unknown): unknown {
       cause: err,
     });
   }
+  if (code.startsWith('22')) {
+    // Class 22 "data exception": a value the database refuses (bad encoding, out of range,
+    // invalid text for a type). It is the caller's input, never a server fault.
+    return new NoemaError('INVALID_INPUT', `the store refused a value: ${message}`, {
+      status: 400,
+      details: { sqlstate: code },
+      cause: err,
+    });
+  }
   if (code.startsWith('23')) {
     return new NoemaError('CONSTRAINT_VIOLATION', `a storage constraint was violated: ${message}`, {
       status: 409,

@@ -1,10 +1,9 @@
 /** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertStorableParams } from '../params.ts';
 import {
   type Dialect,
   type Queryable,
@@ -17,10 +16,10 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '../store.ts';
+import { openDatabaseFile } from './open-file.ts';
 import { translateSqliteError } from './translate-error.ts';
 
 export const sqliteDialect: Dialect = {
-  name: 'sqlite',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   bigint: 'INTEGER',
   real: 'REAL',
@@ -61,6 +60,10 @@ export const sqliteDialect: Dialect = {
       };
     },
   },
+  // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
+  forShare: '',
+  forUpdate: '',
+  forUpdateSkipLocked: '',
 };
 
 const capabilities: StoreCapabilities = {
@@ -74,9 +77,12 @@ export interface SqliteStoreOptions {
   path: string;
   /** Milliseconds to wait for another process's write lock. */
   busyTimeoutMs?: number;
+  /** The setting that named `path`, for error messages (default `NOEMA_DB`). */
+  setting?: string;
 }
 
 function bind(params: readonly SqlValue[]): SQLInputValue[] {
+  assertStorableParams(params);
   const out: SQLInputValue[] = new Array(params.length);
   for (let i = 0; i < params.length; i++) {
     const p = params[i];
@@ -171,6 +177,9 @@ class SqliteTransaction implements Transaction {
     return this.#conn.get<T>(sql, params);
   }
   async notify(): Promise<void> {}
+  // Write transactions hold the database's write lock from BEGIN IMMEDIATE: nothing to add.
+  async lockKey(): Promise<void> {}
+  async lockRows(): Promise<void> {}
 }
 
 // Connections to the same file in one process share a mutex: a second connection's
@@ -198,16 +207,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.location = options.path;
     this.#mutex = mutexFor(options.path);
-    let db: DatabaseSync;
-    try {
-      if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-      db = new DatabaseSync(options.path);
-    } catch (err) {
-      throw new NoemaError('STORE_UNAVAILABLE', `cannot open SQLite database at ${options.path}`, {
-        details: { cause: (err as Error).message },
-        hint: 'check that NOEMA_DB names a writable file path',
-      });
-    }
+    const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
     this.#conn.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 10_000)}`);
     this.#conn.exec('PRAGMA journal_mode = WAL');
@@ -247,6 +247,13 @@ export class SqliteStore implements Store {
     } finally {
       this.#mutex.release();
     }
+  }
+
+  async tableNames(): Promise<string[]> {
+    const rows = await this.all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 1",
+    );
+    return rows.map((r) => r.name);
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,16 @@
 /** The `noema` CLI: selects a command by its words, parses flags strictly, maps errors to exit codes. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isNoemaError } from '../../core/errors.ts';
+import { type ErrorCode, isNoemaError } from '../../core/errors.ts';
 import { type Command, type CommandIO, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './command.ts';
 import { commands } from './commands/index.ts';
 
-const USAGE_CODES = new Set(['CONFIG_INVALID', 'STORE_UNAVAILABLE', 'SCHEMA_TOO_NEW', 'USAGE']);
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'CONFIG_INVALID',
+  'STORE_UNAVAILABLE',
+  'SCHEMA_TOO_NEW',
+  'USAGE',
+]);
 
 function helpText(): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length + (c.args ? c.args.length + 1 : 0)));

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { NoemaError } from '../../core/errors.ts';
-import { authenticate } from './auth/guard.ts';
+import { authenticate, checkCsrf } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
 import { parseJsonBody, readIncomingBody } from './body.ts';
@@ -50,14 +50,6 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
     }
     await next();
   });
-  // Every body is read once, under the limit, before any handler (form parsing included).
-  app.use('*', async (c, next) => {
-    const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || !c.env?.incoming) return next();
-    const body = await readIncomingBody(c.env.incoming, c.req.header('content-length'));
-    c.req.raw = new Request(c.req.raw, { body: new Uint8Array(body) });
-    await next();
-  });
 
   const all: Route[] = [];
   all.push(...homeRoutes(() => all), ...authRoutes(options.token, options.sessions), ...options.routes);
@@ -69,9 +61,7 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
     for (const route of routes) {
       const handler = async (c: Context<AppEnv>) => {
         const ctx = await routeContext(c, route, options);
-        const response = toResponse(c, await route.handle(ctx));
-        if (response.status < 500) failures.storeAnswered();
-        return response;
+        return toResponse(c, await route.handle(ctx));
       };
       if (route.method === 'ANY') app.all(path, handler);
       else app.on(route.method, path, handler);
@@ -112,6 +102,14 @@ async function routeContext(c: Context<AppEnv>, route: Route, options: AppOption
   const auth = route.public
     ? { kind: 'public' as const, session: null }
     : await authenticate(c, options.token, options.sessions);
+  // The body is read once, under the limit, after authentication (an unknown caller's upload is
+  // never buffered) and before the CSRF check (forms carry the token in the body).
+  const method = c.req.method;
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' && c.env?.incoming) {
+    const body = await readIncomingBody(c.env.incoming, c.req.header('content-length'));
+    c.req.raw = new Request(c.req.raw, { body: new Uint8Array(body) });
+  }
+  await checkCsrf(c, auth, options.sessions);
   let body: Promise<unknown> | null = null;
   return {
     c,

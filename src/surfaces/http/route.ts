@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import type { JsonSchema } from '../../core/schema-registry.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
+import type { FailureLog } from './errors.ts';
 import type { RunFeeds } from './events/feed.ts';
 import type { SseStreams } from './events/sse.ts';
 
@@ -24,6 +25,8 @@ export interface AppServices {
   events?: { feeds: RunFeeds; sse: SseStreams };
   /** Registers work to finish when the server closes (e.g. a runtime's background runs). */
   onClose?(hook: () => Promise<void>): void;
+  /** Told when a store read succeeded, so a store outage is logged once per incident. */
+  failures?: FailureLog;
 }
 
 /** How the request was authenticated; `cookie` requests that change state need the CSRF token. */

@@ -2,11 +2,11 @@
  * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
-import { sourcesExecutor } from '../../engine/actions/sources-executor.ts';
-import { createEngine, type Engine } from '../../engine/index.ts';
+import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
 import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
+import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
@@ -51,11 +51,13 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
   const closing: Array<() => Promise<void>> = [];
   const flowEvents = new FlowEventHub({ store: options.store, feeds });
+  const failures = new FailureLog();
   const services = {
     store: options.store,
     engine,
     events: { feeds, sse },
     flowEvents,
+    failures,
     onClose: (hook: () => Promise<void>) => void closing.push(hook),
   };
   const server = await startHttpServer({
@@ -65,6 +67,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     token: options.token,
     sessions,
     routes: allRoutes(services),
+    failures,
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
   flowEvents.attach(io.io);

@@ -1,11 +1,11 @@
 /**
  * Tool dispatch independent of transport: validate arguments against the tool's JSON Schema,
  * run the handler, and shape the MCP result (structuredContent + the same JSON as text, or
- * `isError: true` with `{ error: { code, message, recovery? } }`).
+ * `isError: true` with `{ error: { code, message, details, retryable, recovery? } }`).
  */
-import { isNoemaError, NoemaError } from '../../core/errors.ts';
+import { type ErrorCode, isNoemaError, NoemaError } from '../../core/errors.ts';
 import { schemas } from '../../core/schema-registry.ts';
-import { findUnsafeText } from './hygiene.ts';
+import { inspectArguments, MAX_ARGUMENT_DEPTH } from './hygiene.ts';
 import type { McpToolContext, McpToolDef } from './tool.ts';
 
 export interface ToolCallResult {
@@ -15,19 +15,24 @@ export interface ToolCallResult {
   isError?: boolean;
 }
 
+/** The `error` object of a failed tool call: the NoemaError as data, `recovery` being its hint. */
 export interface ToolError {
-  code: string;
+  code: ErrorCode;
   message: string;
+  /** Serializable facts about the failure (paths, ids, limits), as the REST envelope carries them. */
+  details: Record<string, unknown>;
+  /** True when calling again unchanged may succeed (the store was busy, a lease was lost). */
+  retryable: boolean;
   recovery?: string;
 }
 
 export function errorResult(err: unknown): ToolCallResult {
-  const error: ToolError = isNoemaError(err)
-    ? { code: err.code, message: err.message }
-    : { code: 'INTERNAL', message: 'internal error while running the tool' };
-  if (isNoemaError(err) && err.hint !== undefined) error.recovery = err.hint;
   if (!isNoemaError(err))
     process.emitWarning(`noema mcp: tool failed: ${(err as Error)?.stack ?? String(err)}`);
+  const error: ToolError = isNoemaError(err)
+    ? { code: err.code, message: err.message, details: err.details, retryable: err.retryable }
+    : { code: 'INTERNAL', message: 'internal error while running the tool', details: {}, retryable: false };
+  if (isNoemaError(err) && err.hint !== undefined) error.recovery = err.hint;
   const body = { error };
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
@@ -48,6 +53,25 @@ function describeIssues(
       return i.message;
     })
     .join('; ');
+}
+
+/** Throws INVALID_INPUT for arguments nested too deep or holding control characters at any depth. */
+function assertCleanArguments(args: unknown): void {
+  const problem = inspectArguments(args);
+  if (problem?.kind === 'too_deep') {
+    throw new NoemaError('INVALID_INPUT', `${problem.path} nests deeper than ${MAX_ARGUMENT_DEPTH} levels`, {
+      details: { path: problem.path, max_depth: MAX_ARGUMENT_DEPTH },
+      hint: `flatten the arguments: no tool takes JSON nested deeper than ${MAX_ARGUMENT_DEPTH} levels`,
+      status: 400,
+    });
+  }
+  if (problem?.kind === 'unsafe_text') {
+    throw new NoemaError('INVALID_INPUT', `${problem.path} contains control characters or invalid Unicode`, {
+      details: { path: problem.path },
+      hint: 'remove control characters (tab and newline are fine) and lone surrogates',
+      status: 400,
+    });
+  }
 }
 
 export class ToolDispatcher {
@@ -91,6 +115,8 @@ export class ToolDispatcher {
           hint: 'list the tools with tools/list',
         });
       }
+      // Before the schema: Ajv recurses, so nesting must be bounded before it walks the value.
+      assertCleanArguments(args ?? {});
       const result = schemas.validate<Record<string, unknown>>(tool.inputSchema, args ?? {});
       if (!result.ok) {
         const missingWorkspace = result.errors.some(
@@ -107,14 +133,6 @@ export class ToolDispatcher {
             status: 400,
           },
         );
-      }
-      const unsafe = findUnsafeText(result.value);
-      if (unsafe !== undefined) {
-        throw new NoemaError('INVALID_INPUT', `${unsafe} contains control characters or invalid Unicode`, {
-          details: { path: unsafe },
-          hint: 'remove control characters (tab and newline are fine) and lone surrogates',
-          status: 400,
-        });
       }
       return successResult(await tool.handler(result.value, ctx));
     } catch (err) {

@@ -1,8 +1,15 @@
 /**
- * Input hygiene for every tool call, before any handler runs: no string anywhere in the
- * arguments may hold control characters (other than tab, newline, carriage return) or lone
- * surrogates. Such text is never meaningful to reasoning memory and PostgreSQL cannot store NUL.
+ * Input hygiene for every tool call, before any handler runs: arguments nest at most
+ * `MAX_ARGUMENT_DEPTH` levels, and no string anywhere in them (value or key, at any depth) may
+ * hold control characters (other than tab, newline, carriage return) or lone surrogates. Such
+ * text is never meaningful to reasoning memory and PostgreSQL cannot store NUL.
+ *
+ * The walk is iterative: a deeply nested argument must be a clear `INVALID_INPUT`, never a
+ * stack overflow in the checker (or in Ajv, JSON.stringify or a handler after it).
  */
+
+/** Deeper than any tool's schema goes; JSON nested past it is refused before validation. */
+export const MAX_ARGUMENT_DEPTH = 64;
 
 function badChar(s: string): number {
   for (let i = 0; i < s.length; i++) {
@@ -12,21 +19,43 @@ function badChar(s: string): number {
   return s.isWellFormed() ? -1 : 0;
 }
 
-/** JSON pointer of the first string (value or key) with a forbidden character, or undefined. */
-export function findUnsafeText(value: unknown, path = '', depth = 0): string | undefined {
-  if (typeof value === 'string') return badChar(value) >= 0 ? path || '/' : undefined;
-  if (depth > 64 || value === null || typeof value !== 'object') return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findUnsafeText(value[i], `${path}/${i}`, depth + 1);
-      if (hit !== undefined) return hit;
+/** What is wrong with a tool's arguments, as a JSON pointer to the first offending place. */
+export type ArgumentProblem = { kind: 'too_deep'; path: string } | { kind: 'unsafe_text'; path: string };
+
+/** A JSON pointer segment (RFC 6901), percent-encoded so a bad key never reaches a message raw. */
+function segment(key: string | number): string {
+  return typeof key === 'number'
+    ? String(key)
+    : encodeURIComponent(key.replace(/~/g, '~0').replace(/\//g, '~1'));
+}
+
+/**
+ * The first problem in `value` in document order, or undefined. Nesting deeper than
+ * `maxDepth` containers is `too_deep` (its path is where the limit was crossed).
+ */
+export function inspectArguments(value: unknown, maxDepth = MAX_ARGUMENT_DEPTH): ArgumentProblem | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (badChar(v) >= 0) return { kind: 'unsafe_text', path: path || '/' };
+      continue;
     }
-    return undefined;
-  }
-  for (const [k, v] of Object.entries(value)) {
-    if (badChar(k) >= 0) return `${path}/${encodeURIComponent(k)}`;
-    const hit = findUnsafeText(v, `${path}/${k}`, depth + 1);
-    if (hit !== undefined) return hit;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= maxDepth) return { kind: 'too_deep', path: path || '/' };
+    // Children are pushed in reverse so they are visited in document order.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], path: `${path}/${i}`, depth: depth + 1 });
+      continue;
+    }
+    const entries = Object.entries(v);
+    for (const [k] of entries)
+      if (badChar(k) >= 0) return { kind: 'unsafe_text', path: `${path}/${segment(k)}` };
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, child] = entries[i]!;
+      stack.push({ value: child, path: `${path}/${segment(k)}`, depth: depth + 1 });
+    }
   }
   return undefined;
 }

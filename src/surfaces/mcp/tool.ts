@@ -2,7 +2,7 @@
  * An MCP tool as Noema defines it: a name from the seeds, a description that says what it
  * does, a real JSON Schema for its input, and a handler returning the output object.
  * Handlers throw `NoemaError`; the MCP server turns that into `isError: true` with
- * `{ "error": { "code", "message", "recovery"? } }` (recovery = the error's hint).
+ * `{ "error": { "code", "message", "details", "retryable", "recovery"? } }` (recovery = the error's hint).
  */
 import type { Store } from '../../store/store.ts';
 

@@ -126,10 +126,25 @@ const SCRIPT_SCHEMA = {
 };
 
 export function parseScript(value: unknown): ModelScript {
-  return schemas.assertValid<ModelScript>(SCRIPT_SCHEMA, value, {
+  const script = schemas.assertValid<ModelScript>(SCRIPT_SCHEMA, value, {
     code: 'INVALID_INPUT',
     what: 'model script',
   });
+  // A regex that does not compile would otherwise fail every request that reaches its rule.
+  script.rules.forEach((rule, i) => {
+    const source = rule.match?.message_matches;
+    if (source === undefined) return;
+    try {
+      new RegExp(source);
+    } catch (err) {
+      throw new NoemaError(
+        'INVALID_INPUT',
+        `model script: /rules/${i}/match/message_matches is not a valid regular expression (${(err as Error).message})`,
+        { details: { path: `/rules/${i}/match/message_matches` } },
+      );
+    }
+  });
+  return script;
 }
 
 export function loadScript(path: string): ModelScript {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrations } from '../../../app/migrations.ts';
-import { openStore, parseStoreTarget } from '../../../store/open.ts';
+import { openStore, parseStoreTarget } from '../../../store/index.ts';
 import { describeEachStore } from '../../../testing/each-store.ts';
 import { branchCreate } from '../branch-ops.ts';
 import { init } from '../workspace-ops.ts';

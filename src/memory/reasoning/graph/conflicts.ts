@@ -128,7 +128,7 @@ export async function graphConflictResolve(
   }
   const resolution = input.resolution;
   return store.transaction(async (tx) => {
-    await serializeWriters(store, tx);
+    await serializeWriters(tx);
     await requireWorkspace(tx, input.workspace);
     const c = await requireConflict(tx, input.workspace, input.conflict_id);
     if (c.status === 'resolved') {

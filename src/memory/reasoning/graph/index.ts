@@ -11,7 +11,6 @@ export {
 export { type GraphChange, type GraphDiffInput, type GraphDiffOutput, graphDiff } from './diff.ts';
 export { RESERVED_ID_PREFIXES } from './keys.ts';
 export { type GraphMergeInput, type GraphMergeOutput, graphMerge } from './merge.ts';
-export { graphMigrations } from './migrations.ts';
 export { MAX_OPS, parseGraphOps } from './ops.ts';
 export { type GraphQueryInput, type GraphQueryOutput, graphQuery } from './query.ts';
 export { DEFAULT_GRAPH_DOC } from './ref.ts';

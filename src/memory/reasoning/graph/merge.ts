@@ -94,7 +94,7 @@ export async function graphMerge(store: Store, input: GraphMergeInput): Promise<
     return plan.out;
   }
   return store.transaction(async (tx) => {
-    await serializeWriters(store, tx);
+    await serializeWriters(tx);
     const plan = await planMerge(tx, input, cursor, limit);
     if (plan.writes.length > 0) await writeVersions(tx, plan.scope, plan.out.into, plan.writes);
     for (const c of plan.conflicts)

@@ -3,7 +3,7 @@
  * deletes, `is_head` marking each key's latest version on its own branch, `next_seq` the seq that
  * superseded a version) and merge conflicts.
  */
-import type { Migration } from '../../../store/migrations.ts';
+import type { Migration } from '../../../store/index.ts';
 
 export const graphMigrations: Migration[] = [
   {

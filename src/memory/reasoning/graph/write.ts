@@ -3,7 +3,7 @@
  * each with its own seq from the global counter, and moves each key's `is_head` marker (the
  * superseded version records `next_seq`, so "newest up to a cutoff" needs no anti-join).
  */
-import type { SqlValue, Store, Transaction } from '../../../store/store.ts';
+import type { SqlValue, Transaction } from '../../../store/store.ts';
 import { allocateSeq } from '../seq.ts';
 import { encodeTags, searchText } from './rows.ts';
 import type { EdgeContent, GraphScope, NodeContent, VersionOrigin } from './types.ts';
@@ -169,11 +169,10 @@ async function writeEdges(
 }
 
 /**
- * Takes the global seq row lock up front (PostgreSQL), for transactions that read graph state and
- * then decide what to write (merge, conflict resolution, think cards): concurrent callers then
- * decide on each other's committed results instead of both writing. SQLite already serializes.
+ * Takes the global seq row lock up front, for transactions that read graph state and then
+ * decide what to write (merge, conflict resolution, think cards): concurrent callers then
+ * decide on each other's committed results instead of both writing.
  */
-export async function serializeWriters(store: Store, tx: Transaction): Promise<void> {
-  if (store.capabilities.concurrentWriters)
-    await tx.get('SELECT value FROM reasoning_seq WHERE id = 1 FOR UPDATE');
+export async function serializeWriters(tx: Transaction): Promise<void> {
+  await tx.lockRows('SELECT value FROM reasoning_seq WHERE id = 1');
 }

@@ -73,7 +73,7 @@ export async function thinkCard(store: Store, input: ThinkCardInput): Promise<Th
   const eventId = `think:${card.id}:${sha256Hex(canonicalJson(body)).slice(0, 24)}`;
 
   return store.transaction(async (tx) => {
-    await serializeWriters(store, tx);
+    await serializeWriters(tx);
     const ref = await resolveThinkRef(tx, input, true);
     const scope = { workspace: input.workspace, doc: ref.graph_doc };
     const trace = await appendEntry(tx, {

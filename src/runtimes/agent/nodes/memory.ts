@@ -3,7 +3,7 @@
  * the relevant long-term memories of the user (full-text retrieval), for the reasoning prompt.
  */
 import type { Json, NodeType } from '../../../engine/index.ts';
-import { retrieveMemories } from '../../../memory/long-term/index.ts';
+import { retrieveMemories } from '../../../memory/index.ts';
 import { getAgent } from '../definition.ts';
 import type { ChatMessage } from '../state/execution-state.ts';
 import { type AgentNodeDeps, emit, type MemoryContext, type SessionRef } from './deps.ts';

@@ -1,6 +1,6 @@
 /** Reading a user's profile and forgetting a user (profile and long-term memories). */
 import { invalidInput } from '../../../core/index.ts';
-import { forgetScope } from '../../../memory/long-term/index.ts';
+import { forgetScope } from '../../../memory/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { profileView } from '../state/user-profile.ts';
 import { deleteProfile, loadProfile } from './profile-store.ts';

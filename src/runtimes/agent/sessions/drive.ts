@@ -102,7 +102,11 @@ export async function driveRun(
     code: `RUN_${outcome.status.toUpperCase()}`,
     message: `run ${outcome.status}`,
   };
-  await rec.record('error', { code: error.code, message: error.message, node_id: error.node_id ?? null });
+  await rec.record('error', {
+    code: error.code,
+    message: error.message,
+    node_id: 'node_id' in error ? (error.node_id ?? null) : null,
+  });
   await rec.flush();
   return { session_id: session.session_id, run_id, status: 'idle', outcome, response: null };
 }

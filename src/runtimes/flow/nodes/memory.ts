@@ -6,7 +6,7 @@
 
 import { NoemaError } from '../../../core/errors.ts';
 import type { Json } from '../../../engine/index.ts';
-import { clampLimit } from '../../../memory/long-term/index.ts';
+import { clampLimit } from '../../../memory/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import { llmctlMemoryAdd, llmctlMemoryRetrieve } from '../memory-ops.ts';
 import { contextText } from '../run/context.ts';

@@ -4,7 +4,7 @@
  * enforced) and the finished node run in one transaction, and signals the seed's events (small
  * engine `node.updated` payloads naming durable rows; see run/events.ts).
  */
-import { isNoemaError } from '../../../core/errors.ts';
+import { type ErrorCode, isNoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import { retentionOf, writeNodeArtifact } from '../artifacts/write.ts';
@@ -63,7 +63,7 @@ function replay(nr: NodeRun): NodeResult {
   if (nr.status === 'failed')
     return {
       kind: 'fail',
-      code: nr.error?.code ?? 'NODE_FAILED',
+      code: (nr.error?.code as ErrorCode | undefined) ?? 'NODE_FAILED',
       message: nr.error?.message ?? 'node failed',
     };
   const rs = (nr.routing_state ?? {}) as Record<string, Json>;
@@ -151,11 +151,12 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
           end - startedMs,
         );
         ctx.update(nodeSignal({ node_run_id, status: 'failed' }));
-        return { kind: 'fail', code: error.code, message: error.message };
+        return { kind: 'fail', code: error.code as ErrorCode, message: error.message };
       }
       ctx.update(nodeSignal({ node_run_id, status: outcome.fail ? 'failed' : 'succeeded' }));
       if (artifactId !== null) ctx.update(artifactSignal(artifactId));
-      if (outcome.fail) return { kind: 'fail', code: outcome.fail.code, message: outcome.fail.message };
+      if (outcome.fail)
+        return { kind: 'fail', code: outcome.fail.code as ErrorCode, message: outcome.fail.message };
       return {
         kind: 'ok',
         output: outcome.output,

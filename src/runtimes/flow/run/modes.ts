@@ -3,7 +3,7 @@
  * times; then, when `fallback_enabled`, exactly one attempt in the opposite mode; a failed fallback
  * is a hard failure (no second hop). Errors marked hard (e.g. an ambiguous plan match) stop at once.
  */
-import { isNoemaError, NoemaError } from '../../../core/errors.ts';
+import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.ts';
 import type { NodeMode } from '../types.ts';
 
 export interface AttemptRecord {
@@ -51,7 +51,9 @@ export async function runWithFallback<T>(
   }
   const reason = `${opts.mode} failed after ${1 + opts.retry_count} attempt(s): ${last?.code}: ${last?.message}`;
   if (!opts.fallback_enabled)
-    throw new NoemaError(last?.code ?? 'NODE_FAILED', reason, { details: { attempts: attempts as never } });
+    throw new NoemaError((last?.code as ErrorCode | undefined) ?? 'NODE_FAILED', reason, {
+      details: { attempts: attempts as never },
+    });
   const fb = opposite(opts.mode);
   try {
     const value = await attempt(fb, `fallback-${fb}`);

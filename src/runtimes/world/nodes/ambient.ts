@@ -6,6 +6,7 @@
  * replays finished calls from the journal instead of paying for them again. Results are context
  * only; any failure fails the attempt before commit (D3).
  */
+import type { ErrorCode } from '../../../core/errors.ts';
 import type { Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { AmbientSourceBinding } from '../documents.ts';
@@ -40,7 +41,7 @@ async function runBindings(
     } catch (err) {
       return {
         kind: 'fail',
-        code: (err as { code?: string }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
+        code: (err as { code?: ErrorCode }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
         message: (err as Error).message,
       };
     }

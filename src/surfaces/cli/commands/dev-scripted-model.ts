@@ -1,7 +1,7 @@
 /** `noema dev scripted-model`: serves the scripted OpenAI-compatible model in the foreground. */
 import { parsePort } from '../../../app/config.ts';
 import { listenError } from '../../../app/listen-error.ts';
-import { NoemaError } from '../../../core/errors.ts';
+import { isNoemaError, NoemaError } from '../../../core/errors.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
@@ -21,7 +21,17 @@ export const devScriptedModelCommand: Command = {
         hint: 'noema dev scripted-model --script model.json',
       });
     }
-    const script = loadScript(flags.script);
+    let script: ReturnType<typeof loadScript>;
+    try {
+      script = loadScript(flags.script);
+    } catch (err) {
+      // A script the operator named is configuration: one line naming --script, exit 2.
+      if (!isNoemaError(err)) throw err;
+      throw new NoemaError('USAGE', `--script is invalid: ${err.message}`, {
+        details: { flag: '--script', ...err.details },
+        hint: 'see docs/sources.md ("Scripted model") for the script format',
+      });
+    }
     const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
     const server = await startScriptedModel({ script, port, record: false }).catch((err: unknown) => {
       throw listenError(err, port, '--port');

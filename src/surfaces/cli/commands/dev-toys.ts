@@ -1,8 +1,8 @@
 /** `noema dev toys`: serves the toy park services (weather, PA, phone, vending, fountain) in the foreground. */
 import { parsePort } from '../../../app/config.ts';
 import { listenError } from '../../../app/listen-error.ts';
-import { invalidInput } from '../../../core/errors.ts';
 import { type Command, EXIT_OK } from '../command.ts';
+import { parseIntegerFlag } from '../flags.ts';
 import { untilSignal } from '../signals.ts';
 
 export const devToysCommand: Command = {
@@ -17,9 +17,10 @@ export const devToysCommand: Command = {
     const stopped = untilSignal();
     const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
     const stockRaw = flags['vending-stock'];
-    const vendingStock = typeof stockRaw === 'string' ? Number(stockRaw) : 1;
-    if (!Number.isInteger(vendingStock) || vendingStock < 0)
-      throw invalidInput('--vending-stock must be an integer >= 0');
+    const vendingStock =
+      typeof stockRaw === 'string'
+        ? parseIntegerFlag(stockRaw, '--vending-stock', { min: 0, max: 1_000_000 })
+        : 1;
     const toys = await startToyServices({ port, vendingStock }).catch((err: unknown) => {
       throw listenError(err, port, '--port');
     });

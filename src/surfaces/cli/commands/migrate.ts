@@ -1,8 +1,7 @@
 /** `noema migrate`: applies pending migrations to the configured store and reports them. */
 import { loadConfig } from '../../../app/config.ts';
 import { migrations } from '../../../app/migrations.ts';
-import { migrate } from '../../../store/migrations.ts';
-import { openStore } from '../../../store/open.ts';
+import { migrate, openStore } from '../../../store/index.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 
 export const migrateCommand: Command = {

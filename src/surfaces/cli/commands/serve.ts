@@ -17,8 +17,8 @@ export const serveCommand: Command = {
     const { startNoemaHttp } = await import('../../http/start.ts');
     const stopped = untilSignal();
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
-    const token = resolveToken(config.token, config.dataDir);
     const store = await openNoemaStore(config);
+    const token = resolveToken(config.token, config.dataDir);
     let served: Awaited<ReturnType<typeof startNoemaHttp>>;
     try {
       served = await startNoemaHttp({

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
 import { NoemaError } from '../../../core/errors.ts';
-import type { InvocationKind } from '../../../sources/index.ts';
 import { type Command, EXIT_FAILED, EXIT_OK } from '../command.ts';
+import { parseChoiceFlag } from '../flags.ts';
 
 function readJsonFile(path: string, what: string): unknown {
   let text: string;
@@ -44,8 +44,15 @@ export const sourceInvokeCommand: Command = {
   },
   async run({ flags, positionals, io }) {
     // Loaded here, not at the top: `noema --help` and other commands stay light.
-    const { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putMcpServer, putResponseSource } =
-      await import('../../../sources/index.ts');
+    const {
+      getLlmCall,
+      getSourceInvocation,
+      INVOCATION_KINDS,
+      invokeSource,
+      putJsonSchema,
+      putMcpServer,
+      putResponseSource,
+    } = await import('../../../sources/index.ts');
     const [file] = positionals;
     if (!file)
       throw new NoemaError('USAGE', 'name the source definition file', {
@@ -53,6 +60,8 @@ export const sourceInvokeCommand: Command = {
       });
     const doc = readJsonFile(file, 'source definition') as Record<string, unknown>;
     const request = typeof flags.request === 'string' ? parseJsonFlag(flags.request, '--request') : {};
+    const kind =
+      typeof flags.kind === 'string' ? parseChoiceFlag(flags.kind, '--kind', INVOCATION_KINDS) : 'manual';
     const config = loadConfig({ db: flags.db as string | undefined });
     const store = await openNoemaStore(config);
     try {
@@ -70,7 +79,7 @@ export const sourceInvokeCommand: Command = {
       const out = await invokeSource(store, {
         source,
         request,
-        kind: ((flags.kind as string | undefined) ?? 'manual') as InvocationKind,
+        kind,
         resultSchema,
       });
       const record: Record<string, unknown> = await getSourceInvocation(store, out.source_invocation_id);

@@ -41,13 +41,17 @@ export async function authenticate(c: Context, token: string, sessions: SessionK
   }
   const session = sessions.verify(getCookie(c, SESSION_COOKIE));
   if (!session) throw unauthorized('missing or wrong server token');
-  if (!SAFE_METHODS.has(c.req.method) && !sessions.csrfMatches(session, await presentedCsrf(c))) {
-    throw new NoemaError('CSRF_INVALID', 'missing or wrong CSRF token for a cookie-authenticated request', {
-      status: 403,
-      hint: 'send the session CSRF token as x-csrf-token (HTML forms carry it as _csrf)',
-    });
-  }
   return { kind: 'cookie', session };
+}
+
+/** A state-changing request authenticated by cookie must carry the session's CSRF token (call after the body is read). */
+export async function checkCsrf(c: Context, auth: AuthResult, sessions: SessionKeeper): Promise<void> {
+  if (auth.kind !== 'cookie' || !auth.session || SAFE_METHODS.has(c.req.method)) return;
+  if (sessions.csrfMatches(auth.session, await presentedCsrf(c))) return;
+  throw new NoemaError('CSRF_INVALID', 'missing or wrong CSRF token for a cookie-authenticated request', {
+    status: 403,
+    hint: 'send the session CSRF token as x-csrf-token (HTML forms carry it as _csrf)',
+  });
 }
 
 async function presentedCsrf(c: Context): Promise<string | undefined> {

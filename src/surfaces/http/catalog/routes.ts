@@ -89,6 +89,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
       limit: q.limit,
       ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     });
+    services.failures?.storeAnswered();
     const withLinks = page.items.map((r) => ({ ...r, links: linksOf(catalog, kind, r) }));
     const build = (kept: typeof withLinks, cut = kept.length < withLinks.length) => ({
       items: kept,
@@ -119,6 +120,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
     const format = negotiate(ctx.c);
     const budget = parseBudget(ctx.url.searchParams);
     const record = await kind.get(kctx, checkKey(kind, rawKey));
+    services.failures?.storeAnswered();
     const links = linksOf(catalog, kind, record);
     const fitted = fitRecord({ ...record, links }, budget.maxChars);
     if (fitted.truncated === true && Array.isArray(fitted.truncated_fields) && links.self) {

@@ -4,7 +4,8 @@
  * session cookie from this origin. A client emits `subscribe` `{ run_id, last_event_id? }` (acked with
  * `{ ok, run_id }` or `{ ok: false, error }`) and joins the room `run:<run_id>`; each engine event is
  * emitted to the room under its type (`run.updated`, `node.finished`, …) with its `id`, and `resync`
- * when events may have been missed. `unsubscribe` `{ run_id }` leaves the room.
+ * when events may have been missed (plus any names a runtime's translator adds, `translators.ts`).
+ * `unsubscribe` `{ run_id }` leaves the room.
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
@@ -16,6 +17,7 @@ import { bearerToken } from '../auth/guard.ts';
 import { SESSION_COOKIE, type SessionKeeper } from '../auth/sessions.ts';
 import { hasControl } from '../catalog/query.ts';
 import type { FeedSink, RunFeeds } from './feed.ts';
+import { socketMessages } from './translators.ts';
 
 export interface SocketIoOptions {
   store: Store;
@@ -58,7 +60,9 @@ export function attachSocketIo(
   // One feed sink per room: events reach every socket of the room through Socket.IO's adapter.
   const rooms = new Map<string, () => void>();
   const sinkFor = (run_id: string): FeedSink => ({
-    event: (event, id) => io.to(runRoom(run_id)).emit(event.type, { ...event, id }),
+    event: (event, id) => {
+      for (const m of socketMessages(event, id)) io.to(runRoom(run_id)).emit(m.name, m.payload);
+    },
     resync: (info) => io.to(runRoom(run_id)).emit('resync', info),
   });
   io.of('/').adapter.on('delete-room', (room: string) => {
@@ -85,7 +89,9 @@ export function attachSocketIo(
         if (!rooms.has(room)) rooms.set(room, await options.feeds.join(run_id, sinkFor(run_id)));
         // Replay to this socket only, then join: synchronous, so nothing falls in between.
         const replay: FeedSink = {
-          event: (event, id) => socket.emit(event.type, { ...event, id }),
+          event: (event, id) => {
+            for (const m of socketMessages(event, id)) socket.emit(m.name, m.payload);
+          },
           resync: (info) => socket.emit('resync', info),
         };
         if (last_event_id !== undefined) options.feeds.replay(run_id, replay, last_event_id as number);

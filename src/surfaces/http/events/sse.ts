@@ -5,6 +5,13 @@
  */
 import type { FeedSink, ResyncInfo, RunFeeds, StreamEvent } from './feed.ts';
 
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
 export interface SseOptions {
   heartbeatMs?: number;
   /** Client reconnection delay announced with `retry:`. */
@@ -69,13 +76,46 @@ export class SseStreams {
     this.#open.add(end);
     signal.addEventListener('abort', end, { once: true });
     return new Response(stream, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      },
+      headers: SSE_HEADERS,
     });
+  }
+
+  /**
+   * A `text/event-stream` response from ready-made SSE frames (a runtime's own stream, e.g. an agent
+   * turn): ended when the frames end, the client leaves, or the server shuts down — then the
+   * producer is `return()`ed at its next yield (an async generator cannot be interrupted mid-await).
+   */
+  fromFrames(frames: AsyncIterable<string>, signal: AbortSignal): Response {
+    const encoder = new TextEncoder();
+    const iterator = frames[Symbol.asyncIterator]();
+    let end: () => void = () => {};
+    let closed = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        end = () => {
+          if (closed) return;
+          closed = true;
+          this.#open.delete(end);
+          void iterator.return?.();
+          try {
+            controller.close();
+          } catch {
+            // Already closed by the client.
+          }
+        };
+        this.#open.add(end);
+        signal.addEventListener('abort', end, { once: true });
+        controller.enqueue(encoder.encode(`retry: ${this.#retryMs}\n\n`));
+      },
+      pull: async (controller) => {
+        const { done, value } = await iterator.next();
+        if (closed) return;
+        if (done) end();
+        else controller.enqueue(encoder.encode(value));
+      },
+      cancel: () => end(),
+    });
+    return new Response(stream, { headers: SSE_HEADERS });
   }
 
   /** Ends every open stream (the server is shutting down). */

@@ -4,7 +4,13 @@
  * ids, `count`/`limit`/`offset`, `items` or `item`, `request_id`, `correlation_id?`). Thrown
  * NoemaErrors become the shared error envelope (`flowApiError`). `routes.ts` mounts them on the app.
  */
-import { errorEnvelope, invalidInput, NoemaError, toNoemaError } from '../../../core/errors.ts';
+import {
+  type ErrorCode,
+  errorEnvelope,
+  invalidInput,
+  NoemaError,
+  toNoemaError,
+} from '../../../core/errors.ts';
 import { hasControlChars } from '../../../core/ids.ts';
 import type { Engine } from '../../../engine/index.ts';
 import * as flow from '../../../runtimes/flow/index.ts';
@@ -63,7 +69,7 @@ function parseQuery(q: URLSearchParams, spec: QuerySpec): Record<string, string 
   return out;
 }
 
-function positiveId(raw: string | undefined, name: string, code: string): number {
+function positiveId(raw: string | undefined, name: string, code: ErrorCode): number {
   if (!raw || !/^\d{1,15}$/.test(raw) || Number(raw) < 1)
     throw new NoemaError(code, `no ${name} ${raw ?? ''}`.trim(), {
       status: 404,
@@ -114,7 +120,7 @@ const ARTIFACT_FILTERS: QuerySpec = {
 function scopedArtifactRoutes(
   segment: 'plans' | 'memories' | 'milestones',
   key: 'plan_id' | 'memory_id' | 'milestone_id',
-  code: string,
+  code: ErrorCode,
 ): FlowApiRoute[] {
   return [
     {

@@ -3,7 +3,7 @@
  * 003's own `/api` routes: `/flowcharts`, `/flowcharts/:flowchart_id`, `/node-artifacts`,
  * `/node-artifacts/:artifact_id`, plans and milestones.
  */
-import { NoemaError } from '../../../core/errors.ts';
+import { type ErrorCode, invalidInput, NoemaError } from '../../../core/errors.ts';
 import {
   getFlowchart,
   getGraph,
@@ -15,9 +15,16 @@ import {
 } from '../../../runtimes/flow/index.ts';
 import { registerKind } from '../catalog/index.ts';
 
-const positive = (raw: string, code: string, what: string): number => {
+const positive = (raw: string, code: ErrorCode, what: string): number => {
   if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1)
     throw new NoemaError(code, `no ${what} ${raw}`, { status: 404, details: { [`${what}_id`]: raw } });
+  return Number(raw);
+};
+
+const cursorOf = (raw: string | undefined): number | undefined => {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1)
+    throw invalidInput("cursor must be a previous page's next_cursor");
   return Number(raw);
 };
 
@@ -28,7 +35,7 @@ registerKind<Record<string, unknown>>({
   key: { by: 'id', param: 'flowchart_id' },
   async list({ store }, query) {
     // Offsets as cursors: flowcharts are few and ordered by creation.
-    const offset = query.cursor === undefined ? 0 : positive(query.cursor, 'INVALID_CURSOR', 'cursor') - 1;
+    const offset = (cursorOf(query.cursor) ?? 1) - 1;
     const page = await listFlowcharts(store, { limit: query.limit, offset });
     const items = page.items.map((f, i) => ({ ...f, cursor: String(offset + i + 2) }));
     return {
@@ -66,8 +73,7 @@ registerKind<Record<string, unknown>>({
     memory_id: { type: 'integer', minimum: 1 },
   },
   async list({ store }, query) {
-    const before =
-      query.cursor === undefined ? undefined : positive(query.cursor, 'INVALID_CURSOR', 'cursor');
+    const before = cursorOf(query.cursor);
     const page = await listNodeArtifacts(store, query.filters, {
       limit: query.limit,
       ...(before !== undefined ? { before } : {}),

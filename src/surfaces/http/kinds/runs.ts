@@ -1,6 +1,6 @@
 /** Engine runs and the content-addressed graphs they execute, in the catalog. */
 import { NoemaError } from '../../../core/errors.ts';
-import { getGraph, listRuns, type RunFilter } from '../../../engine/index.ts';
+import { getGraph, listGraphs, listRuns, type RunFilter } from '../../../engine/index.ts';
 import { registerKind } from '../catalog/index.ts';
 
 const RUN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
@@ -36,10 +36,18 @@ registerKind<Record<string, unknown>>({
   columns: ['run_id', 'status', 'graph_hash', 'created_at', 'updated_at'],
 });
 
-registerKind({
+registerKind<Record<string, unknown>>({
   kind: 'graphs',
   title: 'Graphs',
   description: 'Content-addressed engine graphs',
   key: { by: 'hash', field: 'graph_hash' },
+  async list({ store }, query) {
+    const page = await listGraphs(store, {
+      limit: query.limit,
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    });
+    return { items: page.items.map((g) => ({ ...g })), next_cursor: page.next_cursor };
+  },
+  cursorOf: (g) => String(g.graph_hash),
   get: async ({ store }, hash) => ({ ...(await getGraph(store, hash)) }),
 });

@@ -8,6 +8,8 @@ import {
   getResponseSource,
   getSourceInvocation,
   type InvocationFilter,
+  listJsonSchemas,
+  listResponseSources,
   listSourceInvocations,
 } from '../../../sources/index.ts';
 import { registerKind } from '../catalog/index.ts';
@@ -72,16 +74,36 @@ registerKind({
   links: [{ field: 'source_invocation_id', kind: 'source-invocations', rel: 'source_invocation' }],
 });
 
-registerKind({
+registerKind<Record<string, unknown>>({
   kind: 'response-sources',
   title: 'Response sources',
   key: { by: 'hash', field: 'hash' },
+  filters: { interface_name: { type: 'string', aliases: ['interface'] } },
+  async list({ store }, query) {
+    const page = await listResponseSources(store, {
+      limit: query.limit,
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+      ...(query.filters.interface_name !== undefined
+        ? { interface_name: String(query.filters.interface_name) }
+        : {}),
+    });
+    return { items: page.items.map((d) => ({ ...d })), next_cursor: page.next_cursor };
+  },
+  cursorOf: (d) => String(d.hash),
   get: async ({ store }, hash) => ({ ...(await getResponseSource(store, hash)) }),
 });
 
-registerKind({
+registerKind<Record<string, unknown>>({
   kind: 'json-schemas',
   title: 'JSON schemas',
   key: { by: 'hash', field: 'hash' },
+  async list({ store }, query) {
+    const page = await listJsonSchemas(store, {
+      limit: query.limit,
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    });
+    return { items: page.items.map((d) => ({ ...d })), next_cursor: page.next_cursor };
+  },
+  cursorOf: (d) => String(d.hash),
   get: async ({ store }, hash) => ({ ...(await getJsonSchema(store, hash)) }),
 });

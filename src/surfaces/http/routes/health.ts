@@ -21,6 +21,7 @@ export function healthRoutes(app: AppServices): Route[] {
             cause: err,
           });
         }
+        app.failures?.storeAnswered();
         return { json: { ok: true } };
       },
     },

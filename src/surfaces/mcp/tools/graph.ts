@@ -9,7 +9,7 @@ import {
   graphQuery,
   graphValidate,
   MAX_OPS,
-} from '../../../memory/reasoning/graph/index.ts';
+} from '../../../memory/index.ts';
 import type { McpToolDef } from '../tool.ts';
 import { branchName, cursor, doc, limit, maxChars, objectSchema, target, workspace } from './schema-parts.ts';
 

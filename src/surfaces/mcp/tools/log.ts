@@ -1,12 +1,17 @@
 /** MCP tools over the reasoning log: workspace init/status, notes, show/export/diff/merge, branches. */
-import { branchCreate, branchList, checkout } from '../../../memory/reasoning/branch-ops.ts';
-import { diff } from '../../../memory/reasoning/docs/diff-op.ts';
-import { exportSnapshot } from '../../../memory/reasoning/docs/export.ts';
-import { merge } from '../../../memory/reasoning/docs/merge.ts';
-import { notesCommit } from '../../../memory/reasoning/docs/notes.ts';
-import { show } from '../../../memory/reasoning/docs/show.ts';
-import { init, status } from '../../../memory/reasoning/workspace-ops.ts';
-import { describeTarget } from '../../../memory/tasks/describe.ts';
+import {
+  branchCreate,
+  branchList,
+  checkout,
+  describeTarget,
+  diff,
+  exportSnapshot,
+  init,
+  merge,
+  notesCommit,
+  show,
+  status,
+} from '../../../memory/index.ts';
 import type { McpToolDef } from '../tool.ts';
 import { branchName, cursor, doc, limit, maxChars, objectSchema, target, workspace } from './schema-parts.ts';
 

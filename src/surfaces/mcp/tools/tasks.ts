@@ -1,13 +1,15 @@
 /** MCP tools of the compact task surface (plans/tasks that branchmind targets resolve to). */
 import {
+  TASK_STATUSES,
+  tasksContext,
   tasksCreate,
   tasksDecompose,
+  tasksDelta,
   tasksDone,
   tasksEdit,
   tasksNote,
-} from '../../../memory/tasks/mutate.ts';
-import { tasksContext, tasksDelta, tasksRadar } from '../../../memory/tasks/read.ts';
-import { TASK_STATUSES } from '../../../memory/tasks/store-ops.ts';
+  tasksRadar,
+} from '../../../memory/index.ts';
 import type { McpToolDef } from '../tool.ts';
 import { limit, maxChars, objectSchema, target, workspace } from './schema-parts.ts';
 

@@ -1,11 +1,5 @@
 /** MCP tools for thinking cards: template, card (trace + graph in one transaction), context, next. */
-import {
-  CARD_TYPES,
-  thinkCard,
-  thinkContext,
-  thinkNext,
-  thinkTemplate,
-} from '../../../memory/reasoning/think/index.ts';
+import { CARD_TYPES, thinkCard, thinkContext, thinkNext, thinkTemplate } from '../../../memory/index.ts';
 import type { McpToolDef } from '../tool.ts';
 import { branchName, doc, maxChars, objectSchema, target, workspace } from './schema-parts.ts';
 

@@ -1,0 +1,173 @@
+/**
+ * The HTTP surface's cost: `GET /healthz` and a catalog detail route (`GET /source-invocations/:id`)
+ * on the real Noema server (Hono, auth guard, negotiation, links, budget) against a bare node:http
+ * handler answering the same JSON after the same store call (the floor), in one run, on SQLite. Load
+ * comes from autocannon in its own process (10 connections, fixed duration, 127.0.0.1); each side is
+ * measured in alternating rounds and the median round is reported. Ratios: req/s Noema ÷ floor, p99
+ * floor ÷ Noema (1 = no cost; below 1 = slower than the floor).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getSourceInvocation, invokeSource, putResponseSource } from '../src/sources/index.ts';
+import { startNoemaHttp } from '../src/surfaces/http/start.ts';
+import { openTestStore } from '../src/testing/stores.ts';
+import { startToyServices, toySources } from '../src/testing/toys/index.ts';
+import type { Bench } from './lib/harness.ts';
+
+const TOKEN = 'bench-token-0123456789abcdef';
+const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
+
+interface Load {
+  rps: number;
+  p99: number;
+}
+
+/** Runs autocannon in a child process for `seconds` (bounded by a kill timer) and reads its JSON. */
+function load(url: string, seconds: number): Promise<Load> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      AUTOCANNON,
+      '-c',
+      '10',
+      '-d',
+      String(seconds),
+      '-j',
+      '-H',
+      `authorization=Bearer ${TOKEN}`,
+      url,
+    ]);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 20) * 1000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      try {
+        const r = JSON.parse(out) as {
+          requests: { average: number };
+          latency: { p99: number };
+          non2xx: number;
+          errors: number;
+        };
+        if (r.non2xx > 0 || r.errors > 0)
+          return reject(new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`));
+        resolve({ rps: r.requests.average, p99: r.latency.p99 });
+      } catch {
+        reject(new Error(`autocannon exited ${code}: ${out.slice(0, 200)}`));
+      }
+    });
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+
+const bench: Bench = {
+  name: 'http',
+  description:
+    'Noema HTTP (Hono) vs a bare node:http handler answering the same JSON (floor), autocannon, SQLite',
+  async run(ctx) {
+    const { store, dispose } = await openTestStore('sqlite');
+    const toys = await startToyServices();
+    const seconds = ctx.quick ? 1 : 3;
+    const rounds = ctx.quick ? 1 : 3;
+    let floor: Server | null = null;
+    const noema = await startNoemaHttp({
+      store,
+      host: '127.0.0.1',
+      port: 0,
+      portSetting: '--port',
+      token: TOKEN,
+      dataDir: mkdtempSync(join(tmpdir(), 'noema-bench-')),
+    });
+    try {
+      const weather = await putResponseSource(store, toySources.weather);
+      const call = await invokeSource(store, {
+        source: weather,
+        request: { turn: 1 },
+        kind: 'ambient_context',
+        env: toys.env,
+        links: { attempt_id: 'a' },
+      });
+      const id = call.source_invocation_id;
+      // The floor does the same store work and answers the same bytes, without the framework.
+      floor = createServer(async (req, res) => {
+        let body: string;
+        if (req.url === '/healthz') {
+          await store.get('SELECT 1 AS ok');
+          body = JSON.stringify({ ok: true });
+        } else {
+          const record = await getSourceInvocation(store, id);
+          body = JSON.stringify({
+            ...record,
+            links: {
+              self: `/source-invocations/${id}`,
+              response_source: `/response-sources/hash/${record.source_hash}`,
+            },
+          });
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+      await new Promise<void>((resolve) => floor!.listen(0, '127.0.0.1', resolve));
+      const floorUrl = `http://127.0.0.1:${(floor.address() as AddressInfo).port}`;
+      const cases = [
+        { name: 'GET /healthz', noema: `${noema.url}/healthz`, floor: `${floorUrl}/healthz` },
+        {
+          name: 'GET /source-invocations/:id',
+          noema: `${noema.url}/source-invocations/${id}`,
+          floor: `${floorUrl}/detail`,
+        },
+      ];
+      for (const c of cases) {
+        const n: Load[] = [];
+        const f: Load[] = [];
+        await load(c.noema, 1); // warm both sides the same way
+        await load(c.floor, 1);
+        for (let r = 0; r < rounds; r++) {
+          f.push(await load(c.floor, seconds));
+          n.push(await load(c.noema, seconds));
+        }
+        const rps = median(n.map((x) => x.rps));
+        const floorRps = median(f.map((x) => x.rps));
+        const p99 = median(n.map((x) => x.p99));
+        const floorP99 = median(f.map((x) => x.p99));
+        ctx.row({
+          case: c.name,
+          metric: 'requests/s (median of rounds)',
+          unit: 'req/s',
+          value: rps,
+          anchor: 'node:http floor',
+          anchor_value: floorRps,
+          ratio: Math.round((rps / floorRps) * 1000) / 1000,
+        });
+        ctx.row({
+          case: c.name,
+          metric: 'p99 latency (median of rounds)',
+          unit: 'ms',
+          value: p99,
+          anchor: 'node:http floor',
+          anchor_value: floorP99,
+        });
+      }
+      ctx.log(
+        `autocannon: 10 connections, ${seconds} s × ${rounds} alternating rounds per side, after a 1 s warm-up each`,
+      );
+    } finally {
+      floor?.close();
+      await noema.close();
+      await toys.close();
+      await dispose();
+    }
+  },
+};
+
+export default bench;

@@ -1,0 +1,66 @@
+/** Conformance: a parameter value the store cannot hold is the same typed error on every backend and writes nothing. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isNoemaError } from '../../core/errors.ts';
+import type { StoreFactory } from '../../testing/each-store.ts';
+
+const TABLE = 'CREATE TABLE t (id TEXT PRIMARY KEY, note TEXT)';
+
+function isInvalidInput(err: unknown): boolean {
+  assert.ok(isNoemaError(err), `expected a NoemaError, got ${String(err)}`);
+  assert.equal(err.code, 'INVALID_INPUT');
+  assert.equal(err.status, 400);
+  assert.equal(err.retryable, false);
+  return true;
+}
+
+export function paramSpecs(factory: StoreFactory): void {
+  test('a NUL character in an inserted value is INVALID_INPUT and writes nothing', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await assert.rejects(
+        store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['a', 'x\u0000y']),
+        isInvalidInput,
+      );
+      assert.equal((await store.all('SELECT id FROM t')).length, 0);
+    });
+  });
+
+  test('a NUL character in a filter or cursor is INVALID_INPUT, not a database error', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['a', 'n']);
+      await assert.rejects(store.get('SELECT id FROM t WHERE id = ?', ['a\u0000']), isInvalidInput);
+      await assert.rejects(
+        store.all('SELECT id FROM t WHERE id > ? ORDER BY id LIMIT ?', ['\u0000', 10]),
+        isInvalidInput,
+      );
+    });
+  });
+
+  test('a NUL character inside a transaction rolls back its earlier statements', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO t (id, note) VALUES (?, ?)', ['a', 'fine']);
+          await tx.run('INSERT INTO t (id, note) VALUES (?, ?)', ['b\u0000', 'bad']);
+        }),
+        isInvalidInput,
+      );
+      assert.equal((await store.all('SELECT id FROM t')).length, 0);
+      // The store still works afterwards.
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['c', 'ok']);
+      assert.equal((await store.all('SELECT id FROM t')).length, 1);
+    });
+  });
+
+  test('text without NUL is stored as given, control characters included', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['a', 'tab\there \u0001 é 😀']);
+      const row = await store.get<{ note: string }>('SELECT note FROM t WHERE id = ?', ['a']);
+      assert.equal(row?.note, 'tab\there \u0001 é 😀');
+    });
+  });
+}
