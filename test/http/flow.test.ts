@@ -1,13 +1,15 @@
 // Seed 003 over the real HTTP surface: the /api flowchart routes (envelope, request/correlation ids)
 // and the three flowchart events over SSE and a real socket.io-client, on both stores.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { io as ioClient } from 'socket.io-client';
-import { createFlowRun } from '../../src/runtimes/flow/index.ts';
+import { createFlowchart, createFlowRun } from '../../src/runtimes/flow/index.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../src/testing/flow-kit.ts';
@@ -15,6 +17,7 @@ import { connectSse, type SseMessage } from '../../src/testing/sse-client.ts';
 import type { Loose } from './helpers.ts';
 
 const TOKEN = 'flow-http-token-0123456789';
+const WORKER = fileURLToPath(new URL('../../src/testing/flow-worker.ts', import.meta.url));
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 describeEachStore('flowcharts over HTTP', (factory) => {
@@ -96,6 +99,22 @@ describeEachStore('flowcharts over HTTP', (factory) => {
         );
         assert.equal(decisions.body.items[0].request_id, started.body.request_id);
         assert.equal(decisions.body.items[0].correlation_id, 'corr-http');
+
+        // The resource catalog (browser + JSON) lists flowcharts and node artifacts too.
+        const catalog = await call('GET', `/node-artifacts?flowchart_run_id=${runId}&limit=2`);
+        assert.equal(catalog.status, 200);
+        assert.equal(catalog.body.items.length, 2);
+        const page2 = await call(
+          'GET',
+          `/node-artifacts?flowchart_run_id=${runId}&limit=2&cursor=${catalog.body.next_cursor}`,
+        );
+        assert.ok(page2.body.items[0].artifact_id < catalog.body.items[1].artifact_id, 'keyset pages');
+        const detail = await call('GET', `/node-artifacts/${catalog.body.items[0].artifact_id}`);
+        assert.equal(detail.body.links.flowchart, `/flowcharts/${encodeURIComponent(id)}`);
+        assert.equal((await call('GET', `/flowcharts/${id}`)).body.graph.validation.valid, true);
+        const html = await fetch(`${http.url}/node-artifacts?format=html`, { headers: auth });
+        assert.equal(html.status, 200);
+        assert.match(await html.text(), /Node artifacts/);
 
         // Events: subscribe to a queued run over SSE and Socket.IO, then execute it.
         const queued = await createFlowRun(store, kit.engine, id, { input: { message: 'jam' } });
@@ -195,6 +214,19 @@ describeEachStore('flowcharts over HTTP', (factory) => {
           'duration_ms',
         ])
           assert.ok(k in nodeEv, k);
+        // The socket is in the flowchart's room: a run started through the API reaches it from its start.
+        const again = await call('POST', `/api/flowcharts/${id}/runs`, { input: { message: 'again' } });
+        assert.equal(again.status, 202, JSON.stringify(again.body));
+        const newRun = again.body.flowchart_run_id as string;
+        const seen = () => socketEvents.filter((e) => e.body.flowchart_run_id === newRun);
+        for (
+          let i = 0;
+          i < 300 && !seen().some((e) => e.name === 'flowchart.run.updated' && e.body.status === 'completed');
+          i++
+        )
+          await sleep(20);
+        assert.equal(seen().filter((e) => e.name === 'flowchart.node.updated').length, 16);
+        assert.equal(seen().filter((e) => e.name === 'flowchart:node_artifact:persisted').length, 5);
         const bad2 = (await socket.timeout(5000).emitWithAck('flowchart:subscribe', {
           flowchart_id: 'x',
           flowchart_run_id: queued.flowchart_run_id,
@@ -202,6 +234,54 @@ describeEachStore('flowcharts over HTTP', (factory) => {
         assert.equal(bad2.ok, false);
         assert.equal(bad2.error.code, 'UNKNOWN_FLOWCHART_RUN');
         socket.close();
+      } finally {
+        await http.close();
+        await kit.close();
+      }
+    }));
+
+  test('SSE carries a run executed by another process (PostgreSQL LISTEN/NOTIFY)', async (t) =>
+    factory.withStore(async ({ store, url }) => {
+      if (!store.capabilities.supportsListenNotify) {
+        t.skip('this store delivers events in-process only (no LISTEN/NOTIFY)');
+        return;
+      }
+      const kit = await flowKit(store, readJson(EXAMPLE_SCRIPT));
+      const http = await startNoemaHttp({
+        store,
+        host: '127.0.0.1',
+        port: 0,
+        portSetting: '--port',
+        token: TOKEN,
+        dataDir: mkdtempSync(join(tmpdir(), 'noema-flow-http-')),
+      });
+      try {
+        const fc = await createFlowchart(store, readJson(EXAMPLE));
+        const queued = await createFlowRun(store, kit.engine, fc.flowchart_id, { input: { message: 'jam' } });
+        const sse = await connectSse(
+          `${http.url}/api/flowcharts/${fc.flowchart_id}/runs/${queued.flowchart_run_id}/events`,
+          auth,
+        );
+        const child = spawn(process.execPath, [WORKER, 'drain'], {
+          env: { ...process.env, NOEMA_DB: url, ...kit.env },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        const exited = new Promise((r) => child.on('exit', r));
+        const seen: string[] = [];
+        try {
+          for (;;) {
+            const m = await sse.next(20_000);
+            assert.ok(m && m.event !== 'resync', `stream: ${JSON.stringify(m)}`);
+            seen.push(m.event);
+            if (m.event === 'flowchart.run.updated' && JSON.parse(m.data).status === 'completed') break;
+          }
+        } finally {
+          sse.close();
+          child.kill('SIGTERM');
+          await exited;
+        }
+        assert.equal(seen.filter((e) => e === 'flowchart.node.updated').length, 16);
+        assert.equal(seen.filter((e) => e === 'flowchart:node_artifact:persisted').length, 5);
       } finally {
         await http.close();
         await kit.close();

@@ -23,9 +23,7 @@ describeEachStore('flowchart events across processes', (factory) => {
           input: { message: 'jam' },
         });
         const events: FlowEvent[] = [];
-        const unsub = await subscribeFlowRun(kit.engine, store, { ...created, created_at: '' }, (e) =>
-          events.push(e),
-        );
+        const unsub = await subscribeFlowRun(kit.engine, store, created, (e) => events.push(e));
         const child = spawn(process.execPath, [WORKER, 'drain'], {
           env: { ...process.env, NOEMA_DB: url, ...kit.env },
           stdio: ['ignore', 'pipe', 'inherit'],

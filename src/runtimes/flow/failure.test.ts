@@ -281,4 +281,40 @@ describeEachStore('flowchart failure semantics', (factory) => {
         await kit.close();
       }
     }));
+
+  test('plan deterministic mode with an LLM transform records llm_transform_summary', async () =>
+    factory.withStore(async ({ store }) => {
+      const kit = await flowKit(store, {
+        rules: [
+          {
+            match: { any_message_contains: 'Transform this plan patch' },
+            reply: { json: { stages: [{ stage_key: 'shout', title: 'SHIP IT' }] } },
+          },
+        ],
+      });
+      try {
+        const fc = await single(store, {
+          node_type: 'plan',
+          config: {
+            mode: 'deterministic',
+            store_mode: 'append',
+            patch: { stages: [{ stage_key: 'shout', title: 'ship it' }] },
+            llm_transform_prompt: 'Upper-case every title.',
+          },
+        });
+        const { flowchart_run_id, outcome } = await runFlowchart(store, kit.engine, fc.flowchart_id);
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+        const [a] = (await listNodeArtifacts(store, { flowchart_run_id, artifact_type: 'plan' })).items;
+        const p = a!.payload as {
+          llm_transform_summary: { output_patch: unknown };
+          plan: { stages: Array<{ title: string }> };
+        };
+        assert.deepEqual(p.llm_transform_summary.output_patch, {
+          stages: [{ stage_key: 'shout', title: 'SHIP IT' }],
+        });
+        assert.equal(p.plan.stages[0]!.title, 'SHIP IT');
+      } finally {
+        await kit.close();
+      }
+    }));
 });

@@ -27,12 +27,7 @@ describeEachStore('flowchart runs', (factory) => {
           correlation_id: 'corr-1',
         });
         const events: FlowEvent[] = [];
-        const unsub = await subscribeFlowRun(
-          kit.engine,
-          store,
-          { ...created, created_at: new Date().toISOString() },
-          (e) => events.push(e),
-        );
+        const unsub = await subscribeFlowRun(kit.engine, store, created, (e) => events.push(e));
         const outcome = await kit.engine.continueRun(created.flowchart_run_id);
         await unsub();
         assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));

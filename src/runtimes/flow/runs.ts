@@ -89,6 +89,7 @@ export async function createFlowRun(
   flowchart_id: string;
   request_id: string;
   correlation_id: string | null;
+  created_at: string;
 }> {
   await getFlowchart(store, flowchart_id);
   const snapshot = await readSnapshot(store, flowchart_id);
@@ -106,6 +107,7 @@ export async function createFlowRun(
   const flowchart_run_id = uuidv7();
   const request_id = input.request_id ?? uuidv7();
   const correlation_id = input.correlation_id ?? null;
+  const created_at = new Date().toISOString();
   await store.run(
     'INSERT INTO flowchart_runs (flowchart_run_id, flowchart_id, input_json, request_id, correlation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     [
@@ -114,7 +116,7 @@ export async function createFlowRun(
       JSON.stringify(input.input ?? {}),
       request_id,
       correlation_id,
-      new Date().toISOString(),
+      created_at,
     ],
   );
   try {
@@ -126,7 +128,7 @@ export async function createFlowRun(
     await store.run('DELETE FROM flowchart_runs WHERE flowchart_run_id = ?', [flowchart_run_id]);
     throw err;
   }
-  return { flowchart_run_id, flowchart_id, request_id, correlation_id };
+  return { flowchart_run_id, flowchart_id, request_id, correlation_id, created_at };
 }
 
 /** createFlowRun, then execute it in this process until it stops. */

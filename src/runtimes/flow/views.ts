@@ -28,7 +28,8 @@ export interface WithArtifacts {
 
 export async function memoryView(q: Queryable, memory_id: number, o: WithArtifacts = {}) {
   const memory = await getMemory(q, memory_id);
-  if (!memory)
+  // Only flowchart memories: user and agent memories are not this API's to show.
+  if (memory?.scope_kind !== 'flowchart')
     throw new NoemaError('UNKNOWN_MEMORY', `no memory ${memory_id}`, { status: 404, details: { memory_id } });
   return withArtifacts<{ memory_id: number; item: MemoryRecord }>(
     { memory_id, item: memory },

@@ -10,7 +10,7 @@ import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
-import { attachFlowSocketEvents } from './flow/events.ts';
+import { FlowEventHub } from './flow/events.ts';
 import { allRoutes } from './routes/index.ts';
 import { startHttpServer } from './server.ts';
 
@@ -50,11 +50,13 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
   const closing: Array<() => Promise<void>> = [];
+  const flowEvents = new FlowEventHub({ store: options.store, feeds });
   const failures = new FailureLog();
   const services = {
     store: options.store,
     engine,
     events: { feeds, sse },
+    flowEvents,
     failures,
     onClose: (hook: () => Promise<void>) => void closing.push(hook),
   };
@@ -68,14 +70,14 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     failures,
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
-  const leaveFlowFeeds = attachFlowSocketEvents(io.io, { store: options.store, feeds });
+  flowEvents.attach(io.io);
   const sweeper = startArtifactSweeper(options.store, {
     onError: (err) => process.emitWarning(`noema: node artifact sweep failed: ${String(err)}`),
   });
   server.onClose(async () => {
     for (const hook of closing) await hook();
     sweeper.stop();
-    leaveFlowFeeds();
+    await flowEvents.close();
     sse.close();
     await io.close();
     await feeds.close();

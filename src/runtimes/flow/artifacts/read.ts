@@ -86,7 +86,12 @@ export interface ArtifactPage {
 export async function listNodeArtifacts(
   q: Queryable,
   filter: ArtifactFilter,
-  page: { limit?: number; offset?: number } = {},
+  page: {
+    limit?: number;
+    offset?: number;
+    /** Keyset paging: only artifacts older than this id. */
+    before?: number;
+  } = {},
 ): Promise<ArtifactPage> {
   const limit = page.limit ?? 50;
   const offset = page.offset ?? 0;
@@ -103,9 +108,10 @@ export async function listNodeArtifacts(
     params.push(v);
   }
   const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const keyset = page.before === undefined ? '' : `${where.length > 0 ? 'AND' : 'WHERE'} artifact_id < ?`;
   const rows = await q.all(
-    `SELECT * FROM node_artifacts ${clause} ORDER BY artifact_id DESC LIMIT ? OFFSET ?`,
-    [...params, limit, offset],
+    `SELECT * FROM node_artifacts ${clause} ${keyset} ORDER BY artifact_id DESC LIMIT ? OFFSET ?`,
+    [...params, ...(page.before === undefined ? [] : [page.before]), limit, offset],
   );
   const total = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM node_artifacts ${clause}`, params);
   return { items: rows.map(toArtifact), count: Number(total?.n ?? 0), limit, offset };

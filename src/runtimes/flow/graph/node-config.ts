@@ -172,6 +172,7 @@ function normalizePlan(c: Config, problems: ConfigProblem[], strict: boolean): v
   retentionControls(c, problems, strict);
   optionalString(c, 'additive_prompt', problems);
   optionalString(c, 'patch_source_path', problems);
+  optionalString(c, 'llm_transform_prompt', problems);
   if (
     typeof c.patch_source_path === 'string' &&
     c.patch_source_path !== '' &&

@@ -38,6 +38,7 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
   const currentPlan = current?.plan ?? { stages: [] };
   const nextSeq = current?.next_seq ?? 1;
 
+  let transform: Json | null = null;
   const r = await runWithFallback(
     {
       mode: c.mode as NodeMode,
@@ -60,6 +61,20 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
             'PLAN_PATCH_MISSING',
             'deterministic mode needs config.patch or patch_source_path',
           );
+        if (typeof c.llm_transform_prompt === 'string' && c.llm_transform_prompt.trim() !== '') {
+          // The optional LLM transform: the model rewrites the configured patch; the applier stays deterministic.
+          checkPatch(patch);
+          const input = patch;
+          patch = await callModel(ctx, rt, {
+            ...(typeof c.model === 'string' ? { model: c.model } : {}),
+            system: `Transform this plan patch as instructed and answer with the resulting patch as one JSON object {"stages": [...], "tasks"?: [...]}.\n${c.llm_transform_prompt}`,
+            user: JSON.stringify({ patch: input, input: incoming.input, upstream: incoming.upstream }),
+            schema: PATCH_SCHEMA,
+            schema_name: 'plan_patch_transform',
+            key: `${key}-transform`,
+          });
+          transform = { prompt: c.llm_transform_prompt, input_patch: input, output_patch: patch };
+        }
       } else {
         patch = await callModel(ctx, rt, {
           ...(typeof c.model === 'string' ? { model: c.model } : {}),
@@ -106,6 +121,7 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
       additive_prompt: additive,
       plan: applied.plan as unknown as Json,
       routing_state,
+      ...(transform && r.mode === 'deterministic' ? { llm_transform_summary: transform } : {}),
     };
     return {
       output: { ...evidence, plan: applied.plan as unknown as Json },

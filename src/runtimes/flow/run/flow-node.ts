@@ -17,14 +17,7 @@ import {
   type RunMeta,
 } from './context.ts';
 import { artifactSignal, nodeSignal } from './events.ts';
-import {
-  beginNodeRun,
-  finishNodeRun,
-  getNodeRun,
-  type NodeRun,
-  type NodeRunError,
-  nodeRunId,
-} from './node-runs.ts';
+import { beginNodeRun, finishNodeRun, type NodeRun, type NodeRunError, nodeRunId } from './node-runs.ts';
 import { readRunMeta } from './run-meta.ts';
 
 export interface NodeArtifactOut {
@@ -78,8 +71,6 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
       const node = ctx.config;
       const run = await readRunMeta(rt.store, ctx.run_id);
       const node_run_id = nodeRunId(ctx.run_id, ctx.step, ctx.node_id);
-      const prior = await getNodeRun(rt.store, node_run_id);
-      if (prior && prior.status !== 'running') return replay(prior);
       const startedMs = rt.now();
       const started = await beginNodeRun(
         rt.store,
@@ -92,6 +83,8 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
         },
         new Date(startedMs).toISOString(),
       );
+      // A finished row means this execution already happened (a crash before the engine's step commit).
+      if (started.status !== 'running') return replay(started);
       ctx.update(nodeSignal(started));
       let outcome: FlowOutcome;
       let artifactId: number | null = null;

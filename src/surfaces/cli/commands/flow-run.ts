@@ -56,25 +56,20 @@ export const flowRunCommand: Command = {
       }
       const created = await flow.createFlowRun(store, engine, flowchartId, { input: input as never });
       io.out(`flowchart ${flowchartId} run ${created.flowchart_run_id}`);
-      const unsub = await flow.subscribeFlowRun(
-        engine,
-        store,
-        { ...created, created_at: new Date().toISOString() },
-        (e) => {
-          if (flags.json) return io.out(JSON.stringify(e));
-          if (e.event === flow.NODE_UPDATED) {
-            const took = e.duration_ms === null ? '' : ` ${e.duration_ms}ms`;
-            const err = e.error
-              ? ` ${(e.error as { code: string }).code}: ${(e.error as { message: string }).message}`
-              : '';
-            io.out(
-              `[${e.execution_index}] ${e.flowchart_node_id} (${e.flowchart_node_type}) ${e.status}${took}${err}`,
-            );
-          } else if (e.event === flow.ARTIFACT_PERSISTED) {
-            io.out(`    artifact ${e.artifact_id} ${e.artifact_type}`);
-          }
-        },
-      );
+      const unsub = await flow.subscribeFlowRun(engine, store, created, (e) => {
+        if (flags.json) return io.out(JSON.stringify(e));
+        if (e.event === flow.NODE_UPDATED) {
+          const took = e.duration_ms === null ? '' : ` ${e.duration_ms}ms`;
+          const err = e.error
+            ? ` ${(e.error as { code: string }).code}: ${(e.error as { message: string }).message}`
+            : '';
+          io.out(
+            `[${e.execution_index}] ${e.flowchart_node_id} (${e.flowchart_node_type}) ${e.status}${took}${err}`,
+          );
+        } else if (e.event === flow.ARTIFACT_PERSISTED) {
+          io.out(`    artifact ${e.artifact_id} ${e.artifact_type}`);
+        }
+      });
       const outcome = await engine.continueRun(created.flowchart_run_id);
       await unsub();
       io.out(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { addMemory } from '../../../memory/long-term/index.ts';
 import { describeEachStore } from '../../../testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../../testing/flow-kit.ts';
 import { dispatchFlowApi, type FlowServices } from './api.ts';
@@ -142,6 +143,13 @@ describeEachStore('flowchart REST API handlers', (factory) => {
           assert.equal(missing.status, 404);
           assert.match(missing.json.code as string, /^UNKNOWN_/);
         }
+
+        const userMemory = await addMemory(store, { scope_kind: 'user', scope_id: 'alice', text: 'private' });
+        assert.equal(
+          (await call('GET', `/memories/${userMemory.memory.memory_id}`)).status,
+          404,
+          'only flowchart memories',
+        );
 
         const offsetPage = await call('GET', `/plans/${planId}/artifacts?offset=1`);
         assert.deepEqual([offsetPage.json.count, (offsetPage.json.items as unknown[]).length], [1, 0]);

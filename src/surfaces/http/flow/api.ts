@@ -22,6 +22,8 @@ export interface FlowServices {
   engine: Engine;
   /** Called with a background run's failure to start executing (logged by the server). */
   onBackgroundError?: (err: unknown) => void;
+  /** Called before a run started here executes, so event streams see it from its first event. */
+  watchRun?: (run: { flowchart_id: string; flowchart_run_id: string; created_at: string }) => Promise<void>;
 }
 
 export interface FlowApiRequest {
@@ -221,6 +223,7 @@ export const flowApiRoutes: FlowApiRoute[] = [
         request_id: req.request_id,
         correlation_id: req.correlation_id ?? null,
       });
+      await svc.watchRun?.(created);
       svc.engine.continueRun(created.flowchart_run_id).catch((err) => svc.onBackgroundError?.(err));
       return ok(req, { flowchart_id: created.flowchart_id, flowchart_run_id: created.flowchart_run_id }, 202);
     },

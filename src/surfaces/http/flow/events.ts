@@ -7,6 +7,7 @@
 import type { Server } from 'socket.io';
 import { errorEnvelope, invalidInput, NoemaError } from '../../../core/errors.ts';
 import { isUuid } from '../../../core/ids.ts';
+import { getRunStatus } from '../../../engine/index.ts';
 import { type FlowEvent, readFlowRunRow, toFlowEvent } from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { FeedSink, RunFeeds, StreamEvent } from '../events/feed.ts';
@@ -90,45 +91,82 @@ export const flowchartRunRoom = (flowchart_run_id: string) => `flowchart_run:${f
  * Socket.IO: a client emits `flowchart:subscribe` `{ flowchart_id, flowchart_run_id }` (acked with
  * `{ ok, flowchart_id, flowchart_run_id }` or `{ ok: false, error }`) and joins the rooms
  * `flowchart:<flowchart_id>` and `flowchart_run:<flowchart_run_id>`; each seed event is emitted under
- * its own name (`flowchart.node.updated`, …) with `id`, once per socket. `flowchart:unsubscribe` leaves.
+ * its own name (`flowchart.node.updated`, …) with `id`, once per socket. `flowchart:unsubscribe`
+ * leaves. Runs started through this server's API are watched from their start, so a client in a
+ * flowchart's room sees its new runs; a run's feed is left once the run finished.
  */
-export function attachFlowSocketEvents(io: Server, options: { store: Store; feeds: RunFeeds }): () => void {
-  const joined = new Map<string, () => void>();
-  io.on('connection', (socket) => {
-    socket.on('flowchart:subscribe', async (msg: unknown, ack?: (answer: unknown) => void) => {
-      const reply = typeof ack === 'function' ? ack : () => {};
-      try {
-        const { flowchart_id, flowchart_run_id } = (msg ?? {}) as Record<string, unknown>;
-        if (typeof flowchart_id !== 'string' || typeof flowchart_run_id !== 'string')
-          throw invalidInput('flowchart:subscribe needs { flowchart_id, flowchart_run_id }');
-        const run = await runOf(options.store, flowchart_id, flowchart_run_id);
-        if (!joined.has(flowchart_run_id)) {
-          const leave = await options.feeds.join(
-            flowchart_run_id,
-            flowSink(options.store, run, {
-              event: (e, id) =>
-                io
-                  .to([flowchartRunRoom(flowchart_run_id), flowchartRoom(flowchart_id)])
-                  .emit(e.event, { ...e, id }),
-              resync: (info) => io.to(flowchartRunRoom(flowchart_run_id)).emit('resync', info),
-            }),
-          );
-          joined.set(flowchart_run_id, leave);
+export class FlowEventHub {
+  readonly #store: Store;
+  readonly #feeds: RunFeeds;
+  readonly #watched = new Map<string, Promise<() => void>>();
+  #io: Server | null = null;
+
+  constructor(options: { store: Store; feeds: RunFeeds }) {
+    this.#store = options.store;
+    this.#feeds = options.feeds;
+  }
+
+  /** Starts emitting the run's events to its rooms (idempotent). */
+  watch(run: RunRef): Promise<void> {
+    let leave = this.#watched.get(run.flowchart_run_id);
+    if (!leave) {
+      const rooms = [flowchartRunRoom(run.flowchart_run_id), flowchartRoom(run.flowchart_id)];
+      leave = this.#feeds.join(
+        run.flowchart_run_id,
+        flowSink(this.#store, run, {
+          event: (e, id) => {
+            this.#io?.to(rooms).emit(e.event, { ...e, id });
+            if (
+              e.event === 'flowchart.run.updated' &&
+              ['completed', 'failed', 'cancelled'].includes(e.status)
+            )
+              void this.#leave(run.flowchart_run_id);
+          },
+          resync: (info) => this.#io?.to(rooms).emit('resync', info),
+        }),
+      );
+      this.#watched.set(run.flowchart_run_id, leave);
+      leave.catch(() => this.#watched.delete(run.flowchart_run_id));
+    }
+    return leave.then(() => undefined);
+  }
+
+  async #leave(flowchart_run_id: string): Promise<void> {
+    const leave = this.#watched.get(flowchart_run_id);
+    this.#watched.delete(flowchart_run_id);
+    (await leave)?.();
+  }
+
+  attach(io: Server): void {
+    this.#io = io;
+    io.on('connection', (socket) => {
+      socket.on('flowchart:subscribe', async (msg: unknown, ack?: (answer: unknown) => void) => {
+        const reply = typeof ack === 'function' ? ack : () => {};
+        try {
+          const { flowchart_id, flowchart_run_id } = (msg ?? {}) as Record<string, unknown>;
+          if (typeof flowchart_id !== 'string' || typeof flowchart_run_id !== 'string')
+            throw invalidInput('flowchart:subscribe needs { flowchart_id, flowchart_run_id }');
+          const run = await runOf(this.#store, flowchart_id, flowchart_run_id);
+          // A finished run emits nothing more: no feed to hold open for it.
+          const { status } = await getRunStatus(this.#store, flowchart_run_id);
+          if (!['completed', 'failed', 'cancelled'].includes(status)) await this.watch(run);
+          await socket.join([flowchartRunRoom(flowchart_run_id), flowchartRoom(flowchart_id)]);
+          reply({ ok: true, flowchart_id, flowchart_run_id });
+        } catch (err) {
+          reply({ ok: false, error: errorEnvelope(err, { request_id: socket.id }) });
         }
-        await socket.join([flowchartRunRoom(flowchart_run_id), flowchartRoom(flowchart_id)]);
-        reply({ ok: true, flowchart_id, flowchart_run_id });
-      } catch (err) {
-        reply({ ok: false, error: errorEnvelope(err, { request_id: socket.id }) });
-      }
+      });
+      socket.on('flowchart:unsubscribe', async (msg: unknown) => {
+        const { flowchart_id, flowchart_run_id } = (msg ?? {}) as Record<string, unknown>;
+        if (typeof flowchart_run_id === 'string') await socket.leave(flowchartRunRoom(flowchart_run_id));
+        if (typeof flowchart_id === 'string') await socket.leave(flowchartRoom(flowchart_id));
+      });
     });
-    socket.on('flowchart:unsubscribe', async (msg: unknown) => {
-      const { flowchart_id, flowchart_run_id } = (msg ?? {}) as Record<string, unknown>;
-      if (typeof flowchart_run_id === 'string') await socket.leave(flowchartRunRoom(flowchart_run_id));
-      if (typeof flowchart_id === 'string') await socket.leave(flowchartRoom(flowchart_id));
-    });
-  });
-  return () => {
-    for (const leave of joined.values()) leave();
-    joined.clear();
-  };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#watched.values()];
+    this.#watched.clear();
+    for (const leave of await Promise.allSettled(all)) if (leave.status === 'fulfilled') leave.value();
+  }
 }

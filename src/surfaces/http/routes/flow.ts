@@ -4,10 +4,15 @@
  */
 import { NoemaError } from '../../../core/errors.ts';
 import { type FlowServices, flowApiRoutes } from '../flow/api.ts';
-import { flowEventRoutes } from '../flow/events.ts';
+import { type FlowEventHub, flowEventRoutes } from '../flow/events.ts';
 import type { AppServices, Route } from '../route.ts';
 
-export function flowRoutes(app: AppServices): Route[] {
+/** The app's services, with the flowchart event hub when the server streams events. */
+export interface FlowAppServices extends AppServices {
+  flowEvents?: FlowEventHub;
+}
+
+export function flowRoutes(app: FlowAppServices): Route[] {
   const services = (): FlowServices => {
     if (!app.engine) throw new NoemaError('STORE_UNAVAILABLE', 'this server runs no engine', { status: 503 });
     return {
@@ -15,6 +20,7 @@ export function flowRoutes(app: AppServices): Route[] {
       engine: app.engine,
       onBackgroundError: (err) =>
         process.emitWarning(`noema: flowchart run failed to execute: ${String(err)}`),
+      ...(app.flowEvents ? { watchRun: (run) => app.flowEvents!.watch(run) } : {}),
     };
   };
   return [
