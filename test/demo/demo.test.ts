@@ -139,6 +139,25 @@ test("--real-model runs the world and the agent against the operator's model, no
   }
 });
 
+test('a turn that fails stops the demo with exit 1 naming the attempt; nothing after it runs', async () => {
+  // The operator's model is down: every completion answers HTTP 400 (not retried).
+  const model = await startScriptedModel({
+    script: { rules: [], default: { error: { status: 400, body: { error: { message: 'no such model' } } } } },
+  });
+  try {
+    const r = await runDemo(tempDir(), ['--real-model', '--no-serve'], {
+      NOEMA_LLM_BASE_URL: model.url,
+      NOEMA_LLM_MODEL: 'missing-model',
+    });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /^noema: turn 1 failed \(attempt [0-9a-f-]{36}\): /m);
+    assert.match(r.stderr, /noema world log park-demo shows its trace/);
+    assert.doesNotMatch(r.stdout, /Agent session|Where to look/);
+  } finally {
+    await model.close();
+  }
+});
+
 test('serve mode prints a one-time login link that logs a browser in and opens the demo world', async () => {
   const dir = tempDir();
   const demo = startDemo(dir, ['--turns', '1', '--port', '0']);

@@ -95,7 +95,7 @@ export const demoCommand: Command = {
 
 async function runDemo(store: Store, turns: number, realModel: Record<string, string> | null) {
   const { startDemoServices } = await import('../demo/services.ts');
-  const { ensureDemoWorld, demoWorldTurns, progressDescriber } = await import('../demo/world.ts');
+  const { DEMO_WORLD, ensureDemoWorld, demoWorldTurns, progressDescriber } = await import('../demo/world.ts');
   const { runDemoSession } = await import('../demo/agent.ts');
   const { runDemoFlow } = await import('../demo/flow.ts');
   const { runSteps } = await import('../demo/progress.ts');
@@ -131,9 +131,10 @@ async function runDemo(store: Store, turns: number, realModel: Record<string, st
           if (r.status === 'failed')
             throw new NoemaError(
               'DEMO_STEP_FAILED',
-              `turn ${r.turn} failed: ${r.failure?.code}: ${r.failure?.message}`,
+              `turn ${r.turn} failed (attempt ${r.attempt_id}): ${r.failure?.code}: ${r.failure?.message}`,
               {
-                details: { attempt_id: r.attempt_id },
+                details: { attempt_id: r.attempt_id, failure: r.failure ?? null },
+                hint: `NOEMA_DB=${store.location} noema world log ${DEMO_WORLD} shows its trace`,
               },
             );
           state.turns.push(r);
