@@ -139,6 +139,26 @@ test("--real-model runs the world and the agent against the operator's model, no
   }
 });
 
+test('bad flags are one line and exit 2 before anything is created', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--turns', '0'], /^noema: --turns is invalid: "0" is not an integer from 1 to 1000$/],
+    [['--turns', '2x'], /^noema: --turns is invalid/],
+    [['--port', '70000'], /^noema: --port is invalid/],
+    [
+      ['--fresh', '--db', 'postgres://postgres@127.0.0.1:5432/demo'],
+      /^noema: --fresh starts over only an embedded/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const dir = tempDir();
+    const r = await runDemo(dir, [...args, '--no-serve']);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr.trim(), message);
+    assert.equal(existsSync(join(dir, '.noema')), false, args.join(' '));
+  }
+});
+
 test('a turn that fails stops the demo with exit 1 naming the attempt; nothing after it runs', async () => {
   // The operator's model is down: every completion answers HTTP 400 (not retried).
   const model = await startScriptedModel({
