@@ -57,9 +57,13 @@ export const demoCommand: Command = {
       throw err;
     }
     const { summaryLines } = await import('../demo/summary.ts');
+    // The served kinds register on load; their paths name the pages in the summary.
+    await import('../../http/kinds/index.ts');
+    const { defaultCatalog } = await import('../../http/catalog/index.ts');
+    const hrefOf = (kind: string, key: string) => defaultCatalog.hrefOf(kind, key);
     const result = { ...outcome, seconds: (performance.now() - started) / 1000, store: store.location };
     if (flags['no-serve']) {
-      for (const line of summaryLines(result, '')) io.out(line);
+      for (const line of summaryLines(result, '', hrefOf)) io.out(line);
       await store.close();
       return EXIT_OK;
     }
@@ -80,7 +84,7 @@ export const demoCommand: Command = {
       await store.close();
       throw err;
     }
-    for (const line of summaryLines(result, served.url)) io.out(line);
+    for (const line of summaryLines(result, served.url, hrefOf)) io.out(line);
     io.out('');
     io.out(`noema serving on ${served.url} (store: ${store.location}); Ctrl-C to stop`);
     if (token.generated) io.out(`server token (stored in ${token.path}, shown once): ${token.token}`);

@@ -19,21 +19,35 @@ export interface DemoOutcome {
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** The pages worth opening, by name; `base` is the server's URL or '' for bare paths. */
-export function demoPages(o: DemoOutcome, base: string): Array<[string, string]> {
+/** The catalog's path of one record of a kind, or null when this build serves no such kind. */
+export type HrefOf = (kind: string, key: string) => string | null;
+
+/**
+ * The pages worth opening, by name; `base` is the server's URL or '' for bare paths. Paths come from
+ * the catalog, so a kind that gains a page (flowchart runs) is linked as soon as it is served.
+ */
+export function demoPages(o: DemoOutcome, base: string, hrefOf: HrefOf): Array<[string, string]> {
   // Turn 1 is the busy one (the candy bar, the empty machine, the crumb); else the first turn run now.
   const attempt = o.turns.find((t) => t.turn === 1) ?? o.turns[0];
-  const pages: Array<[string, string]> = [['world', `${base}/worlds/${DEMO_WORLD}`]];
-  if (attempt) pages.push([`turn ${attempt.turn} attempt`, `${base}/attempts/${attempt.attempt_id}`]);
-  pages.push(['agent session', `${base}/sessions/${o.session.session_id}`]);
+  const pages: Array<[string, string]> = [['world', hrefOf('worlds', DEMO_WORLD) ?? `/worlds/${DEMO_WORLD}`]];
+  if (attempt)
+    pages.push([
+      `turn ${attempt.turn} attempt`,
+      hrefOf('attempts', attempt.attempt_id) ?? `/attempts/${attempt.attempt_id}`,
+    ]);
+  pages.push([
+    'agent session',
+    hrefOf('sessions', o.session.session_id) ?? `/sessions/${o.session.session_id}`,
+  ]);
   pages.push([
     'flowchart run',
-    `${base}/api/flowcharts/${o.flow.flowchart_id}/runs/${o.flow.flowchart_run_id}`,
+    hrefOf('flowchart-runs', o.flow.flowchart_run_id) ??
+      `/api/flowcharts/${o.flow.flowchart_id}/runs/${o.flow.flowchart_run_id}`,
   ]);
-  return pages;
+  return pages.map(([name, path]) => [name, `${base}${path}`]);
 }
 
-export function summaryLines(o: DemoOutcome, base: string): string[] {
+export function summaryLines(o: DemoOutcome, base: string, hrefOf: HrefOf): string[] {
   const first = o.turns[0]?.turn;
   const last = o.turns.at(-1)?.turn;
   const patches = o.turns.reduce((n, t) => n + t.patches.length, 0);
@@ -57,7 +71,7 @@ export function summaryLines(o: DemoOutcome, base: string): string[] {
     `  flowchart run ${o.flow.flowchart_run_id}: ${o.flow.status}, ${o.flow.nodes.length} node runs (${nodeTypes.join(', ')})`,
   );
   lines.push('', base ? 'Where to look:' : 'Where to look (after `noema serve` on this store):');
-  const pages = demoPages(o, base);
+  const pages = demoPages(o, base, hrefOf);
   const width = Math.max(...pages.map(([name]) => name.length));
   for (const [name, url] of pages) lines.push(`  ${name.padEnd(width)}  ${url}`);
   return lines;
