@@ -22,7 +22,10 @@ export const demoCommand: Command = {
   summary: 'Run the park world, an agent session and a flowchart on a demo store, then serve the browser',
   flags: {
     turns: { type: 'string', description: 'world turns to run (default 5)' },
-    fresh: { type: 'boolean', description: 'start the demo store over instead of continuing it' },
+    fresh: {
+      type: 'boolean',
+      description: 'delete the demo store file (SQLite) and start over instead of continuing',
+    },
     'no-serve': { type: 'boolean', description: 'exit after the summary instead of serving the browser' },
     port: { type: 'string', description: 'port to serve on (default 8787; NOEMA_PORT)' },
     'real-model': {
