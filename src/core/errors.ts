@@ -159,6 +159,7 @@ const SURFACE_CODES = [
   'UNKNOWN_CATALOG',
   'USAGE',
   'CSRF_INVALID',
+  'DEMO_STEP_FAILED',
 ] as const;
 
 /** Every code, for checks and documentation. */

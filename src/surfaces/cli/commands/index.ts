@@ -2,6 +2,7 @@
 import type { Command } from '../command.ts';
 import { agentChatCommand } from './agent-chat.ts';
 import { agentPutCommand } from './agent-put.ts';
+import { demoCommand } from './demo.ts';
 import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
@@ -15,6 +16,7 @@ import { worldCommands } from './world-commands.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
+  demoCommand,
   mcpCommand,
   migrateCommand,
   sourceInvokeCommand,
