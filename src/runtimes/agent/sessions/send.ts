@@ -169,6 +169,9 @@ export async function sendMessage(
       },
     );
   }
+  // From the claim on, this turn is in flight here: a second message must see it as busy, not as a
+  // turn whose run was never created (the run is created a few statements below).
+  cx.driving.add(run_id);
   try {
     const history = await recentMessages(cx.store, session_id, def.memory.working_memory_turns * 2);
     await appendMessage(cx.store, session_id, run_id, { role: 'user', content: r.value.content });
@@ -200,6 +203,7 @@ export async function sendMessage(
     });
   } catch (err) {
     // Nothing ran: free the session so the next message is not refused.
+    cx.driving.delete(run_id);
     await cx.store.run(
       "UPDATE agent_sessions SET status = 'idle', run_id = ? WHERE session_id = ? AND run_id = ?",
       [previous_run, session_id, run_id],
