@@ -5,6 +5,7 @@
  * point read of one memory — so the ratio says how many point reads one retrieval costs.
  */
 import { retrieveMemories } from '../src/memory/long-term/index.ts';
+import { scopeKey } from '../src/memory/long-term/records.ts';
 import type { SqlValue, Store } from '../src/store/store.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { type Bench, measure } from './lib/harness.ts';
@@ -35,7 +36,7 @@ function word(r: () => number): string {
 async function load(store: Store, from: number, to: number): Promise<void> {
   const r = rng(from + 1);
   const now = Date.now();
-  const tuple = '(?, ?, ?, ?, ?, ?, ?)';
+  const tuple = '(?, ?, ?, ?, ?, ?, ?, ?)';
   for (let start = from; start < to; start += ROWS_PER_TX) {
     const end = Math.min(to, start + ROWS_PER_TX);
     await store.transaction(async (tx) => {
@@ -47,6 +48,7 @@ async function load(store: Store, from: number, to: number): Promise<void> {
           params.push(
             'user',
             `u${i % USERS}`,
+            scopeKey({ scope_kind: 'user', scope_id: `u${i % USERS}` }),
             'note',
             text,
             '{}',
@@ -55,7 +57,7 @@ async function load(store: Store, from: number, to: number): Promise<void> {
           );
         }
         await tx.run(
-          `INSERT INTO long_term_memories (scope_kind, scope_id, kind, text, meta_json, created_at_ms, updated_at_ms) VALUES ${new Array(n).fill(tuple).join(', ')}`,
+          `INSERT INTO long_term_memories (scope_kind, scope_id, scope_key, kind, text, meta_json, created_at_ms, updated_at_ms) VALUES ${new Array(n).fill(tuple).join(', ')}`,
           params,
         );
       }

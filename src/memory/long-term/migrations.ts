@@ -10,6 +10,7 @@ export const longTermMigrations: Migration[] = [
          memory_id ${d.autoId},
          scope_kind TEXT NOT NULL,
          scope_id TEXT NOT NULL,
+         scope_key TEXT NOT NULL,
          kind TEXT NOT NULL,
          text TEXT NOT NULL,
          meta_json TEXT NOT NULL,
@@ -17,7 +18,10 @@ export const longTermMigrations: Migration[] = [
          updated_at_ms ${d.bigint} NOT NULL
        )`,
       'CREATE INDEX long_term_memories_scope ON long_term_memories (scope_kind, scope_id, kind, memory_id)',
-      ...d.fullText.indexDdl('long_term_memories', 'memory_id', 'text', ['scope_kind', 'scope_id']),
+      'CREATE INDEX long_term_memories_scope_key ON long_term_memories (scope_key, memory_id)',
+      // The scope is one selective token (`scopeKey`) indexed with the text, so a search inside one
+      // user's memories never walks the doclist of a word every scope shares (like "user").
+      ...d.fullText.indexDdl('long_term_memories', 'memory_id', 'text', ['scope_key']),
     ],
   },
 ];

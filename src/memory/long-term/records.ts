@@ -1,4 +1,5 @@
 /** Long-term memory records: validation, add (append or replace), read one, forget a scope. */
+import { createHash } from 'node:crypto';
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
 
@@ -49,6 +50,11 @@ export type MemoryRow = {
 
 export const MEMORY_COLUMNS =
   'memory_id, scope_kind, scope_id, kind, text, meta_json, created_at_ms, updated_at_ms';
+
+/** One search token per scope (letters and digits only, so full-text indexes keep it whole). */
+export function scopeKey(scope: MemoryScope): string {
+  return `s${createHash('sha256').update(`${scope.scope_kind}\u0000${scope.scope_id}`).digest('hex').slice(0, 24)}`;
+}
 
 export function toRecord(r: MemoryRow): MemoryRecord {
   return {
@@ -147,9 +153,9 @@ export async function addMemory(
     }
   }
   const row = await db.get<MemoryRow>(
-    `INSERT INTO long_term_memories (scope_kind, scope_id, kind, text, meta_json, created_at_ms, updated_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${MEMORY_COLUMNS}`,
-    [input.scope_kind, input.scope_id, kind, input.text, meta_json, now, now],
+    `INSERT INTO long_term_memories (scope_kind, scope_id, scope_key, kind, text, meta_json, created_at_ms, updated_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${MEMORY_COLUMNS}`,
+    [input.scope_kind, input.scope_id, scopeKey(input), kind, input.text, meta_json, now, now],
   );
   return { memory: toRecord(row as MemoryRow), operation: 'created' };
 }

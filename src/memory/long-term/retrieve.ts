@@ -12,6 +12,7 @@ import {
   type MemoryRecord,
   type MemoryRow,
   type MemoryScopeKind,
+  scopeKey,
   toRecord,
 } from './records.ts';
 
@@ -59,13 +60,13 @@ export async function retrieveMemories(
   if (input.scope_kind !== undefined) {
     where.push('scope_kind = ?');
     params.push(input.scope_kind);
-    filters.scope_kind = input.scope_kind;
   }
   if (input.scope_id !== undefined) {
     where.push('scope_id = ?');
     params.push(input.scope_id);
-    filters.scope_id = input.scope_id;
   }
+  if (input.scope_kind !== undefined && input.scope_id !== undefined)
+    filters.scope_key = scopeKey({ scope_kind: input.scope_kind, scope_id: input.scope_id });
   if (input.kind !== undefined) {
     where.push('kind = ?');
     params.push(input.kind);
@@ -99,14 +100,23 @@ export async function retrieveMemories(
     );
     return { items: rows.map((r) => ({ ...toRecord(r), score: recency(Number(r.updated_at_ms), now) })) };
   }
-  const kindFilter = input.kind !== undefined ? ' AND m.kind = ?' : '';
+  // A kind-only scope (every user) or a memory kind narrows the candidates after the search.
+  const outer: string[] = [];
+  const outerParams: SqlValue[] = [];
+  if (input.scope_kind !== undefined && input.scope_id === undefined) {
+    outer.push(' AND m.scope_kind = ?');
+    outerParams.push(input.scope_kind);
+  }
+  if (input.kind !== undefined) {
+    outer.push(' AND m.kind = ?');
+    outerParams.push(input.kind);
+  }
+  const columns = MEMORY_COLUMNS.split(', ')
+    .map((c) => `m.${c}`)
+    .join(', ');
   const rows = await db.all<MemoryRow & { relevance: number }>(
-    `SELECT ${MEMORY_COLUMNS.split(', ')
-      .map((c) => `m.${c}`)
-      .join(
-        ', ',
-      )}, c.relevance FROM (${match.sql}) c JOIN long_term_memories m ON m.memory_id = c.id WHERE 1 = 1${kindFilter}`,
-    [...match.params, ...(input.kind !== undefined ? [input.kind] : [])],
+    `SELECT ${columns}, c.relevance FROM (${match.sql}) c JOIN long_term_memories m ON m.memory_id = c.id WHERE 1 = 1${outer.join('')}`,
+    [...match.params, ...outerParams],
   );
   if (rows.length === 0) return { items: [] };
   const top = Math.max(...rows.map((r) => Number(r.relevance)), Number.MIN_VALUE);
