@@ -1,7 +1,8 @@
 /** `GET /` (every route, JSON or an HTML home with navigation) and `GET /openapi.json`. */
 import { defaultCatalog, navOf } from '../catalog/index.ts';
 import { negotiate } from '../html/negotiate.ts';
-import { renderIndexPage } from '../html/pages.ts';
+import { h, layout } from '../html/render.ts';
+import { homePageBody } from '../html/views.ts';
 import { openApiDocument } from '../openapi.ts';
 import type { Route } from '../route.ts';
 
@@ -13,8 +14,12 @@ export function homeRoutes(all: () => readonly Route[]): Route[] {
       path: '/',
       summary: 'The server name and every route',
       async handle({ c, csrfToken }) {
-        if (negotiate(c) === 'html')
-          return { html: renderIndexPage(navOf(defaultCatalog), names(), csrfToken) };
+        if (negotiate(c) === 'html') {
+          const body = h`${(await homePageBody()) ?? ''}<details><summary>Every route</summary><ul>${names().map(
+            (r) => h`<li><code>${r}</code></li>`,
+          )}</ul></details>`;
+          return { html: layout('Home', navOf(defaultCatalog), body, csrfToken, { path: '/' }) };
+        }
         return { json: { name: 'noema', routes: names() } };
       },
     },

@@ -1,0 +1,19 @@
+/**
+ * The browser's pages: importing this module registers the detail views (pictures, forensics, live
+ * regions) and `pageRoutes` binds the home page to the server's store.
+ */
+import { setHomePage } from '../html/views.ts';
+import type { AppServices, Route } from '../route.ts';
+import './attempt.ts';
+import './graphs.ts';
+import { homeBody } from './home.ts';
+import './run.ts';
+import './trace.ts';
+import './world.ts';
+
+export { worldPage } from './world.ts';
+
+export function pageRoutes(app: AppServices): Route[] {
+  setHomePage(() => homeBody(app.store));
+  return [];
+}
