@@ -41,6 +41,8 @@ export async function startBrowserWorld(
     portSetting: '--port',
     token: TOKEN,
     dataDir: mkdtempSync(join(tmpdir(), 'noema-browser-')),
+    // The server streams the events of the engine that runs the turns, as `noema demo` serves its own.
+    engine: kit.runtime.engine,
   });
   return {
     ts,

@@ -120,11 +120,27 @@ ${hashes(inv)}
   return { title: invocationLabel(inv), crumbs: crumbsOf(inv, attempt), body };
 }
 
+/** The text the model streamed: each chunk's `delta.content` (raw chunk data when it is not a Chat Completions chunk). */
+function assembled(chunks: Rec[]): string {
+  return chunks
+    .map((c) => {
+      const data = String(c.data ?? '');
+      try {
+        const parsed = JSON.parse(data) as { choices?: Array<{ delta?: { content?: unknown } }> };
+        const content = parsed.choices?.[0]?.delta?.content;
+        return typeof content === 'string' ? content : '';
+      } catch {
+        return data === '[DONE]' ? '' : data;
+      }
+    })
+    .join('');
+}
+
 async function llmCallView(ctx: KindContext, call: Rec) {
   const inv = (await getSourceInvocation(ctx.store, String(call.source_invocation_id))) as Rec;
   const attempt = await attemptOf(ctx.store, call.attempt_id ?? inv.attempt_id);
   const chunks = Array.isArray(call.chunks) ? (call.chunks as Rec[]) : [];
-  const streamed = chunks.map((c) => String(c.data ?? '')).join('');
+  const streamed = assembled(chunks);
   const patches = attempt?.patches.filter((p) => p.source_invocation_id === inv.source_invocation_id) ?? [];
   const crumbs = [
     ...crumbsOf(inv, attempt),
@@ -147,7 +163,7 @@ async function llmCallView(ctx: KindContext, call: Rec) {
   ])}</div>
 ${patches.length ? h`<h2>The patch it produced</h2>${patches.map((p) => patchCard(p, attempt!, false))}` : ''}
 <h2>Prompt messages</h2>${messages(call.request_messages)}
-<h2>Streamed chunks <span class="muted">(${chunks.length}${call.chunks_truncated ? '+' : ''})</span></h2>
+<h2>Streamed answer <span class="muted">(${chunks.length}${call.chunks_truncated ? '+' : ''} chunks)</span></h2>
 <pre class="streamed">${streamed}</pre>
 <details><summary>Each chunk with its time</summary><div class="scroll"><table><tr><th>#</th><th>ms</th><th>data</th></tr>${chunks
     .slice(0, 200)
