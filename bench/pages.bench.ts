@@ -49,7 +49,9 @@ const bench: Bench = {
       const last = world.attempts.at(-1)!;
       const first = world.attempts[0]!;
       const attempt = (await (
-        await fetch(`${world.url}/attempts/${first}?format=json`, { headers: { authorization: headers.authorization } })
+        await fetch(`${world.url}/attempts/${first}?format=json`, {
+          headers: { authorization: headers.authorization },
+        })
       ).json()) as { run_id: string; source_invocations: Array<{ llm_call_id: string | null }> };
       const llm = attempt.source_invocations.find((i) => i.llm_call_id)!.llm_call_id!;
       const pages: Array<[string, string]> = [

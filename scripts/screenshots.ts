@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startAgentKit } from '../src/testing/agent-kit.ts';
 import { launchBrowser } from '../src/testing/browser.ts';
 import { startBrowserWorld } from '../test/browser/fixture.ts';
 
@@ -20,6 +21,10 @@ if ('skip' in launched) {
   process.exit(2);
 }
 const world = await startBrowserWorld({ turns: 5 });
+// One agent session with a tool call, so the session page has a transcript and a waterfall.
+const agents = await startAgentKit(world.ts.store);
+const { session_id } = await agents.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
+await agents.runtime.sendMessage(session_id, { content: 'please add 2 and 3' });
 try {
   const page = await launched.browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(world.loginUrl);
@@ -41,6 +46,7 @@ try {
     ['llm-call', `/llm-calls/${gen?.llm_call_id}`],
     ['run', `/runs/${inv.run_id}`],
     ['workflow', `/cognition-workflows/hash/${workflow}`],
+    ['session', `/sessions/${session_id}`],
   ];
   for (const [name, path] of shots) {
     await page.goto(`${world.url}${path}`);
@@ -56,5 +62,6 @@ try {
   console.log(join(out, 'world-phone.png'));
 } finally {
   await launched.close();
+  await agents.close();
   await world.close();
 }

@@ -21,7 +21,9 @@ const TIME_COLUMNS = new Set(['created_at', 'updated_at', 'started_at', 'ended_a
 function cell(col: string, value: unknown): Markup | string {
   if (value === null || value === undefined) return h`<span class="muted">—</span>`;
   if (STATUS_COLUMNS.has(col))
-    return h`<span class="badge s-${String(value).replace(/[^a-z_-]/gi, '')}">${String(value)}</span>`;
+    return h`<span class="badge s-${String(value)
+      .toLowerCase()
+      .replace(/[^a-z_-]/g, '')}">${String(value)}</span>`;
   if (TIME_COLUMNS.has(col) && typeof value === 'number')
     return new Date(value).toISOString().replace('T', ' ').slice(0, 19);
   const text = typeof value === 'string' ? value : JSON.stringify(value);

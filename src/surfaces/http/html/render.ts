@@ -75,5 +75,5 @@ export function jsonBlock(value: unknown): Markup {
 /** A status as a coloured badge. */
 export function badge(status: unknown): Markup {
   const s = String(status ?? 'unknown');
-  return h`<span class="badge s-${s.replace(/[^a-z_-]/gi, '')}">${s}</span>`;
+  return h`<span class="badge s-${s.toLowerCase().replace(/[^a-z_-]/g, '')}">${s}</span>`;
 }

@@ -8,6 +8,7 @@ import './attempt.ts';
 import './graphs.ts';
 import { homeBody } from './home.ts';
 import './run.ts';
+import './session.ts';
 import './trace.ts';
 import './world.ts';
 
