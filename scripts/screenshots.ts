@@ -6,8 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFlowchart, runFlowchart } from '../src/runtimes/flow/index.ts';
 import { startAgentKit } from '../src/testing/agent-kit.ts';
 import { launchBrowser } from '../src/testing/browser.ts';
+import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../src/testing/flow-kit.ts';
 import { startBrowserWorld } from '../test/browser/fixture.ts';
 
 const outArg = process.argv.indexOf('--out');
@@ -25,6 +27,12 @@ const world = await startBrowserWorld({ turns: 5 });
 const agents = await startAgentKit(world.ts.store);
 const { session_id } = await agents.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
 await agents.runtime.sendMessage(session_id, { content: 'please add 2 and 3' });
+// One flowchart run of the support-triage example (memory, plan, milestone, decision and LLM nodes).
+const flows = await flowKit(world.ts.store, readJson(EXAMPLE_SCRIPT));
+const flowchart = await createFlowchart(world.ts.store, readJson(EXAMPLE));
+const { flowchart_run_id } = await runFlowchart(world.ts.store, flows.engine, flowchart.flowchart_id, {
+  input: { message: 'jam' },
+});
 try {
   const page = await launched.browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(world.loginUrl);
@@ -47,6 +55,8 @@ try {
     ['run', `/runs/${inv.run_id}`],
     ['workflow', `/cognition-workflows/hash/${workflow}`],
     ['session', `/sessions/${session_id}`],
+    ['flowchart', `/flowcharts/${flowchart.flowchart_id}`],
+    ['flowchart-run', `/flowchart-runs/${flowchart_run_id}`],
   ];
   for (const [name, path] of shots) {
     await page.goto(`${world.url}${path}`);
@@ -63,5 +73,6 @@ try {
 } finally {
   await launched.close();
   await agents.close();
+  await flows.close();
   await world.close();
 }

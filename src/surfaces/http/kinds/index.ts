@@ -3,3 +3,4 @@ import './sources.ts';
 import './runs.ts';
 import './worlds.ts';
 import './agents.ts';
+import './flowcharts.ts';

@@ -59,8 +59,12 @@ export function invocationLabel(r: Record<string, unknown>): string {
     }
     case 'model_elected_tool':
       return `${subject}tool ${r.tool_name ?? ''}`;
-    default:
-      return `${subject}${String(r.invocation_kind ?? r.interface_name ?? 'call')} ${r.tool_name ?? ''}`.trim();
+    default: {
+      const what =
+        r.tool_name ?? (r.interface_name === 'llm_chat_completions' ? 'LLM call' : r.interface_name);
+      const node = r.workflow_node_id ? `${r.workflow_node_id} · ` : '';
+      return `${subject}${node}${String(what ?? r.invocation_kind ?? 'call')}`;
+    }
   }
 }
 

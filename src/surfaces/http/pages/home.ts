@@ -52,7 +52,7 @@ export async function homeBody(store: Store): Promise<Markup> {
 ${card(counted(worlds), 'worlds', '/worlds')}${card(counted(sessions), 'agent sessions', '/sessions')}${card(
   String(flowcharts.count),
   'flowcharts',
-  '/api/flowcharts',
+  '/flowcharts',
 )}${card(counted(runs), 'runs', '/runs')}${card(String(failures.length === SHOWN ? `${SHOWN}+` : failures.length), 'recent failures', '#failures')}
 </div>
 <div class="grid2"><section><h2>Worlds</h2>${table(
@@ -81,7 +81,7 @@ ${card(counted(worlds), 'worlds', '/worlds')}${card(counted(sessions), 'agent se
     ['flowchart', 'revision', 'updated'],
     flowcharts.items.map(
       (f) =>
-        h`<tr><td><a href="/api/flowcharts/${encodeURIComponent(f.flowchart_id)}">${f.name || f.flowchart_id}</a></td><td>${String(
+        h`<tr><td><a href="/flowcharts/${encodeURIComponent(f.flowchart_id)}">${f.name || f.flowchart_id}</a></td><td>${String(
           f.graph_revision,
         )}</td><td>${when(f.updated_at)}</td></tr>`,
     ),

@@ -5,6 +5,7 @@
 import { setHomePage } from '../html/views.ts';
 import type { AppServices, Route } from '../route.ts';
 import './attempt.ts';
+import './flowchart.ts';
 import './graphs.ts';
 import { homeBody } from './home.ts';
 import './run.ts';
