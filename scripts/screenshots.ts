@@ -49,13 +49,11 @@ try {
   const shots: Array<[string, string]> = [
     ['home', '/'],
     ['world', '/worlds/park'],
-    ['world-turn', '/worlds/park/turns/1'],
     ['attempt', `/attempts/${attempt}`],
     ['llm-call', `/llm-calls/${gen?.llm_call_id}`],
     ['run', `/runs/${inv.run_id}`],
     ['workflow', `/cognition-workflows/hash/${workflow}`],
     ['session', `/sessions/${session_id}`],
-    ['flowchart', `/flowcharts/${flowchart.flowchart_id}`],
     ['flowchart-run', `/flowchart-runs/${flowchart_run_id}`],
   ];
   for (const [name, path] of shots) {
