@@ -16,7 +16,7 @@ const GROUPS: ReadonlyArray<{ title: string; kinds: readonly string[] }> = [
   },
   { title: 'Agents', kinds: ['agents', 'sessions', 'user-profiles'] },
   { title: 'Flowcharts', kinds: ['flowcharts', 'flowchart-runs'] },
-  { title: 'Memory', kinds: ['memory-branches', 'memories', 'tasks'] },
+  { title: 'Memory', kinds: ['memory-workspaces', 'memories', 'tasks'] },
   { title: 'Traces', kinds: ['source-invocations', 'llm-calls', 'response-sources', 'json-schemas'] },
   { title: 'Engine', kinds: ['runs', 'graphs'] },
 ];

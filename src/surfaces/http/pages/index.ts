@@ -7,6 +7,7 @@ import type { AppServices, Route } from '../route.ts';
 import './attempt.ts';
 import './flowchart.ts';
 import './graphs.ts';
+import './memory.ts';
 import { homeBody } from './home.ts';
 import './run.ts';
 import './session.ts';
