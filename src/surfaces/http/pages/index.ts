@@ -4,6 +4,7 @@
  */
 import { setHomePage } from '../html/views.ts';
 import type { AppServices, Route } from '../route.ts';
+import './agent.ts';
 import './attempt.ts';
 import './flowchart.ts';
 import './graphs.ts';

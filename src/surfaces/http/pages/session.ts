@@ -3,13 +3,15 @@
  * there the same forensics chain as a world patch), the waterfall of the session's calls, its
  * ExecutionContracts and the session's run. Live while the session is running or waiting.
  */
+import { getGraph } from '../../../engine/index.ts';
 import { SESSION_EVENT_NAMES } from '../../../runtimes/agent/index.ts';
 import { listSourceInvocations } from '../../../sources/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
-import { badge, h, type Markup } from '../html/render.ts';
+import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { waterfallOf } from './attempt.ts';
 import { hrefs, kv, toMs, when } from './common.ts';
+import { specPicture } from './graphs.ts';
 
 type Message = { role: string; content: string; timestamp: string };
 type Contract = { contract_id: string; node_id: string; action_type: string; status: string };
@@ -42,6 +44,16 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>) {
     return calls.filter((c) => (toMs(c.started_at) ?? 0) <= at).at(-1);
   };
   const live = s.status === 'running' || s.status === 'waiting';
+  // The agent graph of the session's run, the current node highlighted while it runs or waits.
+  let graph: Markup = h``;
+  if (s.run_id && ctx.engine) {
+    const run = await ctx.engine.getRun(s.run_id, { max_chars: 4096 });
+    const { graph: spec } = await getGraph(ctx.store, run.graph_hash);
+    const waiting = (run.pending_executions ?? []).map((c) => c.node_id);
+    graph = h`<h2>Agent graph</h2><div data-live-region="graph">${picture(
+      specPicture(spec, 'Agent graph', { highlight: live ? [...run.frontier, ...waiting] : [] }),
+    )}</div>`;
+  }
   const body = h`<div class="chain" data-live-region="status">${badge(s.status)} ${liveSession(s.session_id, live)}<a href="/agents/hash/${encodeURIComponent(
     s.agent_hash,
   )}">agent</a><a href="/user-profiles/${encodeURIComponent(s.user_id)}">user ${s.user_id}</a>${
@@ -51,7 +63,7 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>) {
     ['turns', s.turn_count],
     ['messages shown', `${s.transcript.length}${s.truncated ? ' (the most recent)' : ''}`],
   ])}</div>
-<h2>Transcript</h2><div data-live-region="transcript">${
+${graph}<h2>Transcript</h2><div data-live-region="transcript">${
     s.transcript.length
       ? s.transcript.map((m) => {
           const call = m.role === 'assistant' ? producedBy(m) : undefined;
