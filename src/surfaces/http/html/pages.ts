@@ -1,5 +1,6 @@
 /** The HTML pages of the catalog: list tables with pagination, detail with links and views, errors. */
 import type { ErrorEnvelope } from '../../../core/errors.ts';
+import { linkedJson } from './linked-json.ts';
 import { h, jsonBlock, type LayoutOptions, layout, type Markup, type NavItem } from './render.ts';
 
 export interface ListPage {
@@ -70,8 +71,8 @@ export function renderDetailPage(page: DetailPage): string {
   );
   const links = linkList.length ? h`<h2>Links</h2><ul>${linkList}</ul>` : '';
   const raw = page.collapseRecord
-    ? h`<details><summary>The whole record</summary>${jsonBlock(record)}</details>`
-    : h`<h2>Record</h2>${jsonBlock(record)}`;
+    ? h`<details><summary>The whole record</summary>${linkedJson(record)}</details>`
+    : h`<h2>Record</h2>${linkedJson(record)}`;
   const body = h`${page.view ?? ''}${links}${raw}<p><a href="?format=json">as JSON</a></p>`;
   return layout(page.title, page.nav, body, page.csrf, page.options ?? {});
 }

@@ -68,8 +68,29 @@ export function invocationLabel(r: Record<string, unknown>): string {
   }
 }
 
+/**
+ * A retried generation (logical attempt > 1) has no recorded parent; it is drawn under the first
+ * attempt of the same subject, node and tool-loop round, so retries read as children of that call.
+ */
+function retryParents(rows: ReadonlyArray<Record<string, unknown>>): Map<string, string> {
+  const key = (r: Record<string, unknown>) =>
+    `${r.attempt_id ?? r.run_id}|${r.workflow_subject_entity_id}|${r.workflow_node_id}|${r.tool_loop_round}`;
+  const firsts = new Map<string, string>();
+  for (const r of rows)
+    if (r.invocation_kind === 'llm_generation' && Number(r.logical_generation_attempt ?? 1) === 1)
+      firsts.set(key(r), String(r.source_invocation_id));
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    if (r.invocation_kind !== 'llm_generation' || Number(r.logical_generation_attempt ?? 1) <= 1) continue;
+    const first = firsts.get(key(r));
+    if (first && !r.parent_source_invocation_id) out.set(String(r.source_invocation_id), first);
+  }
+  return out;
+}
+
 /** Invocation summaries (attempt rows or catalog rows) as waterfall rows. */
 export function waterfallRows(rows: ReadonlyArray<Record<string, unknown>>): WaterfallRow[] {
+  const retries = retryParents(rows);
   return rows.flatMap((r) => {
     const start = toMs(r.started_at);
     if (start === null) return [];
@@ -80,7 +101,7 @@ export function waterfallRows(rows: ReadonlyArray<Record<string, unknown>>): Wat
     return [
       {
         id,
-        parent_id: (r.parent_source_invocation_id as string | null) ?? null,
+        parent_id: (r.parent_source_invocation_id as string | null) ?? retries.get(id) ?? null,
         label: invocationLabel(r),
         kind: String(r.invocation_kind ?? 'call'),
         status: String(r.status ?? 'unknown'),
