@@ -46,6 +46,9 @@ describeEachStore('browser pages', (factory) => {
         const home = await html(`${http.url}/`);
         assert.match(home.type, /text\/html/);
         assert.match(home.text, /<div class="n">1<\/div><div class="l">worlds<\/div>/);
+        const homeJson = (await http.get('/home?format=json')).body;
+        assert.equal(homeJson.counts.worlds, '1', 'the home page has its JSON twin');
+        assert.equal(homeJson.worlds[0].world_slug, 'park');
 
         const world = await html(`${http.url}/worlds/park`);
         assert.equal(world.status, 200);

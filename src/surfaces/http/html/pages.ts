@@ -77,6 +77,13 @@ export function renderDetailPage(page: DetailPage): string {
   return layout(page.title, page.nav, body, page.csrf, page.options ?? {});
 }
 
+/** The plain index (every kind and route), for a server without the browser's home page. */
+export function renderIndexPage(nav: readonly NavItem[], routes: readonly string[], csrf?: string): string {
+  const body = h`<ul>${nav.map((n) => h`<li><a href="${n.href}">${n.title}</a></li>`)}</ul>
+<h2>Routes</h2><ul>${routes.map((r) => h`<li><code>${r}</code></li>`)}</ul>`;
+  return layout('noema', nav, body, csrf, { path: '/' });
+}
+
 export function renderErrorPage(status: number, envelope: ErrorEnvelope): string {
   return layout(
     `${status} ${envelope.code}`,

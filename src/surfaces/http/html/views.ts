@@ -26,14 +26,3 @@ export function registerView(kind: string, view: DetailView): void {
 export function viewOf(kind: string): DetailView | undefined {
   return views.get(kind);
 }
-
-let homePage: (() => Promise<Markup>) | undefined;
-
-/** The server's home page body (bound to its store when routes are assembled). */
-export function setHomePage(render: () => Promise<Markup>): void {
-  homePage = render;
-}
-
-export function homePageBody(): Promise<Markup> | undefined {
-  return homePage?.();
-}

@@ -25,7 +25,14 @@ function table(head: string[], rows: Markup[], empty: string): Markup {
   return h`<div class="scroll"><table><tr>${head.map((c) => h`<th>${c}</th>`)}</tr>${rows}</table></div>`;
 }
 
-export async function homeBody(store: Store): Promise<Markup> {
+export interface Home {
+  /** The page body. */
+  body: Markup;
+  /** The same facts as JSON (the page's twin). */
+  json: Record<string, unknown>;
+}
+
+export async function homePage(store: Store): Promise<Home> {
   const [worlds, sessions, runs, failedRuns, failedAttempts] = await Promise.all([
     listWorlds(store, { limit: COUNT_BOUND }),
     listSessions(store, { limit: COUNT_BOUND }),
@@ -48,7 +55,21 @@ export async function homeBody(store: Store): Promise<Markup> {
   ]
     .sort((a, b) => b.at - a.at)
     .slice(0, SHOWN);
-  return h`<div class="cards">
+  const json = {
+    counts: {
+      worlds: counted(worlds),
+      sessions: counted(sessions),
+      flowcharts: flowcharts.count,
+      runs: counted(runs),
+      recent_failures: failures.length,
+    },
+    worlds: worlds.items.slice(0, SHOWN),
+    sessions: sessions.items.slice(0, SHOWN),
+    flowcharts: flowcharts.items,
+    runs: runs.items.slice(0, SHOWN).map(({ cursor: _c, ...r }) => r),
+    failures: [...failedAttempts.items, ...failedRuns.items.map(({ cursor: _c, ...r }) => r)],
+  };
+  const body = h`<div class="cards">
 ${card(counted(worlds), 'worlds', '/worlds')}${card(counted(sessions), 'agent sessions', '/sessions')}${card(
   String(flowcharts.count),
   'flowcharts',
@@ -102,4 +123,5 @@ ${card(counted(worlds), 'worlds', '/worlds')}${card(counted(sessions), 'agent se
     failures.map((f) => f.row),
     'No failures. ',
   )}`;
+  return { body, json };
 }

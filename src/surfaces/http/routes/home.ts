@@ -1,8 +1,7 @@
 /** `GET /` (every route, JSON or an HTML home with navigation) and `GET /openapi.json`. */
 import { defaultCatalog, navOf } from '../catalog/index.ts';
 import { negotiate } from '../html/negotiate.ts';
-import { h, layout } from '../html/render.ts';
-import { homePageBody } from '../html/views.ts';
+import { renderIndexPage } from '../html/pages.ts';
 import { openApiDocument } from '../openapi.ts';
 import type { Route } from '../route.ts';
 
@@ -13,13 +12,13 @@ export function homeRoutes(all: () => readonly Route[]): Route[] {
       method: 'GET',
       path: '/',
       summary: 'The server name and every route',
-      async handle({ c, csrfToken }) {
-        if (negotiate(c) === 'html') {
-          const body = h`${(await homePageBody()) ?? ''}<details><summary>Every route</summary><ul>${names().map(
-            (r) => h`<li><code>${r}</code></li>`,
-          )}</ul></details>`;
-          return { html: layout('Home', navOf(defaultCatalog), body, csrfToken, { path: '/' }) };
-        }
+      async handle(ctx) {
+        const { c, csrfToken } = ctx;
+        // A browser's home is the page at /home when the server has one (the browser's pages).
+        const home = all().find((r) => r.method === 'GET' && r.path === '/home');
+        if (negotiate(c) === 'html' && home) return home.handle(ctx);
+        if (negotiate(c) === 'html')
+          return { html: renderIndexPage(navOf(defaultCatalog), names(), csrfToken) };
         return { json: { name: 'noema', routes: names() } };
       },
     },
