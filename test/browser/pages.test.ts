@@ -34,6 +34,8 @@ describeEachStore('browser pages', (factory) => {
           },
         },
       });
+      // Turn 3 fails: the model answers 400 for Bob, so the attempt fails and nothing is committed.
+      script.rules.unshift({ match: { turn: 3, subject: 'bob' }, reply: { error: { status: 400 } } });
       const kit = await startParkKit(store, { script });
       const saved = { ...process.env };
       Object.assign(process.env, kit.env);
@@ -42,6 +44,8 @@ describeEachStore('browser pages', (factory) => {
         await kit.world('park');
         const first = await kit.runtime.runTurn({ world_slug: 'park' });
         await kit.runtime.runTurn({ world_slug: 'park' });
+        const failed = await kit.runtime.runTurn({ world_slug: 'park' });
+        assert.equal(failed.status, 'failed');
 
         const home = await html(`${http.url}/`);
         assert.match(home.type, /text\/html/);
@@ -53,6 +57,16 @@ describeEachStore('browser pages', (factory) => {
         const world = await html(`${http.url}/worlds/park`);
         assert.equal(world.status, 200);
         assert.equal((world.text.match(/class="mark status-committed"/g) ?? []).length, 4);
+        assert.equal(
+          (world.text.match(/class="mark status-failed"/g) ?? []).length,
+          1,
+          'the failed turn is red',
+        );
+        assert.match(
+          home.text,
+          new RegExp(`href="/attempts/${failed.attempt_id}"`),
+          'home lists the failure',
+        );
         assert.ok(world.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
         assert.ok(!world.text.includes('<img src=x'));
 
