@@ -7,7 +7,7 @@ import { getAttempt } from '../../../runtimes/world/index.ts';
 import { getSourceInvocation } from '../../../sources/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import type { KindContext } from '../catalog/kind.ts';
-import { badge, h, jsonBlock, type Markup, type NavItem } from '../html/render.ts';
+import { badge, h, type Markup, type NavItem } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { hrefs, idLink, invocationLabel, kv, when } from './common.ts';
 import { patchCard } from './patch.ts';
@@ -50,12 +50,24 @@ function hashes(inv: Rec): Markup {
   )}${row('output schema', inv.output_schema_hash, hrefs.schema)}${row('input schema', inv.input_schema_hash, hrefs.schema)}</table></div>`;
 }
 
+/** Long texts are cut on the page (the JSON twin with `?full=true` has them whole): pages stay light. */
+const PAGE_TEXT = 20_000;
+
+function clipped(text: string): Markup {
+  if (text.length <= PAGE_TEXT) return h`${text}`;
+  return h`${text.slice(0, PAGE_TEXT)}<span class="muted">… ${String(text.length - PAGE_TEXT)} more characters (see ?format=json&amp;full=true)</span>`;
+}
+
+function jsonClipped(value: unknown): Markup {
+  return h`<pre>${clipped(JSON.stringify(value, null, 2) ?? 'null')}</pre>`;
+}
+
 function messages(list: unknown): Markup {
   if (!Array.isArray(list) || list.length === 0) return h`<p class="muted">No messages recorded.</p>`;
   return h`${list.map((m: Rec) => {
     const role = String(m.role ?? 'message');
     const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? m, null, 2);
-    return h`<div class="msg role-${role.replace(/[^a-z]/g, '')}"><div class="role">${role}${m.name ? ` · ${m.name}` : ''}</div><pre>${content}</pre></div>`;
+    return h`<div class="msg role-${role.replace(/[^a-z]/g, '')}"><div class="role">${role}${m.name ? ` · ${m.name}` : ''}</div><pre>${clipped(content)}</pre></div>`;
   })}`;
 }
 
@@ -80,7 +92,7 @@ async function inputsSeen(store: Queryable, inv: Rec, attempt: Attempt): Promise
           'source hash',
           typeof r.source_hash === 'string' ? idLink(hrefs.source(r.source_hash), r.source_hash) : null,
         ],
-      ])}${jsonBlock(full.response_json ?? null)}</details>`,
+      ])}${jsonClipped(full.response_json ?? null)}</details>`,
     );
   }
   return h`${rows}`;
@@ -116,7 +128,7 @@ async function invocationView(ctx: KindContext, inv: Rec) {
 ${patches.length ? h`<h2>The patch it produced</h2>${patches.map((p) => patchCard(p, attempt!, false))}` : ''}
 ${children.length ? h`<h2>Calls made under it</h2><ul>${children.map((c) => h`<li><a href="${hrefs.invocation(c.source_invocation_id)}">${invocationLabel(c)}</a> ${badge(c.status)}</li>`)}</ul>` : ''}
 ${hashes(inv)}
-<h2>Request</h2>${jsonBlock(inv.request_json ?? null)}<h2>Response</h2>${jsonBlock(inv.response_json ?? null)}`;
+<h2>Request</h2>${jsonClipped(inv.request_json ?? null)}<h2>Response</h2>${jsonClipped(inv.response_json ?? null)}`;
   return { title: invocationLabel(inv), crumbs: crumbsOf(inv, attempt), body };
 }
 
@@ -164,14 +176,14 @@ async function llmCallView(ctx: KindContext, call: Rec) {
 ${patches.length ? h`<h2>The patch it produced</h2>${patches.map((p) => patchCard(p, attempt!, false))}` : ''}
 <h2>Prompt messages</h2>${messages(call.request_messages)}
 <h2>Streamed answer <span class="muted">(${chunks.length}${call.chunks_truncated ? '+' : ''} chunks)</span></h2>
-<pre class="streamed">${streamed}</pre>
+<pre class="streamed">${clipped(streamed)}</pre>
 <details><summary>Each chunk with its time</summary><div class="scroll"><table><tr><th>#</th><th>ms</th><th>data</th></tr>${chunks
     .slice(0, 200)
     .map(
       (c) =>
         h`<tr><td>${String(c.seq)}</td><td>${String(c.offset_ms)}</td><td><code>${String(c.data)}</code></td></tr>`,
     )}</table></div></details>
-<h2>Parsed artifact</h2>${jsonBlock(call.artifacts ?? [])}
+<h2>Parsed artifact</h2>${jsonClipped(call.artifacts ?? [])}
 <h2>What it saw: ambient inputs and tool results</h2>${attempt ? await inputsSeen(ctx.store, inv, attempt) : h`<p class="muted">Not part of a world attempt.</p>`}
 ${hashes(inv)}`;
   return { title: `LLM call · ${invocationLabel(inv)}`, crumbs, body };
