@@ -17,6 +17,7 @@
 export * from './long-term/index.ts';
 // Reasoning memory: workspaces and branches.
 export { branchCreate, branchList, checkout } from './reasoning/branch-ops.ts';
+export { type BranchTreeRow, branchTree, listWorkspaces, type WorkspaceSummary } from './reasoning/browse.ts';
 export { type DiffInput, type DiffPage, diff } from './reasoning/docs/diff-op.ts';
 export { type ExportInput, exportSnapshot } from './reasoning/docs/export.ts';
 // Reasoning memory: documents.

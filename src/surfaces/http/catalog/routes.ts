@@ -5,6 +5,7 @@
 import { negotiate } from '../html/negotiate.ts';
 import { renderDetailPage, renderListPage } from '../html/pages.ts';
 import type { NavItem } from '../html/render.ts';
+import { viewOf } from '../html/views.ts';
 import type { AppServices, ParamDoc, Reply, Route, RouteContext } from '../route.ts';
 import { fitList, fitRecord } from './budget.ts';
 import type { FilterSpec, FilterValues, KindContext, ResourceKind } from './kind.ts';
@@ -112,6 +113,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
         nextHref: body.has_more && body.next_cursor ? `${ctx.url.pathname}?${next}` : null,
         truncated: body.truncated,
         csrf: ctx.csrfToken,
+        path: ctx.url.pathname,
       }),
     };
   };
@@ -127,13 +129,16 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
       fitted.links = { ...links, full: `${links.self}?full=true` };
     }
     if (format === 'json') return { json: fitted };
+    const view = await viewOf(kind.kind)?.(kctx, record, ctx.url);
     return {
       html: renderDetailPage({
-        title: `${kind.title}: ${keyOf(kind, record)}`,
+        title: view?.title ?? `${kind.title}: ${keyOf(kind, record)}`,
         nav: navOf(catalog),
         record: fitted,
         links: fitted.links as Record<string, string>,
         csrf: ctx.csrfToken,
+        ...(view ? { view: view.body, collapseRecord: true } : {}),
+        options: { path: ctx.url.pathname, ...(view?.crumbs ? { crumbs: view.crumbs } : {}) },
       }),
     };
   };

@@ -1,9 +1,14 @@
 /**
- * HTML building blocks. Everything interpolated with `h` is escaped; `trusted` (Hono's `raw`) is
- * the one escape hatch — grep for it — and is used only on markup this module built itself.
+ * HTML building blocks and the page frame. Everything interpolated with `h` is escaped; `trusted`
+ * (Hono's `raw`) is the one escape hatch — grep for it — and is used only on markup this code built
+ * itself (the stylesheet, the live script, SVG pictures whose writer escapes every value).
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import type { Svg } from '../../pictures/index.ts';
+import { LIVE_SCRIPT } from './live-script.ts';
+import { groupNav } from './nav.ts';
+import { PAGE_CSS } from './style.ts';
 
 export type Markup = HtmlEscapedString;
 
@@ -15,35 +20,60 @@ export function h(strings: TemplateStringsArray, ...values: unknown[]): Markup {
 /** The escape hatch: marks already-built markup as safe. */
 export const trusted = (markup: string): Markup => raw(markup) as Markup;
 
+/** An SVG picture (already escaped by the pictures' writer) inside a scrollable box. */
+export const picture = (svg: Svg): Markup => h`<div class="picture-box">${trusted(svg.markup)}</div>`;
+
 export interface NavItem {
   href: string;
   title: string;
 }
 
+export interface LayoutOptions {
+  /** Breadcrumb links above the title. */
+  crumbs?: ReadonlyArray<NavItem>;
+  /** The page's path, to mark the current navigation entry. */
+  path?: string;
+}
+
 /** The page frame; with a session's `csrf` it carries the token (meta tag) and a logout form. */
-export function layout(title: string, nav: readonly NavItem[], body: Markup, csrf?: string): string {
+export function layout(
+  title: string,
+  nav: readonly NavItem[],
+  body: Markup,
+  csrf?: string,
+  options: LayoutOptions = {},
+): string {
+  const here = options.path?.split('/')[1];
+  const groups = groupNav(nav).map(
+    (g) =>
+      h`<h4>${g.title}</h4>${g.items.map(
+        (n) =>
+          h`<a href="${n.href}"${here && n.href === `/${here}` ? trusted(' class="here"') : ''}>${n.title}</a>`,
+      )}`,
+  );
+  const crumbs = options.crumbs?.length
+    ? h`<div class="crumbs">${options.crumbs.map((c, i) => h`${i ? ' › ' : ''}<a href="${c.href}">${c.title}</a>`)}</div>`
+    : '';
   return h`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · noema</title>${csrf ? h`<meta name="csrf-token" content="${csrf}">` : ''}
-<style>
-body{font:14px/1.45 system-ui,sans-serif;margin:0;display:flex;min-height:100vh}
-nav{background:#f3f3f5;padding:1em;min-width:12em;border-right:1px solid #ddd}
-nav a{display:block;padding:.15em 0}
-main{padding:1em 2em;flex:1;min-width:0}
-table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #e3e3e3;padding:.3em .6em;text-align:left;vertical-align:top}
-pre{background:#fafafa;border:1px solid #eee;padding:.8em;overflow:auto;white-space:pre-wrap;word-break:break-word}
-.muted{color:#777}
-</style></head>
-<body><nav><strong><a href="/">noema</a></strong>${nav.map((n) => h`<a href="${n.href}">${n.title}</a>`)}
+<style>${trusted(PAGE_CSS)}</style></head>
+<body><nav class="side"><a class="brand" href="/">noema</a>${groups}
 ${
   csrf
     ? h`<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Log out</button></form>`
     : ''
 }</nav>
-<main><h1>${title}</h1>${body}</main></body></html>`.toString();
+<main>${crumbs}<h1>${title}</h1>${body}</main><script>${trusted(LIVE_SCRIPT)}</script></body></html>`.toString();
 }
 
-/** A JSON value shown readably: indented, with strings that are catalog paths rendered as links. */
+/** A JSON value shown readably, indented. */
 export function jsonBlock(value: unknown): Markup {
   return h`<pre>${JSON.stringify(value, null, 2)}</pre>`;
+}
+
+/** A status as a coloured badge. */
+export function badge(status: unknown): Markup {
+  const s = String(status ?? 'unknown');
+  return h`<span class="badge s-${s.toLowerCase().replace(/[^a-z_-]/g, '')}">${s}</span>`;
 }

@@ -6,6 +6,7 @@
 import { type ErrorCode, invalidInput, NoemaError } from '../../../core/errors.ts';
 import {
   getFlowchart,
+  getFlowRun,
   getGraph,
   getMilestone,
   getNodeArtifact,
@@ -54,6 +55,7 @@ registerKind<Record<string, unknown>>({
       href: (f) => `/node-artifacts?flowchart_id=${encodeURIComponent(String(f.flowchart_id))}`,
     },
     { rel: 'api', href: (f) => `/api/flowcharts/${encodeURIComponent(String(f.flowchart_id))}` },
+    { rel: 'runs', href: (f) => `/api/flowcharts/${encodeURIComponent(String(f.flowchart_id))}/runs` },
   ],
   columns: ['flowchart_id', 'name', 'graph_revision', 'created_at', 'updated_at'],
 });
@@ -124,4 +126,19 @@ registerKind<Record<string, unknown>>({
       unknown
     >,
   links: [{ rel: 'artifacts', href: (m) => `/node-artifacts?milestone_id=${String(m.milestone_id)}` }],
+});
+
+registerKind({
+  kind: 'flowchart-runs',
+  title: 'Flowchart runs',
+  description: 'One run of a flowchart: status and node runs',
+  key: { by: 'id', param: 'flowchart_run_id' },
+  async get({ store, engine }, id) {
+    if (!engine) throw new NoemaError('STORE_UNAVAILABLE', 'this server runs no engine', { status: 503 });
+    return { ...(await getFlowRun(store, engine, id)) } as unknown as Record<string, unknown>;
+  },
+  links: [
+    { field: 'flowchart_id', kind: 'flowcharts', rel: 'flowchart' },
+    { rel: 'run', href: (r) => `/runs/${encodeURIComponent(String(r.flowchart_run_id))}` },
+  ],
 });

@@ -4,3 +4,4 @@ import './runs.ts';
 import './worlds.ts';
 import './agents.ts';
 import './flowcharts.ts';
+import './memory.ts';

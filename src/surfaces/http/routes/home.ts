@@ -12,7 +12,11 @@ export function homeRoutes(all: () => readonly Route[]): Route[] {
       method: 'GET',
       path: '/',
       summary: 'The server name and every route',
-      async handle({ c, csrfToken }) {
+      async handle(ctx) {
+        const { c, csrfToken } = ctx;
+        // A browser's home is the page at /home when the server has one (the browser's pages).
+        const home = all().find((r) => r.method === 'GET' && r.path === '/home');
+        if (negotiate(c) === 'html' && home) return home.handle(ctx);
         if (negotiate(c) === 'html')
           return { html: renderIndexPage(navOf(defaultCatalog), names(), csrfToken) };
         return { json: { name: 'noema', routes: names() } };

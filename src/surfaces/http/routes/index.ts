@@ -1,6 +1,7 @@
 /** Every HTTP route module, assembled. Subsystems add one line here (resource kinds go in kinds/index.ts). */
 import '../kinds/index.ts';
 import { catalogRoutes, defaultCatalog } from '../catalog/index.ts';
+import { pageRoutes } from '../pages/index.ts';
 import type { AppServices, Route } from '../route.ts';
 import { agentRoutes } from './agents.ts';
 import { flowRoutes } from './flow.ts';
@@ -18,5 +19,6 @@ export function allRoutes(app: AppServices): Route[] {
     ...mcpRoutes(app),
     ...worldRoutes(app),
     ...agentRoutes(app),
+    ...pageRoutes(app),
   ];
 }

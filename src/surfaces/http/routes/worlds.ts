@@ -1,5 +1,9 @@
 /** World routes beyond the catalog: a world at a past turn, and running a turn (POST). */
 import { getWorld, sharedWorldRuntime } from '../../../runtimes/world/index.ts';
+import { defaultCatalog, navOf } from '../catalog/index.ts';
+import { negotiate } from '../html/negotiate.ts';
+import { layout } from '../html/render.ts';
+import { worldPage } from '../pages/index.ts';
 import type { AppServices, Route } from '../route.ts';
 
 export function worldRoutes(app: AppServices): Route[] {
@@ -10,6 +14,17 @@ export function worldRoutes(app: AppServices): Route[] {
       summary: 'A world as of a committed turn',
       async handle(ctx) {
         const turn = Number(ctx.params.turn);
+        if (negotiate(ctx.c) === 'html') {
+          const page = await worldPage(
+            app.store,
+            ctx.params.world_slug ?? '',
+            Number.isInteger(turn) ? turn : -1,
+          );
+          const options = { path: ctx.url.pathname, ...(page.crumbs ? { crumbs: page.crumbs } : {}) };
+          return {
+            html: layout(page.title ?? 'World', navOf(defaultCatalog), page.body, ctx.csrfToken, options),
+          };
+        }
         const world = await getWorld(app.store, {
           world_slug: ctx.params.world_slug ?? '',
           turn: Number.isInteger(turn) ? turn : -1,

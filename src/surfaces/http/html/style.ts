@@ -1,0 +1,54 @@
+/** The browser's stylesheet: one small sheet for every page (light, dense, readable on a phone). */
+import { PICTURES_CSS } from '../../pictures/index.ts';
+
+export const PAGE_CSS = `
+:root{--ink:#1f2933;--muted:#66727f;--line:#e4e7eb;--bg:#f7f8fa;--card:#fff;--accent:#2163c4;--ok:#2f9e77;--bad:#d64545;--warn:#c98a00;--run:#2186eb}
+*{box-sizing:border-box}
+body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);background:var(--bg);margin:0;display:flex;min-height:100vh}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+nav.side{background:#1f2933;color:#cbd2d9;width:15em;flex:none;padding:1em .9em;position:sticky;top:0;height:100vh;overflow:auto}
+nav.side a{color:#e4e7eb;display:block;padding:.12em .4em;border-radius:4px}
+nav.side a:hover,nav.side a.here{background:#323f4b;text-decoration:none}
+nav.side .brand{font-size:1.25em;font-weight:700;color:#fff;padding:.1em .4em .5em}
+nav.side h4{margin:.9em 0 .2em;padding:0 .4em;font-size:.72em;letter-spacing:.08em;text-transform:uppercase;color:#9aa5b1}
+nav.side form{margin-top:1.2em}nav.side button{background:none;border:1px solid #52606d;color:#cbd2d9;border-radius:4px;padding:.2em .7em;cursor:pointer}
+main{padding:1.2em 2em 3em;flex:1;min-width:0;max-width:1180px}
+h1{font-size:1.45em;margin:.2em 0 .5em;word-break:break-all}h2{font-size:1.1em;margin:1.6em 0 .5em}h3{font-size:1em;margin:1em 0 .3em}
+.crumbs{color:var(--muted);font-size:.9em;margin-bottom:.2em}.crumbs a{color:var(--muted)}
+table{border-collapse:collapse;font-size:13px;background:var(--card);width:100%}
+td,th{border-bottom:1px solid var(--line);padding:.35em .6em;text-align:left;vertical-align:top}
+th{font-weight:600;color:var(--muted);font-size:12px;background:#f0f2f5}
+.scroll{overflow-x:auto}
+pre{background:#fbfbfc;border:1px solid var(--line);border-radius:6px;padding:.8em;overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:12.5px;max-height:36em}
+code{font-size:12.5px;background:#eef1f4;padding:0 .25em;border-radius:3px}
+.muted{color:var(--muted)}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(11em,1fr));gap:.8em;margin:.5em 0 1em}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8em 1em}
+.card .n{font-size:1.8em;font-weight:700;line-height:1.1}.card .l{color:var(--muted);font-size:.85em}
+.panel{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8em 1em;margin:.8em 0}
+.badge{display:inline-block;padding:0 .55em;border-radius:999px;font-size:12px;font-weight:600;background:#e4e7eb;color:#323f4b}
+.badge.s-committed,.badge.s-completed,.badge.s-succeeded,.badge.s-idle{background:#d7f5e8;color:#146c4f}
+.badge.s-failed,.badge.s-interrupted,.badge.s-cancelled{background:#ffe3e3;color:#a61b1b}
+.badge.s-running,.badge.s-queued{background:#dceefe;color:#0b5cad}
+.badge.s-waiting{background:#fff3c4;color:#8d6200}
+.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;font-size:13px}.kv dt{color:var(--muted)}.kv dd{margin:0;word-break:break-all}
+.chain{display:flex;flex-wrap:wrap;gap:.3em;align-items:center;font-size:13px;margin:.4em 0 1em}
+.chain a,.chain span{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.15em .6em}
+.chain .sep{border:none;background:none;padding:0;color:var(--muted)}
+.msg{border-left:3px solid #9aa5b1;background:var(--card);margin:.5em 0;padding:.4em .8em;border-radius:0 6px 6px 0}
+.msg.role-system{border-color:#9446ed}.msg.role-user{border-color:var(--run)}.msg.role-assistant{border-color:var(--ok)}.msg.role-tool{border-color:var(--warn)}
+.msg .role{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
+.msg pre{border:none;background:none;padding:.2em 0;margin:0;max-height:20em}
+.change td.before{color:#a61b1b;text-decoration:line-through;text-decoration-color:#e6a0a0}.change td.after{color:#146c4f}
+.picture-box{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5em;overflow-x:auto}
+.turns{display:flex;flex-wrap:wrap;gap:.25em;margin:.3em 0}.turns a,.turns span{border:1px solid var(--line);border-radius:4px;padding:0 .45em;background:var(--card);font-size:12px}
+.turns .here{background:var(--accent);color:#fff;border-color:var(--accent)}
+.live-dot{display:inline-block;width:.6em;height:.6em;border-radius:50%;background:var(--run);margin-right:.3em;animation:pulse 1.2s infinite}
+@keyframes pulse{50%{opacity:.3}}
+details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
+.grid2{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+@media (max-width:760px){body{display:block}nav.side{width:auto;height:auto;position:static;display:flex;flex-wrap:nowrap;overflow-x:auto;gap:.2em .4em;padding:.5em;white-space:nowrap;align-items:center}
+nav.side form{margin:0}
+nav.side h4{display:none}nav.side .brand{padding:0 .4em}main{padding:1em}.grid2{grid-template-columns:1fr}
+.kv{grid-template-columns:1fr}.kv dt{margin-top:.4em}}
+${PICTURES_CSS}`;

@@ -1,0 +1,60 @@
+/**
+ * The browser tests' world: a SQLite store with the park scenario run for some turns by the scripted
+ * model and toy services, served by a real `noema serve` HTTP surface on 127.0.0.1:0.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
+import type { ModelScript } from '../../src/testing/scripted-model/index.ts';
+import { openTestStore, type TestStore } from '../../src/testing/stores.ts';
+import { type ParkKit, startParkKit } from '../../src/testing/world-kit.ts';
+
+export const TOKEN = 'browser-test-token-0123456789';
+
+export interface BrowserWorld {
+  ts: TestStore;
+  kit: ParkKit;
+  url: string;
+  /** The one-time login link printed by `noema serve`. */
+  loginUrl: string;
+  attempts: string[];
+  close(): Promise<void>;
+}
+
+export async function startBrowserWorld(
+  options: { turns?: number; script?: ModelScript; slug?: string } = {},
+): Promise<BrowserWorld> {
+  const ts = await openTestStore('sqlite');
+  const kit = await startParkKit(ts.store, options.script ? { script: options.script } : {});
+  const saved = { ...process.env };
+  Object.assign(process.env, kit.env);
+  const slug = options.slug ?? 'park';
+  await kit.world(slug);
+  const attempts: string[] = [];
+  for (let i = 0; i < (options.turns ?? 3); i++)
+    attempts.push((await kit.runtime.runTurn({ world_slug: slug })).attempt_id);
+  const served = await startNoemaHttp({
+    store: ts.store,
+    host: '127.0.0.1',
+    port: 0,
+    portSetting: '--port',
+    token: TOKEN,
+    dataDir: mkdtempSync(join(tmpdir(), 'noema-browser-')),
+    // The server streams the events of the engine that runs the turns, as `noema demo` serves its own.
+    engine: kit.runtime.engine,
+  });
+  return {
+    ts,
+    kit,
+    url: served.url,
+    loginUrl: `${served.url}/login?once=${encodeURIComponent(served.loginNonce)}`,
+    attempts,
+    async close() {
+      await served.close();
+      await kit.close();
+      await ts.dispose();
+      process.env = saved;
+    },
+  };
+}
