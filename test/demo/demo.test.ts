@@ -44,7 +44,7 @@ describeEachStore('noema demo', (factory) => {
       assert.ok(sessionId, out);
       assert.match(out, /world\s+\/worlds\/park-demo/);
       assert.match(out, /turn 1 attempt\s+\/attempts\/\S+/);
-      assert.match(out, /flowchart run\s+\/api\/flowcharts\/\S+\/runs\/\S+/);
+      assert.match(out, /flowchart run\s+\/flowchart-runs\/\S+/);
 
       // The store holds what the summary says.
       const world = await getWorld(store, { world_slug: 'park-demo' });
@@ -68,7 +68,13 @@ describeEachStore('noema demo', (factory) => {
         contracts.some((c) => c.action_type === 'ecs_request' && c.status === 'COMPLETED'),
         JSON.stringify(contracts),
       );
-      const [, flowchartId, runId] = out.match(/\/api\/flowcharts\/(\S+)\/runs\/(\S+)/) ?? [];
+      const [, runId] = out.match(/\/flowchart-runs\/(\S+)/) ?? [];
+      const flowchartId = (
+        await store.get<{ flowchart_id: string }>(
+          'SELECT flowchart_id FROM flowchart_runs WHERE flowchart_run_id = ?',
+          [runId ?? ''],
+        )
+      )?.flowchart_id;
       const runs = await listFlowRuns(store, flowchartId!);
       assert.deepEqual(
         runs.items.map((x) => x.flowchart_run_id),
