@@ -20,21 +20,18 @@ export function warn(code: WarningCode, message: string, details?: Record<string
 
 /**
  * A failure that may repeat (every step's NOTIFY refused, a flood of unreadable notifications): the
- * first failure is logged, repeats are counted silently until `ok()` reports recovery, so one incident
+ * first failure is logged, repeats stay silent until `ok()` reports recovery, so one incident
  * is one line however long it lasts.
  */
 export class Incident {
   readonly #code: WarningCode;
   #open = false;
-  /** Failures since the incident opened (the logged one included). */
-  repeats = 0;
 
   constructor(code: WarningCode) {
     this.#code = code;
   }
 
   fail(message: string, details?: Record<string, unknown>): void {
-    this.repeats++;
     if (this.#open) return;
     this.#open = true;
     warn(this.#code, `${message} (repeats are not logged until it recovers)`, details);
@@ -43,6 +40,5 @@ export class Incident {
   ok(): void {
     if (!this.#open) return;
     this.#open = false;
-    this.repeats = 0;
   }
 }

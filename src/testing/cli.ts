@@ -10,10 +10,32 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Where a child runs: its working directory, and the environment `env` is laid over (default this process's). */
+export interface CliOptions {
+  cwd?: string;
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+function spawnNoema(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: CliOptions,
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [NOEMA_BIN, ...args], {
+    env: { ...(options.baseEnv ?? process.env), ...env },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+}
+
 /** Runs `noema <args>` to completion. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 30_000,
+  options: CliOptions = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [NOEMA_BIN, ...args], { env: { ...process.env, ...env } });
+    const child = spawnNoema(args, env, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -45,8 +67,8 @@ export interface RunningCli {
 }
 
 /** Starts a long-running `noema <args>` (a server) and lets the test wait for its output. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
-  const child = spawn(process.execPath, [NOEMA_BIN, ...args], { env: { ...process.env, ...env } });
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, options: CliOptions = {}): RunningCli {
+  const child = spawnNoema(args, env, options);
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();

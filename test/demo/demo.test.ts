@@ -205,7 +205,7 @@ test('serve mode prints a one-time login link that logs a browser in and opens t
     const denied = await fetch(`${base}/worlds/park-demo?format=json`);
     assert.equal(denied.status, 401);
   } finally {
-    demo.kill('SIGTERM');
+    demo.child.kill('SIGTERM');
     assert.equal(await demo.exited, 0, demo.stderr());
   }
 });

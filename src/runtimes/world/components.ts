@@ -232,10 +232,6 @@ export async function getComponent(
   );
 }
 
-export async function getDocument<T>(q: Queryable, kind: ComponentKind, hash: string): Promise<T> {
-  return (await getComponent(q, hash, kind)).content as T;
-}
-
 export { getJsonSchema, getResponseSource };
 
 export interface ComponentListItem {

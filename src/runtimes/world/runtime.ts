@@ -12,7 +12,6 @@ import {
   type AttemptFailure,
   attemptInProgress,
   endAttempt,
-  getAttemptRow,
   insertAttempt,
   runningAttempt,
 } from './attempts.ts';
@@ -204,5 +203,3 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
     close: () => engine.close(),
   };
 }
-
-export { getAttemptRow };

@@ -5,7 +5,7 @@
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
-import { ENTITY_ID, HUMAN_LABEL } from './documents.ts';
+import { HUMAN_LABEL } from './documents.ts';
 import {
   findWorld,
   getWorldRow,
@@ -18,7 +18,6 @@ import {
 import type { WorkingWorld } from './world-patch.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
-void ENTITY_ID;
 
 function checkSlug(slug: unknown, field = 'world_slug'): string {
   if (typeof slug !== 'string' || !SLUG.test(slug))

@@ -4,7 +4,8 @@
  * transaction. A call shorter than `PROGRESS_INTERVAL_MS` writes nothing extra; a long stream
  * costs one small transaction per interval, and a killed process loses at most one interval.
  */
-import { toNoemaError } from '../../core/errors.ts';
+
+import { incidentLog } from '../../core/incident-log.ts';
 import type { Store } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type { SourcePlan } from '../source.ts';
@@ -30,22 +31,16 @@ export function progressWriter(
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> | null = null;
   let stopped = false;
-  let logged = false;
+  // A lost batch only means less is left behind if the process dies: the finish still writes the
+  // whole stream. Said once per call, with the call it belongs to.
+  const failures = incidentLog(`saving the partial result of source invocation ${invocationId}`);
   const write = async () => {
     timer = undefined;
     if (stopped) return;
     try {
       await store.transaction((tx) => progress(tx, redactor));
     } catch (err) {
-      // A lost batch only means less is left behind if the process dies: the finish still
-      // writes the whole stream. Said once per call, with the call it belongs to.
-      if (!logged) {
-        logged = true;
-        const e = toNoemaError(err);
-        console.error(
-          `noema: partial result of source invocation ${invocationId} not saved: ${e.code} ${e.message}`,
-        );
-      }
+      failures.fail(err);
     }
   };
   return {

@@ -3,12 +3,14 @@
  * SIGKILL mid-stream leaves the chunks that had arrived, and a finished slow stream keeps every
  * chunk once (the batches written on the way are folded into the call's own row).
  */
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mock, test } from 'node:test';
 import { NoemaError } from '../../core/errors.ts';
+import { incidentSink } from '../../core/incident-log.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import { startCli } from '../../testing/cli.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
@@ -111,7 +113,7 @@ describeEachStore('LLM chunks persisted while streaming', (factory) => {
     const model = await startScriptedModel({
       script: { rules: [], default: { json: REPLY, chunk_chars: 4, chunk_delay_ms: 30 } },
     });
-    const logged = mock.method(console, 'error', () => {});
+    const logged = mock.method(incidentSink, 'write', () => {});
     try {
       const source = await putResponseSource(store, SOURCE);
       const faulty = failingFirstBatch(store);

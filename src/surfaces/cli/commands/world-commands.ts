@@ -9,6 +9,7 @@ import { openNoemaStore } from '../../../app/open.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import type { Store } from '../../../store/store.ts';
 import { type Command, EXIT_FAILED, EXIT_OK, type FlagSpec } from '../command.ts';
+import { parseIntegerFlag } from '../flags.ts';
 
 const db: Record<string, FlagSpec> = {
   db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
@@ -29,10 +30,9 @@ function need(value: string | undefined, what: string, example: string): string 
 }
 
 function intFlag(value: unknown, flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new NoemaError('USAGE', `${flag} must be an integer >= ${min}`);
-  return n;
+  return value === undefined
+    ? undefined
+    : parseIntegerFlag(String(value), flag, { min, max: Number.MAX_SAFE_INTEGER });
 }
 
 const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();

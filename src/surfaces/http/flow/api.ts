@@ -4,17 +4,12 @@
  * ids, `count`/`limit`/`offset`, `items` or `item`, `request_id`, `correlation_id?`). Thrown
  * NoemaErrors become the shared error envelope (`flowApiError`). `routes.ts` mounts them on the app.
  */
-import {
-  type ErrorCode,
-  errorEnvelope,
-  invalidInput,
-  NoemaError,
-  toNoemaError,
-} from '../../../core/errors.ts';
+import { type ErrorCode, invalidInput, NoemaError } from '../../../core/errors.ts';
 import { hasControlChars } from '../../../core/ids.ts';
 import type { Engine } from '../../../engine/index.ts';
 import * as flow from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
+import { errorReply } from '../errors.ts';
 
 export interface FlowServices {
   store: Store;
@@ -95,14 +90,9 @@ export function flowApiError(
   err: unknown,
   req: Pick<FlowApiRequest, 'request_id' | 'correlation_id'>,
 ): FlowApiReply {
-  const e = toNoemaError(err);
-  return {
-    status: e.status ?? (e.code.startsWith('UNKNOWN_') ? 404 : e.code === 'INVALID_INPUT' ? 400 : 500),
-    json: errorEnvelope(e, {
-      request_id: req.request_id,
-      ...(req.correlation_id ? { correlation_id: req.correlation_id } : {}),
-    }) as unknown as Record<string, unknown>,
-  };
+  // The same status table and envelope as every other route.
+  const r = errorReply(err, req.request_id, req.correlation_id || undefined);
+  return { status: r.status, json: r.body as unknown as Record<string, unknown> };
 }
 
 const page = (q: Record<string, string | number>) => ({
