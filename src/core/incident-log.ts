@@ -13,21 +13,33 @@ export interface IncidentLog {
 /** Where lines go; tests replace it to observe them. */
 export const incidentSink = { write: (line: string): void => void process.stderr.write(`${line}\n`) };
 
-export function incidentLog(context: string): IncidentLog {
+/**
+ * The latch under every once-per-incident report (this log and `Incident` in `warn.ts`): `report`
+ * runs on the first failure since the last `ok()`, repeats are dropped.
+ */
+export function incidentLatch<A extends unknown[]>(
+  report: (...args: A) => void,
+): { fail(...args: A): void; ok(): void } {
   let open = false;
   return {
-    fail(err) {
+    fail(...args) {
       if (open) return;
       open = true;
-      const e = err as { code?: unknown; message?: unknown } | null;
-      const code = typeof e?.code === 'string' ? `${e.code}: ` : '';
-      const message = typeof e?.message === 'string' ? e.message : String(err);
-      incidentSink.write(
-        `noema: ${context} failed (${code}${message}); further failures are not logged until it recovers`,
-      );
+      report(...args);
     },
     ok() {
       open = false;
     },
   };
+}
+
+export function incidentLog(context: string): IncidentLog {
+  return incidentLatch((err: unknown) => {
+    const e = err as { code?: unknown; message?: unknown } | null;
+    const code = typeof e?.code === 'string' ? `${e.code}: ` : '';
+    const message = typeof e?.message === 'string' ? e.message : String(err);
+    incidentSink.write(
+      `noema: ${context} failed (${code}${message}); further failures are not logged until it recovers`,
+    );
+  });
 }

@@ -3,6 +3,8 @@
  * a Node process warning — printed on stderr by default, observable with `process.on('warning')` —
  * named `NoemaWarning` with a stable code. Callers warn once per incident, not once per event.
  */
+import { incidentLatch } from './incident-log.ts';
+
 export type WarningCode =
   | 'NOEMA_EVENT_TOO_LARGE'
   | 'NOEMA_EVENT_NOTIFY_FAILED'
@@ -24,21 +26,19 @@ export function warn(code: WarningCode, message: string, details?: Record<string
  * is one line however long it lasts.
  */
 export class Incident {
-  readonly #code: WarningCode;
-  #open = false;
+  readonly #latch: ReturnType<typeof incidentLatch<[string, Record<string, unknown>?]>>;
 
   constructor(code: WarningCode) {
-    this.#code = code;
+    this.#latch = incidentLatch((message: string, details?: Record<string, unknown>) =>
+      warn(code, `${message} (repeats are not logged until it recovers)`, details),
+    );
   }
 
   fail(message: string, details?: Record<string, unknown>): void {
-    if (this.#open) return;
-    this.#open = true;
-    warn(this.#code, `${message} (repeats are not logged until it recovers)`, details);
+    this.#latch.fail(message, details);
   }
 
   ok(): void {
-    if (!this.#open) return;
-    this.#open = false;
+    this.#latch.ok();
   }
 }

@@ -1,68 +1,78 @@
 /**
- * A `text/event-stream` Response over an async stream of ready SSE frames, with a heartbeat comment
- * so proxies keep the connection; a client that goes away stops the reading (the work it started,
- * such as an agent turn, still finishes and stays replayable).
+ * A `text/event-stream` Response over an async stream of ready SSE frames (a runtime's own stream,
+ * e.g. an agent turn), with `retry:` up front and a heartbeat comment so proxies keep the
+ * connection. It ends when the frames end, the client leaves, or its owner ends it (server
+ * shutdown, through `track`); then the producer is `return()`ed at its next yield (an async
+ * generator cannot be interrupted mid-await), and the work it started still finishes and stays
+ * replayable.
  */
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+export interface FrameStreamOptions {
+  heartbeatMs?: number;
+  /** Client reconnection delay announced with `retry:`. */
+  retryMs?: number;
+  /** Hands `end` to the stream's owner (to close it on shutdown); returns the un-registration. */
+  track?: (end: () => void) => () => void;
+}
+
 export function sseResponse(
   frames: AsyncIterable<string>,
   signal: AbortSignal,
-  heartbeatMs = 15_000,
+  options: FrameStreamOptions = {},
 ): Response {
   const encoder = new TextEncoder();
-  const it = frames[Symbol.asyncIterator]();
+  const iterator = frames[Symbol.asyncIterator]();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let untrack = () => {};
   let closed = false;
+  // Marks the stream finished; true when this call is the one that finished it.
+  const finish = (): boolean => {
+    if (closed) return false;
+    closed = true;
+    clearInterval(heartbeat);
+    untrack();
+    return true;
+  };
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode('retry: 2000\n: connected\n\n'));
+      const end = () => {
+        if (!finish()) return;
+        void iterator.return?.();
+        try {
+          controller.close();
+        } catch {
+          // Already closed by the client.
+        }
+      };
+      untrack = options.track?.(end) ?? untrack;
+      signal.addEventListener('abort', end, { once: true });
+      controller.enqueue(encoder.encode(`retry: ${options.retryMs ?? 2_000}\n: connected\n\n`));
       heartbeat = setInterval(() => {
         if (!closed) controller.enqueue(encoder.encode(': heartbeat\n\n'));
-      }, heartbeatMs);
+      }, options.heartbeatMs ?? 15_000);
       heartbeat.unref();
-      signal.addEventListener(
-        'abort',
-        () => {
-          if (closed) return;
-          closed = true;
-          clearInterval(heartbeat);
-          void it.return?.();
-          try {
-            controller.close();
-          } catch {
-            // Already closed.
-          }
-        },
-        { once: true },
-      );
     },
     async pull(controller) {
       if (closed) return;
       try {
-        const next = await it.next();
+        const next = await iterator.next();
         if (closed) return;
-        if (next.done) {
-          closed = true;
-          clearInterval(heartbeat);
-          controller.close();
-        } else controller.enqueue(encoder.encode(next.value));
+        if (!next.done) controller.enqueue(encoder.encode(next.value));
+        else if (finish()) controller.close();
       } catch (err) {
-        closed = true;
-        clearInterval(heartbeat);
-        controller.error(err);
+        if (finish()) controller.error(err);
       }
     },
     cancel() {
-      closed = true;
-      clearInterval(heartbeat);
-      void it.return?.();
+      if (finish()) void iterator.return?.();
     },
   });
-  return new Response(stream, {
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    },
-  });
+  return new Response(stream, { headers: SSE_HEADERS });
 }

@@ -5,6 +5,7 @@
 import { fitToBudget } from '../../../core/budget.ts';
 import { invalidInput } from '../../../core/errors.ts';
 import type { SqlValue, Store } from '../../../store/store.ts';
+import { lockWorkspaceWriters } from '../seq.ts';
 import { requireWorkspace } from '../workspaces.ts';
 import { assertFits, cursorArg, intArg, maxCharsArg } from './args.ts';
 import {
@@ -18,7 +19,7 @@ import {
 import { mergeOrigin } from './merge.ts';
 import { resolveBranchDoc } from './ref.ts';
 import type { EdgeContent, GraphEdge, GraphNode, NodeContent, Pagination } from './types.ts';
-import { serializeWriters, writeVersions } from './write.ts';
+import { writeVersions } from './write.ts';
 
 export interface ConflictSummary {
   conflict_id: string;
@@ -128,7 +129,7 @@ export async function graphConflictResolve(
   }
   const resolution = input.resolution;
   return store.transaction(async (tx) => {
-    await serializeWriters(tx, input.workspace);
+    await lockWorkspaceWriters(tx, input.workspace);
     await requireWorkspace(tx, input.workspace);
     const c = await requireConflict(tx, input.workspace, input.conflict_id);
     if (c.status === 'resolved') {

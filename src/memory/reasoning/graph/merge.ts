@@ -7,6 +7,7 @@
 import { NoemaError } from '../../../core/errors.ts';
 import type { Queryable, Store } from '../../../store/store.ts';
 import { requireBranch } from '../branches.ts';
+import { lockWorkspaceWriters } from '../seq.ts';
 import { requireWorkspace } from '../workspaces.ts';
 import { boolArg, cursorArg, intArg } from './args.ts';
 import { conflictExists, conflictId, type GraphConflict, insertConflict } from './conflict-store.ts';
@@ -24,7 +25,7 @@ import {
 } from './rows.ts';
 import type { GraphScope, Pagination } from './types.ts';
 import { edgeMapKey, edgesByKeys, nodesByIds, sourcesAt } from './view.ts';
-import { serializeWriters, type VersionWrite, writeVersions } from './write.ts';
+import { type VersionWrite, writeVersions } from './write.ts';
 
 export interface GraphMergeInput {
   workspace: string;
@@ -94,7 +95,7 @@ export async function graphMerge(store: Store, input: GraphMergeInput): Promise<
     return plan.out;
   }
   return store.transaction(async (tx) => {
-    await serializeWriters(tx, input.workspace);
+    await lockWorkspaceWriters(tx, input.workspace);
     const plan = await planMerge(tx, input, cursor, limit);
     if (plan.writes.length > 0) await writeVersions(tx, plan.scope, plan.out.into, plan.writes);
     for (const c of plan.conflicts)

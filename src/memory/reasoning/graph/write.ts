@@ -4,7 +4,7 @@
  * superseded version records `next_seq`, so "newest up to a cutoff" needs no anti-join).
  */
 import type { SqlValue, Transaction } from '../../../store/store.ts';
-import { allocateSeq, lockWorkspaceWriters } from '../seq.ts';
+import { allocateSeq } from '../seq.ts';
 import { encodeTags, searchText } from './rows.ts';
 import type { EdgeContent, GraphScope, NodeContent, VersionOrigin } from './types.ts';
 import { placeholders } from './view.ts';
@@ -166,13 +166,4 @@ async function writeEdges(
       params,
     );
   }
-}
-
-/**
- * Takes the workspace's seq lock up front, for transactions that read graph state and then
- * decide what to write (merge, conflict resolution, think cards): concurrent callers then
- * decide on each other's committed results instead of both writing.
- */
-export async function serializeWriters(tx: Transaction, workspace: string): Promise<void> {
-  await lockWorkspaceWriters(tx, workspace);
 }

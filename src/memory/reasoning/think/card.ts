@@ -13,7 +13,8 @@ import { viewSources } from '../graph/ref.ts';
 import { sameState, toNode } from '../graph/rows.ts';
 import type { EdgeKey, NodeContent } from '../graph/types.ts';
 import { edgeMapKey, edgesByKeys, nodesByIds } from '../graph/view.ts';
-import { serializeWriters, type VersionWrite, writeVersions } from '../graph/write.ts';
+import { type VersionWrite, writeVersions } from '../graph/write.ts';
+import { lockWorkspaceWriters } from '../seq.ts';
 import type { Card } from './cards.ts';
 import { parseCard } from './parse-card.ts';
 import { resolveThinkRef, type ThinkRefInput } from './ref.ts';
@@ -73,7 +74,7 @@ export async function thinkCard(store: Store, input: ThinkCardInput): Promise<Th
   const eventId = `think:${card.id}:${sha256Hex(canonicalJson(body)).slice(0, 24)}`;
 
   return store.transaction(async (tx) => {
-    await serializeWriters(tx, input.workspace);
+    await lockWorkspaceWriters(tx, input.workspace);
     const ref = await resolveThinkRef(tx, input, true);
     const scope = { workspace: input.workspace, doc: ref.graph_doc };
     const trace = await appendEntry(tx, {

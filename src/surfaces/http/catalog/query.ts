@@ -4,6 +4,7 @@
  * (NUL and other control characters), is a 400 before a loader runs.
  */
 import { invalidInput, NoemaError } from '../../../core/errors.ts';
+import { hasControlChars } from '../../../core/ids.ts';
 import type { FilterSpec, FilterValues, ResourceKind } from './kind.ts';
 
 export const MAX_PAGE = 200;
@@ -14,17 +15,9 @@ export const MAX_MAX_CHARS = 10_000_000;
 const MAX_TEXT = 256;
 
 const RESERVED = new Set(['format', 'limit', 'cursor', 'max_chars', 'full']);
-// Control characters (C0, DEL): refused here so every store answers alike.
-export function hasControl(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
-}
 
 export function checkText(name: string, value: string, max = MAX_TEXT): string {
-  if (value.length === 0 || value.length > max || hasControl(value)) {
+  if (value.length === 0 || value.length > max || hasControlChars(value)) {
     throw invalidInput(`${name} must be 1-${max} characters without control characters`, { parameter: name });
   }
   return value;
@@ -32,7 +25,7 @@ export function checkText(name: string, value: string, max = MAX_TEXT): string {
 
 /** A path key (id or hash) that cannot name a record is simply not found. */
 export function checkKey(kind: ResourceKind, key: string): string {
-  if (key.length === 0 || key.length > MAX_TEXT || hasControl(key)) {
+  if (key.length === 0 || key.length > MAX_TEXT || hasControlChars(key)) {
     throw new NoemaError('NOT_FOUND', `no ${kind.kind} record "${key.slice(0, 64)}"`, {
       status: 404,
       details: { kind: kind.kind },

@@ -11,11 +11,11 @@ import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import { tokenMatches } from '../../../app/token.ts';
 import { errorEnvelope, NoemaError } from '../../../core/errors.ts';
+import { hasControlChars } from '../../../core/ids.ts';
 import { getRunStatus } from '../../../engine/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { bearerToken } from '../auth/guard.ts';
 import { SESSION_COOKIE, type SessionKeeper } from '../auth/sessions.ts';
-import { hasControl } from '../catalog/query.ts';
 import type { FeedSink, RunFeeds } from './feed.ts';
 import { socketMessages } from './translators.ts';
 
@@ -78,7 +78,12 @@ export function attachSocketIo(
       const reply = typeof ack === 'function' ? ack : () => {};
       try {
         const { run_id, last_event_id } = (msg ?? {}) as { run_id?: unknown; last_event_id?: unknown };
-        if (typeof run_id !== 'string' || run_id.length === 0 || run_id.length > 256 || hasControl(run_id)) {
+        if (
+          typeof run_id !== 'string' ||
+          run_id.length === 0 ||
+          run_id.length > 256 ||
+          hasControlChars(run_id)
+        ) {
           throw new NoemaError('INVALID_INPUT', 'subscribe needs { run_id: string }', { status: 400 });
         }
         if (last_event_id !== undefined && !Number.isSafeInteger(last_event_id)) {

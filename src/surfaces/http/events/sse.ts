@@ -3,14 +3,8 @@
  * event as JSON; `resync` (no id) says "refetch the run"; a comment line every `heartbeatMs` keeps
  * proxies and clients from timing out; `close()` ends every open stream cleanly (shutdown).
  */
+import { SSE_HEADERS, sseResponse } from '../sse-frames.ts';
 import type { FeedSink, ResyncInfo, RunFeeds, StreamEvent } from './feed.ts';
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
 
 export interface SseOptions {
   heartbeatMs?: number;
@@ -80,42 +74,16 @@ export class SseStreams {
     });
   }
 
-  /**
-   * A `text/event-stream` response from ready-made SSE frames (a runtime's own stream, e.g. an agent
-   * turn): ended when the frames end, the client leaves, or the server shuts down — then the
-   * producer is `return()`ed at its next yield (an async generator cannot be interrupted mid-await).
-   */
+  /** A runtime's own frame stream (`sseResponse`), closed with the others on shutdown. */
   fromFrames(frames: AsyncIterable<string>, signal: AbortSignal): Response {
-    const encoder = new TextEncoder();
-    const iterator = frames[Symbol.asyncIterator]();
-    let end: () => void = () => {};
-    let closed = false;
-    const stream = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        end = () => {
-          if (closed) return;
-          closed = true;
-          this.#open.delete(end);
-          void iterator.return?.();
-          try {
-            controller.close();
-          } catch {
-            // Already closed by the client.
-          }
-        };
+    return sseResponse(frames, signal, {
+      heartbeatMs: this.#heartbeatMs,
+      retryMs: this.#retryMs,
+      track: (end) => {
         this.#open.add(end);
-        signal.addEventListener('abort', end, { once: true });
-        controller.enqueue(encoder.encode(`retry: ${this.#retryMs}\n\n`));
+        return () => this.#open.delete(end);
       },
-      pull: async (controller) => {
-        const { done, value } = await iterator.next();
-        if (closed) return;
-        if (done) end();
-        else controller.enqueue(encoder.encode(value));
-      },
-      cancel: () => end(),
     });
-    return new Response(stream, { headers: SSE_HEADERS });
   }
 
   /** Ends every open stream (the server is shutting down). */

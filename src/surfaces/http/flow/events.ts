@@ -11,6 +11,7 @@ import { getRunStatus } from '../../../engine/index.ts';
 import { type FlowEvent, readFlowRunRow, toFlowEvent } from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { FeedSink, RunFeeds, StreamEvent } from '../events/feed.ts';
+import { lastEventIdOf } from '../events/last-event-id.ts';
 import type { AppServices, Route } from '../route.ts';
 
 type RunRef = { flowchart_id: string; flowchart_run_id: string; created_at: string };
@@ -56,9 +57,7 @@ export function flowEventRoutes(app: AppServices): Route[] {
       async handle({ c, params }) {
         if (!app.events)
           throw new NoemaError('STORE_UNAVAILABLE', 'this server streams no events', { status: 503 });
-        const raw = c.req.header('last-event-id') ?? c.req.query('last_event_id');
-        if (raw !== undefined && raw !== '' && !/^\d{1,16}$/.test(raw))
-          throw invalidInput('Last-Event-ID must be an event id this stream sent');
+        const lastId = lastEventIdOf(c);
         const run = await runOf(app.store, params.flowchart_id ?? '', params.flowchart_run_id ?? '');
         const feeds = app.events.feeds;
         // The SSE writer names each event by `type`: give flow events their seed names.
@@ -73,12 +72,7 @@ export function flowEventRoutes(app: AppServices): Route[] {
               last,
             ),
         };
-        return app.events.sse.respond(
-          mapped,
-          run.flowchart_run_id,
-          raw ? Number(raw) : undefined,
-          c.req.raw.signal,
-        );
+        return app.events.sse.respond(mapped, run.flowchart_run_id, lastId, c.req.raw.signal);
       },
     },
   ];
