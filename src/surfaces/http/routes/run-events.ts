@@ -2,7 +2,7 @@
  * `GET /runs/:run_id/events`: a run's engine events as Server-Sent Events, resumable with
  * `Last-Event-ID` (or `?last_event_id=` for clients that cannot set headers).
  */
-import { invalidInput, NoemaError } from '../../../core/errors.ts';
+import { NoemaError } from '../../../core/errors.ts';
 import { hasControlChars } from '../../../core/ids.ts';
 import { getRunStatus } from '../../../engine/index.ts';
 import { lastEventIdOf } from '../events/last-event-id.ts';
