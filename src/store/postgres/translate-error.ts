@@ -15,7 +15,8 @@ const UNAVAILABLE = new Set([
   '08003',
   '08006',
 ]);
-const BUSY = new Set(['40001', '40P01', '55P03']);
+// 57014: a statement cancelled by statement_timeout (or an operator's pg_cancel_backend).
+const BUSY = new Set(['40001', '40P01', '55P03', '57014']);
 
 export function translatePostgresError(err: unknown): unknown {
   if (err instanceof NoemaError) return err;
@@ -40,6 +41,16 @@ export function translatePostgresError(err: unknown): unknown {
       cause: err,
     });
   }
+  if (code.startsWith('53')) {
+    // Class 53 "insufficient resources": disk full, out of memory, too many connections. The
+    // server's state, not the request's: retry once an operator (or time) frees the resource.
+    return new NoemaError('STORE_UNAVAILABLE', `PostgreSQL is out of resources: ${message}`, {
+      retryable: true,
+      status: 503,
+      details: { sqlstate: code },
+      cause: err,
+    });
+  }
   if (BUSY.has(code)) {
     return new NoemaError('STORE_BUSY', `the database is busy: ${message}`, {
       retryable: true,
@@ -54,9 +65,10 @@ export function translatePostgresError(err: unknown): unknown {
       cause: err,
     });
   }
-  if (code.startsWith('22')) {
+  if (code.startsWith('22') || code.startsWith('54')) {
     // Class 22 "data exception": a value the database refuses (bad encoding, out of range,
-    // invalid text for a type). It is the caller's input, never a server fault.
+    // invalid text for a type); class 54 "program limit exceeded": a value too large for the
+    // store (an index row over its size limit). It is the caller's input, never a server fault.
     return new NoemaError('INVALID_INPUT', `the store refused a value: ${message}`, {
       status: 400,
       details: { sqlstate: code },

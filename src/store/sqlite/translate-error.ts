@@ -3,6 +3,9 @@ import { NoemaError } from '../../core/errors.ts';
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_IOERR = 10;
+const SQLITE_FULL = 13;
+const SQLITE_TOOBIG = 18;
 const SQLITE_CONSTRAINT = 19;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
@@ -17,6 +20,23 @@ export function translateSqliteError(err: unknown): unknown {
       retryable: true,
       status: 503,
       hint: 'another process held the write lock past busy_timeout; retry',
+      cause: err,
+    });
+  }
+  if (primary === SQLITE_FULL || primary === SQLITE_IOERR) {
+    // The disk (or the database's page limit) is full, or the file could not be written: the
+    // store's state, not the request's; retry once space is freed.
+    return new NoemaError('STORE_UNAVAILABLE', `the database cannot be written: ${message}`, {
+      retryable: true,
+      status: 503,
+      details: { errcode },
+      cause: err,
+    });
+  }
+  if (primary === SQLITE_TOOBIG) {
+    return new NoemaError('INVALID_INPUT', `the store refused a value: ${message}`, {
+      status: 400,
+      details: { errcode },
       cause: err,
     });
   }
