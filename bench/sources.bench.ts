@@ -87,6 +87,7 @@ export function storeLifecycle(
             ...REQUEST,
             response_format: { type: 'json_schema', json_schema: { name: 'r', schema: SCHEMA } },
           },
+          messages_in_request: true,
           started_at,
         },
         redactor,
@@ -98,7 +99,7 @@ export function storeLifecycle(
     const ended_at = Date.now();
     await store.transaction(
       async (tx) => {
-        await finishInvocation(
+        const recorded = await finishInvocation(
           tx,
           id,
           {
@@ -136,6 +137,8 @@ export function storeLifecycle(
             started_at,
             ended_at,
             artifacts: [{ kind: 'parsed_output', content: REPLY }],
+            recorded,
+            output_recorded: true,
           },
           redactor,
         );

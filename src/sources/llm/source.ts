@@ -21,7 +21,7 @@ export const llmChatCompletionsSource: ResponseSource = {
     const iface = raw as unknown as LlmInterface;
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
-    const { body } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
+    const { body, messages } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
     const llm_call_id = uuidv7();
     const state = newStreamState();
     const artifacts: Array<{ kind: string; content: unknown }> = [];
@@ -55,6 +55,8 @@ export const llmChatCompletionsSource: ResponseSource = {
             model: endpoint.model,
             schema_delivery: iface.schema_delivery,
             request_json: body,
+            // The invocation's request_json is `req`: its messages are stored there only.
+            messages_in_request: messages === req.messages,
             started_at: ctx.started_at,
           },
           ctx.redactor,
@@ -96,6 +98,11 @@ export const llmChatCompletionsSource: ResponseSource = {
       progress: (q, redactor) => appendChunkBatch(q, llm_call_id, state, redactor),
       async finish(ctx) {
         if (ctx.output !== undefined) artifacts.push({ kind: 'parsed_output', content: ctx.output });
+        // invokeSource recorded `response` on the invocation row: the parsed output is its response_json.
+        const outputRecorded =
+          ctx.output !== undefined &&
+          ctx.recorded?.has_response_json === true &&
+          ctx.output === response.response_json;
         if (ctx.validation.status === 'invalid') {
           artifacts.push({ kind: 'validation_error', content: { errors: ctx.validation.errors } });
         }
@@ -113,6 +120,8 @@ export const llmChatCompletionsSource: ResponseSource = {
             started_at: startedAt,
             ended_at: ctx.ended_at,
             artifacts,
+            recorded: ctx.recorded,
+            output_recorded: outputRecorded,
           },
           ctx.redactor,
         );
