@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { FaultyStore } from '../../testing/faulty-store.ts';
 import { type ModelScript, startScriptedModel } from '../../testing/scripted-model/index.ts';
 import { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } from '../index.ts';
 
@@ -26,8 +27,8 @@ async function setup(store: Store, script: ModelScript, delivery = 'response_for
   });
   const schema = await putJsonSchema(store, RESULT_SCHEMA);
   const env = { NOEMA_LLM_BASE_URL: model.url };
-  const call = () =>
-    invokeSource(store, { source, request: MESSAGES, kind: 'manual', resultSchema: schema, env });
+  const call = (via: Store = store) =>
+    invokeSource(via, { source, request: MESSAGES, kind: 'manual', resultSchema: schema, env });
   return { model, call };
 }
 
@@ -154,6 +155,27 @@ describeEachStore('LLM trace: the output stored once', (factory) => {
       );
       await assertReadsSameAsExplicitRow(store, nonJson.llm_call_id!);
     } finally {
+      await model.close();
+      await dispose();
+    }
+  });
+
+  test('a finish written again after a store fault records each artifact once', async () => {
+    const { store, dispose } = await factory.open();
+    const reply = { kind: 'final_patch' };
+    const { model, call } = await setup(store, { rules: [{ reply: { json: reply } }] });
+    const faulty = new FaultyStore(store);
+    try {
+      // The second transaction from here is the finish (the first records the running rows).
+      faulty.arm({ transaction: 2, at: 'commit' });
+      const out = await call(faulty);
+      assert.equal(out.ok, true, out.error?.message);
+      assert.equal(faulty.injected.length, 1, 'the finish failed once and was written again');
+      const read = await getLlmCall(store, out.llm_call_id!);
+      assert.deepEqual(read.artifacts, [{ seq: 1, kind: 'parsed_output', content: reply }]);
+      assert.equal(read.raw_text, JSON.stringify(reply));
+    } finally {
+      faulty.disarm();
       await model.close();
       await dispose();
     }
