@@ -171,15 +171,19 @@ function chunkBatchWrite(store: Store): () => Promise<void> {
 /** A realistic prompt: a system message and a user message of about 8 KB of context in all. */
 const LONG_REQUEST = {
   messages: [
-    { role: 'system' as const, content: `You are Bob, in the park. ${'The park has paths and benches. '.repeat(60)}` },
+    {
+      role: 'system' as const,
+      content: `You are Bob, in the park. ${'The park has paths and benches. '.repeat(60)}`,
+    },
     { role: 'user' as const, content: `What you see: ${'Alice walks by the vending machine. '.repeat(175)}` },
   ],
 };
 
 /**
- * What one lifecycle writes to the SQLite log: a second connection to the same file (whose
- * checkpoint counter starts at zero, so nothing restarts the log meanwhile) truncates the WAL,
- * runs `calls` lifecycles, and reads how many page frames the WAL grew by.
+ * What one lifecycle writes to the SQLite log: with the benchmark's own store closed, a new
+ * connection to the file (whose checkpoint counter starts at zero, so nothing checkpoints or
+ * restarts the log meanwhile) truncates the WAL, runs the lifecycles, and reads how many page
+ * frames the WAL grew by.
  */
 async function walPagesPerCall(path: string, sourceHash: string, request: typeof REQUEST): Promise<number> {
   const store = await openStore({ kind: 'sqlite', path });
@@ -187,7 +191,9 @@ async function walPagesPerCall(path: string, sourceHash: string, request: typeof
     const calls = 50;
     const lifecycle = storeLifecycle(store, sourceHash, 'deferred', request);
     for (let i = 0; i < 20; i++) await lifecycle();
-    await store.run('PRAGMA wal_checkpoint(TRUNCATE)');
+    const truncated = await store.get<{ busy: number }>('PRAGMA wal_checkpoint(TRUNCATE)');
+    if (Number(truncated?.busy) !== 0)
+      throw new Error('the WAL could not be truncated: another connection is busy');
     for (let i = 0; i < calls; i++) await lifecycle();
     const page = Number((await store.get<{ page_size: number }>('PRAGMA page_size'))?.page_size);
     const frames = (statSync(`${path}-wal`).size - WAL_HEADER_BYTES) / (page + WAL_FRAME_HEADER_BYTES);
@@ -349,7 +355,14 @@ export default {
             unit: 'µs',
             value: long.p50,
           });
+          const base = summarize(a);
+          const withTrace = summarize(b);
+          const chunks = await store.get<{ n: number }>('SELECT SUM(chunk_count) AS n FROM llm_calls');
+          ctx.log(
+            `${kind}: ${withTrace.count} traced calls, ${Number(chunks?.n ?? 0)} chunks recorded (traced calls and store-only lifecycles)`,
+          );
           if (kind === 'sqlite') {
+            await store.close();
             for (const [label, request] of [
               ['', REQUEST],
               [', 8 KB prompt', LONG_REQUEST],
@@ -363,12 +376,6 @@ export default {
               });
             }
           }
-          const base = summarize(a);
-          const withTrace = summarize(b);
-          const chunks = await store.get<{ n: number }>('SELECT SUM(chunk_count) AS n FROM llm_calls');
-          ctx.log(
-            `${kind}: ${withTrace.count} traced calls, ${Number(chunks?.n ?? 0)} chunks recorded (traced calls and store-only lifecycles)`,
-          );
           ctx.row({
             case: `llm call, durable lifecycle [${kind}]`,
             metric: 'p50',
