@@ -5,7 +5,7 @@
  * interleaved calls. Target: ≤ 100 µs p50 added on SQLite.
  */
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
@@ -17,6 +17,7 @@ import { llmChatCompletionsSource } from '../src/sources/llm/source.ts';
 import { newStreamState } from '../src/sources/llm/stream.ts';
 import { appendChunkBatch, finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
 import { createRedactor } from '../src/sources/redact.ts';
+import { openStore } from '../src/store/index.ts';
 import type { Store } from '../src/store/store.ts';
 import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
@@ -39,6 +40,7 @@ export function storeLifecycle(
   store: Store,
   sourceHash: string,
   durability: 'immediate' | 'deferred' = 'deferred',
+  request: typeof REQUEST = REQUEST,
 ): () => Promise<void> {
   const redactor = createRedactor([]);
   const lease = processLease(store);
@@ -64,7 +66,7 @@ export function storeLifecycle(
           input_schema_hash: null,
           output_schema_hash: null,
           llm_call_id: llmId,
-          request_json: REQUEST,
+          request_json: request,
           metadata: { model: 'scripted' },
           started_at,
           owner_process_id: lease.processId,
@@ -84,9 +86,10 @@ export function storeLifecycle(
 
           request_json: {
             model: 'scripted',
-            ...REQUEST,
+            ...request,
             response_format: { type: 'json_schema', json_schema: { name: 'r', schema: SCHEMA } },
           },
+          messages_in_request: true,
           started_at,
         },
         redactor,
@@ -98,7 +101,7 @@ export function storeLifecycle(
     const ended_at = Date.now();
     await store.transaction(
       async (tx) => {
-        await finishInvocation(
+        const recorded = await finishInvocation(
           tx,
           id,
           {
@@ -136,6 +139,8 @@ export function storeLifecycle(
             started_at,
             ended_at,
             artifacts: [{ kind: 'parsed_output', content: REPLY }],
+            recorded,
+            output_recorded: true,
           },
           redactor,
         );
@@ -162,6 +167,44 @@ function chunkBatchWrite(store: Store): () => Promise<void> {
     await store.transaction((tx) => appendChunkBatch(tx, id, state, redactor));
   };
 }
+
+/** A realistic prompt: a system message and a user message of about 8 KB of context in all. */
+const LONG_REQUEST = {
+  messages: [
+    {
+      role: 'system' as const,
+      content: `You are Bob, in the park. ${'The park has paths and benches. '.repeat(60)}`,
+    },
+    { role: 'user' as const, content: `What you see: ${'Alice walks by the vending machine. '.repeat(175)}` },
+  ],
+};
+
+/**
+ * What one lifecycle writes to the SQLite log: with the benchmark's own store closed, a new
+ * connection to the file (whose checkpoint counter starts at zero, so nothing checkpoints or
+ * restarts the log meanwhile) truncates the WAL, runs the lifecycles, and reads how many page
+ * frames the WAL grew by.
+ */
+async function walPagesPerCall(path: string, sourceHash: string, request: typeof REQUEST): Promise<number> {
+  const store = await openStore({ kind: 'sqlite', path });
+  try {
+    const calls = 50;
+    const lifecycle = storeLifecycle(store, sourceHash, 'deferred', request);
+    for (let i = 0; i < 20; i++) await lifecycle();
+    const truncated = await store.get<{ busy: number }>('PRAGMA wal_checkpoint(TRUNCATE)');
+    if (Number(truncated?.busy) !== 0)
+      throw new Error('the WAL could not be truncated: another connection is busy');
+    for (let i = 0; i < calls; i++) await lifecycle();
+    const page = Number((await store.get<{ page_size: number }>('PRAGMA page_size'))?.page_size);
+    const frames = (statSync(`${path}-wal`).size - WAL_HEADER_BYTES) / (page + WAL_FRAME_HEADER_BYTES);
+    return frames / calls;
+  } finally {
+    await store.close();
+  }
+}
+
+const WAL_HEADER_BYTES = 32;
+const WAL_FRAME_HEADER_BYTES = 24;
 
 /** One timed call: wall microseconds, and this process's CPU microseconds (user + system). */
 async function sample(op: () => Promise<void>, wall: number[], cpu: number[]): Promise<void> {
@@ -190,7 +233,7 @@ export default {
     const env = { NOEMA_LLM_BASE_URL: modelUrl! };
     try {
       for (const kind of selectedStores()) {
-        const { store, dispose } = await openTestStore(kind);
+        const { store, url, dispose } = await openTestStore(kind);
         try {
           const source = await putResponseSource(store, {
             version: 1,
@@ -300,12 +343,39 @@ export default {
             unit: 'µs',
             value: batch.p50,
           });
+          // Prompts of real calls are kilobytes: the same store work with an 8 KB prompt.
+          const long = await measure(
+            ctx.quick ? 100 : 1000,
+            storeLifecycle(store, source.hash, 'deferred', LONG_REQUEST),
+            50,
+          );
+          ctx.row({
+            case: `lifecycle store writes only, 8 KB prompt, tight loop [${kind}]`,
+            metric: 'p50 per call',
+            unit: 'µs',
+            value: long.p50,
+          });
           const base = summarize(a);
           const withTrace = summarize(b);
           const chunks = await store.get<{ n: number }>('SELECT SUM(chunk_count) AS n FROM llm_calls');
           ctx.log(
             `${kind}: ${withTrace.count} traced calls, ${Number(chunks?.n ?? 0)} chunks recorded (traced calls and store-only lifecycles)`,
           );
+          if (kind === 'sqlite') {
+            await store.close();
+            for (const [label, request] of [
+              ['', REQUEST],
+              [', 8 KB prompt', LONG_REQUEST],
+            ] as const) {
+              const pages = await walPagesPerCall(url, source.hash, request);
+              ctx.row({
+                case: `lifecycle WAL pages written per call${label} [sqlite]`,
+                metric: `pages (${WAL_FRAME_HEADER_BYTES} + 4096 bytes each)`,
+                unit: 'pages',
+                value: Math.round(pages * 100) / 100,
+              });
+            }
+          }
           ctx.row({
             case: `llm call, durable lifecycle [${kind}]`,
             metric: 'p50',

@@ -16,7 +16,14 @@ import { finishInvocation, insertRunning } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
-import type { FailureClass, FinishContext, SourceCall, SourcePlan, SourceSuccess } from './source.ts';
+import type {
+  FailureClass,
+  FinishContext,
+  RecordedResponse,
+  SourceCall,
+  SourcePlan,
+  SourceSuccess,
+} from './source.ts';
 import { validateWith } from './validators.ts';
 
 export interface InvocationOutcome {
@@ -124,6 +131,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     const response = failure ? failure.response : (result.success ?? {});
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
+    let recorded = null as RecordedResponse | null;
     try {
       // The result exists only in this process's memory now: a passing store fault must not lose it.
       await retryStoreFault(() =>
@@ -147,6 +155,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
             // succeed though it reported failure — then the row already holds this very outcome.
             if (!finished && (await finishedAs(tx, id, status, ended_at))) return;
             interrupted = !finished;
+            recorded = finished;
             await plan?.finish?.({
               tx,
               status,
@@ -155,6 +164,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
               output: result.success?.output,
               validation,
               redactor,
+              recorded: finished,
             });
             // The running row was committed durably before sending; if the database server crashes
             // before this commit reaches disk, the row is `running` again and recovery interrupts it.
@@ -170,6 +180,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
         `recording the source result failed: ${toNoemaError(err).message}`,
       );
       status = 'failed';
+      recorded = null;
       await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
     }
     if (interrupted) {
@@ -186,7 +197,12 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       status: interrupted ? 'interrupted' : status,
       failure_class: failure?.failureClass ?? null,
       // Callers store what they get (engine contracts, journals): hand back only redacted values.
-      output: failure ? undefined : redactor.clean(result.success?.output),
+      // When the output is the recorded response JSON, its one encoding already said whether.
+      output: failure
+        ? undefined
+        : recorded?.response_json_clean && result.success?.output === response.response_json
+          ? result.success?.output
+          : redactor.clean(result.success?.output),
       error: failure ? redactedFailure(failure, redactor) : null,
     };
   } finally {
@@ -252,8 +268,8 @@ async function finishAsInternal(
   const validation = { status: 'not_checked' as const, errors: [] };
   try {
     await store.transaction(async (tx) => {
-      await finishInvocation(tx, id, row, redactor);
-      await plan?.finish?.({ tx, ...finish, validation, redactor });
+      const recorded = await finishInvocation(tx, id, row, redactor);
+      await plan?.finish?.({ tx, ...finish, validation, redactor, recorded });
     });
   } catch {
     // The kind's own rows refused too: record the invocation alone; recovery is the last resort.

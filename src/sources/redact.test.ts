@@ -56,6 +56,13 @@ test('jsonText equals JSON.stringify of the redacted copy for any JSON value', (
       const text = r.jsonText(v);
       assert.equal(text, JSON.stringify(r.json(v)));
       assert.equal(text.includes(secret), false);
+      // A value its encoding found clean is handed back as it is: it must need no redaction.
+      const checked = r.jsonTextChecked(v);
+      assert.equal(checked.text, text);
+      if (checked.clean) {
+        assert.equal(JSON.stringify(v), text);
+        assert.equal(r.clean(v), v);
+      }
     }),
   );
 });

@@ -36,6 +36,8 @@ export interface Redactor {
   json<T>(value: T): T;
   /** `JSON.stringify(json(value))`, without the deep copy when nothing in it can be secret. */
   jsonText(value: unknown): string;
+  /** `jsonText(value)`, and whether `value` needed no redaction (then `clean(value)` is `value`). */
+  jsonTextChecked(value: unknown): { text: string; clean: boolean };
   /** `value` itself when nothing in it can be secret, else `json(value)`. */
   clean<T>(value: T): T;
   headers(h: Record<string, string>): Record<string, string>;
@@ -88,13 +90,16 @@ function buildRedactor(values: readonly string[]): Redactor {
   };
   const secretFree = (raw: string) =>
     !SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v)) && !raw.includes('\\u0000');
-  const jsonText = (value: unknown): string => {
+  const jsonTextChecked = (value: unknown): { text: string; clean: boolean } => {
     const raw = JSON.stringify(value ?? null);
-    return secretFree(raw) ? raw : JSON.stringify(json(value ?? null));
+    return secretFree(raw)
+      ? { text: raw, clean: true }
+      : { text: JSON.stringify(json(value ?? null)), clean: false };
   };
+  const jsonText = (value: unknown): string => jsonTextChecked(value).text;
   const clean = <T>(value: T): T =>
     value === undefined || secretFree(JSON.stringify(value)) ? value : json(value);
-  return { text, json, jsonText, clean, headers };
+  return { text, json, jsonText, jsonTextChecked, clean, headers };
 }
 
 const NO_SECRETS = buildRedactor([]);

@@ -158,6 +158,18 @@ export interface ExecuteContext {
   progressed(): void;
 }
 
+/**
+ * What the finished invocation row holds of the response, as stored (redacted), so the kind's
+ * own rows can refer to it instead of storing the same output again.
+ */
+export interface RecordedResponse {
+  response_text: string | null;
+  /** The response JSON was stored (`response_json` is not NULL). */
+  has_response_json: boolean;
+  /** The response JSON needed no redaction: what was stored is the value itself. */
+  response_json_clean: boolean;
+}
+
 /** How the invocation ended, as the implementation's `finish` hook sees it. */
 export interface FinishContext {
   tx: Queryable;
@@ -167,6 +179,11 @@ export interface FinishContext {
   output: unknown;
   validation: { status: 'valid' | 'invalid' | 'not_checked'; errors: unknown[] };
   redactor: Redactor;
+  /**
+   * The invocation row finished in this same transaction with this response; null when it was
+   * not (recovery marked it interrupted), and then the kind's rows must keep their own copy.
+   */
+  recorded: RecordedResponse | null;
 }
 
 /**

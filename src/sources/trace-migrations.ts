@@ -1,6 +1,7 @@
 /**
  * Sources migrations 340–369 (the trace's write path): chunk batches persisted while an LLM
- * call streams, and one index fewer on the hot `source_invocations` row.
+ * call streams, fewer indexes on the hot `source_invocations` row, and the LLM trace storing
+ * the output (and the request messages) once.
  */
 import type { Migration } from '../store/index.ts';
 
@@ -30,4 +31,35 @@ const fewerIndexes: Migration = {
   up: () => ['DROP INDEX source_invocations_source_idx'],
 };
 
-export const sourcesTraceMigrations: readonly Migration[] = [chunkBatches, fewerIndexes];
+// Each of these cost a page write on every call carrying the column (world calls carry all
+// three) and no query reads through them: the world's reads go by attempt, the pictures filter
+// an attempt's rows in memory, and nothing deletes invocations (the parent foreign key is
+// checked through the primary key).
+const unreadIndexes: Migration = {
+  id: 342,
+  name: 'source_invocations_drop_unread_indexes',
+  up: () => [
+    'DROP INDEX source_invocations_workflow_idx',
+    'DROP INDEX source_invocations_parent_idx',
+    'DROP INDEX source_invocations_subject_idx',
+  ],
+};
+
+// The output is stored once. A finished LLM call leaves `raw_text` NULL when it equals its
+// invocation's `response_text`, stores `normalized_text` NULL with `normalized_is_raw = 1` when
+// the normalized text is the raw text, keeps a `parsed_output` artifact without its content when
+// that is the invocation's `response_json`, and omits `messages` from `request_json` when they are
+// the invocation request's own. The reader (`getLlmCall`) puts them back; older rows keep every
+// value and read the same.
+const outputOnce: Migration = {
+  id: 343,
+  name: 'llm_calls_output_once',
+  up: () => ['ALTER TABLE llm_calls ADD COLUMN normalized_is_raw INTEGER NOT NULL DEFAULT 0'],
+};
+
+export const sourcesTraceMigrations: readonly Migration[] = [
+  chunkBatches,
+  fewerIndexes,
+  unreadIndexes,
+  outputOnce,
+];

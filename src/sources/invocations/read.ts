@@ -4,6 +4,7 @@
  */
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Row, SqlValue } from '../../store/store.ts';
+import { CONTENT_IN_RESPONSE_JSON } from '../llm/trace.ts';
 
 const JSON_COLUMNS = ['request_json', 'response_json', 'response_headers', 'metadata', 'usage_json'];
 const TIME_COLUMNS = ['started_at', 'ended_at', 'first_chunk_at'];
@@ -104,9 +105,49 @@ export async function listSourceInvocations(
 export const MAX_CHUNKS = 5_000;
 
 /** The messages actually sent: the wire body's `messages` (including a prompt-only schema instruction). */
-function requestMessages(requestJson: unknown): unknown {
-  if (typeof requestJson !== 'string') return [];
-  return (JSON.parse(requestJson) as { messages?: unknown }).messages ?? [];
+function requestMessages(body: unknown): unknown {
+  return (body as { messages?: unknown } | null)?.messages ?? [];
+}
+
+type LlmRow = Row & {
+  chunks_json: unknown;
+  artifacts_json: unknown;
+  normalized_is_raw: unknown;
+  inv_request_json: unknown;
+  inv_response_json: unknown;
+  inv_response_text: unknown;
+};
+
+// The output (and the request messages) are stored once, on the invocation: a finished call
+// refers to them (see migration 343) and the record is read back whole, as it was sent and seen.
+const LLM_CALL = `SELECT l.*, s.request_json AS inv_request_json, s.response_json AS inv_response_json,
+  s.response_text AS inv_response_text
+  FROM llm_calls l LEFT JOIN source_invocations s ON s.source_invocation_id = l.source_invocation_id
+  WHERE l.llm_call_id = ?`;
+
+/** The wire body, with `messages` from the invocation's request when stored there only. */
+function requestBody(stored: unknown, invocationRequest: unknown): unknown {
+  if (typeof stored !== 'string') return stored;
+  const body = JSON.parse(stored) as Record<string, unknown> | null;
+  if (body && body.messages === null && typeof invocationRequest === 'string') {
+    body.messages = (JSON.parse(invocationRequest) as { messages?: unknown }).messages ?? null;
+  }
+  return body;
+}
+
+type StoredArtifact = { seq: number; kind: string; content?: unknown; content_in?: string };
+
+function artifactsOf(stored: unknown, invocationResponse: unknown): unknown[] {
+  const artifacts = JSON.parse(String(stored ?? '[]')) as StoredArtifact[];
+  return artifacts.map((a) =>
+    a.content_in === CONTENT_IN_RESPONSE_JSON
+      ? {
+          seq: a.seq,
+          kind: a.kind,
+          content: typeof invocationResponse === 'string' ? JSON.parse(invocationResponse) : null,
+        }
+      : a,
+  );
 }
 
 /** The batches a call persisted while streaming: all there is of a call that never finished. */
@@ -123,19 +164,37 @@ export async function getLlmCall(
   id: string,
   options: { maxChunks?: number } = {},
 ): Promise<Record<string, unknown>> {
-  const row = await q.get('SELECT * FROM llm_calls WHERE llm_call_id = ?', [id]);
+  const row = await q.get<LlmRow>(LLM_CALL, [id]);
   if (!row) throw new NoemaError('UNKNOWN_LLM_CALL', `no LLM call ${id}`, { details: { llm_call_id: id } });
   const maxChunks = Math.min(options.maxChunks ?? MAX_CHUNKS, MAX_CHUNKS);
-  const { chunks_json, artifacts_json, ...call } = row;
+  const {
+    chunks_json,
+    artifacts_json,
+    normalized_is_raw,
+    inv_request_json,
+    inv_response_json,
+    inv_response_text,
+    ...call
+  } = row;
   const pairs =
     typeof chunks_json === 'string'
       ? (JSON.parse(chunks_json) as Array<[number, string]>)
       : await persistedChunks(q, id);
+  // NULL raw_text on a finished call is the invocation's response_text (on a running or
+  // interrupted one both are NULL).
+  const raw_text = call.raw_text ?? inv_response_text ?? null;
+  const request_json = requestBody(call.request_json, inv_request_json);
   return {
-    ...decode(call),
-    request_messages: requestMessages(call.request_json),
+    ...decode({
+      ...call,
+      raw_text,
+      normalized_text: Number(normalized_is_raw) === 1 ? raw_text : call.normalized_text,
+      request_json: null,
+    }),
+    request_json,
+    request_messages: requestMessages(request_json),
     chunks: pairs.slice(0, maxChunks).map(([offset_ms, data], i) => ({ seq: i + 1, offset_ms, data })),
     chunks_truncated: pairs.length > maxChunks,
-    artifacts: JSON.parse(String(artifacts_json ?? '[]')) as unknown[],
+    artifacts: artifactsOf(artifacts_json, inv_response_json),
   };
 }

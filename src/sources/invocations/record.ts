@@ -4,7 +4,7 @@
  */
 import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
-import type { InvocationKind, InvocationLinks, SourceResponse } from '../source.ts';
+import type { InvocationKind, InvocationLinks, RecordedResponse, SourceResponse } from '../source.ts';
 
 export interface RunningInvocation {
   source_invocation_id: string;
@@ -100,25 +100,34 @@ const FINISH = `UPDATE source_invocations SET status = ?, failure_class = ?, fai
   duration_ms = ?, response_json = ?, response_text = ?, response_headers = ?, http_status = ?, validation_status = ?,
   model_output_kind = ? WHERE source_invocation_id = ? AND status = 'running'`;
 
+/** Finishes a running row; null when it was not running any more (recovery interrupted it). */
 export async function finishInvocation(
   q: Queryable,
   id: string,
   o: InvocationOutcomeRow,
   redactor: Redactor,
-): Promise<boolean> {
+): Promise<RecordedResponse | null> {
+  // The output's one JSON encoding: the same pass tells whether it needs redacting.
+  const json = o.response_json === undefined ? null : redactor.jsonTextChecked(o.response_json);
+  const responseText = o.response_text == null ? null : redactor.text(o.response_text);
   const r = await q.run(FINISH, [
     o.status,
     o.failure_class,
     o.failure_message === null ? null : redactor.text(o.failure_message),
     o.ended_at,
     Math.max(0, o.ended_at - o.started_at),
-    o.response_json === undefined ? null : redactor.jsonText(o.response_json),
-    o.response_text == null ? null : redactor.text(o.response_text),
+    json === null ? null : json.text,
+    responseText,
     JSON.stringify(redactor.headers(o.response_headers ?? {})),
     o.http_status ?? null,
     o.validation_status,
     o.model_output_kind ?? null,
     id,
   ]);
-  return r.changes === 1;
+  if (r.changes !== 1) return null;
+  return {
+    response_text: responseText,
+    has_response_json: json !== null,
+    response_json_clean: json?.clean ?? true,
+  };
 }

@@ -21,7 +21,7 @@ export const llmChatCompletionsSource: ResponseSource = {
     const iface = raw as unknown as LlmInterface;
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
-    const { body } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
+    const { body, messages } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
     const llm_call_id = uuidv7();
     const state = newStreamState();
     const artifacts: Array<{ kind: string; content: unknown }> = [];
@@ -55,6 +55,8 @@ export const llmChatCompletionsSource: ResponseSource = {
             model: endpoint.model,
             schema_delivery: iface.schema_delivery,
             request_json: body,
+            // The invocation's request_json is `req`: its messages are stored there only.
+            messages_in_request: messages === req.messages,
             started_at: ctx.started_at,
           },
           ctx.redactor,
@@ -95,9 +97,16 @@ export const llmChatCompletionsSource: ResponseSource = {
       },
       progress: (q, redactor) => appendChunkBatch(q, llm_call_id, state, redactor),
       async finish(ctx) {
-        if (ctx.output !== undefined) artifacts.push({ kind: 'parsed_output', content: ctx.output });
+        // A new list each time: a finish retried after a store fault must not repeat these.
+        const finished = [...artifacts];
+        if (ctx.output !== undefined) finished.push({ kind: 'parsed_output', content: ctx.output });
+        // invokeSource recorded `response` on the invocation row: the parsed output is its response_json.
+        const outputRecorded =
+          ctx.output !== undefined &&
+          ctx.recorded?.has_response_json === true &&
+          ctx.output === response.response_json;
         if (ctx.validation.status === 'invalid') {
-          artifacts.push({ kind: 'validation_error', content: { errors: ctx.validation.errors } });
+          finished.push({ kind: 'validation_error', content: { errors: ctx.validation.errors } });
         }
         await finishLlmCall(
           ctx.tx,
@@ -112,7 +121,9 @@ export const llmChatCompletionsSource: ResponseSource = {
             stream: state,
             started_at: startedAt,
             ended_at: ctx.ended_at,
-            artifacts,
+            artifacts: finished,
+            recorded: ctx.recorded,
+            output_recorded: outputRecorded,
           },
           ctx.redactor,
         );

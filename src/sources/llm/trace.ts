@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
-import type { InvocationLinks } from '../source.ts';
+import type { InvocationLinks, RecordedResponse } from '../source.ts';
 import type { StreamChunk, StreamState } from './stream.ts';
 
 export interface LlmCallStart {
@@ -15,7 +15,13 @@ export interface LlmCallStart {
   base_url: string;
   model: string;
   schema_delivery: string;
-  request_json: unknown;
+  /** The wire body. */
+  request_json: Record<string, unknown>;
+  /**
+   * The body's `messages` are the invocation request's own (`source_invocations.request_json`
+   * `.messages`): stored once, there, and the body keeps `"messages": null` in their place.
+   */
+  messages_in_request: boolean;
   started_at: number;
 }
 
@@ -40,7 +46,7 @@ export async function insertLlmCall(q: Queryable, c: LlmCallStart, redactor: Red
       redactor.text(c.base_url),
       c.model,
       c.schema_delivery,
-      redactor.jsonText(c.request_json),
+      redactor.jsonText(c.messages_in_request ? { ...c.request_json, messages: null } : c.request_json),
       c.started_at,
     ],
   );
@@ -57,7 +63,17 @@ export interface LlmCallEnd {
   started_at: number;
   ended_at: number;
   artifacts: Array<{ kind: string; content: unknown }>;
+  /**
+   * What the invocation row finished with in this transaction (null if it did not): `raw_text`
+   * equal to its `response_text` is not stored again.
+   */
+  recorded: RecordedResponse | null;
+  /** The `parsed_output` artifact's content is the invocation's recorded `response_json`. */
+  output_recorded: boolean;
 }
+
+/** How a `parsed_output` artifact whose content is the invocation's `response_json` is stored. */
+export const CONTENT_IN_RESPONSE_JSON = 'response_json';
 
 /** Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1). */
 function chunksJson(chunks: StreamChunk[], redactor: Redactor): string {
@@ -111,10 +127,20 @@ export async function finishLlmCall(
   const s = e.stream;
   // The whole stream goes to chunks_json below: the batches written while it streamed go.
   if (s.persisted > 0) await q.run('DELETE FROM llm_call_chunks WHERE llm_call_id = ?', [id]);
+  // The output is stored once: where it equals what the invocation row holds, NULL (or a
+  // reference) here, and the reader puts it back.
+  const raw = redactor.text(s.rawText);
+  const normalizedIsRaw = e.normalized_text !== null && e.normalized_text === s.rawText;
+  const artifacts = e.artifacts.map((a, n) =>
+    a.kind === 'parsed_output' && e.output_recorded
+      ? { seq: n + 1, kind: a.kind, content_in: CONTENT_IN_RESPONSE_JSON }
+      : { seq: n + 1, kind: a.kind, content: a.content },
+  );
   await q.run(
     `UPDATE llm_calls SET status = ?, failure_class = ?, failure_message = ?, http_status = ?, response_headers = ?,
-       raw_text = ?, normalized_text = ?, finish_reason = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?,
-       usage_json = ?, chunk_count = ?, chunks_json = ?, artifacts_json = ?, first_chunk_at = ?, ended_at = ?, duration_ms = ?
+       raw_text = ?, normalized_text = ?, normalized_is_raw = ?, finish_reason = ?, prompt_tokens = ?, completion_tokens = ?,
+       total_tokens = ?, usage_json = ?, chunk_count = ?, chunks_json = ?, artifacts_json = ?, first_chunk_at = ?, ended_at = ?,
+       duration_ms = ?
      WHERE llm_call_id = ? AND status = 'running'`,
     [
       e.status,
@@ -122,8 +148,9 @@ export async function finishLlmCall(
       e.failure_message === null ? null : redactor.text(e.failure_message),
       e.http_status,
       JSON.stringify(redactor.headers(e.response_headers)),
-      redactor.text(s.rawText),
-      e.normalized_text === null ? null : redactor.text(e.normalized_text),
+      e.recorded !== null && e.recorded.response_text === raw ? null : raw,
+      e.normalized_text === null || normalizedIsRaw ? null : redactor.text(e.normalized_text),
+      normalizedIsRaw ? 1 : 0,
       s.finishReason,
       usageNumber(s.usage, 'prompt_tokens'),
       usageNumber(s.usage, 'completion_tokens'),
@@ -131,7 +158,7 @@ export async function finishLlmCall(
       s.usage ? redactor.jsonText(s.usage) : null,
       s.chunks.length,
       chunksJson(s.chunks, redactor),
-      redactor.jsonText(e.artifacts.map((a, n) => ({ seq: n + 1, kind: a.kind, content: a.content }))),
+      redactor.jsonText(artifacts),
       s.firstChunkAt,
       e.ended_at,
       Math.max(0, e.ended_at - e.started_at),
