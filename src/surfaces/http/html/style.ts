@@ -43,6 +43,7 @@ code{font-size:12.5px;background:#eef1f4;padding:0 .25em;border-radius:3px}
 .picture-box{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5em;overflow-x:auto}
 .turns{display:flex;flex-wrap:wrap;gap:.25em;margin:.3em 0}.turns a,.turns span{border:1px solid var(--line);border-radius:4px;padding:0 .45em;background:var(--card);font-size:12px}
 .turns .here{background:var(--accent);color:#fff;border-color:var(--accent)}
+.pager{display:flex;justify-content:space-between;align-items:center;gap:1em;margin:.3em 0 .8em;font-size:13px}.pager a{border:1px solid var(--line);border-radius:4px;padding:.15em .6em;background:var(--card);white-space:nowrap}
 .live-dot{display:inline-block;width:.6em;height:.6em;border-radius:50%;background:var(--run);margin-right:.3em;animation:pulse 1.2s infinite}
 @keyframes pulse{50%{opacity:.3}}
 details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
