@@ -51,5 +51,11 @@ details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
 @media (max-width:760px){body{display:block}nav.side{width:auto;height:auto;position:static;display:flex;flex-wrap:nowrap;overflow-x:auto;gap:.2em .4em;padding:.5em;white-space:nowrap;align-items:center}
 nav.side form{margin:0}
 nav.side h4{display:none}nav.side .brand{padding:0 .4em}main{padding:1em}.grid2{grid-template-columns:1fr}
-.kv{grid-template-columns:1fr}.kv dt{margin-top:.4em}}
+.kv{grid-template-columns:1fr}.kv dt{margin-top:.4em}
+/* On a phone a table's rows read as short blocks (cells flowing, long text wrapping at full width)
+   and wide pictures keep a legible size and scroll sideways. */
+.scroll>table tr:has(>th){display:none}
+.scroll>table tr{display:block;border-bottom:1px solid var(--line);padding:.3em 0}
+.scroll>table td{display:inline-block;border:none;padding:.1em .4em;vertical-align:top;max-width:100%}
+.picture-box svg.waterfall,.picture-box svg.graph{max-width:none}}
 ${PICTURES_CSS}`;
