@@ -52,9 +52,13 @@ async function forward(routes: ModelRoutes, req: IncomingMessage, res: ServerRes
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers))
     if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v;
+  // A caller that gives up (a cancelled turn, a timeout) stops the scripted model's stream too.
+  const gaveUp = new AbortController();
+  res.on('close', () => gaveUp.abort());
   const upstream = await fetch(`${base}${path}`, {
     method: req.method ?? 'GET',
     headers,
+    signal: gaveUp.signal,
     ...(body.length > 0 ? { body } : {}),
   });
   const out: Record<string, string> = {};
