@@ -215,6 +215,7 @@ test("while serving, the browser's actions run on the demo's models and toys: a 
   const demo = startDemo(tempDir(), ['--turns', '1', '--port', '0'], { NOEMA_TOKEN: token });
   try {
     const [, base] = await demo.waitFor(/browser: (http:\/\/127\.0\.0\.1:\d+)\/login\?once=/, 90_000);
+    assert.match(demo.stdout(), /started from the browser use the demo's scripted models and toy services/);
     const [, sessionPath] = demo.stdout().match(/agent session\s+http:\/\/\S+?(\/sessions\/\S+)/) ?? [];
     const [, flowchartId] = demo.stdout().match(/flowchart run\s+http:\/\/\S+?\/flowchart-runs\/(\S+)/) ?? [];
     assert.ok(sessionPath && flowchartId, demo.stdout());

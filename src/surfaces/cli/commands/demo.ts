@@ -98,6 +98,11 @@ export const demoCommand: Command = {
     for (const line of summaryLines(result, served.url, hrefOf)) io.out(line);
     io.out('');
     io.out(`noema serving on ${served.url} (store: ${store.location}); Ctrl-C to stop`);
+    io.out(
+      realModel
+        ? `turns, messages and flowchart runs started from the browser use ${realModel.NOEMA_LLM_MODEL} and the demo's toy services`
+        : "turns, messages and flowchart runs started from the browser use the demo's scripted models and toy services",
+    );
     if (token.generated) io.out(`server token (stored in ${token.path}, shown once): ${token.token}`);
     io.out(`browser: ${served.url}/login?once=${served.loginNonce} (one-time link, valid 5 minutes)`);
     const signal = await stopped;
