@@ -2,8 +2,8 @@
  * `noema demo` (issue 13 targets), on the embedded store:
  * - time from starting `noema demo --no-serve` on a fresh store to its summary (target ≤ 15 s), vs
  *   the floor of starting the CLI at all (`noema --version`) in the same run;
- * - after `noema demo --turns 100`, the server's world, turn timeline, attempt (with its waterfall)
- *   and run (waterfall) pages as HTML: bytes (target ≤ 500 KB each) and time to first byte
+ * - after `noema demo --turns 100`, the server's world page, an older page of its turn timeline, the
+ *   attempt (with its waterfall) and run (waterfall) pages as HTML: bytes (target ≤ 500 KB each) and time to first byte
  *   (target ≤ 200 ms, median of 20), vs the same server's `/healthz` as the floor.
  */
 import { spawn } from 'node:child_process';
@@ -120,7 +120,10 @@ const bench: Bench = {
         };
         const pages: Array<[string, string]> = [
           ['world page', '/worlds/park-demo'],
-          ['turn timeline', '/worlds/park-demo/turns'],
+          [
+            'world page, an older page of the turn timeline',
+            `/worlds/park-demo?before=${Math.max(1, turns - 49)}`,
+          ],
           [`attempt page (turn ${attempt.attempted_turn ?? '?'}, waterfall)`, `/attempts/${attemptId}`],
         ];
         if (attempt.run_id) pages.push(['run page (waterfall)', `/runs/${attempt.run_id}`]);

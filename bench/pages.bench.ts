@@ -1,7 +1,7 @@
 /**
  * Page weight and server time of the browser's heaviest pages on a park world of 100 turns (the
  * scripted model appending to Bob's memory every turn, so state and history grow): the world page
- * (timeline, state, changes), an attempt page (waterfall, patches), the run page (graph, waterfall)
+ * (timeline, state, changes) and an older page of its timeline, an attempt page (waterfall, patches), the run page (graph, waterfall)
  * and an LLM call page. The anchor is the issue's budget in the same units: 500 KB per page and
  * 200 ms to the whole HTML answer (ratio = budget ÷ measured; ≥ 1 is within budget).
  */
@@ -57,6 +57,7 @@ const bench: Bench = {
       const pages: Array<[string, string]> = [
         ['world page', '/worlds/park'],
         ['world at a middle turn', `/worlds/park/turns/${Math.floor(turns / 2)}`],
+        ['world, an older page of the timeline', `/worlds/park?before=${Math.max(1, turns - 49)}`],
         ['attempt page (last turn)', `/attempts/${last}`],
         ['run page with waterfall (turn 1)', `/runs/${attempt.run_id}`],
         ['LLM call page', `/llm-calls/${llm}`],

@@ -93,6 +93,11 @@ describeEachStore('browser pages', (factory) => {
         assert.match(run.text, /<svg[^>]*class="picture graph"/);
         assert.match(run.text, /data-node-id="s0.n.act"/);
         assert.ok(!run.text.includes('data-live-src="'), 'a finished run is not live');
+        assert.equal(
+          (run.text.match(/<g class="bar /g) ?? []).length,
+          bars,
+          "the run's waterfall is its attempt's",
+        );
 
         const wf = await html(`${http.url}/cognition-workflows/hash/${kit.doc('workflows/bob.json')}`);
         assert.match(wf.text, /class="edge edge-dashed"/);

@@ -209,3 +209,71 @@ test('serve mode prints a one-time login link that logs a browser in and opens t
     assert.equal(await demo.exited, 0, demo.stderr());
   }
 });
+
+test("while serving, the browser's actions run on the demo's models and toys: a world turn, an agent message, a flowchart run", async () => {
+  const token = 'demo-serve-test-token';
+  const demo = startDemo(tempDir(), ['--turns', '1', '--port', '0'], { NOEMA_TOKEN: token });
+  try {
+    const [, base] = await demo.waitFor(/browser: (http:\/\/127\.0\.0\.1:\d+)\/login\?once=/, 90_000);
+    assert.match(demo.stdout(), /started from the browser use the demo's scripted models and toy services/);
+    const [, sessionPath] = demo.stdout().match(/agent session\s+http:\/\/\S+?(\/sessions\/\S+)/) ?? [];
+    const [, flowchartId] = demo.stdout().match(/flowchart run\s+http:\/\/\S+?\/flowchart-runs\/(\S+)/) ?? [];
+    assert.ok(sessionPath && flowchartId, demo.stdout());
+    const call = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: r.status, text: await r.text() };
+    };
+
+    // Turn 2 of the script: the PA toy speaks and the phone toy delivers spam to Bob.
+    const turn = await call('POST', '/worlds/park-demo/turns', {});
+    assert.equal(turn.status, 201, turn.text);
+    const committed = JSON.parse(turn.text) as {
+      turn: number;
+      status: string;
+      patches: Array<{ narration: string }>;
+    };
+    assert.equal(committed.status, 'committed');
+    assert.equal(committed.turn, 2);
+    assert.match(committed.patches.map((p) => p.narration).join(' '), /spam text.*PA/);
+
+    // The agent's script and its MCP tool answer a message sent to the demo's session.
+    const message = await call('POST', `${sessionPath}/messages`, { content: 'add 2 and 3' });
+    assert.equal(message.status, 200, message.text);
+    assert.match(message.text, /event: tool_result\ndata: [^\n]*"status":"COMPLETED"/);
+    assert.match(message.text, /event: done\ndata: [^\n]*"response":"2 \+ 3 = 5"/);
+
+    // A flowchart run started from the browser runs on the flowchart's script to the end.
+    const flowStatus = await runFlowchartFromBrowser(call, flowchartId!);
+    assert.equal(flowStatus, 'completed');
+  } finally {
+    demo.child.kill('SIGTERM');
+    assert.equal(await demo.exited, 0, demo.stderr());
+  }
+  assert.match(demo.stdout(), /received SIGTERM, shutting down/);
+});
+
+/** Starts a run of the demo flowchart (found through its run's page) and waits for its end state. */
+async function runFlowchartFromBrowser(
+  call: (method: string, path: string, body?: unknown) => Promise<{ status: number; text: string }>,
+  flowchartRunId: string,
+): Promise<string> {
+  const page = await call('GET', `/flowchart-runs/${flowchartRunId}?format=json`);
+  assert.equal(page.status, 200, page.text);
+  const flowchartId = String((JSON.parse(page.text) as { flowchart_id?: string }).flowchart_id);
+  const started = await call('POST', `/api/flowcharts/${flowchartId}/runs`, {
+    input: { message: 'The printer is on fire.' },
+  });
+  assert.equal(started.status, 202, started.text);
+  const { flowchart_run_id } = JSON.parse(started.text) as { flowchart_run_id: string };
+  for (let i = 0; i < 300; i++) {
+    const r = await call('GET', `/api/flowcharts/${flowchartId}/runs/${flowchart_run_id}`);
+    const status = String((JSON.parse(r.text) as { item: { status: string } }).item.status);
+    if (status !== 'running' && status !== 'queued' && status !== 'pending') return status;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return 'timed out';
+}

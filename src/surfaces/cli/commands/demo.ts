@@ -2,7 +2,8 @@
  * `noema demo`: the main job for a newcomer. On the embedded demo store it runs the park world,
  * an agent session and a flowchart against in-process scripted models and toy services, with a
  * live progress display; prints a summary; then serves the browser and prints a one-time login
- * link. The orchestration lives in `../demo/`.
+ * link, its scripted models and toys still answering the runtimes it serves until it stops. The
+ * orchestration lives in `../demo/`.
  */
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../../../app/config.ts';
@@ -37,9 +38,9 @@ export const demoCommand: Command = {
   async run({ flags, io }) {
     const turns =
       flags.turns === undefined ? 5 : parseIntegerFlag(String(flags.turns), '--turns', { min: 1, max: 1000 });
-    const services = await import('../demo/services.ts');
+    const { realModelEnv } = await import('../demo/services.ts');
     // Checked before anything starts: a bad setting changes nothing.
-    const realModel = flags['real-model'] ? services.realModelEnv(process.env) : null;
+    const realModel = flags['real-model'] ? realModelEnv(process.env) : null;
     const db = (flags.db as string | undefined) ?? (process.env.NOEMA_DB ? undefined : DEMO_DB);
     const config = loadConfig({ db, port: flags.port as string | undefined });
     if (flags.fresh) {
@@ -59,17 +60,23 @@ export const demoCommand: Command = {
       await store.close();
       throw err;
     }
+    const { services, ...ran } = outcome;
     const { summaryLines } = await import('../demo/summary.ts');
     // The served kinds register on load; their paths name the pages in the summary.
     await import('../../http/kinds/index.ts');
     const { defaultCatalog } = await import('../../http/catalog/index.ts');
     const hrefOf = (kind: string, key: string) => defaultCatalog.hrefOf(kind, key);
-    const result = { ...outcome, seconds: (performance.now() - started) / 1000, store: store.location };
+    const result = { ...ran, seconds: (performance.now() - started) / 1000, store: store.location };
     if (flags['no-serve']) {
       for (const line of summaryLines(result, '', hrefOf)) io.out(line);
+      await services.close();
       await store.close();
       return EXIT_OK;
     }
+    // The served runtimes (world turns, agent messages, flowchart runs started from the browser)
+    // read the operator's environment, as under `noema serve`; here the demo is the operator, so
+    // they reach its scripted models and toys, which keep running until the server stops.
+    Object.assign(process.env, services.servedEnv);
     const { startNoemaHttp } = await import('../../http/start.ts');
     const stopped = untilSignal();
     const token = resolveToken(config.token, config.dataDir);
@@ -84,17 +91,24 @@ export const demoCommand: Command = {
         dataDir: config.dataDir,
       });
     } catch (err) {
+      await services.close();
       await store.close();
       throw err;
     }
     for (const line of summaryLines(result, served.url, hrefOf)) io.out(line);
     io.out('');
     io.out(`noema serving on ${served.url} (store: ${store.location}); Ctrl-C to stop`);
+    io.out(
+      realModel
+        ? `turns, messages and flowchart runs started from the browser use ${realModel.NOEMA_LLM_MODEL} and the demo's toy services`
+        : "turns, messages and flowchart runs started from the browser use the demo's scripted models and toy services",
+    );
     if (token.generated) io.out(`server token (stored in ${token.path}, shown once): ${token.token}`);
     io.out(`browser: ${served.url}/login?once=${served.loginNonce} (one-time link, valid 5 minutes)`);
     const signal = await stopped;
     io.out(`received ${signal}, shutting down`);
     await served.close();
+    await services.close();
     await store.close();
     return EXIT_OK;
   },
@@ -164,9 +178,12 @@ async function runDemo(store: Store, turns: number, realModel: Record<string, st
       },
     ];
     await runSteps(steps);
-    return { ...state, session: state.session!, flow: state.flow! };
+    // The caller owns the services from here: they answer the served runtimes until it stops.
+    return { ...state, session: state.session!, flow: state.flow!, services: services! };
+  } catch (err) {
+    await services?.close();
+    throw err;
   } finally {
     await world?.close();
-    await services?.close();
   }
 }

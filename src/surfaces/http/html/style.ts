@@ -43,6 +43,7 @@ code{font-size:12.5px;background:#eef1f4;padding:0 .25em;border-radius:3px}
 .picture-box{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5em;overflow-x:auto}
 .turns{display:flex;flex-wrap:wrap;gap:.25em;margin:.3em 0}.turns a,.turns span{border:1px solid var(--line);border-radius:4px;padding:0 .45em;background:var(--card);font-size:12px}
 .turns .here{background:var(--accent);color:#fff;border-color:var(--accent)}
+.pager{display:flex;justify-content:space-between;align-items:center;gap:1em;margin:.3em 0 .8em;font-size:13px}.pager a{border:1px solid var(--line);border-radius:4px;padding:.15em .6em;background:var(--card);white-space:nowrap}
 .live-dot{display:inline-block;width:.6em;height:.6em;border-radius:50%;background:var(--run);margin-right:.3em;animation:pulse 1.2s infinite}
 @keyframes pulse{50%{opacity:.3}}
 details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
@@ -50,5 +51,11 @@ details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
 @media (max-width:760px){body{display:block}nav.side{width:auto;height:auto;position:static;display:flex;flex-wrap:nowrap;overflow-x:auto;gap:.2em .4em;padding:.5em;white-space:nowrap;align-items:center}
 nav.side form{margin:0}
 nav.side h4{display:none}nav.side .brand{padding:0 .4em}main{padding:1em}.grid2{grid-template-columns:1fr}
-.kv{grid-template-columns:1fr}.kv dt{margin-top:.4em}}
+.kv{grid-template-columns:1fr}.kv dt{margin-top:.4em}
+/* On a phone a table's rows read as short blocks (cells flowing, long text wrapping at full width)
+   and wide pictures keep a legible size and scroll sideways. */
+.scroll>table tr:has(>th){display:none}
+.scroll>table tr{display:block;border-bottom:1px solid var(--line);padding:.3em 0}
+.scroll>table td{display:inline-block;border:none;padding:.1em .4em;vertical-align:top;max-width:100%}
+.picture-box svg.waterfall,.picture-box svg.graph{max-width:none}}
 ${PICTURES_CSS}`;

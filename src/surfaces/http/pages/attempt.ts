@@ -1,13 +1,12 @@
 /** The attempt page: status (live while running), the waterfall of its calls, and its patches. */
 import { getAttempt } from '../../../runtimes/world/index.ts';
-import { formatMs, waterfallPicture } from '../../pictures/index.ts';
+import { formatMs } from '../../pictures/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
-import { badge, h, type Markup, picture } from '../html/render.ts';
+import { badge, h, type Markup } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { capped, hrefs, kv, waterfallRows, when } from './common.ts';
+import { hrefs, kv, when } from './common.ts';
 import { patchCard } from './patch.ts';
-
-const MAX_BARS = 300;
+import { pagedWaterfall } from './waterfall.ts';
 
 /** The live marker: pages that hold it subscribe to the run's SSE stream (see live-script.ts). */
 export function liveBox(run_id: string | null | undefined, running: boolean, events = ''): Markup {
@@ -15,14 +14,7 @@ export function liveBox(run_id: string | null | undefined, running: boolean, eve
   return h`<span class="muted" data-live-src="/runs/${encodeURIComponent(run_id)}/events" data-live-events="${events}"><span class="live-dot"></span>live</span>`;
 }
 
-export function waterfallOf(rows: ReadonlyArray<Record<string, unknown>>, title: string): Markup {
-  const all = waterfallRows(rows);
-  if (!all.length) return h`<p class="muted">No source invocations yet.</p>`;
-  const { shown, note } = capped(all, MAX_BARS);
-  return h`${picture(waterfallPicture(shown, title))}${note}`;
-}
-
-async function attemptView(ctx: KindContext, record: Record<string, unknown>) {
+async function attemptView(ctx: KindContext, record: Record<string, unknown>, url: URL) {
   const a = await getAttempt(ctx.store, { attempt_id: String(record.attempt_id) });
   const running = a.status === 'running';
   const duration = a.ended_at ? formatMs(a.ended_at - a.started_at) : null;
@@ -38,7 +30,12 @@ async function attemptView(ctx: KindContext, record: Record<string, unknown>) {
     ['patches', a.patches.length],
     ['failure', a.failure ? `${a.failure.code}: ${a.failure.message}` : null],
   ])}</div>
-<h2>Waterfall</h2><div data-live-region="waterfall">${waterfallOf(a.source_invocations, `Calls of attempt ${a.attempt_id}`)}</div>
+<h2>Waterfall</h2><div data-live-region="waterfall">${await pagedWaterfall(
+    ctx.store,
+    { attempt_id: a.attempt_id },
+    url,
+    `Calls of attempt ${a.attempt_id}`,
+  )}</div>
 <h2>Patches</h2><div data-live-region="patches">${
     a.patches.length
       ? a.patches.map((p) => patchCard(p, a))

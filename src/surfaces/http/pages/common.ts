@@ -112,12 +112,3 @@ export function waterfallRows(rows: ReadonlyArray<Record<string, unknown>>): Wat
     ];
   });
 }
-
-/** At most `max` items, and a note saying how many were left out. */
-export function capped<T>(items: readonly T[], max: number): { shown: T[]; note: Markup | '' } {
-  if (items.length <= max) return { shown: [...items], note: '' };
-  return {
-    shown: items.slice(0, max),
-    note: h`<p class="muted">${items.length - max} more not drawn (the first ${max} are shown).</p>`,
-  };
-}

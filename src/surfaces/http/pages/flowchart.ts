@@ -9,8 +9,9 @@ import { type ConnectorStyle, graphPicture, type Svg } from '../../pictures/inde
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, jsonBlock, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { liveBox, waterfallOf } from './attempt.ts';
+import { liveBox } from './attempt.ts';
 import { enc, hrefs, invocationLabel, when } from './common.ts';
+import { pagedWaterfall } from './waterfall.ts';
 
 type Snapshot = {
   nodes: Array<{ id: string; node_type: string; title: string }>;
@@ -77,7 +78,7 @@ registerView('flowcharts', async (ctx: KindContext, record) => {
   };
 });
 
-registerView('flowchart-runs', async (ctx: KindContext, record) => {
+registerView('flowchart-runs', async (ctx: KindContext, record, url) => {
   const run = record as {
     flowchart_run_id: string;
     flowchart_id: string;
@@ -122,6 +123,11 @@ registerView('flowchart-runs', async (ctx: KindContext, record) => {
     )}">engine run</a></div>
 <h2>Graph</h2><div data-live-region="graph">${picture(flowPicture(graph, 'Flowchart run', run.node_runs, live))}</div>
 <h2>Node runs</h2><div data-live-region="nodes">${rows.length ? rows : h`<p class="muted">No node has run yet.</p>`}</div>
-<h2>Waterfall</h2><div data-live-region="waterfall">${waterfallOf(invocations, `Calls of flowchart run ${run.flowchart_run_id}`)}</div>`,
+<h2>Waterfall</h2><div data-live-region="waterfall">${await pagedWaterfall(
+      ctx.store,
+      { run_id: run.flowchart_run_id },
+      url,
+      `Calls of flowchart run ${run.flowchart_run_id}`,
+    )}</div>`,
   };
 });

@@ -3,13 +3,13 @@
  * the waterfall of its source invocations and LLM calls, and its ExecutionContracts.
  */
 import { getGraph } from '../../../engine/index.ts';
-import { listSourceInvocations } from '../../../sources/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { liveBox, waterfallOf } from './attempt.ts';
+import { liveBox } from './attempt.ts';
 import { hrefs, kv, when } from './common.ts';
 import { specPicture } from './graphs.ts';
+import { pagedWaterfall } from './waterfall.ts';
 
 const LIVE = new Set(['queued', 'running', 'waiting']);
 
@@ -27,7 +27,7 @@ type Run = {
   updated_at: number;
 };
 
-async function runView(ctx: KindContext, record: Record<string, unknown>) {
+async function runView(ctx: KindContext, record: Record<string, unknown>, url: URL) {
   const run = record as unknown as Run;
   const live = LIVE.has(run.status);
   const status: Record<string, string> = {};
@@ -40,8 +40,14 @@ async function runView(ctx: KindContext, record: Record<string, unknown>) {
   } catch {
     // a run whose graph was never stored still has a page
   }
-  const invocations = await listSourceInvocations(ctx.store, { run_id: run.run_id, limit: 200 });
   const attempt = (run.state?.attempt as { attempt_id?: string } | undefined)?.attempt_id;
+  // A world run's calls belong to its attempt; other runs' calls to the run alone.
+  const waterfall = await pagedWaterfall(
+    ctx.store,
+    attempt ? { attempt_id: attempt } : { run_id: run.run_id },
+    url,
+    `Calls of run ${run.run_id}`,
+  );
   const body = h`<div class="chain" data-live-region="status">${badge(run.status)} ${liveBox(run.run_id, live)}<span>step ${String(run.step)}</span>${
     attempt ? h`<a href="${hrefs.attempt(attempt)}">world attempt</a>` : ''
   }<a href="${hrefs.graph(run.graph_hash)}">graph</a></div>
@@ -52,10 +58,7 @@ async function runView(ctx: KindContext, record: Record<string, unknown>) {
     ['error', run.error ? `${run.error.code}: ${run.error.message}` : null],
   ])}</div>
 <h2>Graph</h2><div data-live-region="graph">${graph}</div>
-<h2>Waterfall</h2><div data-live-region="waterfall">${waterfallOf(
-    [...invocations.items].reverse(),
-    `Calls of run ${run.run_id}`,
-  )}</div>
+<h2>Waterfall</h2><div data-live-region="waterfall">${waterfall}</div>
 <h2>Contracts</h2><div data-live-region="contracts">${
     run.contracts?.length
       ? h`<div class="scroll"><table><tr><th>contract</th><th>node</th><th>action</th><th>status</th></tr>${run.contracts.map(

@@ -9,9 +9,9 @@ import { listSourceInvocations } from '../../../sources/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { waterfallOf } from './attempt.ts';
 import { hrefs, kv, toMs, when } from './common.ts';
 import { specPicture } from './graphs.ts';
+import { pagedWaterfall } from './waterfall.ts';
 
 type Message = { role: string; content: string; timestamp: string };
 type Contract = { contract_id: string; node_id: string; action_type: string; status: string };
@@ -21,7 +21,7 @@ function liveSession(session_id: string, live: boolean): Markup {
   return h`<span class="muted" data-live-src="/sessions/${encodeURIComponent(session_id)}/events" data-live-events="${SESSION_EVENT_NAMES.join(' ')}"><span class="live-dot"></span>live</span>`;
 }
 
-async function sessionView(ctx: KindContext, record: Record<string, unknown>) {
+async function sessionView(ctx: KindContext, record: Record<string, unknown>, url: URL) {
   const s = record as {
     session_id: string;
     agent_hash: string;
@@ -73,7 +73,11 @@ ${graph}<h2>Transcript</h2><div data-live-region="transcript">${
         })
       : h`<p class="muted">No messages yet.</p>`
   }</div>
-<h2>Waterfall</h2><div data-live-region="waterfall">${waterfallOf(invocations, `Calls of session ${s.session_id}`)}</div>
+<h2>Waterfall</h2><div data-live-region="waterfall">${
+    s.run_id
+      ? await pagedWaterfall(ctx.store, { run_id: s.run_id }, url, `Calls of session ${s.session_id}`)
+      : h`<p class="muted">No source invocations yet.</p>`
+  }</div>
 <h2>Contracts</h2><div data-live-region="contracts">${
     s.contracts?.length
       ? h`<div class="scroll"><table><tr><th>contract</th><th>node</th><th>action</th><th>status</th></tr>${s.contracts.map(

@@ -1,9 +1,9 @@
 /**
  * The world page, at its latest turn or any committed turn: the turn timeline (turns × subjects, a
- * mark per patch, failures red), the state at that turn, and what changed since the previous turn —
- * each change linked to the patch, generation and LLM call that caused it.
+ * mark per patch, failures red) a page of turns at a time, the state at that turn, and what changed
+ * since the previous turn — each change linked to the patch, generation and LLM call that caused it.
  */
-import { getAttempt, getWorld, listAllAttempts } from '../../../runtimes/world/index.ts';
+import { getAttempt, getWorld } from '../../../runtimes/world/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import { type TimelineMark, turnTimelinePicture } from '../../pictures/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
@@ -11,12 +11,18 @@ import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView, type ViewResult } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
 import { hrefs, kv } from './common.ts';
+import { pageCursor, pageHref, pager } from './paging.ts';
 import { type Transition, targetOf, transitionRows } from './patch.ts';
+import {
+  committedAttemptId,
+  runningAttempt,
+  type TimelineAttempt,
+  type TurnWindow,
+  turnWindow,
+} from './reads.ts';
 
-type Attempt = Awaited<ReturnType<typeof getAttempt>>;
-
-/** Attempts drawn on the timeline (the most recent ones; older turns are reached by the turn links). */
-const TIMELINE_ATTEMPTS = 40;
+/** Turns on one page of the timeline; the pager reaches the others. */
+export const TIMELINE_TURNS = 25;
 
 function turnLinks(slug: string, head: number, current: number): Markup {
   const turns = new Set<number>();
@@ -32,7 +38,8 @@ function turnLinks(slug: string, head: number, current: number): Markup {
   })}</div>`;
 }
 
-function timeline(slug: string, attempts: Attempt[], failedSubject: string | undefined): Markup {
+function timeline(slug: string, window: TurnWindow, failedSubject: string | undefined): Markup {
+  const attempts: TimelineAttempt[] = window.attempts;
   const subjects: string[] = [];
   const marks: TimelineMark[] = [];
   for (const a of attempts)
@@ -60,25 +67,55 @@ function timeline(slug: string, attempts: Attempt[], failedSubject: string | und
       });
     }
   }
-  if (!attempts.length) return h`<p class="muted">No turns run yet.</p>`;
-  return picture(
-    turnTimelinePicture({
-      turns: attempts.map((a) => a.attempted_turn),
-      subjects,
-      marks,
-      title: `Turn timeline of ${slug}`,
-    }),
+  if (window.last === 0) return h`<p class="muted">No turns run yet.</p>`;
+  if (window.from > window.to) return h`<p class="muted">No turns on this page.</p>`;
+  const turns = Array.from({ length: window.to - window.from + 1 }, (_, i) => window.from + i);
+  return picture(turnTimelinePicture({ turns, subjects, marks, title: `Turn timeline of ${slug}` }));
+}
+
+/** "← older turns" / "newer turns →" under the timeline; the links always open the world page. */
+function timelinePager(slug: string, window: TurnWindow, search: string): Markup {
+  const path = hrefs.world(slug);
+  const hasOlder = window.from > 1;
+  const hasNewer = window.to < window.last;
+  const shown =
+    window.from > window.to
+      ? `turns 1–${window.last} are on the other pages`
+      : `turns ${window.from}–${window.to} of ${window.last}${
+          window.truncated ? ' (the first attempts of this page; the rest are under “all attempts”)' : ''
+        }`;
+  return pager(
+    {
+      older: hasOlder ? pageHref(path, search, { before: Math.min(window.from, window.last + 1) }) : null,
+      newer: hasNewer ? pageHref(path, search, { after: Math.max(window.to, 0) }) : null,
+    },
+    shown,
+    { older: 'older turns', newer: 'newer turns' },
   );
 }
 
-export async function worldPage(store: Queryable, slug: string, turn?: number): Promise<ViewResult> {
+/**
+ * The world at its latest turn (`turn` undefined) or at `turn`. The timeline shows the page of turns
+ * `url`'s `?before=` / `?after=` names, by default the latest turns (or those around `turn`).
+ */
+export async function worldPage(
+  store: Queryable,
+  slug: string,
+  turn?: number,
+  url?: URL,
+): Promise<ViewResult> {
   const world = await getWorld(store, { world_slug: slug, ...(turn !== undefined ? { turn } : {}) });
-  const list = await listAllAttempts(store, { world_slug: slug, limit: TIMELINE_ATTEMPTS });
-  const attempts: Attempt[] = [];
-  for (const item of list.items) attempts.push(await getAttempt(store, { attempt_id: item.attempt_id }));
-  attempts.reverse();
-  const running = attempts.find((a) => a.status === 'running');
-  const committed = attempts.find((a) => a.status === 'committed' && a.attempted_turn === world.turn);
+  const cursor = pageCursor(url);
+  const window = await turnWindow(
+    store,
+    slug,
+    cursor,
+    TIMELINE_TURNS,
+    turn === undefined ? undefined : world.turn,
+  );
+  const running = await runningAttempt(store, slug);
+  const committedId = world.turn > 0 ? await committedAttemptId(store, slug, world.turn) : null;
+  const committed = committedId ? await getAttempt(store, { attempt_id: committedId }) : null;
   const changes = committed ? committed.patches.flatMap((p) => transitionRows(p, committed, true)) : [];
   const changed = new Set(
     committed?.patches.flatMap((p) => (p.transitions as Transition[]).map((t) => targetOf(t))) ?? [],
@@ -91,9 +128,11 @@ export async function worldPage(store: Queryable, slug: string, turn?: number): 
       : ''
   }<span>turn ${world.turn} of ${world.head_turn}</span><span>${world.simulation_time ?? ''}</span>
 <a href="/scenarios/hash/${world.scenario_hash}">scenario</a><a href="/attempts?world_slug=${encodeURIComponent(slug)}">all attempts</a></div>
-<h2>Turn timeline</h2><div data-live-region="timeline">${timeline(slug, attempts, entities[0]?.[0])}${
-    list.next_cursor ? h`<p class="muted">The last ${TIMELINE_ATTEMPTS} attempts are drawn.</p>` : ''
-  }</div>
+<h2>Turn timeline</h2><div data-live-region="timeline">${timeline(slug, window, entities[0]?.[0])}${timelinePager(
+    slug,
+    window,
+    turn === undefined ? (url?.search ?? '') : '',
+  )}</div>
 <h2>Turns</h2>${turnLinks(slug, world.head_turn, world.turn)}
 <h2>What changed in turn ${world.turn}</h2>${
     world.turn === 0
@@ -104,7 +143,7 @@ export async function worldPage(store: Queryable, slug: string, turn?: number): 
               ? h`<p class="muted"><a href="${hrefs.attempt(committed.attempt_id)}">the attempt that committed turn ${world.turn}</a></p>`
               : ''
           }`
-        : h`<p class="muted">Nothing changed${committed ? '' : ' (the attempt is older than the timeline window)'}.</p>`
+        : h`<p class="muted">Nothing changed.</p>`
   }
 <h2>State at turn ${world.turn}</h2><div class="scroll"><table><tr><th>entity</th><th>kind</th><th>state</th><th>memory</th></tr>${entities.map(
     ([id, e]) =>
@@ -124,4 +163,6 @@ ${kv([['JSON', h`<a href="${hrefs.worldTurn(slug, world.turn)}?format=json">this
   };
 }
 
-registerView('worlds', (ctx: KindContext, record) => worldPage(ctx.store, String(record.world_slug)));
+registerView('worlds', (ctx: KindContext, record, url) =>
+  worldPage(ctx.store, String(record.world_slug), undefined, url),
+);
