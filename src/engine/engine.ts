@@ -522,7 +522,9 @@ export interface Engine {
   resume(run_id: string, contract_id: string, response: Json): Promise<RunOutcome>;
   /**
    * Claims one run that is `queued`, or `running` with an expired lease (a dead process), and
-   * executes it. PostgreSQL claims with `FOR UPDATE SKIP LOCKED`. Resolves `null` when none.
+   * executes it — only a run whose graph uses node types all registered with this engine, so a
+   * worker never claims (and fails) another runtime's runs. PostgreSQL claims with
+   * `FOR UPDATE SKIP LOCKED`. Resolves `null` when none.
    */
   claimNext(): Promise<RunOutcome | null>;
   /** Cancels a run that is not finished; its unfinished contracts become CANCELLED. */
