@@ -114,7 +114,9 @@ export class RunEvents {
           if (emitted === NONE) emitted = [];
           emitted.push(e);
         });
-        await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
+        // Nothing to send (no fan-out, or no events): no call, no extra turn of the microtask queue.
+        if (this.#bus.fanOut && (carried.length > 0 || emitted.length > 0))
+          await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
         return r;
       }, options);
       committed = true;

@@ -59,7 +59,7 @@ export class RunContracts {
   }
 
   all(): ContractView[] {
-    return [...this.byId.values()];
+    return this.byId.size === 0 ? [] : [...this.byId.values()];
   }
 
   /** Deterministic id for `ctx.act`, so a re-executed node finds its journaled action. */

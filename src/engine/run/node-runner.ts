@@ -33,16 +33,15 @@ export async function runNode(
   type: NodeType<never>,
 ): Promise<NodeResult> {
   const { deps, run, state } = r;
-  const notes: CorrectiveNote[] = (r.attempts.get(spec.id) ?? []).map((a) => ({
-    attempt: a.t,
-    error: a.e,
-    corrective: a.x,
-  }));
+  const earlier = r.attempts.get(spec.id);
+  const notes: CorrectiveNote[] = earlier
+    ? earlier.map((a) => ({ attempt: a.t, error: a.e, corrective: a.x }))
+    : [];
   const max = spec.max_generation_attempts ?? 1;
   const watch = r.events.observed;
   for (;;) {
     const attempt = notes.length + 1;
-    const started = deps.now();
+    const started = watch ? deps.now() : 0;
     if (watch) {
       r.events.progress({
         type: 'node.started',

@@ -45,7 +45,9 @@ export function applyWrites(
   writes: Record<string, Json> | undefined,
 ): void {
   if (!writes) return;
-  for (const [name, value] of Object.entries(writes)) {
+  for (const name in writes) {
+    if (!Object.hasOwn(writes, name)) continue;
+    const value = writes[name] as Json;
     if (graph.channels.get(name)?.reducer === 'append') (state.channels[name] as Json[]).push(value);
     else state.channels[name] = value;
   }
@@ -53,7 +55,9 @@ export function applyWrites(
 
 /** Applies one super-step's node deltas and computes the next frontier (mutates `state`). */
 export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonly NodeDelta[]): void {
-  const next = new Map<string, string[]>();
+  const frontier: FrontierEntry[] = [];
+  // Small frontiers (the usual one node) are searched; a wide fan-out gets an index.
+  let index: Map<string, FrontierEntry> | null = null;
   for (const d of deltas) {
     applyWrites(graph, state, d.w);
     if (d.o !== undefined || d.a !== undefined) {
@@ -62,9 +66,20 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
       if (d.a !== undefined) out.a = d.a;
       state.outputs[d.n] = out;
     }
-    for (const c of firedConnectors(graph, d.n, d.r)) next.set(c.to, [...(next.get(c.to) ?? []), c.id]);
+    // In order of first trigger; a node triggered twice runs once, with every connector that fired it.
+    for (const c of firedConnectors(graph, d.n, d.r)) {
+      const e = index ? index.get(c.to) : frontier.find((f) => f.node === c.to);
+      if (e) {
+        e.via.push(c.id);
+        continue;
+      }
+      const added = { node: c.to, via: [c.id] };
+      frontier.push(added);
+      if (index) index.set(c.to, added);
+      else if (frontier.length > 8) index = new Map(frontier.map((f) => [f.node, f]));
+    }
   }
-  state.frontier = [...next].map(([node, via]) => ({ node, via }));
+  state.frontier = frontier;
   state.step += 1;
 }
 
