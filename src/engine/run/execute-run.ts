@@ -110,7 +110,9 @@ export async function executeRun(
         );
       }
       const work: StepWork = { deltas: [], contracts: [], moved: [], waiting: [], artifacts: [] };
-      for (const entry of state.frontier) {
+      const frontier = state.frontier;
+      for (let i = 0; i < frontier.length; i++) {
+        const entry = frontier[i]!;
         const spec = graph.nodes.get(entry.node)!;
         const type = deps.registry.get(spec.type);
         const result: NodeResult = type
@@ -128,8 +130,9 @@ export async function executeRun(
         if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
       const status = await commitStep(deps, events, run, graph, state, work);
-      for (const c of work.contracts) rc.byId.set(c.contract_id, c);
-      for (const c of work.moved) rc.byId.set(c.contract_id, c);
+      for (let i = 0; i < work.contracts.length; i++)
+        rc.byId.set(work.contracts[i]!.contract_id, work.contracts[i]!);
+      for (let i = 0; i < work.moved.length; i++) rc.byId.set(work.moved[i]!.contract_id, work.moved[i]!);
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
       if (loaded.attempts.size > 0) loaded.attempts.clear();
       if (status !== 'running') return outcome(status);

@@ -58,7 +58,9 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
   const frontier: FrontierEntry[] = [];
   // Small frontiers (the usual one node) are searched; a wide fan-out gets an index.
   let index: Map<string, FrontierEntry> | null = null;
-  for (const d of deltas) {
+  // Indexed loops: this runs on every step, mostly before V8 has optimized it.
+  for (let i = 0; i < deltas.length; i++) {
+    const d = deltas[i]!;
     applyWrites(graph, state, d.w);
     if (d.o !== undefined || d.a !== undefined) {
       const out: { o?: Json; a?: Json[] } = {};
@@ -67,8 +69,10 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
       state.outputs[d.n] = out;
     }
     // In order of first trigger; a node triggered twice runs once, with every connector that fired it.
-    for (const c of firedConnectors(graph, d.n, d.r)) {
-      const e = index ? index.get(c.to) : frontier.find((f) => f.node === c.to);
+    const fired = firedConnectors(graph, d.n, d.r);
+    for (let j = 0; j < fired.length; j++) {
+      const c = fired[j]!;
+      const e = index ? index.get(c.to) : findEntry(frontier, c.to);
       if (e) {
         e.via.push(c.id);
         continue;
@@ -83,6 +87,11 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
   state.step += 1;
 }
 
+function findEntry(frontier: readonly FrontierEntry[], node: string): FrontierEntry | undefined {
+  for (let i = 0; i < frontier.length; i++) if (frontier[i]!.node === node) return frontier[i];
+  return undefined;
+}
+
 /** What a node's connectors feed it (seed 003 names). */
 export function inputContextOf(graph: CompiledGraph, state: RunState, entry: FrontierEntry): InputContext {
   const ctx: InputContext = {
@@ -91,7 +100,9 @@ export function inputContextOf(graph: CompiledGraph, state: RunState, entry: Fro
     attachment_only_upstream_nodes: [],
     propagated_attachments: [],
   };
-  for (const c of graph.incoming.get(entry.node) ?? []) {
+  const incoming = graph.incoming.get(entry.node) ?? [];
+  for (let i = 0; i < incoming.length; i++) {
+    const c = incoming[i]!;
     const out = state.outputs[c.from];
     if (c.mode === 'solid') {
       if (!entry.via.includes(c.id)) continue;
