@@ -56,7 +56,9 @@ export async function runNode(
     let result: NodeResult;
     r.contracts.fault = undefined;
     try {
-      result = await type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+      const returned = type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+      // A synchronous node's result is used as is: no extra turn of the microtask queue per step.
+      result = isPromiseLike(returned) ? await returned : returned;
     } catch (err) {
       if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
       // A store fault is not the node's failure: the run stops here and is reclaimed.
@@ -102,6 +104,10 @@ export async function runNode(
       };
     }
   }
+}
+
+function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
 async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
