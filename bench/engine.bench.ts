@@ -120,7 +120,11 @@ export default {
     const steps = 200;
     const repeats = ctx.quick ? 1 : 5;
     const iterations = ctx.quick ? 20 : 50;
-    const installError = ensureAnchorsInstalled(ctx.log);
+    // NOEMA_BENCH_ANCHORS=0 measures Noema and the floor only; the anchors are then reported missing.
+    const installError =
+      process.env.NOEMA_BENCH_ANCHORS === '0'
+        ? 'skipped (NOEMA_BENCH_ANCHORS=0)'
+        : ensureAnchorsInstalled(ctx.log);
     const anchors = [
       anchorSide('LangGraph.js 1.7 + SqliteSaver', 'anchor-langgraph.mjs', installError),
       anchorSide('Mastra 1.71 + LibSQLStore (one step in dountil)', 'anchor-mastra.mjs', installError),

@@ -28,10 +28,13 @@ import { executeRun } from './run/execute-run.ts';
 import { answerContract } from './run/resume.ts';
 import {
   abandonLease,
+  backfillGraphTypes,
   claimNextRun,
   claimRun,
   getGraphBody,
   getRunOrThrow,
+  graphTypes,
+  insertGraphTypes,
   insertRun,
   type RunRow,
 } from './run/runs.ts';
@@ -69,6 +72,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   // Runs this engine is executing: a second continueRun of one of them (our lease lets it through the
   // claim) must not start a second loop in the same process.
   const active = new Map<string, Promise<RunOutcome>>();
+  let backfilled: Promise<unknown> | undefined;
 
   function execute(row: RunRow, events?: RunEvents): Promise<RunOutcome> {
     const running = active.get(row.run_id);
@@ -117,10 +121,11 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       }
       const now = deps.now();
       await store.transaction(async (tx) => {
-        await tx.run(
+        const stored = await tx.run(
           'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
           [graph_hash, body, now],
         );
+        if (stored.changes === 1) await insertGraphTypes(tx, graph_hash, graphTypes(graph));
         if (await tx.get('SELECT 1 AS x FROM engine_runs WHERE run_id = ?', [run_id])) {
           throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
         }
@@ -158,7 +163,13 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async claimNext() {
-      const row = await claimNextRun(store, owner, deps.now(), deps.leaseMs);
+      // Graphs stored before claims were scoped get their node types once per engine.
+      backfilled ??= backfillGraphTypes(store).catch((err: unknown) => {
+        backfilled = undefined;
+        throw err;
+      });
+      await backfilled;
+      const row = await claimNextRun(store, owner, deps.now(), deps.leaseMs, registry.types());
       return row ? execute(row) : null;
     },
 

@@ -294,6 +294,14 @@ export interface ActionContext {
  */
 export interface ActionExecutor {
   execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome>;
+  /**
+   * Optional. Asked when a contract is found `RUNNING` after its process died (the call may or may
+   * not have happened): the call's outcome if the executor recorded it durably (say, an invocation
+   * row keyed by `contract_id`), else `null`. A known outcome completes or fails the contract with
+   * it (actor `recovery`) and nothing is called again; `null` (or a throw other than a store fault)
+   * leaves the engine's rule: re-execute for an `idempotent` node type, else FAILED `interrupted`.
+   */
+  recover?(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome | null>;
 }
 
 // ---------------------------------------------------------------- runs
@@ -522,7 +530,9 @@ export interface Engine {
   resume(run_id: string, contract_id: string, response: Json): Promise<RunOutcome>;
   /**
    * Claims one run that is `queued`, or `running` with an expired lease (a dead process), and
-   * executes it. PostgreSQL claims with `FOR UPDATE SKIP LOCKED`. Resolves `null` when none.
+   * executes it — only a run whose graph uses node types all registered with this engine, so a
+   * worker never claims (and fails) another runtime's runs. PostgreSQL claims with
+   * `FOR UPDATE SKIP LOCKED`. Resolves `null` when none.
    */
   claimNext(): Promise<RunOutcome | null>;
   /** Cancels a run that is not finished; its unfinished contracts become CANCELLED. */

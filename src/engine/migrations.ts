@@ -75,5 +75,24 @@ const tables: Migration[] = [
   },
 ];
 
-/** Every engine migration in id order: the tables, then the event pipeline's (420–449). */
-export const engineMigrations: Migration[] = [...tables, ...eventMigrations];
+/**
+ * Claims scoped by node types (ids 430–439): the node types each stored graph uses (`terminal`
+ * included), so `claimNext` takes only runs whose every node type the claiming process registered.
+ * Graphs stored before this migration are filled in by the first `claimNext` of a process.
+ */
+const claimScope: Migration[] = [
+  {
+    id: 430,
+    name: 'engine: node types per graph, for claims scoped to registered types',
+    up: () => [
+      `CREATE TABLE engine_graph_types (
+         graph_hash TEXT NOT NULL REFERENCES engine_graphs(graph_hash),
+         node_type TEXT NOT NULL,
+         PRIMARY KEY (graph_hash, node_type)
+       )`,
+    ],
+  },
+];
+
+/** Every engine migration in id order: the tables, the event pipeline's (420–429), claim scoping (430–439). */
+export const engineMigrations: Migration[] = [...tables, ...eventMigrations, ...claimScope];

@@ -1,5 +1,5 @@
 /**
- * Event-pipeline columns (ids 420–449). `event_epoch` numbers the claims of a run, so every process
+ * Event-pipeline columns (ids 420–429). `event_epoch` numbers the claims of a run, so every process
  * that acts on a run stamps its events above those of the processes before it (see EngineEvent.seq).
  */
 import type { Migration } from '../../store/index.ts';

@@ -106,17 +106,28 @@ export class RunEvents {
     let committed = false;
     this.#open++;
     try {
-      const result = await this.#bus.store.transaction(async (tx) => {
-        emitted = NONE;
-        const r = await fn(tx, (body) => {
-          const e = this.#stamp(body);
-          if (!e) return;
-          if (emitted === NONE) emitted = [];
-          emitted.push(e);
-        });
-        await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
-        return r;
-      }, options);
+      const emit: Emit = (body) => {
+        const e = this.#stamp(body);
+        if (!e) return;
+        if (emitted === NONE) emitted = [];
+        emitted.push(e);
+      };
+      const result = await this.#bus.store.transaction(
+        this.#bus.fanOut
+          ? async (tx) => {
+              emitted = NONE;
+              const r = await fn(tx, emit);
+              if (carried.length > 0 || emitted.length > 0)
+                await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
+              return r;
+            }
+          : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
+            (tx) => {
+              emitted = NONE;
+              return fn(tx, emit);
+            },
+        options,
+      );
       committed = true;
       return result;
     } finally {

@@ -1,5 +1,5 @@
 /** A validated graph in the shape the run loop needs: nodes by id, connectors by endpoint, channels. */
-import type { ChannelSpec, ConnectorMode, GraphSpec, NodeSpec } from '../engine.ts';
+import { type ChannelSpec, type ConnectorMode, type GraphSpec, type NodeSpec, TERMINAL } from '../engine.ts';
 
 export interface CompiledConnector {
   id: string;
@@ -20,6 +20,14 @@ export interface CompiledGraph {
   incoming: Map<string, CompiledConnector[]>;
   channels: Map<string, ChannelSpec>;
   maxSteps: number;
+  /** Ids of the `terminal` nodes. */
+  terminals: Set<string>;
+  /** Whether some channel uses the `append` reducer (such runs are replayed, never snapshotted). */
+  hasAppendChannel: boolean;
+  /** Per node: the routes its outgoing solid connectors carry (`undefined` for unrouted ones). */
+  knownRoutes: Map<string, Set<string | undefined>>;
+  /** Per node and single route (or none): the connectors it fires, computed once (see firedConnectors). */
+  fired: Map<string, Map<string | undefined, CompiledConnector[]>>;
 }
 
 export const DEFAULT_MAX_STEPS = 10_000;
@@ -39,6 +47,9 @@ export function compileGraph(spec: GraphSpec, hash: string): CompiledGraph {
     if (cc.mode === 'solid') solidOut.set(c.from, [...(solidOut.get(c.from) ?? []), cc]);
     incoming.set(c.to, [...(incoming.get(c.to) ?? []), cc]);
   });
+  const channels = new Map(Object.entries(spec.channels ?? {}));
+  const knownRoutes = new Map<string, Set<string | undefined>>();
+  for (const [node, out] of solidOut) knownRoutes.set(node, new Set(out.map((c) => c.route)));
   return {
     hash,
     spec,
@@ -46,9 +57,19 @@ export function compileGraph(spec: GraphSpec, hash: string): CompiledGraph {
     nodes,
     solidOut,
     incoming,
-    channels: new Map(Object.entries(spec.channels ?? {})),
+    channels,
     maxSteps: spec.max_steps ?? DEFAULT_MAX_STEPS,
+    terminals: new Set(spec.nodes.filter((n) => n.type === TERMINAL).map((n) => n.id)),
+    hasAppendChannel: [...channels.values()].some((c) => c.reducer === 'append'),
+    knownRoutes,
+    fired: new Map(),
   };
+}
+
+/** Whether `frontier` includes a terminal node (the run completes). */
+export function reachesTerminal(graph: CompiledGraph, frontier: ReadonlyArray<{ node: string }>): boolean {
+  for (let i = 0; i < frontier.length; i++) if (graph.terminals.has(frontier[i]!.node)) return true;
+  return false;
 }
 
 /** Solid connectors a finished node fires: unrouted ones always, routed ones when their route was chosen. */
@@ -57,9 +78,27 @@ export function firedConnectors(
   node: string,
   route: string | string[] | undefined,
 ): CompiledConnector[] {
-  const chosen = route === undefined ? [] : Array.isArray(route) ? route : [route];
+  if (Array.isArray(route)) return firedBy(graph, node, route);
+  // A step is one node choosing at most one route, again and again: the answer is computed once.
+  let byRoute = graph.fired.get(node);
+  if (!byRoute) {
+    byRoute = new Map();
+    graph.fired.set(node, byRoute);
+  }
+  let out = byRoute.get(route);
+  if (!out) {
+    // Only routes a connector carries are remembered, so a node's bad routes cannot grow the map.
+    out = firedBy(graph, node, route === undefined ? [] : [route]);
+    if (route === undefined || graph.knownRoutes.get(node)?.has(route)) byRoute.set(route, out);
+  }
+  return out;
+}
+
+function firedBy(graph: CompiledGraph, node: string, chosen: readonly string[]): CompiledConnector[] {
   return (graph.solidOut.get(node) ?? []).filter((c) => c.route === undefined || chosen.includes(c.route));
 }
+
+const NO_ROUTES: string[] = [];
 
 /** Routes a node chose that no outgoing connector carries (a node bug, reported as ROUTE_UNKNOWN). */
 export function unknownRoutes(
@@ -67,7 +106,8 @@ export function unknownRoutes(
   node: string,
   route: string | string[] | undefined,
 ): string[] {
-  if (route === undefined) return [];
-  const known = new Set((graph.solidOut.get(node) ?? []).map((c) => c.route));
-  return (Array.isArray(route) ? route : [route]).filter((r) => !known.has(r));
+  if (route === undefined) return NO_ROUTES;
+  const known = graph.knownRoutes.get(node);
+  if (!Array.isArray(route)) return known?.has(route) ? NO_ROUTES : [route];
+  return route.filter((r) => !known?.has(r));
 }

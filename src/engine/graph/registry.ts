@@ -25,6 +25,11 @@ export class NodeRegistry {
     return this.#types.get(type);
   }
 
+  /** Every type this registry can execute, `terminal` included. */
+  types(): string[] {
+    return [TERMINAL, ...this.#types.keys()];
+  }
+
   has(type: string): boolean {
     return type === TERMINAL || this.#types.has(type);
   }

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { GraphSpec, Json } from '../engine.ts';
 import { compileGraph } from '../graph/compile.ts';
 import type { NodeDelta } from '../run/state.ts';
-import { decodeEntry, encodeEntry } from './codec.ts';
+import { decodeEntry, encodeDelta, encodeDeltaText, encodeEntry, tables } from './codec.ts';
 import type { JournalEntry, StepEntry } from './entries.ts';
 
 const spec: GraphSpec = {
@@ -63,6 +63,25 @@ test('every step entry decodes to what was encoded (outputs of null, route lists
     }),
     { numRuns: 300 },
   );
+});
+
+test('the one-node row text is exactly the JSON of the general delta encoding', () => {
+  fc.assert(
+    fc.property(delta, (d) => {
+      const t = tables(graph);
+      assert.equal(encodeDeltaText(graph, t, d), JSON.stringify(encodeDelta(graph, t, d)));
+    }),
+    { numRuns: 500 },
+  );
+  const t = tables(graph);
+  const odd = [
+    { n: 'tool', w: { count: undefined, z: 1 } },
+    { n: 'tool', w: {} },
+    { n: 'tool', a: null },
+    { n: 'tool', o: undefined, a: [] },
+    { n: 'reason', r: [] },
+  ] as unknown as NodeDelta[];
+  for (const d of odd) assert.equal(encodeDeltaText(graph, t, d), JSON.stringify(encodeDelta(graph, t, d)));
 });
 
 test('a one-node step is a bare array naming node, channels and routes by index', () => {

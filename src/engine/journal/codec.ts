@@ -10,7 +10,7 @@ import type { CompiledGraph } from '../graph/compile.ts';
 import type { NodeDelta } from '../run/state.ts';
 import type { JournalEntry, StepEntry } from './entries.ts';
 
-interface Tables {
+export interface Tables {
   nodes: string[];
   nodeIx: Map<string, number>;
   channels: string[];
@@ -23,7 +23,7 @@ interface Tables {
 const tablesOf = new WeakMap<CompiledGraph, Tables>();
 
 // Sorted names, not authored order: the index must not depend on how the spec was serialized.
-function tables(graph: CompiledGraph): Tables {
+export function tables(graph: CompiledGraph): Tables {
   let t = tablesOf.get(graph);
   if (!t) {
     const nodes = [...graph.nodes.keys()].sort();
@@ -71,7 +71,7 @@ function nameAt(graph: CompiledGraph, names: readonly string[] | undefined, i: J
   return name;
 }
 
-function encodeDelta(graph: CompiledGraph, t: Tables, d: NodeDelta): Json[] {
+export function encodeDelta(graph: CompiledGraph, t: Tables, d: NodeDelta): Json[] {
   const routeIx = (r: string) => indexOf(graph, t.routeIx.get(d.n), r, `route of ${d.n}`);
   const w: Json[] = [];
   for (const [name, v] of Object.entries(d.w ?? {}))
@@ -109,12 +109,49 @@ function decodeDelta(graph: CompiledGraph, t: Tables, raw: Json): NodeDelta {
   return d;
 }
 
+/** JSON text of `v` as an array element (where `undefined` or a function is `null`). */
+function element(v: Json | undefined): string {
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * `JSON.stringify(encodeDelta(graph, t, d))`, written directly: this is the text of nearly every
+ * journal row (one node, no contracts), so it is built without the intermediate arrays.
+ */
+export function encodeDeltaText(graph: CompiledGraph, t: Tables, d: NodeDelta): string {
+  const fields: Array<string | null> = [null, null, null, null];
+  if (d.w !== undefined) {
+    let w = '';
+    for (const name in d.w) {
+      if (!Object.hasOwn(d.w, name)) continue;
+      const v = d.w[name];
+      if (v === undefined) continue;
+      w += `${w === '' ? '' : ','}${indexOf(graph, t.channelIx, name, 'channel')},${element(v)}`;
+    }
+    fields[0] = `[${w}]`;
+  }
+  if (d.r !== undefined) {
+    const ix = t.routeIx.get(d.n);
+    fields[1] = Array.isArray(d.r)
+      ? `[${d.r.map((r) => indexOf(graph, ix, r, `route of ${d.n}`)).join(',')}]`
+      : String(indexOf(graph, ix, d.r, `route of ${d.n}`));
+  }
+  if (d.o !== undefined) fields[2] = `[${element(d.o)}]`;
+  if (d.a !== undefined && d.a !== null) fields[3] = JSON.stringify(d.a);
+  let text = `[${indexOf(graph, t.nodeIx, d.n, 'node')}`;
+  let last = 3;
+  while (last >= 0 && fields[last] === null) last--;
+  for (let i = 0; i <= last; i++) text += `,${fields[i] ?? 'null'}`;
+  return `${text}]`;
+}
+
 /** The row body of `entry`; a one-node step without contracts or artifacts is a bare delta array. */
 export function encodeEntry(graph: CompiledGraph, entry: JournalEntry): string {
   if (entry.k !== undefined) return JSON.stringify(entry);
   const t = tables(graph);
+  if (entry.deltas.length === 1 && !entry.c && !entry.z && !entry.f)
+    return encodeDeltaText(graph, t, entry.deltas[0]!);
   const deltas = entry.deltas.map((d) => encodeDelta(graph, t, d));
-  if (deltas.length === 1 && !entry.c && !entry.z && !entry.f) return JSON.stringify(deltas[0]);
   const body: Record<string, Json> = { m: deltas };
   if (entry.c) body.c = entry.c;
   if (entry.z) body.z = entry.z;

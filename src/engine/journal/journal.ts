@@ -23,13 +23,22 @@ export async function appendFenced(
   body: string,
   owner: string,
 ): Promise<boolean> {
-  const r = await tx.run(
-    `INSERT INTO engine_journal (jid, body)
-     SELECT ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${store.dialect.forShare})
-     ON CONFLICT DO NOTHING`,
-    [jidOf(runPk, seq), body, runPk, owner],
-  );
+  const r = await tx.run(fencedInsert(store.dialect.forShare), [jidOf(runPk, seq), body, runPk, owner]);
   return r.changes === 1;
+}
+
+// The statement text is the statement cache's key: built once per dialect, not on every step.
+const fencedSql = new Map<string, string>();
+
+function fencedInsert(forShare: string): string {
+  let sql = fencedSql.get(forShare);
+  if (sql === undefined) {
+    sql = `INSERT INTO engine_journal (jid, body)
+     SELECT ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare})
+     ON CONFLICT DO NOTHING`;
+    fencedSql.set(forShare, sql);
+  }
+  return sql;
 }
 
 /** Appends without a lease (resume and cancel hold the contract/run row instead). */
@@ -65,8 +74,7 @@ export async function lastSeq(q: Queryable, runPk: number): Promise<number> {
 
 /** Runs of such graphs are rebuilt from the whole journal, so they need no snapshots. */
 export function hasAppendChannel(graph: CompiledGraph): boolean {
-  for (const c of graph.channels.values()) if (c.reducer === 'append') return true;
-  return false;
+  return graph.hasAppendChannel;
 }
 
 interface SnapshotBody {

@@ -59,7 +59,7 @@ export class RunContracts {
   }
 
   all(): ContractView[] {
-    return [...this.byId.values()];
+    return this.byId.size === 0 ? [] : [...this.byId.values()];
   }
 
   /** Deterministic id for `ctx.act`, so a re-executed node finds its journaled action. */
@@ -102,6 +102,12 @@ export class RunContracts {
         },
       );
     }
+    if (c.status === 'RUNNING') {
+      // A dead process started this call: the executor may know durably how it ended.
+      const known = await this.#recover(c, node, signal);
+      if (signal.aborted) throw new LeaseLost();
+      if (known) return this.#settle(c, known, 'recovery');
+    }
     if (c.status === 'RUNNING' && !type.idempotent) {
       // A dead process started this call; whether it happened is unknown, so it is not repeated.
       if (type.compensate) await type.compensate(c);
@@ -114,20 +120,19 @@ export class RunContracts {
     if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
     const outcome = await this.#execute(c, node, signal);
     if (signal.aborted) throw new LeaseLost();
+    return this.#settle(c, outcome, 'executor');
+  }
+
+  /** Commits a call's outcome: COMPLETED with its result or FAILED with its failure. */
+  #settle(c: ContractView, outcome: ActionOutcome, actor: string): Promise<ContractView> {
     // The outcome exists only in this process now: a passing store fault must not turn a performed
     // action into one whose result is lost, so this write is retried.
     return outcome.ok
-      ? this.#move(
-          c,
-          'COMPLETED',
-          'executor',
-          { result: outcome.result, observation: outcome.observation },
-          true,
-        )
+      ? this.#move(c, 'COMPLETED', actor, { result: outcome.result, observation: outcome.observation }, true)
       : this.#move(
           c,
           'FAILED',
-          'executor',
+          actor,
           {
             error_message: outcome.error_message,
             error: outcome.error ?? engineFailure('ACTION_FAILED', outcome.error_message),
@@ -135,6 +140,21 @@ export class RunContracts {
           },
           true,
         );
+  }
+
+  /** The executor's durable knowledge of an interrupted call (`ActionExecutor.recover`), or null. */
+  async #recover(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome | null> {
+    const recover = this.#deps.actions?.recover;
+    if (!recover) return null;
+    try {
+      const { node_id: _n, observation: _o, ...contract } = c;
+      const ctx = { run_id: this.#run.run_id, node_id: node, step: this.#state.step + 1, signal };
+      return (await recover.call(this.#deps.actions, contract, ctx)) ?? null;
+    } catch (err) {
+      // The store failing under the executor: the run stops and is reclaimed, as for execute.
+      if (isStoreFault(err)) throw this.#sawFault(err);
+      return null;
+    }
   }
 
   async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {

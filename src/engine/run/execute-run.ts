@@ -11,20 +11,12 @@ import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import { warn } from '../../core/warn.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
-import {
-  type ContractView,
-  type Json,
-  type NodeResult,
-  type RunError,
-  type RunOutcome,
-  type RunStatus,
-  TERMINAL,
-} from '../engine.ts';
+import type { ContractView, Json, NodeResult, RunError, RunOutcome, RunStatus } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
-import { type CompiledGraph, unknownRoutes } from '../graph/compile.ts';
+import { type CompiledGraph, reachesTerminal, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
-import { appendFenced, hasAppendChannel, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
+import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -105,7 +97,7 @@ export async function executeRun(
           }),
         );
       }
-      if (state.frontier.some((f) => graph.nodes.get(f.node)?.type === TERMINAL)) {
+      if (reachesTerminal(graph, state.frontier)) {
         return outcome('completed', await finish(deps, events, run, state, 'completed', null));
       }
       if (state.step >= graph.maxSteps) {
@@ -118,7 +110,9 @@ export async function executeRun(
         );
       }
       const work: StepWork = { deltas: [], contracts: [], moved: [], waiting: [], artifacts: [] };
-      for (const entry of state.frontier) {
+      const frontier = state.frontier;
+      for (let i = 0; i < frontier.length; i++) {
+        const entry = frontier[i]!;
         const spec = graph.nodes.get(entry.node)!;
         const type = deps.registry.get(spec.type);
         const result: NodeResult = type
@@ -136,9 +130,11 @@ export async function executeRun(
         if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
       const status = await commitStep(deps, events, run, graph, state, work);
-      for (const c of [...work.contracts, ...work.moved]) rc.byId.set(c.contract_id, c);
+      for (let i = 0; i < work.contracts.length; i++)
+        rc.byId.set(work.contracts[i]!.contract_id, work.contracts[i]!);
+      for (let i = 0; i < work.moved.length; i++) rc.byId.set(work.moved[i]!.contract_id, work.moved[i]!);
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
-      loaded.attempts.clear();
+      if (loaded.attempts.size > 0) loaded.attempts.clear();
       if (status !== 'running') return outcome(status);
     }
   } catch (err) {
@@ -187,7 +183,11 @@ function collect(
   runContracts: ReadonlyMap<string, ContractView>,
 ): RunError | null {
   if (result.kind !== 'ok' && result.kind !== 'suspend') return null;
-  for (const name of Object.keys(result.writes ?? {})) {
+  const writes = result.writes;
+  let written = false;
+  for (const name in writes) {
+    if (!Object.hasOwn(writes, name)) continue;
+    written = true;
     if (!graph.channels.has(name))
       return {
         code: 'UNKNOWN_CHANNEL',
@@ -203,11 +203,12 @@ function collect(
       node_id: node,
     };
   const d: NodeDelta = { n: node };
-  if (result.writes && Object.keys(result.writes).length > 0) d.w = result.writes;
+  if (written) d.w = writes;
   if (result.output !== undefined) d.o = result.output;
   if (result.attachments !== undefined) d.a = result.attachments;
   if (result.route !== undefined) d.r = result.route;
   work.deltas.push(d);
+  if (result.kind === 'ok' && !result.contracts && !result.artifacts) return null;
   const now = deps.now();
   for (const nc of result.contracts ?? []) {
     work.contracts.push(
@@ -285,25 +286,29 @@ async function commitStep(
   const body = encodeEntry(graph, entry);
   applyStep(graph, state, work.deltas);
   state.seq = seq;
-  const terminal = state.frontier.some((f) => graph.nodes.get(f.node)?.type === TERMINAL);
+  const terminal = reachesTerminal(graph, state.frontier);
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const { store, owner } = deps;
   const now = deps.now();
   await events.transaction(async (tx, emit) => {
     if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
-    for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
-    for (const c of work.moved)
-      if (!(await updateContract(tx, c, 'PENDING', now)))
-        throw new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
-    for (const a of work.artifacts) {
-      await tx.run(
-        'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
-      );
-    }
+    // Most steps create nothing: the loops below are skipped, not entered empty.
+    if (work.contracts.length > 0)
+      for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
+    if (work.moved.length > 0)
+      for (const c of work.moved)
+        if (!(await updateContract(tx, c, 'PENDING', now)))
+          throw new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
+    if (work.artifacts.length > 0)
+      for (const a of work.artifacts) {
+        await tx.run(
+          'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
+        );
+      }
     if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
       throw new LeaseLost();
-    if (state.step % deps.snapshotEvery === 0 && !hasAppendChannel(graph))
+    if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
       await writeSnapshot(tx, graph, run.run_pk, state);
     if (events.observed) emitStep(emit, run, state.step, work, status, now);
   });

@@ -33,16 +33,15 @@ export async function runNode(
   type: NodeType<never>,
 ): Promise<NodeResult> {
   const { deps, run, state } = r;
-  const notes: CorrectiveNote[] = (r.attempts.get(spec.id) ?? []).map((a) => ({
-    attempt: a.t,
-    error: a.e,
-    corrective: a.x,
-  }));
+  const earlier = r.attempts.get(spec.id);
+  const notes: CorrectiveNote[] = earlier
+    ? earlier.map((a) => ({ attempt: a.t, error: a.e, corrective: a.x }))
+    : [];
   const max = spec.max_generation_attempts ?? 1;
   const watch = r.events.observed;
   for (;;) {
     const attempt = notes.length + 1;
-    const started = deps.now();
+    const started = watch ? deps.now() : 0;
     if (watch) {
       r.events.progress({
         type: 'node.started',
@@ -57,7 +56,9 @@ export async function runNode(
     let result: NodeResult;
     r.contracts.fault = undefined;
     try {
-      result = await type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+      const returned = type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+      // A synchronous node's result is used as is: no extra turn of the microtask queue per step.
+      result = isPromiseLike(returned) ? await returned : returned;
     } catch (err) {
       if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
       // A store fault is not the node's failure: the run stops here and is reclaimed.
@@ -103,6 +104,10 @@ export async function runNode(
       };
     }
   }
+}
+
+function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
 async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {

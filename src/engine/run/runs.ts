@@ -76,18 +76,27 @@ export async function claimRun(
   });
 }
 
-/** Claims the oldest claimable run. Several processes never get the same run. */
+/**
+ * Claims the oldest claimable run whose graph uses only node types in `types` (the claiming process's
+ * registered types, `terminal` included): a process never claims a run it could not execute, e.g.
+ * another runtime's. Several processes never get the same run.
+ */
 export async function claimNextRun(
   store: Store,
   owner: string,
   now: number,
   leaseMs: number,
+  types: readonly string[],
 ): Promise<RunRow | undefined> {
   const skip = store.dialect.forUpdateSkipLocked;
+  const list = types.map(() => '?').join(', ');
   return store.transaction(async (tx) => {
     const candidate = await tx.get<{ run_pk: number }>(
-      `SELECT run_pk FROM engine_runs WHERE ${CLAIMABLE} ORDER BY run_pk LIMIT 1${skip}`,
-      [now],
+      `SELECT run_pk FROM engine_runs r WHERE ${CLAIMABLE}
+         AND NOT EXISTS (SELECT 1 FROM engine_graph_types t
+                         WHERE t.graph_hash = r.graph_hash AND t.node_type NOT IN (${list}))
+       ORDER BY run_pk LIMIT 1${skip}`,
+      [now, ...types],
     );
     if (!candidate) return undefined;
     const r = await tx.run(
@@ -150,6 +159,42 @@ export async function nextEventEpoch(tx: Transaction, runPk: number): Promise<nu
     [runPk],
   );
   return Number(r?.event_epoch);
+}
+
+/** The distinct node types a graph uses, sorted (`terminal` included). */
+export function graphTypes(graph: { nodes?: ReadonlyArray<{ type: string }> }): string[] {
+  return [...new Set((graph.nodes ?? []).map((n) => n.type))].sort();
+}
+
+/** Records a newly stored graph's node types (in the transaction that stores the graph). */
+export async function insertGraphTypes(tx: Transaction, graph_hash: string, types: readonly string[]) {
+  for (const t of types) {
+    await tx.run(
+      'INSERT INTO engine_graph_types (graph_hash, node_type) VALUES (?, ?) ON CONFLICT DO NOTHING',
+      [graph_hash, t],
+    );
+  }
+}
+
+/**
+ * Records the node types of graphs stored before claims were scoped (they have no type rows; every
+ * graph has at least one node). Without it such a run could be claimed by any process.
+ */
+export async function backfillGraphTypes(store: Store): Promise<number> {
+  const rows = await store.all<{ graph_hash: string; body: string }>(
+    `SELECT graph_hash, body FROM engine_graphs g
+     WHERE NOT EXISTS (SELECT 1 FROM engine_graph_types t WHERE t.graph_hash = g.graph_hash)`,
+  );
+  for (const row of rows) {
+    let types: string[];
+    try {
+      types = graphTypes(JSON.parse(row.body) as { nodes?: Array<{ type: string }> });
+    } catch {
+      continue; // an unreadable graph fails its runs when loaded, as before
+    }
+    await store.transaction((tx) => insertGraphTypes(tx, row.graph_hash, types));
+  }
+  return rows.length;
 }
 
 export async function getGraphBody(q: Queryable, graph_hash: string): Promise<string> {

@@ -45,7 +45,9 @@ export function applyWrites(
   writes: Record<string, Json> | undefined,
 ): void {
   if (!writes) return;
-  for (const [name, value] of Object.entries(writes)) {
+  for (const name in writes) {
+    if (!Object.hasOwn(writes, name)) continue;
+    const value = writes[name] as Json;
     if (graph.channels.get(name)?.reducer === 'append') (state.channels[name] as Json[]).push(value);
     else state.channels[name] = value;
   }
@@ -53,8 +55,12 @@ export function applyWrites(
 
 /** Applies one super-step's node deltas and computes the next frontier (mutates `state`). */
 export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonly NodeDelta[]): void {
-  const next = new Map<string, string[]>();
-  for (const d of deltas) {
+  const frontier: FrontierEntry[] = [];
+  // Small frontiers (the usual one node) are searched; a wide fan-out gets an index.
+  let index: Map<string, FrontierEntry> | null = null;
+  // Indexed loops: this runs on every step, mostly before V8 has optimized it.
+  for (let i = 0; i < deltas.length; i++) {
+    const d = deltas[i]!;
     applyWrites(graph, state, d.w);
     if (d.o !== undefined || d.a !== undefined) {
       const out: { o?: Json; a?: Json[] } = {};
@@ -62,10 +68,28 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
       if (d.a !== undefined) out.a = d.a;
       state.outputs[d.n] = out;
     }
-    for (const c of firedConnectors(graph, d.n, d.r)) next.set(c.to, [...(next.get(c.to) ?? []), c.id]);
+    // In order of first trigger; a node triggered twice runs once, with every connector that fired it.
+    const fired = firedConnectors(graph, d.n, d.r);
+    for (let j = 0; j < fired.length; j++) {
+      const c = fired[j]!;
+      const e = index ? index.get(c.to) : findEntry(frontier, c.to);
+      if (e) {
+        e.via.push(c.id);
+        continue;
+      }
+      const added = { node: c.to, via: [c.id] };
+      frontier.push(added);
+      if (index) index.set(c.to, added);
+      else if (frontier.length > 8) index = new Map(frontier.map((f) => [f.node, f]));
+    }
   }
-  state.frontier = [...next].map(([node, via]) => ({ node, via }));
+  state.frontier = frontier;
   state.step += 1;
+}
+
+function findEntry(frontier: readonly FrontierEntry[], node: string): FrontierEntry | undefined {
+  for (let i = 0; i < frontier.length; i++) if (frontier[i]!.node === node) return frontier[i];
+  return undefined;
 }
 
 /** What a node's connectors feed it (seed 003 names). */
@@ -76,7 +100,9 @@ export function inputContextOf(graph: CompiledGraph, state: RunState, entry: Fro
     attachment_only_upstream_nodes: [],
     propagated_attachments: [],
   };
-  for (const c of graph.incoming.get(entry.node) ?? []) {
+  const incoming = graph.incoming.get(entry.node) ?? [];
+  for (let i = 0; i < incoming.length; i++) {
+    const c = incoming[i]!;
     const out = state.outputs[c.from];
     if (c.mode === 'solid') {
       if (!entry.via.includes(c.id)) continue;
