@@ -8,7 +8,8 @@
 import { NoemaError } from '../../core/errors.ts';
 import type { Store } from '../../store/store.ts';
 import { sourceSummary } from './attempts.ts';
-import { writeVersions } from './state.ts';
+import { writeSnapshot } from './snapshots.ts';
+import { versionRows, writeVersions } from './state.ts';
 import type { AttemptInput, StagedPatch } from './turn-context.ts';
 import { applyWorldPatch, type WorkingWorld } from './world-patch.ts';
 
@@ -54,12 +55,13 @@ export async function commitTurn(
     }
   }
   const { attempt_id, world_slug, attempted_turn: turn } = attempt;
+  const rows = versionRows(world_slug, turn, world, { entities, environments });
   await store.transaction(async (tx) => {
-    const head = await tx.run('UPDATE worlds SET head_turn = ? WHERE world_slug = ? AND head_turn = ?', [
-      turn,
-      world_slug,
-      turn - 1,
-    ]);
+    const head = await tx.get<{ change_bytes: number; snapshot_bytes: number }>(
+      `UPDATE worlds SET head_turn = ?, change_bytes = change_bytes + ? WHERE world_slug = ? AND head_turn = ?
+       RETURNING change_bytes, snapshot_bytes`,
+      [turn, rows.bytes, world_slug, turn - 1],
+    );
     const summary = await sourceSummary(tx, attempt_id);
     const now = Date.now();
     const done = await tx.run(
@@ -73,7 +75,7 @@ export async function commitTurn(
         attempt_id,
       ],
     );
-    if (head.changes !== 1 || done.changes !== 1) {
+    if (!head || done.changes !== 1) {
       throw new NoemaError(
         'ATTEMPT_NOT_COMMITTABLE',
         `attempt ${attempt_id} can no longer commit turn ${turn}`,
@@ -82,7 +84,21 @@ export async function commitTurn(
         },
       );
     }
-    await writeVersions(tx, world_slug, turn, world, { entities, environments });
+    await writeVersions(tx, rows);
+    // Snapshot policy: a whole-world snapshot once the changes since the last one outweigh it.
+    if (Number(head.change_bytes) > Number(head.snapshot_bytes)) {
+      const whole: WorkingWorld = {
+        entities: new Map(base.entities),
+        environments: new Map(base.environments),
+      };
+      for (const [id, e] of world.entities) whole.entities.set(id, e);
+      for (const [label, v] of world.environments) whole.environments.set(label, v);
+      const size = await writeSnapshot(tx, world_slug, turn, whole);
+      await tx.run('UPDATE worlds SET change_bytes = 0, snapshot_bytes = ? WHERE world_slug = ?', [
+        size,
+        world_slug,
+      ]);
+    }
     await tx.run(
       'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, ?, ?, ?, ?, ?)',
       [world_slug, turn, attempt_id, attempt.simulation_time, patches.length, now],

@@ -1,11 +1,13 @@
 /**
  * Reading and writing world state as versions: a turn writes a row only for each entity and
- * environment it changed (storage grows with change), and reading turn T of a world takes, per
- * entity, the newest version at or before T along the world's lineage (a fork reads its
- * parent's versions up to the fork turn, without copying them).
+ * environment it changed (storage grows with change), and reading turn T of a world takes the
+ * newest snapshot at or before T along the world's lineage (`snapshots.ts`) and applies the
+ * versions after it (a fork reads its parent's snapshots and versions up to the fork turn,
+ * without copying them).
  */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue } from '../../store/store.ts';
+import type { Queryable } from '../../store/store.ts';
+import { snapshotBase } from './snapshots.ts';
 import { appendMemory, type EntityState, type WorkingWorld } from './world-patch.ts';
 
 export type WorldRow = {
@@ -18,7 +20,10 @@ export type WorldRow = {
 };
 
 export async function findWorld(q: Queryable, slug: string): Promise<WorldRow | null> {
-  const row = await q.get<WorldRow>('SELECT * FROM worlds WHERE world_slug = ?', [slug]);
+  const row = await q.get<WorldRow>(
+    'SELECT world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at FROM worlds WHERE world_slug = ?',
+    [slug],
+  );
   if (!row) return null;
   return {
     ...row,
@@ -52,18 +57,19 @@ export async function lineage(q: Queryable, world: WorldRow, turn: number): Prom
   return out;
 }
 
-function lineageWhere(chain: Array<[string, number]>): { sql: string; params: SqlValue[] } {
-  return {
-    sql: chain.map(() => '(world_slug = ? AND turn <= ?)').join(' OR '),
-    params: chain.flat(),
-  };
-}
-
-/** The world as of `turn` (entities in scenario order as first written). */
+/** The world as of `turn`: the newest snapshot along the lineage, then every change after it. */
 export async function readWorldState(q: Queryable, world: WorldRow, turn: number): Promise<WorkingWorld> {
   const chain = await lineage(q, world, turn);
-  const where = lineageWhere(chain);
-  const entities = new Map<string, EntityState>();
+  const base = await snapshotBase(q, chain);
+  const entities = new Map(base.world.entities);
+  const environments = new Map(base.world.environments);
+  // Members of the lineage cover disjoint turn ranges; only what is newer than the base is read.
+  const after = chain.filter(([, limit]) => limit > base.turn);
+  if (after.length === 0) return { entities, environments };
+  const where = {
+    sql: after.map(() => '(world_slug = ? AND turn > ? AND turn <= ?)').join(' OR '),
+    params: after.flatMap(([slug, limit]) => [slug, base.turn, limit]),
+  };
   const rows = await q.all<{
     entity_id: string;
     kind: 'agent' | 'prop';
@@ -84,7 +90,6 @@ export async function readWorldState(q: Queryable, world: WorldRow, turn: number
     }
     entities.set(r.entity_id, e);
   }
-  const environments = new Map<string, { content: string }>();
   const envRows = await q.all<{ environment_label: string; content: string }>(
     `SELECT environment_label, content FROM world_environment_versions WHERE ${where.sql} ORDER BY turn`,
     where.params,
@@ -93,28 +98,51 @@ export async function readWorldState(q: Queryable, world: WorldRow, turn: number
   return { entities, environments };
 }
 
-/** Writes the versions a turn changed: `changed` names what to write, `world` has its values. */
-export async function writeVersions(
-  tx: Queryable,
+type EntityRow = [string, string, number, string, string, string, string | null];
+type EnvironmentRow = [string, string, number, string];
+
+/** The version rows a turn writes (`changed` names what, `world` has the values) and their bytes. */
+export function versionRows(
   slug: string,
   turn: number,
   world: WorkingWorld,
   changed: { entities: Map<string, string | null>; environments: Set<string> },
-): Promise<void> {
+): { entities: EntityRow[]; environments: EnvironmentRow[]; bytes: number } {
+  const out = { entities: [] as EntityRow[], environments: [] as EnvironmentRow[], bytes: 0 };
   for (const [id, memoryAppend] of changed.entities) {
     const e = world.entities.get(id)!;
+    const row: EntityRow = [slug, id, turn, e.kind, e.environment_label, e.state, memoryAppend];
+    out.bytes += rowBytes(row);
+    out.entities.push(row);
+  }
+  for (const label of changed.environments) {
+    const row: EnvironmentRow = [slug, label, turn, world.environments.get(label)!.content];
+    out.bytes += rowBytes(row);
+    out.environments.push(row);
+  }
+  return out;
+}
+
+/** Writes a turn's version rows (from `versionRows`). */
+export async function writeVersions(tx: Queryable, rows: ReturnType<typeof versionRows>): Promise<void> {
+  for (const row of rows.entities)
     await tx.run(
       `INSERT INTO world_entity_versions (world_slug, entity_id, turn, kind, environment_label, state, memory_append)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [slug, id, turn, e.kind, e.environment_label, e.state, memoryAppend],
+      row,
     );
-  }
-  for (const label of changed.environments) {
+  for (const row of rows.environments)
     await tx.run(
       'INSERT INTO world_environment_versions (world_slug, environment_label, turn, content) VALUES (?, ?, ?, ?)',
-      [slug, label, turn, world.environments.get(label)!.content],
+      row,
     );
-  }
+}
+
+/** Text bytes of a row, 8 per number, 0 per NULL (what the snapshot policy counts as change bytes). */
+function rowBytes(row: ReadonlyArray<string | number | null>): number {
+  let n = 0;
+  for (const v of row) n += typeof v === 'string' ? Buffer.byteLength(v) : v === null ? 0 : 8;
+  return n;
 }
 
 export function simulationTime(

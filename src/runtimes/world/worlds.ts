@@ -9,12 +9,13 @@ import { HUMAN_LABEL } from './documents.ts';
 import {
   findWorld,
   getWorldRow,
+  lineage,
   readWorldState,
   simulationTime,
   type WorldRow,
   worldView,
-  writeVersions,
 } from './state.ts';
+import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import type { WorkingWorld } from './world-patch.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
@@ -40,7 +41,6 @@ export async function createWorld(
   const slug = checkSlug(input.world_slug);
   const scenario = await loadScenario(store, input.scenario_ref.hash);
   const world: WorkingWorld = { entities: new Map(), environments: new Map() };
-  const entities = new Map<string, string | null>();
   for (const e of scenario.entities) {
     world.entities.set(e.entity_id, {
       kind: e.kind,
@@ -48,22 +48,23 @@ export async function createWorld(
       state: e.state,
       ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
     });
-    entities.set(e.entity_id, e.kind === 'agent' ? (e.memory ?? '') : null);
   }
   for (const env of scenario.environments) world.environments.set(env.label, { content: env.content });
   const sim = scenario.doc.simulation;
   await store.transaction(async (tx) => {
     if (await findWorld(tx, slug)) throw conflict(slug);
     const now = Date.now();
+    // Turn 0 is the scenario's state, stored whole as the world's first snapshot.
+    const bytes = await writeSnapshot(tx, slug, 0, world);
     await tx.run(
-      'INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at) VALUES (?, ?, NULL, NULL, 0, ?)',
-      [slug, scenario.hash, now],
+      `INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at, change_bytes, snapshot_bytes)
+       VALUES (?, ?, NULL, NULL, 0, ?, 0, ?)`,
+      [slug, scenario.hash, now, bytes],
     );
     await tx.run(
       'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, 0, NULL, ?, 0, ?)',
       [slug, simulationTime(sim?.start_time, sim?.minutes_per_turn, 0), now],
     );
-    await writeVersions(tx, slug, 0, world, { entities, environments: new Set(world.environments.keys()) });
   });
   return { world_slug: slug, turn: 0, scenario_hash: scenario.hash };
 }
@@ -78,9 +79,13 @@ export async function forkWorld(
     await assertTurn(tx, parent, input.at_turn);
     if (await findWorld(tx, newSlug)) throw conflict(newSlug);
     const now = Date.now();
+    // The fork's reads start from the parent's newest snapshot at or before the fork turn; its
+    // own first snapshot comes once its changes outweigh that one.
+    const base = await snapshotMeta(tx, await lineage(tx, parent, input.at_turn));
     await tx.run(
-      'INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [newSlug, parent.scenario_hash, parent.world_slug, input.at_turn, input.at_turn, now],
+      `INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at, change_bytes, snapshot_bytes)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?)`,
+      [newSlug, parent.scenario_hash, parent.world_slug, input.at_turn, input.at_turn, now, base?.bytes ?? 0],
     );
     return {
       world_slug: newSlug,
