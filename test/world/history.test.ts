@@ -22,7 +22,10 @@ describeEachStore('world history and forks', (factory) => {
           "turn 0 is the scenario's state, stored as one snapshot",
         );
         assert.equal(
-          await count(store, "SELECT COUNT(*) AS n FROM world_snapshots WHERE world_slug = 'park' AND turn = 0"),
+          await count(
+            store,
+            "SELECT COUNT(*) AS n FROM world_snapshots WHERE world_slug = 'park' AND turn = 0",
+          ),
           1,
         );
         await kit.runtime.runTurn({ world_slug: 'park' }); // bob, vending machine, ant, crumb change

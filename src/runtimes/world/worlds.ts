@@ -6,6 +6,7 @@ import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import { HUMAN_LABEL } from './documents.ts';
+import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import {
   findWorld,
   getWorldRow,
@@ -15,7 +16,6 @@ import {
   type WorldRow,
   worldView,
 } from './state.ts';
-import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import type { WorkingWorld } from './world-patch.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
