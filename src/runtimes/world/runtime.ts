@@ -1,7 +1,8 @@
 /**
- * The world runtime: one engine with the world's node types registered, and `runTurn` — start
- * (or take over) the world's one running attempt, run its graph on the engine, then commit the
- * turn or record the failure. A second concurrent call gets ATTEMPT_IN_PROGRESS; an attempt
+ * The world runtime: the world's node types registered on an engine — the one it is given (the
+ * HTTP server's, so the server's event streams see every turn) or its own — and `runTurn`: start
+ * (or take over) the world's one running attempt and run its graph on the engine, whose last node
+ * commits the turn; a failed run is recorded on the attempt. A second concurrent call gets ATTEMPT_IN_PROGRESS; an attempt
  * whose process died is continued from the engine journal once its lease has expired.
  */
 import { uuidv7 } from '../../core/ids.ts';
@@ -12,21 +13,28 @@ import {
   type AttemptFailure,
   attemptInProgress,
   endAttempt,
+  getAttemptRow,
   insertAttempt,
   runningAttempt,
 } from './attempts.ts';
 import { commitTurn } from './commit.ts';
 import { turnGraph } from './graph.ts';
 import { subjectAmbientNode, turnAmbientNode } from './nodes/ambient.ts';
+import { commitNode } from './nodes/commit.ts';
 import { toolNode } from './nodes/tool.ts';
 import { toolLoopNode } from './nodes/tool-loop.ts';
 import { getWorldRow, simulationTime } from './state.ts';
 import { type AttemptInput, type StagedPatch, TurnContexts } from './turn-context.ts';
 
 export interface WorldRuntimeOptions {
+  /**
+   * Run turns on this engine (not closed by `close()`); its action executor performs the ambient
+   * and tool contracts. Default: an engine of the runtime's own, with the sources executor.
+   */
+  engine?: Engine;
   /** Operator configuration for sources (LLM endpoint, toy URLs); default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Engine lease; an attempt whose process died is taken over after it expires. Default 30 s. */
+  /** Engine lease (own engine); an attempt whose process died is taken over after it expires. Default 30 s. */
   leaseMs?: number;
 }
 
@@ -55,15 +63,18 @@ export interface WorldRuntime {
 export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = {}): WorldRuntime {
   const env = () => options.env ?? process.env;
   const leaseMs = options.leaseMs ?? 30_000;
-  const engine = createEngine(store, {
-    actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
-    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-  });
+  const engine =
+    options.engine ??
+    createEngine(store, {
+      actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
+      ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    });
   const contexts = new TurnContexts(store);
   engine.register(turnAmbientNode(store, contexts) as never);
   engine.register(subjectAmbientNode(store, contexts) as never);
   engine.register(toolLoopNode(store, contexts, env) as never);
   engine.register(toolNode() as never);
+  engine.register(commitNode(store, contexts) as never);
   const active = new Set<string>();
 
   async function failureOf(attempt: AttemptInput, outcome: RunOutcome): Promise<AttemptFailure> {
@@ -90,8 +101,12 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       if (outcome.status === 'completed') {
         const run = await engine.getRun(outcome.run_id);
         const patches = run.state.patches as unknown as StagedPatch[];
-        const t = await contexts.get(attempt);
-        await commitTurn(store, attempt, t.base, patches);
+        // The run's `commit` node committed the turn (a run of a graph from before that node
+        // existed is committed here).
+        if ((await getAttemptRow(store, attempt.attempt_id)).status === 'running') {
+          const t = await contexts.get(attempt);
+          await commitTurn(store, attempt, t.base, patches);
+        }
         return {
           ...base,
           status: 'committed',
@@ -200,6 +215,8 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
         active.delete(slug);
       }
     },
-    close: () => engine.close(),
+    close: async () => {
+      if (!options.engine) await engine.close();
+    },
   };
 }
