@@ -2,12 +2,14 @@
  * The one commit of a turn (seed 004 "Kernel execution model"): in one transaction, the
  * versions of every entity and environment the accepted patches changed, the turn row, each
  * patch with its transitions, one audit event per patch with its touched entities, the world's
- * head, and the attempt's summary. It commits only while the attempt is still running and the
+ * head, the attempt's summary and the output kinds of its accepted generations. It commits only while the attempt is still running and the
  * world's head is the turn before, so a turn is never committed twice.
  */
 import { NoemaError } from '../../core/errors.ts';
+import { setModelOutputKind } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { sourceSummary } from './attempts.ts';
+import type { OutputMark } from './nodes/shared.ts';
 import { writeSnapshot } from './snapshots.ts';
 import { versionRows, writeVersions } from './state.ts';
 import type { AttemptInput, StagedPatch } from './turn-context.ts';
@@ -18,6 +20,7 @@ export async function commitTurn(
   attempt: AttemptInput,
   base: WorkingWorld,
   patches: readonly StagedPatch[],
+  marks: readonly OutputMark[] = [],
 ): Promise<void> {
   const touched = (p: StagedPatch) => {
     const ids = new Map<string, { kind: 'entity' | 'environment'; id: string; ops: string[] }>();
@@ -85,6 +88,7 @@ export async function commitTurn(
       );
     }
     await writeVersions(tx, rows);
+    for (const m of marks) await setModelOutputKind(tx, m.source_invocation_id, m.kind);
     // Snapshot policy: a whole-world snapshot once the changes since the last one outweigh it.
     if (Number(head.change_bytes) > Number(head.snapshot_bytes)) {
       const whole: WorkingWorld = {

@@ -54,6 +54,7 @@ export function turnGraph(plan: LoadedScenario): GraphSpec {
       ambient: { reducer: 'append' },
       conversation: { reducer: 'append' },
       patches: { reducer: 'append' },
+      marks: { reducer: 'append' },
     },
     max_steps: 100_000,
   };

@@ -7,6 +7,7 @@
  */
 import { uuidv7 } from '../../core/ids.ts';
 import { createEngine, type Engine, type RunOutcome, sourcesExecutor } from '../../engine/index.ts';
+import { setModelOutputKind } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import {
@@ -21,6 +22,7 @@ import { commitTurn } from './commit.ts';
 import { turnGraph } from './graph.ts';
 import { subjectAmbientNode, turnAmbientNode } from './nodes/ambient.ts';
 import { commitNode } from './nodes/commit.ts';
+import type { OutputMark } from './nodes/shared.ts';
 import { toolNode } from './nodes/tool.ts';
 import { toolLoopNode } from './nodes/tool-loop.ts';
 import { getWorldRow, simulationTime } from './state.ts';
@@ -101,11 +103,12 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       if (outcome.status === 'completed') {
         const run = await engine.getRun(outcome.run_id);
         const patches = run.state.patches as unknown as StagedPatch[];
+        const marks = (run.state.marks ?? []) as unknown as OutputMark[];
         // The run's `commit` node committed the turn (a run of a graph from before that node
         // existed is committed here).
         if ((await getAttemptRow(store, attempt.attempt_id)).status === 'running') {
           const t = await contexts.get(attempt);
-          await commitTurn(store, attempt, t.base, patches);
+          await commitTurn(store, attempt, t.base, patches, marks);
         }
         return {
           ...base,
@@ -119,7 +122,12 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
         };
       }
       const failure = await failureOf(attempt, outcome);
-      await endAttempt(store, attempt.attempt_id, 'failed', failure);
+      const run = await engine.getRun(outcome.run_id).catch(() => null);
+      const marks = (run?.state.marks ?? []) as unknown as OutputMark[];
+      await store.transaction(async (tx) => {
+        for (const m of marks) await setModelOutputKind(tx, m.source_invocation_id, m.kind);
+        await endAttempt(tx, attempt.attempt_id, 'failed', failure);
+      });
       return { ...base, status: 'failed', patches: [], failure };
     } finally {
       contexts.forget(attempt.attempt_id);

@@ -21,7 +21,7 @@ export function commitNode(store: Store, contexts: TurnContexts): NodeType<Recor
       const ch = channelsOf(ctx);
       const t = await contexts.get(ch.attempt);
       try {
-        await commitTurn(store, ch.attempt, t.base, ch.patches);
+        await commitTurn(store, ch.attempt, t.base, ch.patches, ch.marks);
       } catch (err) {
         if (!(isNoemaError(err) && err.code === 'ATTEMPT_NOT_COMMITTABLE')) throw err;
         const row = await store.get<{ status: string }>(
