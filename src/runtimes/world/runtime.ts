@@ -9,7 +9,6 @@ import { uuidv7 } from '../../core/ids.ts';
 import { createEngine, type Engine, type RunOutcome, sourcesExecutor } from '../../engine/index.ts';
 import { setModelOutputKind } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
-import { loadScenario } from './assemble.ts';
 import {
   type AttemptFailure,
   attemptInProgress,
@@ -25,7 +24,7 @@ import { commitNode } from './nodes/commit.ts';
 import type { OutputMark } from './nodes/shared.ts';
 import { toolNode } from './nodes/tool.ts';
 import { toolLoopNode } from './nodes/tool-loop.ts';
-import { getWorldRow, simulationTime } from './state.ts';
+import { getWorldRow, simulationTime, type WorldRow } from './state.ts';
 import { type AttemptInput, type StagedPatch, TurnContexts } from './turn-context.ts';
 
 export interface WorldRuntimeOptions {
@@ -82,7 +81,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
   async function failureOf(attempt: AttemptInput, outcome: RunOutcome): Promise<AttemptFailure> {
     const err = outcome.error;
     const m = err?.node_id ? /^s(\d+)\./.exec(err.node_id) : null;
-    const plan = m ? await loadScenario(store, attempt.scenario_hash, { entities: false }) : null;
+    const plan = m ? await contexts.plan(attempt.scenario_hash) : null;
     const failed = await store.get<{ source_invocation_id: string }>(
       `SELECT source_invocation_id FROM source_invocations WHERE attempt_id = ? AND status <> 'succeeded'
        ORDER BY invocation_seq DESC LIMIT 1`,
@@ -135,9 +134,10 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
   }
 
   async function start(
-    world_slug: string,
+    world: WorldRow,
     onRun: (run_id: string) => Promise<void>,
   ): Promise<{ attempt: AttemptInput; outcome: RunOutcome }> {
+    const world_slug = world.world_slug;
     const existing = await runningAttempt(store, world_slug);
     if (existing) {
       const attempt: AttemptInput = {
@@ -154,7 +154,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
           code: 'ATTEMPT_INTERRUPTED',
           message: 'the attempt had no run',
         });
-        return start(world_slug, onRun);
+        return start(world, onRun);
       }
       attempt.simulation_time =
         (run.state.attempt as unknown as AttemptInput | null)?.simulation_time ?? null;
@@ -168,8 +168,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
         throw attemptInProgress(world_slug, existing.attempt_id);
       return { attempt, outcome };
     }
-    const world = await getWorldRow(store, world_slug);
-    const plan = await loadScenario(store, world.scenario_hash, { entities: false });
+    const plan = await contexts.plan(world.scenario_hash);
     const turn = world.head_turn + 1;
     const attempt: AttemptInput = {
       attempt_id: uuidv7(),
@@ -191,6 +190,8 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       await engine.cancel(run_id).catch(() => undefined);
       throw err;
     }
+    // The attempt's nodes read the world row this call already has.
+    void contexts.get(attempt, world).catch(() => undefined);
     await onRun(run_id);
     const outcome = await engine.continueRun(run_id);
     if (outcome.status === 'running' || outcome.status === 'queued')
@@ -206,7 +207,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       active.add(slug);
       let unsubscribe: (() => Promise<void>) | null = null;
       try {
-        await getWorldRow(store, slug);
+        const world = await getWorldRow(store, slug);
         const onProgress = opts.onProgress;
         // Progress rides on the engine's node.updated events of the attempt's run.
         const onRun = async (run_id: string) => {
@@ -216,7 +217,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
               onProgress(e.data as TurnProgress);
           });
         };
-        const { attempt, outcome } = await start(slug, onRun);
+        const { attempt, outcome } = await start(world, onRun);
         return await finish(attempt, outcome);
       } finally {
         if (unsubscribe) await (unsubscribe as () => Promise<void>)();
