@@ -33,6 +33,27 @@ import { startToyServices, toySources } from '../src/testing/toys/index.ts';
 import { type Bench, summarize } from './lib/harness.ts';
 
 const SUBJECTS = 100;
+
+/**
+ * The store, counting commits: each transaction, and each statement run outside one (its own
+ * implicit transaction). Reads pass through.
+ */
+function countingStore(store: Store): { store: Store; commits: number } {
+  const counter = { store, commits: 0 };
+  counter.store = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop === 'transaction' || prop === 'run')
+        return (...args: unknown[]) => {
+          counter.commits++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+  return counter;
+}
 const ENTITIES = 10_000;
 
 /** Entity documents written in one transaction (the put path is one transaction per document). */
@@ -176,21 +197,27 @@ const bench: Bench = {
           });
           // --- a turn of 100 subjects vs the same calls made directly
           const hash = await scenario(store, SUBJECTS, SUBJECTS, workflow);
-          const runtime = createWorldRuntime(store, { env });
+          const counted = countingStore(store);
+          const runtime = createWorldRuntime(counted.store, { env });
           const rounds = ctx.quick ? 2 : 5;
           const turnMs: number[] = [];
           const floorMs: number[] = [];
+          let turnCommits = 0;
+          let floorCommits = 0;
           for (let r = 0; r < rounds; r++) {
             await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });
+            const c0 = counted.commits;
             const t0 = performance.now();
             const out = await runtime.runTurn({ world_slug: `w${r}` });
             turnMs.push(performance.now() - t0);
+            turnCommits = counted.commits - c0;
             if (out.status !== 'committed')
               throw new Error(`bench turn failed: ${JSON.stringify(out.failure)}`);
+            const fc0 = counted.commits;
             const f0 = performance.now();
             for (let i = 0; i < SUBJECTS; i++) {
               const links = { workflow_subject_entity_id: `e${i}`, attempted_turn: 1 };
-              await invokeSource(store, {
+              await invokeSource(counted.store, {
                 source: weather,
                 request: { turn: 1 },
                 kind: 'ambient_context',
@@ -198,14 +225,14 @@ const bench: Bench = {
                 env,
               });
               const messages = [{ role: 'user' as const, content: `e${i}` }];
-              await invokeSource(store, {
+              await invokeSource(counted.store, {
                 source: llm,
                 request: { messages },
                 kind: 'llm_generation',
                 links,
                 env,
               });
-              const tool = await invokeSource(store, {
+              const tool = await invokeSource(counted.store, {
                 source: fountain,
                 request: { actor_id: `e${i}`, turn: 1 },
                 kind: 'model_elected_tool',
@@ -213,7 +240,7 @@ const bench: Bench = {
                 env,
               });
               messages.push({ role: 'user', content: `Tool result ${JSON.stringify(tool.output)}` });
-              await invokeSource(store, {
+              await invokeSource(counted.store, {
                 source: llm,
                 request: { messages },
                 kind: 'llm_generation',
@@ -222,6 +249,7 @@ const bench: Bench = {
               });
             }
             floorMs.push(performance.now() - f0);
+            floorCommits = counted.commits - fc0;
           }
           const turn = summarize(turnMs.map((x) => x * 1000)).p50 / 1000;
           const floor = summarize(floorMs.map((x) => x * 1000)).p50 / 1000;
@@ -241,6 +269,14 @@ const bench: Bench = {
             anchor: 'target',
             anchor_value: 1.3,
             ratio: 1.3 / (turn / floor),
+          });
+          ctx.row({
+            case: `commits per subject, turn vs the same calls via invokeSource [${kind}]`,
+            metric: 'commits',
+            unit: 'commits',
+            value: turnCommits / SUBJECTS,
+            anchor: 'floor',
+            anchor_value: floorCommits / SUBJECTS,
           });
           await runtime.close();
 
