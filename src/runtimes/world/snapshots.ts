@@ -51,8 +51,11 @@ function decode(body: string): WorkingWorld {
 
 // ---------------------------------------------------------------- the in-process cache
 
-/** Budget of the cache, in snapshot body bytes (the parsed form is a small multiple of it). */
-const CACHE_BUDGET = 64 * 1024 * 1024;
+/**
+ * Budget of the cache, in snapshot body bytes; the parsed form takes a few times that in memory
+ * (a 10 000-entity snapshot is about 0.5 MB of text).
+ */
+const CACHE_BUDGET = 16 * 1024 * 1024;
 const cache = new Map<string, { world: WorkingWorld; bytes: number }>();
 let cached = 0;
 
