@@ -111,6 +111,19 @@ describeEachStore('world snapshots', (factory) => {
             assert.equal(w.environments.park!.content.startsWith(t >= 5 ? 'park at' : ''), true);
           }
         }
+        // Answers share the cached snapshot's objects: no caller can change what the next one reads.
+        const answer = await getWorld(store, { world_slug: 'park', turn: 60 });
+        for (const e of Object.values(answer.entities)) {
+          try {
+            (e as { state: string }).state = 'tampered';
+          } catch {
+            // frozen
+          }
+        }
+        assert.deepEqual(
+          (await getWorld(store, { world_slug: 'park', turn: 60 })).entities,
+          expected.get(60),
+        );
         const d = await diffTurns(store, { world_slug: 'park', from_turn: 3, to_turn: 50 });
         assert.ok(d.entities.some((e) => e.entity_id === 'bob' && e.field === 'memory'));
       } finally {

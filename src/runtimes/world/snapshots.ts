@@ -61,6 +61,10 @@ let cached = 0;
 
 function remember(id: string, world: WorkingWorld, bytes: number): void {
   if (bytes > CACHE_BUDGET) return;
+  // Cached, its objects are shared by every read (get_world answers reuse them): frozen, so no
+  // reader can change what another reads.
+  for (const e of world.entities.values()) Object.freeze(e);
+  for (const v of world.environments.values()) Object.freeze(v);
   cache.set(id, { world, bytes });
   cached += bytes;
   for (const [k, v] of cache) {

@@ -57,15 +57,22 @@ export async function lineage(q: Queryable, world: WorldRow, turn: number): Prom
   return out;
 }
 
-/** The world as of `turn`: the newest snapshot along the lineage, then every change after it. */
-export async function readWorldState(q: Queryable, world: WorldRow, turn: number): Promise<WorkingWorld> {
+/**
+ * The world as of `turn` in two layers: `base`, the newest snapshot along the lineage (shared,
+ * never mutated), and `changed`, what the versions after it set (each entity and environment as of
+ * `turn`). `readWorldState` flattens them; `get_world` builds its answer from them directly.
+ */
+export async function readWorldLayers(
+  q: Queryable,
+  world: WorldRow,
+  turn: number,
+): Promise<{ base: WorkingWorld; changed: WorkingWorld }> {
   const chain = await lineage(q, world, turn);
   const base = await snapshotBase(q, chain);
-  const entities = new Map(base.world.entities);
-  const environments = new Map(base.world.environments);
+  const changed: WorkingWorld = { entities: new Map(), environments: new Map() };
   // Members of the lineage cover disjoint turn ranges; only what is newer than the base is read.
   const after = chain.filter(([, limit]) => limit > base.turn);
-  if (after.length === 0) return { entities, environments };
+  if (after.length === 0) return { base: base.world, changed };
   const where = {
     sql: after.map(() => '(world_slug = ? AND turn > ? AND turn <= ?)').join(' OR '),
     params: after.flatMap(([slug, limit]) => [slug, base.turn, limit]),
@@ -82,19 +89,29 @@ export async function readWorldState(q: Queryable, world: WorldRow, turn: number
     where.params,
   );
   for (const r of rows) {
-    const prev = entities.get(r.entity_id);
+    const prev = changed.entities.get(r.entity_id) ?? base.world.entities.get(r.entity_id);
     const e: EntityState = { kind: r.kind, environment_label: r.environment_label, state: r.state };
     if (r.kind === 'agent') {
       const memory = prev?.memory;
       e.memory = r.memory_append === null ? (memory ?? '') : appendMemory(memory, r.memory_append);
     }
-    entities.set(r.entity_id, e);
+    changed.entities.set(r.entity_id, e);
   }
   const envRows = await q.all<{ environment_label: string; content: string }>(
     `SELECT environment_label, content FROM world_environment_versions WHERE ${where.sql} ORDER BY turn`,
     where.params,
   );
-  for (const r of envRows) environments.set(r.environment_label, { content: r.content });
+  for (const r of envRows) changed.environments.set(r.environment_label, { content: r.content });
+  return { base: base.world, changed };
+}
+
+/** The world as of `turn` (entities in scenario order), as one working world of its own. */
+export async function readWorldState(q: Queryable, world: WorldRow, turn: number): Promise<WorkingWorld> {
+  const { base, changed } = await readWorldLayers(q, world, turn);
+  const entities = new Map(base.entities);
+  for (const [k, e] of changed.entities) entities.set(k, e);
+  const environments = new Map(base.environments);
+  for (const [k, v] of changed.environments) environments.set(k, v);
   return { entities, environments };
 }
 
@@ -154,23 +171,46 @@ export function simulationTime(
   return new Date(Date.parse(start) + turn * minutesPerTurn * 60_000).toISOString();
 }
 
-/** The public shape of a world at a turn (get_world). */
-export function worldView(slug: string, turn: number, simulation_time: string | null, w: WorkingWorld) {
+/**
+ * The public shape of a world at a turn (get_world): `w`, with `changed` (a later layer) over it.
+ * An entity already in that shape (every
+ * EntityState the runtime builds is: kind, environment_label, state, and memory for agents) is
+ * used as it is, not copied — entity objects are never mutated, and cached snapshots freeze theirs.
+ */
+export function worldView(
+  slug: string,
+  turn: number,
+  simulation_time: string | null,
+  w: WorkingWorld,
+  changed?: WorkingWorld,
+) {
+  const environments: Record<string, { content: string }> = {};
+  const entities: Record<string, EntityView> = {};
+  for (const [k, v] of w.environments) environments[k] = changed?.environments.get(k) ?? v;
+  for (const [k, base] of w.entities) {
+    const e = changed?.entities.get(k) ?? base;
+    entities[k] = viewShaped(e) ? e : entityView(e);
+  }
+  if (changed) {
+    for (const [k, v] of changed.environments) if (!w.environments.has(k)) environments[k] = v;
+    for (const [k, e] of changed.entities)
+      if (!w.entities.has(k)) entities[k] = viewShaped(e) ? e : entityView(e);
+  }
+  return { world_slug: slug, turn, simulation_time, environments, entities };
+}
+
+/** An entity as get_world answers it. */
+type EntityView = { kind: 'agent' | 'prop'; environment_label: string; state: string; memory?: string };
+
+function viewShaped(e: EntityState): boolean {
+  return e.kind === 'agent' ? typeof e.memory === 'string' : !('memory' in e);
+}
+
+function entityView(e: EntityState): EntityView {
   return {
-    world_slug: slug,
-    turn,
-    simulation_time,
-    environments: Object.fromEntries([...w.environments].map(([k, v]) => [k, { content: v.content }])),
-    entities: Object.fromEntries(
-      [...w.entities].map(([k, e]) => [
-        k,
-        {
-          kind: e.kind,
-          environment_label: e.environment_label,
-          state: e.state,
-          ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
-        },
-      ]),
-    ),
+    kind: e.kind,
+    environment_label: e.environment_label,
+    state: e.state,
+    ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
   };
 }

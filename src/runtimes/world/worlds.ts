@@ -11,6 +11,7 @@ import {
   findWorld,
   getWorldRow,
   lineage,
+  readWorldLayers,
   readWorldState,
   simulationTime,
   type WorldRow,
@@ -140,10 +141,10 @@ export async function getWorld(store: Queryable, input: { world_slug: string; tu
   const world = await getWorldRow(store, input.world_slug);
   const turn = input.turn ?? world.head_turn;
   await assertTurn(store, world, turn);
-  const state = await readWorldState(store, world, turn);
+  const { base, changed } = await readWorldLayers(store, world, turn);
   const t = await turnRow(store, world, turn);
   return {
-    ...worldView(world.world_slug, turn, t.simulation_time, state),
+    ...worldView(world.world_slug, turn, t.simulation_time, base, changed),
     scenario_hash: world.scenario_hash,
     head_turn: world.head_turn,
   };
