@@ -186,15 +186,13 @@ export function worldView(
 ) {
   const environments: Record<string, { content: string }> = {};
   const entities: Record<string, EntityView> = {};
-  for (const [k, v] of w.environments) environments[k] = changed?.environments.get(k) ?? v;
-  for (const [k, base] of w.entities) {
-    const e = changed?.entities.get(k) ?? base;
-    entities[k] = viewShaped(e) ? e : entityView(e);
-  }
+  // Base entries first (in order), then the later layer over them: an existing key keeps its place.
+  for (const [k, v] of w.environments) environments[k] = v;
+  for (const [k, e] of w.entities)
+    entities[k] = e.kind === 'prop' || typeof e.memory === 'string' ? e : entityView(e);
   if (changed) {
-    for (const [k, v] of changed.environments) if (!w.environments.has(k)) environments[k] = v;
-    for (const [k, e] of changed.entities)
-      if (!w.entities.has(k)) entities[k] = viewShaped(e) ? e : entityView(e);
+    for (const [k, v] of changed.environments) environments[k] = v;
+    for (const [k, e] of changed.entities) entities[k] = viewShaped(e) ? e : entityView(e);
   }
   return { world_slug: slug, turn, simulation_time, environments, entities };
 }
