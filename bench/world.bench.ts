@@ -22,6 +22,7 @@ import {
   putResponseSource,
   putWorldPatchSchema,
 } from '../src/runtimes/world/index.ts';
+import { clearSnapshotCache } from '../src/runtimes/world/snapshots.ts';
 import { getWorldRow, readWorldState } from '../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../src/runtimes/world/turn-context.ts';
 import { invokeSource } from '../src/sources/index.ts';
@@ -32,6 +33,27 @@ import { startToyServices, toySources } from '../src/testing/toys/index.ts';
 import { type Bench, summarize } from './lib/harness.ts';
 
 const SUBJECTS = 100;
+
+/**
+ * The store, counting commits: each transaction, and each statement run outside one (its own
+ * implicit transaction). Reads pass through.
+ */
+function countingStore(store: Store): { store: Store; commits: number } {
+  const counter = { store, commits: 0 };
+  counter.store = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop === 'transaction' || prop === 'run')
+        return (...args: unknown[]) => {
+          counter.commits++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+  return counter;
+}
 const ENTITIES = 10_000;
 
 /** Entity documents written in one transaction (the put path is one transaction per document). */
@@ -175,21 +197,27 @@ const bench: Bench = {
           });
           // --- a turn of 100 subjects vs the same calls made directly
           const hash = await scenario(store, SUBJECTS, SUBJECTS, workflow);
-          const runtime = createWorldRuntime(store, { env });
+          const counted = countingStore(store);
+          const runtime = createWorldRuntime(counted.store, { env });
           const rounds = ctx.quick ? 2 : 5;
           const turnMs: number[] = [];
           const floorMs: number[] = [];
+          let turnCommits = 0;
+          let floorCommits = 0;
           for (let r = 0; r < rounds; r++) {
             await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });
+            const c0 = counted.commits;
             const t0 = performance.now();
             const out = await runtime.runTurn({ world_slug: `w${r}` });
             turnMs.push(performance.now() - t0);
+            turnCommits = counted.commits - c0;
             if (out.status !== 'committed')
               throw new Error(`bench turn failed: ${JSON.stringify(out.failure)}`);
+            const fc0 = counted.commits;
             const f0 = performance.now();
             for (let i = 0; i < SUBJECTS; i++) {
               const links = { workflow_subject_entity_id: `e${i}`, attempted_turn: 1 };
-              await invokeSource(store, {
+              await invokeSource(counted.store, {
                 source: weather,
                 request: { turn: 1 },
                 kind: 'ambient_context',
@@ -197,14 +225,14 @@ const bench: Bench = {
                 env,
               });
               const messages = [{ role: 'user' as const, content: `e${i}` }];
-              await invokeSource(store, {
+              await invokeSource(counted.store, {
                 source: llm,
                 request: { messages },
                 kind: 'llm_generation',
                 links,
                 env,
               });
-              const tool = await invokeSource(store, {
+              const tool = await invokeSource(counted.store, {
                 source: fountain,
                 request: { actor_id: `e${i}`, turn: 1 },
                 kind: 'model_elected_tool',
@@ -212,7 +240,7 @@ const bench: Bench = {
                 env,
               });
               messages.push({ role: 'user', content: `Tool result ${JSON.stringify(tool.output)}` });
-              await invokeSource(store, {
+              await invokeSource(counted.store, {
                 source: llm,
                 request: { messages },
                 kind: 'llm_generation',
@@ -221,6 +249,7 @@ const bench: Bench = {
               });
             }
             floorMs.push(performance.now() - f0);
+            floorCommits = counted.commits - fc0;
           }
           const turn = summarize(turnMs.map((x) => x * 1000)).p50 / 1000;
           const floor = summarize(floorMs.map((x) => x * 1000)).p50 / 1000;
@@ -240,6 +269,14 @@ const bench: Bench = {
             anchor: 'target',
             anchor_value: 1.3,
             ratio: 1.3 / (turn / floor),
+          });
+          ctx.row({
+            case: `commits per subject, turn vs the same calls via invokeSource [${kind}]`,
+            metric: 'commits',
+            unit: 'commits',
+            value: turnCommits / SUBJECTS,
+            anchor: 'floor',
+            anchor_value: floorCommits / SUBJECTS,
           });
           await runtime.close();
 
@@ -308,33 +345,56 @@ const bench: Bench = {
             metric: 'bytes (versions + patch + turn row)',
             unit: 'bytes',
             value: summarize(sizes).p50,
+          });
+          // Snapshots after turn 0 (turn 0 is the world's creation), spread over the turns they summarize.
+          const snaps = await store.get<{ n: number; c: number }>(
+            "SELECT COALESCE(SUM(bytes + LENGTH(world_slug) + LENGTH(snapshot_id) + 16), 0) AS n, COUNT(*) AS c FROM world_snapshots WHERE world_slug = 'big' AND turn > 0",
+          );
+          ctx.row({
+            case: `world state stored by a turn changing 1 of ${ENTITIES} entities, with snapshots amortized (${Number(snaps?.c ?? 0)} taken) [${kind}]`,
+            metric: 'bytes per turn',
+            unit: 'bytes',
+            value: summarize(sizes).p50 + Number(snaps?.n ?? 0) / (turns - 1),
             anchor: 'target',
             anchor_value: 2048,
           });
           const world = await getWorldRow(store, 'big');
-          const samples: number[] = [];
           const n = ctx.quick ? 50 : 200;
-          for (let i = 0; i < n + 10; i++) {
-            const t = Math.floor(Math.random() * world.head_turn);
-            const t0 = process.hrtime.bigint();
-            await getWorld(store, { world_slug: 'big', turn: t });
-            if (i >= 10) samples.push(Number(process.hrtime.bigint() - t0) / 1000);
+          // Wall time, and this process's CPU time (user + system), which the load of a shared machine
+          // inflates far less: the store's own work on PostgreSQL is in another process.
+          for (const cold of [false, true]) {
+            const wall: number[] = [];
+            const cpu: number[] = [];
+            for (let i = 0; i < n + 10; i++) {
+              const t = Math.floor(Math.random() * world.head_turn);
+              if (cold) clearSnapshotCache();
+              const c0 = process.cpuUsage();
+              const t0 = process.hrtime.bigint();
+              await getWorld(store, { world_slug: 'big', turn: t });
+              const w = Number(process.hrtime.bigint() - t0) / 1000;
+              const c = process.cpuUsage(c0);
+              if (i >= 10) {
+                wall.push(w);
+                cpu.push(c.user + c.system);
+              }
+            }
+            const label = `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns, ${cold ? 'cold (snapshot read and parsed)' : 'warm (snapshot cached)'} [${kind}]`;
+            for (const [metric, xs] of [
+              ['wall', wall],
+              ['cpu', cpu],
+            ] as const) {
+              const s = summarize(xs);
+              ctx.row({ case: label, metric: `${metric} p50`, unit: 'ms', value: s.p50 / 1000 });
+              ctx.row({
+                case: label,
+                metric: `${metric} p99`,
+                unit: 'ms',
+                value: s.p99 / 1000,
+                anchor: 'target',
+                anchor_value: 5,
+              });
+            }
           }
-          const s = summarize(samples);
-          ctx.row({
-            case: `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns [${kind}]`,
-            metric: 'p50',
-            unit: 'ms',
-            value: s.p50 / 1000,
-          });
-          ctx.row({
-            case: `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns [${kind}]`,
-            metric: 'p99',
-            unit: 'ms',
-            value: s.p99 / 1000,
-            anchor: 'target',
-            anchor_value: 5,
-          });
         } finally {
           await ts.dispose();
         }

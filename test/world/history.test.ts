@@ -18,7 +18,15 @@ describeEachStore('world history and forks', (factory) => {
         await kit.world('park');
         assert.equal(
           await count(store, "SELECT COUNT(*) AS n FROM world_entity_versions WHERE world_slug = 'park'"),
-          8,
+          0,
+          "turn 0 is the scenario's state, stored as one snapshot",
+        );
+        assert.equal(
+          await count(
+            store,
+            "SELECT COUNT(*) AS n FROM world_snapshots WHERE world_slug = 'park' AND turn = 0",
+          ),
+          1,
         );
         await kit.runtime.runTurn({ world_slug: 'park' }); // bob, vending machine, ant, crumb change
         await kit.runtime.runTurn({ world_slug: 'park' }); // bob's memory only
@@ -28,7 +36,6 @@ describeEachStore('world history and forks', (factory) => {
         assert.deepEqual(
           perTurn.map((r) => [Number(r.turn), Number(r.n)]),
           [
-            [0, 8],
             [1, 4],
             [2, 1],
           ],

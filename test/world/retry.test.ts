@@ -151,6 +151,23 @@ describeEachStore('world model-content retries', (factory) => {
         const rows = await invocationsOf(store, r.attempt_id);
         assert.equal(rows.filter((x) => x.tool_name === 'send_text').length, 3);
         assert.equal((await getWorld(store, { world_slug: 'park' })).head_turn, 0);
+        // The accepted generations are marked by the failure record, the last one at once.
+        const gens = rows.filter(
+          (x) => x.invocation_kind === 'llm_generation' && x.workflow_subject_entity_id === 'bob',
+        );
+        assert.equal(gens.length, 4);
+        assert.deepEqual(
+          gens.map((g) => g.model_output_kind),
+          gens.map(() => 'tool_call'),
+        );
+        const calls = await store.all<{ model_output_kind: string | null }>(
+          `SELECT model_output_kind FROM llm_calls WHERE llm_call_id IN (${gens.map(() => '?').join(', ')})`,
+          gens.map((g) => g.llm_call_id as string),
+        );
+        assert.deepEqual(
+          calls.map((c) => c.model_output_kind),
+          gens.map(() => 'tool_call'),
+        );
       } finally {
         await kit.close();
       }

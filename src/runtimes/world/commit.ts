@@ -2,13 +2,16 @@
  * The one commit of a turn (seed 004 "Kernel execution model"): in one transaction, the
  * versions of every entity and environment the accepted patches changed, the turn row, each
  * patch with its transitions, one audit event per patch with its touched entities, the world's
- * head, and the attempt's summary. It commits only while the attempt is still running and the
+ * head, the attempt's summary and the output kinds of its accepted generations. It commits only while the attempt is still running and the
  * world's head is the turn before, so a turn is never committed twice.
  */
 import { NoemaError } from '../../core/errors.ts';
+import { setModelOutputKind } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { sourceSummary } from './attempts.ts';
-import { writeVersions } from './state.ts';
+import type { OutputMark } from './nodes/shared.ts';
+import { writeSnapshot } from './snapshots.ts';
+import { versionRows, writeVersions } from './state.ts';
 import type { AttemptInput, StagedPatch } from './turn-context.ts';
 import { applyWorldPatch, type WorkingWorld } from './world-patch.ts';
 
@@ -17,6 +20,7 @@ export async function commitTurn(
   attempt: AttemptInput,
   base: WorkingWorld,
   patches: readonly StagedPatch[],
+  marks: readonly OutputMark[] = [],
 ): Promise<void> {
   const touched = (p: StagedPatch) => {
     const ids = new Map<string, { kind: 'entity' | 'environment'; id: string; ops: string[] }>();
@@ -54,12 +58,13 @@ export async function commitTurn(
     }
   }
   const { attempt_id, world_slug, attempted_turn: turn } = attempt;
+  const rows = versionRows(world_slug, turn, world, { entities, environments });
   await store.transaction(async (tx) => {
-    const head = await tx.run('UPDATE worlds SET head_turn = ? WHERE world_slug = ? AND head_turn = ?', [
-      turn,
-      world_slug,
-      turn - 1,
-    ]);
+    const head = await tx.get<{ change_bytes: number; snapshot_bytes: number }>(
+      `UPDATE worlds SET head_turn = ?, change_bytes = change_bytes + ? WHERE world_slug = ? AND head_turn = ?
+       RETURNING change_bytes, snapshot_bytes`,
+      [turn, rows.bytes, world_slug, turn - 1],
+    );
     const summary = await sourceSummary(tx, attempt_id);
     const now = Date.now();
     const done = await tx.run(
@@ -73,7 +78,7 @@ export async function commitTurn(
         attempt_id,
       ],
     );
-    if (head.changes !== 1 || done.changes !== 1) {
+    if (!head || done.changes !== 1) {
       throw new NoemaError(
         'ATTEMPT_NOT_COMMITTABLE',
         `attempt ${attempt_id} can no longer commit turn ${turn}`,
@@ -82,7 +87,22 @@ export async function commitTurn(
         },
       );
     }
-    await writeVersions(tx, world_slug, turn, world, { entities, environments });
+    await writeVersions(tx, rows);
+    for (const m of marks) await setModelOutputKind(tx, m.source_invocation_id, m.kind);
+    // Snapshot policy: a whole-world snapshot once the changes since the last one outweigh it.
+    if (Number(head.change_bytes) > Number(head.snapshot_bytes)) {
+      const whole: WorkingWorld = {
+        entities: new Map(base.entities),
+        environments: new Map(base.environments),
+      };
+      for (const [id, e] of world.entities) whole.entities.set(id, e);
+      for (const [label, v] of world.environments) whole.environments.set(label, v);
+      const size = await writeSnapshot(tx, world_slug, turn, whole);
+      await tx.run('UPDATE worlds SET change_bytes = 0, snapshot_bytes = ? WHERE world_slug = ?', [
+        size,
+        world_slug,
+      ]);
+    }
     await tx.run(
       'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, ?, ?, ?, ?, ?)',
       [world_slug, turn, attempt_id, attempt.simulation_time, patches.length, now],

@@ -1,7 +1,7 @@
 /**
  * Compiles a scenario into the engine graph one attempt runs: the turn's ambient sources, then
  * each subject in listed order — its before-subject ambient sources and its workflow's nodes
- * (each generation node looping through its tool node) — then the terminal. The graph depends
+ * (each generation node looping through its tool node) — then the turn's commit and the terminal. The graph depends
  * only on the scenario, so every turn of a world shares one content-addressed graph.
  */
 import type { ConnectorSpec, GraphSpec, NodeSpec } from '../../engine/index.ts';
@@ -38,6 +38,11 @@ export function turnGraph(plan: LoadedScenario): GraphSpec {
       prevRoute = 'final';
     });
   });
+  // The commit is the run's last node, so the run completes only once the turn is committed.
+  nodes.push({ id: 'commit', type: 'world.commit', config: {} });
+  link('commit');
+  prev = 'commit';
+  prevRoute = undefined;
   nodes.push({ id: 'end', type: 'terminal' });
   link('end');
   return {
@@ -49,6 +54,7 @@ export function turnGraph(plan: LoadedScenario): GraphSpec {
       ambient: { reducer: 'append' },
       conversation: { reducer: 'append' },
       patches: { reducer: 'append' },
+      marks: { reducer: 'append' },
     },
     max_steps: 100_000,
   };

@@ -21,7 +21,7 @@ export { worldMigrations } from './migrations.ts';
 export { getAttempt, listAllAttempts, listAttempts, listAuditEvents, listWorlds } from './reads.ts';
 export type { RunTurnResult, TurnProgress, WorldRuntime, WorldRuntimeOptions } from './runtime.ts';
 export { createWorldRuntime } from './runtime.ts';
-export { sharedWorldRuntime } from './shared-runtime.ts';
+export { bindWorldRuntime, sharedWorldRuntime } from './shared-runtime.ts';
 export type { WorldEffect, WorldPatch } from './world-patch.ts';
 export { WORLD_PATCH_SCHEMA, WORLD_PATCH_SCHEMA_HASH } from './world-patch.ts';
 export { createWorld, diffTurns, forkWorld, getWorld } from './worlds.ts';

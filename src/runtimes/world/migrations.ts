@@ -127,4 +127,23 @@ const attempts: Migration = {
   ],
 };
 
-export const worldMigrations: readonly Migration[] = [components, worlds, attempts];
+// Whole-world snapshots (snapshots.ts): one immutable blob per snapshot turn, and on the world the
+// change bytes written since its newest snapshot and that snapshot's size (the snapshot policy).
+const snapshots: Migration = {
+  id: 513,
+  name: 'world_snapshots',
+  up: (d) => [
+    `CREATE TABLE world_snapshots (
+       world_slug TEXT NOT NULL,
+       turn ${d.bigint} NOT NULL,
+       snapshot_id TEXT NOT NULL UNIQUE,
+       body TEXT NOT NULL,
+       bytes ${d.bigint} NOT NULL,
+       PRIMARY KEY (world_slug, turn)
+     )`,
+    `ALTER TABLE worlds ADD COLUMN change_bytes ${d.bigint} NOT NULL DEFAULT 0`,
+    `ALTER TABLE worlds ADD COLUMN snapshot_bytes ${d.bigint} NOT NULL DEFAULT 0`,
+  ],
+};
+
+export const worldMigrations: readonly Migration[] = [components, worlds, attempts, snapshots];

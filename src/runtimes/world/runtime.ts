@@ -1,32 +1,41 @@
 /**
- * The world runtime: one engine with the world's node types registered, and `runTurn` — start
- * (or take over) the world's one running attempt, run its graph on the engine, then commit the
- * turn or record the failure. A second concurrent call gets ATTEMPT_IN_PROGRESS; an attempt
+ * The world runtime: the world's node types registered on an engine — the one it is given (the
+ * HTTP server's, so the server's event streams see every turn) or its own — and `runTurn`: start
+ * (or take over) the world's one running attempt and run its graph on the engine, whose last node
+ * commits the turn; a failed run is recorded on the attempt. A second concurrent call gets ATTEMPT_IN_PROGRESS; an attempt
  * whose process died is continued from the engine journal once its lease has expired.
  */
 import { uuidv7 } from '../../core/ids.ts';
 import { createEngine, type Engine, type RunOutcome, sourcesExecutor } from '../../engine/index.ts';
+import { setModelOutputKind } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
-import { loadScenario } from './assemble.ts';
 import {
   type AttemptFailure,
   attemptInProgress,
   endAttempt,
+  getAttemptRow,
   insertAttempt,
   runningAttempt,
 } from './attempts.ts';
 import { commitTurn } from './commit.ts';
 import { turnGraph } from './graph.ts';
 import { subjectAmbientNode, turnAmbientNode } from './nodes/ambient.ts';
+import { commitNode } from './nodes/commit.ts';
+import type { OutputMark } from './nodes/shared.ts';
 import { toolNode } from './nodes/tool.ts';
 import { toolLoopNode } from './nodes/tool-loop.ts';
-import { getWorldRow, simulationTime } from './state.ts';
+import { getWorldRow, simulationTime, type WorldRow } from './state.ts';
 import { type AttemptInput, type StagedPatch, TurnContexts } from './turn-context.ts';
 
 export interface WorldRuntimeOptions {
+  /**
+   * Run turns on this engine (not closed by `close()`); its action executor performs the ambient
+   * and tool contracts. Default: an engine of the runtime's own, with the sources executor.
+   */
+  engine?: Engine;
   /** Operator configuration for sources (LLM endpoint, toy URLs); default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Engine lease; an attempt whose process died is taken over after it expires. Default 30 s. */
+  /** Engine lease (own engine); an attempt whose process died is taken over after it expires. Default 30 s. */
   leaseMs?: number;
 }
 
@@ -55,21 +64,24 @@ export interface WorldRuntime {
 export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = {}): WorldRuntime {
   const env = () => options.env ?? process.env;
   const leaseMs = options.leaseMs ?? 30_000;
-  const engine = createEngine(store, {
-    actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
-    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-  });
+  const engine =
+    options.engine ??
+    createEngine(store, {
+      actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
+      ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    });
   const contexts = new TurnContexts(store);
   engine.register(turnAmbientNode(store, contexts) as never);
   engine.register(subjectAmbientNode(store, contexts) as never);
   engine.register(toolLoopNode(store, contexts, env) as never);
   engine.register(toolNode() as never);
+  engine.register(commitNode(store, contexts) as never);
   const active = new Set<string>();
 
   async function failureOf(attempt: AttemptInput, outcome: RunOutcome): Promise<AttemptFailure> {
     const err = outcome.error;
     const m = err?.node_id ? /^s(\d+)\./.exec(err.node_id) : null;
-    const plan = m ? await loadScenario(store, attempt.scenario_hash, { entities: false }) : null;
+    const plan = m ? await contexts.plan(attempt.scenario_hash) : null;
     const failed = await store.get<{ source_invocation_id: string }>(
       `SELECT source_invocation_id FROM source_invocations WHERE attempt_id = ? AND status <> 'succeeded'
        ORDER BY invocation_seq DESC LIMIT 1`,
@@ -90,8 +102,13 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       if (outcome.status === 'completed') {
         const run = await engine.getRun(outcome.run_id);
         const patches = run.state.patches as unknown as StagedPatch[];
-        const t = await contexts.get(attempt);
-        await commitTurn(store, attempt, t.base, patches);
+        const marks = (run.state.marks ?? []) as unknown as OutputMark[];
+        // The run's `commit` node committed the turn (a run of a graph from before that node
+        // existed is committed here).
+        if ((await getAttemptRow(store, attempt.attempt_id)).status === 'running') {
+          const t = await contexts.get(attempt);
+          await commitTurn(store, attempt, t.base, patches, marks);
+        }
         return {
           ...base,
           status: 'committed',
@@ -104,7 +121,12 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
         };
       }
       const failure = await failureOf(attempt, outcome);
-      await endAttempt(store, attempt.attempt_id, 'failed', failure);
+      const run = await engine.getRun(outcome.run_id).catch(() => null);
+      const marks = (run?.state.marks ?? []) as unknown as OutputMark[];
+      await store.transaction(async (tx) => {
+        for (const m of marks) await setModelOutputKind(tx, m.source_invocation_id, m.kind);
+        await endAttempt(tx, attempt.attempt_id, 'failed', failure);
+      });
       return { ...base, status: 'failed', patches: [], failure };
     } finally {
       contexts.forget(attempt.attempt_id);
@@ -112,9 +134,10 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
   }
 
   async function start(
-    world_slug: string,
+    world: WorldRow,
     onRun: (run_id: string) => Promise<void>,
   ): Promise<{ attempt: AttemptInput; outcome: RunOutcome }> {
+    const world_slug = world.world_slug;
     const existing = await runningAttempt(store, world_slug);
     if (existing) {
       const attempt: AttemptInput = {
@@ -131,7 +154,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
           code: 'ATTEMPT_INTERRUPTED',
           message: 'the attempt had no run',
         });
-        return start(world_slug, onRun);
+        return start(world, onRun);
       }
       attempt.simulation_time =
         (run.state.attempt as unknown as AttemptInput | null)?.simulation_time ?? null;
@@ -145,8 +168,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
         throw attemptInProgress(world_slug, existing.attempt_id);
       return { attempt, outcome };
     }
-    const world = await getWorldRow(store, world_slug);
-    const plan = await loadScenario(store, world.scenario_hash, { entities: false });
+    const plan = await contexts.plan(world.scenario_hash);
     const turn = world.head_turn + 1;
     const attempt: AttemptInput = {
       attempt_id: uuidv7(),
@@ -168,6 +190,8 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       await engine.cancel(run_id).catch(() => undefined);
       throw err;
     }
+    // The attempt's nodes read the world row this call already has.
+    void contexts.get(attempt, world).catch(() => undefined);
     await onRun(run_id);
     const outcome = await engine.continueRun(run_id);
     if (outcome.status === 'running' || outcome.status === 'queued')
@@ -183,7 +207,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       active.add(slug);
       let unsubscribe: (() => Promise<void>) | null = null;
       try {
-        await getWorldRow(store, slug);
+        const world = await getWorldRow(store, slug);
         const onProgress = opts.onProgress;
         // Progress rides on the engine's node.updated events of the attempt's run.
         const onRun = async (run_id: string) => {
@@ -193,13 +217,15 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
               onProgress(e.data as TurnProgress);
           });
         };
-        const { attempt, outcome } = await start(slug, onRun);
+        const { attempt, outcome } = await start(world, onRun);
         return await finish(attempt, outcome);
       } finally {
         if (unsubscribe) await (unsubscribe as () => Promise<void>)();
         active.delete(slug);
       }
     },
-    close: () => engine.close(),
+    close: async () => {
+      if (!options.engine) await engine.close();
+    },
   };
 }

@@ -1,8 +1,14 @@
-/** One world runtime (engine + node types) per store, created on first use by a surface. */
+/**
+ * The world runtime a surface uses for a store: the one bound to the HTTP server's engine while a
+ * server runs on the store (so its event streams see every turn), else one with its own engine,
+ * created on first use (CLI, MCP over stdio).
+ */
+import type { Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { createWorldRuntime, type WorldRuntime } from './runtime.ts';
 
 const runtimes = new WeakMap<Store, WorldRuntime>();
+const onEngine = new WeakMap<Engine, WorldRuntime>();
 
 export function sharedWorldRuntime(store: Store): WorldRuntime {
   let rt = runtimes.get(store);
@@ -11,4 +17,24 @@ export function sharedWorldRuntime(store: Store): WorldRuntime {
     runtimes.set(store, rt);
   }
   return rt;
+}
+
+/**
+ * Makes `engine` (a server's) run the world turns of `store` for every surface of this process.
+ * Returns unbind, which leaves the engine to its owner.
+ */
+export function bindWorldRuntime(store: Store, engine: Engine): () => void {
+  let rt = onEngine.get(engine);
+  if (!rt) {
+    rt = createWorldRuntime(store, { engine });
+    onEngine.set(engine, rt);
+  }
+  const previous = runtimes.get(store);
+  runtimes.set(store, rt);
+  const bound = rt;
+  return () => {
+    if (runtimes.get(store) !== bound) return;
+    if (previous) runtimes.set(store, previous);
+    else runtimes.delete(store);
+  };
 }

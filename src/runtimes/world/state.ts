@@ -1,11 +1,13 @@
 /**
  * Reading and writing world state as versions: a turn writes a row only for each entity and
- * environment it changed (storage grows with change), and reading turn T of a world takes, per
- * entity, the newest version at or before T along the world's lineage (a fork reads its
- * parent's versions up to the fork turn, without copying them).
+ * environment it changed (storage grows with change), and reading turn T of a world takes the
+ * newest snapshot at or before T along the world's lineage (`snapshots.ts`) and applies the
+ * versions after it (a fork reads its parent's snapshots and versions up to the fork turn,
+ * without copying them).
  */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue } from '../../store/store.ts';
+import type { Queryable } from '../../store/store.ts';
+import { snapshotBase } from './snapshots.ts';
 import { appendMemory, type EntityState, type WorkingWorld } from './world-patch.ts';
 
 export type WorldRow = {
@@ -18,7 +20,10 @@ export type WorldRow = {
 };
 
 export async function findWorld(q: Queryable, slug: string): Promise<WorldRow | null> {
-  const row = await q.get<WorldRow>('SELECT * FROM worlds WHERE world_slug = ?', [slug]);
+  const row = await q.get<WorldRow>(
+    'SELECT world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at FROM worlds WHERE world_slug = ?',
+    [slug],
+  );
   if (!row) return null;
   return {
     ...row,
@@ -52,18 +57,26 @@ export async function lineage(q: Queryable, world: WorldRow, turn: number): Prom
   return out;
 }
 
-function lineageWhere(chain: Array<[string, number]>): { sql: string; params: SqlValue[] } {
-  return {
-    sql: chain.map(() => '(world_slug = ? AND turn <= ?)').join(' OR '),
-    params: chain.flat(),
-  };
-}
-
-/** The world as of `turn` (entities in scenario order as first written). */
-export async function readWorldState(q: Queryable, world: WorldRow, turn: number): Promise<WorkingWorld> {
+/**
+ * The world as of `turn` in two layers: `base`, the newest snapshot along the lineage (shared,
+ * never mutated), and `changed`, what the versions after it set (each entity and environment as of
+ * `turn`). `readWorldState` flattens them; `get_world` builds its answer from them directly.
+ */
+export async function readWorldLayers(
+  q: Queryable,
+  world: WorldRow,
+  turn: number,
+): Promise<{ base: WorkingWorld; changed: WorkingWorld }> {
   const chain = await lineage(q, world, turn);
-  const where = lineageWhere(chain);
-  const entities = new Map<string, EntityState>();
+  const base = await snapshotBase(q, chain);
+  const changed: WorkingWorld = { entities: new Map(), environments: new Map() };
+  // Members of the lineage cover disjoint turn ranges; only what is newer than the base is read.
+  const after = chain.filter(([, limit]) => limit > base.turn);
+  if (after.length === 0) return { base: base.world, changed };
+  const where = {
+    sql: after.map(() => '(world_slug = ? AND turn > ? AND turn <= ?)').join(' OR '),
+    params: after.flatMap(([slug, limit]) => [slug, base.turn, limit]),
+  };
   const rows = await q.all<{
     entity_id: string;
     kind: 'agent' | 'prop';
@@ -76,45 +89,77 @@ export async function readWorldState(q: Queryable, world: WorldRow, turn: number
     where.params,
   );
   for (const r of rows) {
-    const prev = entities.get(r.entity_id);
+    const prev = changed.entities.get(r.entity_id) ?? base.world.entities.get(r.entity_id);
     const e: EntityState = { kind: r.kind, environment_label: r.environment_label, state: r.state };
     if (r.kind === 'agent') {
       const memory = prev?.memory;
       e.memory = r.memory_append === null ? (memory ?? '') : appendMemory(memory, r.memory_append);
     }
-    entities.set(r.entity_id, e);
+    changed.entities.set(r.entity_id, e);
   }
-  const environments = new Map<string, { content: string }>();
   const envRows = await q.all<{ environment_label: string; content: string }>(
     `SELECT environment_label, content FROM world_environment_versions WHERE ${where.sql} ORDER BY turn`,
     where.params,
   );
-  for (const r of envRows) environments.set(r.environment_label, { content: r.content });
+  for (const r of envRows) changed.environments.set(r.environment_label, { content: r.content });
+  return { base: base.world, changed };
+}
+
+/** The world as of `turn` (entities in scenario order), as one working world of its own. */
+export async function readWorldState(q: Queryable, world: WorldRow, turn: number): Promise<WorkingWorld> {
+  const { base, changed } = await readWorldLayers(q, world, turn);
+  const entities = new Map(base.entities);
+  for (const [k, e] of changed.entities) entities.set(k, e);
+  const environments = new Map(base.environments);
+  for (const [k, v] of changed.environments) environments.set(k, v);
   return { entities, environments };
 }
 
-/** Writes the versions a turn changed: `changed` names what to write, `world` has its values. */
-export async function writeVersions(
-  tx: Queryable,
+type EntityRow = [string, string, number, string, string, string, string | null];
+type EnvironmentRow = [string, string, number, string];
+
+/** The version rows a turn writes (`changed` names what, `world` has the values) and their bytes. */
+export function versionRows(
   slug: string,
   turn: number,
   world: WorkingWorld,
   changed: { entities: Map<string, string | null>; environments: Set<string> },
-): Promise<void> {
+): { entities: EntityRow[]; environments: EnvironmentRow[]; bytes: number } {
+  const out = { entities: [] as EntityRow[], environments: [] as EnvironmentRow[], bytes: 0 };
   for (const [id, memoryAppend] of changed.entities) {
     const e = world.entities.get(id)!;
+    const row: EntityRow = [slug, id, turn, e.kind, e.environment_label, e.state, memoryAppend];
+    out.bytes += rowBytes(row);
+    out.entities.push(row);
+  }
+  for (const label of changed.environments) {
+    const row: EnvironmentRow = [slug, label, turn, world.environments.get(label)!.content];
+    out.bytes += rowBytes(row);
+    out.environments.push(row);
+  }
+  return out;
+}
+
+/** Writes a turn's version rows (from `versionRows`). */
+export async function writeVersions(tx: Queryable, rows: ReturnType<typeof versionRows>): Promise<void> {
+  for (const row of rows.entities)
     await tx.run(
       `INSERT INTO world_entity_versions (world_slug, entity_id, turn, kind, environment_label, state, memory_append)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [slug, id, turn, e.kind, e.environment_label, e.state, memoryAppend],
+      row,
     );
-  }
-  for (const label of changed.environments) {
+  for (const row of rows.environments)
     await tx.run(
       'INSERT INTO world_environment_versions (world_slug, environment_label, turn, content) VALUES (?, ?, ?, ?)',
-      [slug, label, turn, world.environments.get(label)!.content],
+      row,
     );
-  }
+}
+
+/** Text bytes of a row, 8 per number, 0 per NULL (what the snapshot policy counts as change bytes). */
+function rowBytes(row: ReadonlyArray<string | number | null>): number {
+  let n = 0;
+  for (const v of row) n += typeof v === 'string' ? Buffer.byteLength(v) : v === null ? 0 : 8;
+  return n;
 }
 
 export function simulationTime(
@@ -126,23 +171,44 @@ export function simulationTime(
   return new Date(Date.parse(start) + turn * minutesPerTurn * 60_000).toISOString();
 }
 
-/** The public shape of a world at a turn (get_world). */
-export function worldView(slug: string, turn: number, simulation_time: string | null, w: WorkingWorld) {
+/**
+ * The public shape of a world at a turn (get_world): `w`, with `changed` (a later layer) over it.
+ * An entity already in that shape (every
+ * EntityState the runtime builds is: kind, environment_label, state, and memory for agents) is
+ * used as it is, not copied — entity objects are never mutated, and cached snapshots freeze theirs.
+ */
+export function worldView(
+  slug: string,
+  turn: number,
+  simulation_time: string | null,
+  w: WorkingWorld,
+  changed?: WorkingWorld,
+) {
+  const environments: Record<string, { content: string }> = {};
+  const entities: Record<string, EntityView> = {};
+  // Base entries first (in order), then the later layer over them: an existing key keeps its place.
+  for (const [k, v] of w.environments) environments[k] = v;
+  for (const [k, e] of w.entities)
+    entities[k] = e.kind === 'prop' || typeof e.memory === 'string' ? e : entityView(e);
+  if (changed) {
+    for (const [k, v] of changed.environments) environments[k] = v;
+    for (const [k, e] of changed.entities) entities[k] = viewShaped(e) ? e : entityView(e);
+  }
+  return { world_slug: slug, turn, simulation_time, environments, entities };
+}
+
+/** An entity as get_world answers it. */
+type EntityView = { kind: 'agent' | 'prop'; environment_label: string; state: string; memory?: string };
+
+function viewShaped(e: EntityState): boolean {
+  return e.kind === 'agent' ? typeof e.memory === 'string' : !('memory' in e);
+}
+
+function entityView(e: EntityState): EntityView {
   return {
-    world_slug: slug,
-    turn,
-    simulation_time,
-    environments: Object.fromEntries([...w.environments].map(([k, v]) => [k, { content: v.content }])),
-    entities: Object.fromEntries(
-      [...w.entities].map(([k, e]) => [
-        k,
-        {
-          kind: e.kind,
-          environment_label: e.environment_label,
-          state: e.state,
-          ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
-        },
-      ]),
-    ),
+    kind: e.kind,
+    environment_label: e.environment_label,
+    state: e.state,
+    ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
   };
 }

@@ -12,7 +12,7 @@ import {
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { type LoadedScenario, loadScenario } from './assemble.ts';
-import { getWorldRow, readWorldState } from './state.ts';
+import { getWorldRow, readWorldState, type WorldRow } from './state.ts';
 import {
   applyWorldPatch,
   cloneWorld,
@@ -52,20 +52,40 @@ export interface TurnContext {
   schemas: Map<string, { hash: string; schema: JsonSchema }>;
 }
 
+/** Scenario plans kept per runtime (content-addressed, so never stale). */
+const PLANS = 16;
+
 export class TurnContexts {
   readonly #store: Store;
   readonly #cache = new Map<string, Promise<TurnContext>>();
+  readonly #plans = new Map<string, Promise<LoadedScenario>>();
 
   constructor(store: Store) {
     this.#store = store;
   }
 
-  get(attempt: AttemptInput): Promise<TurnContext> {
+  /** The attempt's context; `world` (its world row, when the caller has just read it) saves a read. */
+  get(attempt: AttemptInput, world?: WorldRow): Promise<TurnContext> {
     let p = this.#cache.get(attempt.attempt_id);
     if (!p) {
-      p = this.#load(attempt);
+      p = this.#load(attempt, world);
       p.catch(() => this.#cache.delete(attempt.attempt_id));
       this.#cache.set(attempt.attempt_id, p);
+    }
+    return p;
+  }
+
+  /** The scenario's turn plan (without entities), loaded once per runtime. */
+  plan(scenario_hash: string): Promise<LoadedScenario> {
+    let p = this.#plans.get(scenario_hash);
+    if (!p) {
+      p = loadScenario(this.#store, scenario_hash, { entities: false });
+      p.catch(() => this.#plans.delete(scenario_hash));
+      this.#plans.set(scenario_hash, p);
+      for (const k of this.#plans.keys()) {
+        if (this.#plans.size <= PLANS) break;
+        this.#plans.delete(k);
+      }
     }
     return p;
   }
@@ -74,9 +94,9 @@ export class TurnContexts {
     this.#cache.delete(attempt_id);
   }
 
-  async #load(attempt: AttemptInput): Promise<TurnContext> {
-    const plan = await loadScenario(this.#store, attempt.scenario_hash, { entities: false });
-    const world = await getWorldRow(this.#store, attempt.world_slug);
+  async #load(attempt: AttemptInput, row?: WorldRow): Promise<TurnContext> {
+    const plan = await this.plan(attempt.scenario_hash);
+    const world = row ?? (await getWorldRow(this.#store, attempt.world_slug));
     const base = await readWorldState(this.#store, world, attempt.attempted_turn - 1);
     return {
       attempt,

@@ -6,14 +6,16 @@ import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import { HUMAN_LABEL } from './documents.ts';
+import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import {
   findWorld,
   getWorldRow,
+  lineage,
+  readWorldLayers,
   readWorldState,
   simulationTime,
   type WorldRow,
   worldView,
-  writeVersions,
 } from './state.ts';
 import type { WorkingWorld } from './world-patch.ts';
 
@@ -40,7 +42,6 @@ export async function createWorld(
   const slug = checkSlug(input.world_slug);
   const scenario = await loadScenario(store, input.scenario_ref.hash);
   const world: WorkingWorld = { entities: new Map(), environments: new Map() };
-  const entities = new Map<string, string | null>();
   for (const e of scenario.entities) {
     world.entities.set(e.entity_id, {
       kind: e.kind,
@@ -48,22 +49,23 @@ export async function createWorld(
       state: e.state,
       ...(e.kind === 'agent' ? { memory: e.memory ?? '' } : {}),
     });
-    entities.set(e.entity_id, e.kind === 'agent' ? (e.memory ?? '') : null);
   }
   for (const env of scenario.environments) world.environments.set(env.label, { content: env.content });
   const sim = scenario.doc.simulation;
   await store.transaction(async (tx) => {
     if (await findWorld(tx, slug)) throw conflict(slug);
     const now = Date.now();
+    // Turn 0 is the scenario's state, stored whole as the world's first snapshot.
+    const bytes = await writeSnapshot(tx, slug, 0, world);
     await tx.run(
-      'INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at) VALUES (?, ?, NULL, NULL, 0, ?)',
-      [slug, scenario.hash, now],
+      `INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at, change_bytes, snapshot_bytes)
+       VALUES (?, ?, NULL, NULL, 0, ?, 0, ?)`,
+      [slug, scenario.hash, now, bytes],
     );
     await tx.run(
       'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, 0, NULL, ?, 0, ?)',
       [slug, simulationTime(sim?.start_time, sim?.minutes_per_turn, 0), now],
     );
-    await writeVersions(tx, slug, 0, world, { entities, environments: new Set(world.environments.keys()) });
   });
   return { world_slug: slug, turn: 0, scenario_hash: scenario.hash };
 }
@@ -78,9 +80,13 @@ export async function forkWorld(
     await assertTurn(tx, parent, input.at_turn);
     if (await findWorld(tx, newSlug)) throw conflict(newSlug);
     const now = Date.now();
+    // The fork's reads start from the parent's newest snapshot at or before the fork turn; its
+    // own first snapshot comes once its changes outweigh that one.
+    const base = await snapshotMeta(tx, await lineage(tx, parent, input.at_turn));
     await tx.run(
-      'INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      [newSlug, parent.scenario_hash, parent.world_slug, input.at_turn, input.at_turn, now],
+      `INSERT INTO worlds (world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at, change_bytes, snapshot_bytes)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?)`,
+      [newSlug, parent.scenario_hash, parent.world_slug, input.at_turn, input.at_turn, now, base?.bytes ?? 0],
     );
     return {
       world_slug: newSlug,
@@ -135,10 +141,10 @@ export async function getWorld(store: Queryable, input: { world_slug: string; tu
   const world = await getWorldRow(store, input.world_slug);
   const turn = input.turn ?? world.head_turn;
   await assertTurn(store, world, turn);
-  const state = await readWorldState(store, world, turn);
+  const { base, changed } = await readWorldLayers(store, world, turn);
   const t = await turnRow(store, world, turn);
   return {
-    ...worldView(world.world_slug, turn, t.simulation_time, state),
+    ...worldView(world.world_slug, turn, t.simulation_time, base, changed),
     scenario_hash: world.scenario_hash,
     head_turn: world.head_turn,
   };

@@ -4,6 +4,7 @@
  */
 import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
 import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
+import { bindWorldRuntime } from '../../runtimes/world/index.ts';
 import type { Store } from '../../store/store.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { FailureLog } from './errors.ts';
@@ -46,6 +47,8 @@ function serverEngine(store: Store): Engine {
 
 export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
   const engine = options.engine ?? serverEngine(options.store);
+  // World turns run on this engine, so its event streams follow them.
+  const unbindWorlds = bindWorldRuntime(options.store, engine);
   const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
@@ -81,6 +84,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     sse.close();
     await io.close();
     await feeds.close();
+    unbindWorlds();
   });
   return {
     url: server.url,

@@ -31,11 +31,18 @@ export interface ConversationEntry {
   message: { role: 'assistant' | 'user'; content: string };
 }
 
+/** An accepted generation's `model_output_kind`, in the `marks` channel until the attempt ends. */
+export interface OutputMark {
+  source_invocation_id: string;
+  kind: 'tool_call' | 'final_patch';
+}
+
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
   ambient: (ctx.state.ambient as unknown as AmbientEntry[][]).flat(),
   conversation: ctx.state.conversation as unknown as ConversationEntry[],
   patches: ctx.state.patches as unknown as StagedPatch[],
+  marks: (ctx.state.marks ?? []) as unknown as OutputMark[],
 });
 
 export function attemptLinks(a: AttemptInput, run_id: string): InvocationLinks {

@@ -15,9 +15,11 @@ import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.
 import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
 import { buildMessages } from './prompt.ts';
-import { attemptLinks, type ConversationEntry, channelsOf } from './shared.ts';
+import { attemptLinks, type ConversationEntry, channelsOf, type OutputMark } from './shared.ts';
 
-// The invocation and its LLM call are marked together: one commit instead of two.
+// A rejected output (and one the attempt fails on) is marked at once, the invocation and its LLM
+// call together; an accepted one is written to the `marks` channel and marked by the transaction
+// that ends the attempt (its commit, or its failure record), with no commit of its own.
 const markOutput = (store: Store, id: string, kind: 'invalid' | 'tool_call' | 'final_patch') =>
   store.transaction((tx) => setModelOutputKind(tx, id, kind));
 
@@ -135,7 +137,6 @@ export function toolLoopNode(
           return reject(
             `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
           );
-        await markOutput(store, out.source_invocation_id, 'tool_call');
         const call: ConversationEntry = {
           subject: ctx.config.subject,
           node: node.id,
@@ -145,7 +146,13 @@ export function toolLoopNode(
         return {
           kind: 'ok',
           route: 'tool',
-          writes: { conversation: call as unknown as Json },
+          writes: {
+            conversation: call as unknown as Json,
+            marks: {
+              source_invocation_id: out.source_invocation_id,
+              kind: 'tool_call',
+            } as OutputMark as never,
+          },
           contracts: [
             {
               action_type: 'model_elected_tool',
@@ -176,8 +183,9 @@ export function toolLoopNode(
         return reject(
           `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
         );
-      await markOutput(store, out.source_invocation_id, 'final_patch');
-      const writes: Record<string, Json> = {};
+      const writes: Record<string, Json> = {
+        marks: { source_invocation_id: out.source_invocation_id, kind: 'final_patch' } as OutputMark as never,
+      };
       if (applies) {
         const staged: StagedPatch = {
           patch_seq: ch.patches.length + 1,

@@ -1,0 +1,204 @@
+/**
+ * Whole-world snapshots: reading a past turn starts from the newest snapshot at or before it and
+ * replays the changes after it. A snapshot is taken only once the change bytes since the last one
+ * exceed its size, so snapshots never cost more than the changes they summarize; reads are the
+ * same warm (snapshot cached in-process) and cold, and forks read their parent's snapshots.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { uuidv7 } from '../../src/core/ids.ts';
+import { commitTurn } from '../../src/runtimes/world/commit.ts';
+import { diffTurns, forkWorld, getWorld } from '../../src/runtimes/world/index.ts';
+import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
+import { getWorldRow, readWorldState, worldView } from '../../src/runtimes/world/state.ts';
+import type { StagedPatch } from '../../src/runtimes/world/turn-context.ts';
+import { applyWorldPatch, cloneWorld, type WorldPatch } from '../../src/runtimes/world/world-patch.ts';
+import type { Store } from '../../src/store/store.ts';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { startParkKit } from '../../src/testing/world-kit.ts';
+
+const ENTITIES = ['bob', 'vending_machine', 'drinking_fountain', 'bob_phone', 'ant', 'crumb', 'plate'];
+
+/** Turn t's patch: a long new state for one entity, a memory line for bob, sometimes the park. */
+function patchOf(t: number): WorldPatch {
+  return {
+    narration: `turn ${t}`,
+    effects: [
+      {
+        op: 'set_entity_state',
+        entity_id: ENTITIES[t % ENTITIES.length]!,
+        state: `state written at turn ${t} `.repeat(6),
+      },
+      { op: 'append_entity_memory', entity_id: 'bob', content: `remembered at turn ${t}` },
+      ...(t % 5 === 0
+        ? [{ op: 'set_environment_content' as const, environment_label: 'park', content: `park at ${t}` }]
+        : []),
+    ],
+  };
+}
+
+/** Commits turns from..to of `slug` through commitTurn; returns the expected view after each. */
+async function commitTurns(store: Store, slug: string, from: number, to: number) {
+  const world = await getWorldRow(store, slug);
+  let state = await readWorldState(store, world, from - 1);
+  const expected = new Map<number, ReturnType<typeof worldView>['entities']>();
+  for (let t = from; t <= to; t++) {
+    const attempt = {
+      attempt_id: uuidv7(),
+      world_slug: slug,
+      attempted_turn: t,
+      simulation_time: null,
+      scenario_hash: world.scenario_hash,
+    };
+    await store.run(
+      `INSERT INTO world_attempts (attempt_id, world_slug, attempted_turn, run_id, scenario_hash, status, started_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?)`,
+      [attempt.attempt_id, slug, t, uuidv7(), world.scenario_hash, Date.now()],
+    );
+    const patch = patchOf(t);
+    const staged: StagedPatch = {
+      patch_seq: 1,
+      subject_entity_id: 'bob',
+      workflow_hash: 'w',
+      workflow_node_id: 'act',
+      source_invocation_id: uuidv7(),
+      patch,
+      transitions: [],
+    };
+    await commitTurn(store, attempt, state, [staged]);
+    state = cloneWorld(state);
+    applyWorldPatch(state, patch);
+    expected.set(t, worldView(slug, t, null, state).entities);
+  }
+  return expected;
+}
+
+const versionBytesSql = `SELECT COALESCE(SUM(LENGTH(world_slug) + LENGTH(entity_id) + 8 + LENGTH(kind) + LENGTH(environment_label)
+  + LENGTH(state) + COALESCE(LENGTH(memory_append), 0)), 0) AS n FROM world_entity_versions WHERE world_slug = ? AND turn > ? AND turn <= ?`;
+const envBytesSql = `SELECT COALESCE(SUM(LENGTH(world_slug) + LENGTH(environment_label) + 8 + LENGTH(content)), 0) AS n
+  FROM world_environment_versions WHERE world_slug = ? AND turn > ? AND turn <= ?`;
+
+async function changeBytes(store: Store, slug: string, after: number, upTo: number): Promise<number> {
+  const a = await store.get<{ n: number }>(versionBytesSql, [slug, after, upTo]);
+  const b = await store.get<{ n: number }>(envBytesSql, [slug, after, upTo]);
+  return Number(a?.n ?? 0) + Number(b?.n ?? 0);
+}
+
+async function snapshotsOf(store: Store, slug: string) {
+  const rows = await store.all<{ turn: number; bytes: number }>(
+    'SELECT turn, bytes FROM world_snapshots WHERE world_slug = ? ORDER BY turn',
+    [slug],
+  );
+  return rows.map((r) => ({ turn: Number(r.turn), bytes: Number(r.bytes) }));
+}
+
+describeEachStore('world snapshots', (factory) => {
+  test('get_world at every past turn is the replayed state, warm and cold, across snapshots', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const turn0 = (await getWorld(store, { world_slug: 'park', turn: 0 })).entities;
+        const expected = await commitTurns(store, 'park', 1, 60);
+        expected.set(0, turn0);
+        const snaps = await snapshotsOf(store, 'park');
+        assert.ok(snaps.length >= 3, `snapshots after turn 0 were taken: ${JSON.stringify(snaps)}`);
+        for (const cold of [false, true]) {
+          for (let t = 0; t <= 60; t++) {
+            if (cold) clearSnapshotCache();
+            const w = await getWorld(store, { world_slug: 'park', turn: t });
+            assert.deepEqual(w.entities, expected.get(t), `turn ${t} (${cold ? 'cold' : 'warm'})`);
+            assert.equal(w.environments.park!.content.startsWith(t >= 5 ? 'park at' : ''), true);
+          }
+        }
+        // Answers share the cached snapshot's objects: no caller can change what the next one reads.
+        const answer = await getWorld(store, { world_slug: 'park', turn: 60 });
+        for (const e of Object.values(answer.entities)) {
+          try {
+            (e as { state: string }).state = 'tampered';
+          } catch {
+            // frozen
+          }
+        }
+        assert.deepEqual(
+          (await getWorld(store, { world_slug: 'park', turn: 60 })).entities,
+          expected.get(60),
+        );
+        const d = await diffTurns(store, { world_slug: 'park', from_turn: 3, to_turn: 50 });
+        assert.ok(d.entities.some((e) => e.entity_id === 'bob' && e.field === 'memory'));
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a snapshot is taken only once the changes since the last one outweigh it', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        await commitTurns(store, 'park', 1, 60);
+        const snaps = await snapshotsOf(store, 'park');
+        assert.equal(snaps[0]!.turn, 0);
+        for (let i = 1; i < snaps.length; i++) {
+          const prev = snaps[i - 1]!;
+          const cur = snaps[i]!;
+          assert.ok(
+            (await changeBytes(store, 'park', prev.turn, cur.turn)) > prev.bytes,
+            `snapshot at ${cur.turn}: the changes since ${prev.turn} exceed ${prev.bytes} bytes`,
+          );
+          assert.ok(
+            (await changeBytes(store, 'park', prev.turn, cur.turn - 1)) <= prev.bytes,
+            `no snapshot was due before turn ${cur.turn}`,
+          );
+        }
+        const last = snaps.at(-1)!;
+        assert.ok((await changeBytes(store, 'park', last.turn, 60)) <= last.bytes, 'none is due now');
+        const snapshotBytes = snaps.slice(1).reduce((n, s) => n + s.bytes, 0);
+        assert.ok(
+          snapshotBytes <= (await changeBytes(store, 'park', 0, 60)),
+          'snapshots after turn 0 cost no more than the changes they summarize',
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test("a fork reads its parent's snapshots up to the fork turn, then its own turns", async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const parent = await commitTurns(store, 'park', 1, 40);
+        const snaps = await snapshotsOf(store, 'park');
+        const at = snaps.at(-1)!.turn + 2;
+        assert.ok(at <= 40 && snaps.at(-1)!.turn > 0, `fork after a snapshot (${JSON.stringify(snaps)})`);
+        await forkWorld(store, { world_slug: 'park', at_turn: at, new_world_slug: 'what-if' });
+        const fork = await commitTurns(store, 'what-if', at + 1, at + 40);
+        for (const cold of [false, true]) {
+          if (cold) clearSnapshotCache();
+          for (let t = 1; t <= at; t++)
+            assert.deepEqual(
+              (await getWorld(store, { world_slug: 'what-if', turn: t })).entities,
+              parent.get(t),
+              `fork turn ${t} is the parent's`,
+            );
+          for (let t = at + 1; t <= at + 40; t++)
+            assert.deepEqual(
+              (await getWorld(store, { world_slug: 'what-if', turn: t })).entities,
+              fork.get(t),
+              `fork turn ${t}`,
+            );
+          assert.deepEqual(
+            (await getWorld(store, { world_slug: 'park', turn: 40 })).entities,
+            parent.get(40),
+          );
+        }
+        assert.ok((await snapshotsOf(store, 'what-if')).length >= 1, 'the fork takes its own snapshots');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
