@@ -35,19 +35,19 @@ export const postgresDialect: Dialect = {
   blob: 'BYTEA',
   fullText: {
     // Filter columns need no part in the index here: the table's own btree index on them combines
-    // with the GIN index (BitmapAnd).
+    // with the GIN index (BitmapAnd), or is walked newest first with the text as a filter.
     indexDdl: (table, _id, column, _filters) => [
       `ALTER TABLE ${table} ADD COLUMN ${column}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', ${column})) STORED`,
       `CREATE INDEX ${table}_${column}_tsv ON ${table} USING GIN (${column}_tsv)`,
     ],
+    dropIndexDdl: (table, column) => [`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}_tsv`],
     matchQuery: ({ table, id, column, text, filters, limit }) => {
       const words = searchWords(text);
       if (words.length === 0) return null;
-      const q = words.join(' | ');
       const cols = Object.keys(filters);
       return {
-        sql: `SELECT ${id} AS id, ts_rank(${column}_tsv, to_tsquery('simple', ?)) AS relevance FROM ${table} WHERE ${column}_tsv @@ to_tsquery('simple', ?)${cols.map((c) => ` AND ${c} = ?`).join('')} ORDER BY ${id} DESC LIMIT ?`,
-        params: [q, q, ...cols.map((c) => filters[c] as string), limit],
+        sql: `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ to_tsquery('simple', ?)${cols.map((c) => ` AND ${c} = ?`).join('')} ORDER BY ${id} DESC LIMIT ?`,
+        params: [words.join(' | '), ...cols.map((c) => filters[c] as string), limit],
       };
     },
   },
