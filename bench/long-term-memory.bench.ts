@@ -175,7 +175,7 @@ async function measure(
   iterations: number,
   op: () => Promise<unknown>,
   warmup = 50,
-  budgetMs = 20_000,
+  budgetMs = 5_000,
 ): Promise<Samples> {
   for (let i = 0; i < warmup; i++) await op();
   const out: number[] = [];

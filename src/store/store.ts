@@ -114,8 +114,8 @@ export interface FullTextDialect {
   dropIndexDdl(table: string, column: string): string[];
   /**
    * `SELECT <id> AS id` of rows of `table` whose `column` matches any word of `text` and whose filter
-   * columns equal the given values: the newest (highest ids) first, at most `limit` rows, at a cost
-   * bounded by the limit, not by how many rows match. `null` when `text` has no searchable word.
+   * columns equal the given values: the newest `limit` of them (highest ids; in no particular order),
+   * at a cost bounded by the limit, not by how many rows match. `null` when `text` has no searchable word.
    */
   matchQuery(spec: {
     table: string;

@@ -95,6 +95,30 @@ describeEachStore('long-term memory', (factory) => {
       assert.equal(again.items[0]?.memory_id, old.memory.memory_id);
     }));
 
+  test('in a scope of many memories, the newest matches are found among the newest and the oldest rows alike', () =>
+    factory.withStore(async ({ store }) => {
+      const first = await addMemory(store, { ...alice, text: 'the zebra was the first memory' });
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 700; i++) {
+          await addMemory(tx, { ...alice, text: `ordinary day ${i}${i === 350 ? ' zebra again' : ''}` });
+          if (i % 7 === 0) await addMemory(tx, { ...bob, text: `bob saw a zebra on day ${i}` });
+        }
+      });
+      const last = await addMemory(store, { ...alice, text: 'a zebra, lately' });
+      const r = await retrieveMemories(store, { ...alice, query_text: 'zebra', limit: 50 });
+      assert.deepEqual(r.items.map((m) => m.text).sort(), [
+        'a zebra, lately',
+        'ordinary day 350 zebra again',
+        'the zebra was the first memory',
+      ]);
+      assert.equal(r.items[0]?.memory_id, last.memory.memory_id, 'at equal relevance the newest first');
+      assert.ok(r.items.some((m) => m.memory_id === first.memory.memory_id));
+      // Common words fill the candidate window from the newest rows alone.
+      const common = await retrieveMemories(store, { ...alice, query_text: 'ordinary day', limit: 50 });
+      assert.equal(common.items.length, 50);
+      assert.ok(common.items.every((m) => m.scope_id === 'alice' && m.text.startsWith('ordinary day')));
+    }));
+
   test("a text holding another scope's search token does not leak into that scope", () =>
     factory.withStore(async ({ store }) => {
       await addMemory(store, { ...bob, text: `${scopeKey(alice)} green tea` });
