@@ -201,6 +201,11 @@ const bench: Bench = {
       for (let index = 0; index < sizes.length; index++) {
         const size = sizes[index] as number;
         await ensure(kind, sizes, index, ctx.log);
+        // Statistics (and PostgreSQL's visibility map) as autovacuum would keep them, also after a
+        // migration rebuilt the index of a cached store.
+        const prepared = await open(kind, size);
+        await prepared.run(kind === 'sqlite' ? 'ANALYZE' : 'VACUUM ANALYZE long_term_memories');
+        await prepared.close();
         const q = rng(size);
         const three = (pick: (r: () => number) => string) => `${pick(q)} ${pick(q)} ${pick(q)}`;
         const user = () => `u${Math.floor(q() * USERS)}`;

@@ -59,7 +59,9 @@ export const postgresDialect: Dialect = {
       const tsquery = [`to_tsquery('simple', ?)`, ...cols.map(() => `phraseto_tsquery('simple', ?)`)].join(
         ' && ',
       );
-      const older = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (${tsquery})${cols.map((c) => ` AND ${c} || '' = ?`).join('')} AND ${id} < (SELECT min(r.id) FROM (${recent}) r)`;
+      // The window's oldest id, from the btree alone (index-only once the table is vacuumed).
+      const boundary = `SELECT min(r.id) FROM (SELECT ${id} AS id FROM ${table}${where} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}) r`;
+      const older = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (${tsquery})${cols.map((c) => ` AND ${c} || '' = ?`).join('')} AND ${id} < (${boundary})`;
       return {
         sql: `SELECT id FROM ((SELECT id FROM (${recent}) w WHERE w.tsv @@ to_tsquery('simple', ?) ORDER BY id DESC) UNION ALL (${older} ORDER BY ${id} DESC)) u LIMIT ?`,
         params: [...values, q, q, ...values, ...values, ...values, limit],
