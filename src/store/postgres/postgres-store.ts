@@ -47,7 +47,11 @@ export const postgresDialect: Dialect = {
     // Two walks, so the cost is bounded whatever the words and whatever plan a prepared statement
     // gets: (1) the newest RECENT_WINDOW rows of the filters (btree, newest first), the text a filter
     // on each — common words stop here; (2) only if (1) found fewer than `limit`: the GIN index for
-    // older matches (rare words, few rows). The exact filter in (2) is kept off the btree on purpose.
+    // older matches (rare words, few rows). In (2) the exact filter and the id bound are kept off the
+    // btrees on purpose (`|| ''`, `+ 0`): a generic plan would otherwise AND the GIN bitmap with a
+    // bitmap of the whole scope or of every older id. `random() >= 0` (always true) is parallel-
+    // restricted: it keeps (2) in one process, where a generic plan's guess of 5 000 rows would start
+    // parallel workers to fetch a few.
     matchQuery: ({ table, id, column, text, filters, limit }) => {
       const words = searchWords(text);
       if (words.length === 0) return null;
@@ -61,7 +65,7 @@ export const postgresDialect: Dialect = {
       );
       // The window's oldest id, from the btree alone (index-only once the table is vacuumed).
       const boundary = `SELECT min(r.id) FROM (SELECT ${id} AS id FROM ${table}${where} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}) r`;
-      const older = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (${tsquery})${cols.map((c) => ` AND ${c} || '' = ?`).join('')} AND ${id} < (${boundary})`;
+      const older = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (${tsquery})${cols.map((c) => ` AND ${c} || '' = ?`).join('')} AND ${id} + 0 < (${boundary}) AND random() >= 0`;
       return {
         sql: `SELECT id FROM ((SELECT id FROM (${recent}) w WHERE w.tsv @@ to_tsquery('simple', ?) ORDER BY id DESC) UNION ALL (${older} ORDER BY ${id} DESC)) u LIMIT ?`,
         params: [...values, q, q, ...values, ...values, ...values, limit],
