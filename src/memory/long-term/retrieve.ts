@@ -4,8 +4,8 @@
  * among themselves, so the cost of a query is flat as the store grows.
  */
 import { invalidInput } from '../../core/errors.ts';
-import { bm25 } from './rank.ts';
 import type { SqlValue, Store, Transaction } from '../../store/store.ts';
+import { bm25 } from './rank.ts';
 import {
   checkMemoryId,
   checkScope,
