@@ -66,8 +66,12 @@ export async function retrieveMemories(
     where.push('scope_id = ?');
     params.push(input.scope_id);
   }
-  if (input.scope_kind !== undefined && input.scope_id !== undefined)
+  if (input.scope_kind !== undefined && input.scope_id !== undefined) {
     filters.scope_key = scopeKey({ scope_kind: input.scope_kind, scope_id: input.scope_id });
+    // The (scope_key, memory_id) index reads a scope newest first and stops at the limit.
+    where.push('scope_key = ?');
+    params.push(filters.scope_key);
+  }
   if (input.kind !== undefined) {
     where.push('kind = ?');
     params.push(input.kind);
