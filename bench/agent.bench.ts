@@ -6,7 +6,9 @@
  * difference is what sessions, the engine graph, contracts, journaling and events cost.
  * Anchor from outside: LangGraph.js doing the same interaction shape with its SQLite checkpointer
  * and zero-cost stub model/tool (its framework time per interaction), in a child process.
- * (Mastra's agent with its memory: not measured yet.)
+ * And Mastra's `Agent` with `@mastra/memory` on libSQL, one tool, the scripted model through the AI SDK's
+ * OpenAI-compatible provider: its framework time is wall minus its model calls and tool (see
+ * bench/agent/anchor-mastra.mjs), same warm-up (10) and repeats, median.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,7 @@ import {
 } from '../src/sources/index.ts';
 import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
-import { langGraphAgentAnchor } from './agent/anchors.ts';
+import { langGraphAgentAnchor, mastraAgentAnchor } from './agent/anchors.ts';
 import { type Bench, summarize } from './lib/harness.ts';
 
 const SCRIPT = {
@@ -196,6 +198,23 @@ export default {
             unit: 'µs',
             value: Math.round(value),
             anchor: 'LangGraph.js framework time',
+            anchor_value: Math.round(p50),
+          });
+      }
+      const mastra = await mastraAgentAnchor(iterations, ctx.log);
+      if (typeof mastra === 'string') ctx.log(`Mastra anchor not measured: ${mastra}`);
+      else {
+        const p50 = summarize(mastra.interactionUs).p50;
+        ctx.log(
+          `Mastra anchor ran under Node ${mastra.node} (wall p50 ${Math.round(summarize(mastra.wallUs).p50)} µs)`,
+        );
+        for (const [kind, value] of Object.entries(kernelP50))
+          ctx.row({
+            case: `kernel time per interaction vs Mastra Agent + Memory on libSQL (scripted model) [${kind}]`,
+            metric: 'p50',
+            unit: 'µs',
+            value: Math.round(value),
+            anchor: 'Mastra framework time',
             anchor_value: Math.round(p50),
           });
       }

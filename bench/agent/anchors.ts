@@ -1,11 +1,14 @@
 /**
  * Runs the agent anchors (bench/anchors, shared with the engine benchmark) in child processes:
  * LangGraph.js with its SQLite checkpointer, under the first Node here that can load its native
- * better-sqlite3. Returns per-interaction µs, or why it could not run.
+ * better-sqlite3; Mastra's agent with its memory on libSQL, against its own scripted model process.
+ * Each returns per-interaction framework µs, or why it could not run.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startCli } from '../../src/testing/cli.ts';
 import { anchorsDir, ensureAnchorsInstalled } from '../engine/anchors.ts';
 
 function run(
@@ -45,4 +48,43 @@ export function langGraphAgentAnchor(
       : `LangGraph.js agent anchor failed: ${r.error}`;
   }
   return `LangGraph.js could not be loaded by any Node here: ${lastError}`;
+}
+
+/** The Mastra anchor's model: a tool call first, the answer once the tool's result is the last message. */
+const MASTRA_SCRIPT = {
+  rules: [{ match: { last_message_contains: '"sum"' }, reply: { text: 'The sum is 5.' } }],
+  default: { tool_calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
+};
+
+export async function mastraAgentAnchor(
+  iterations: number,
+  log: (s: string) => void,
+): Promise<{ node: string; interactionUs: number[]; wallUs: number[] } | string> {
+  const installError = ensureAnchorsInstalled(log);
+  if (installError) return installError;
+  if (!existsSync(join(anchorsDir, 'node_modules', '@mastra', 'memory'))) {
+    const again = spawnSync('npm', ['install', '--prefix', anchorsDir, '--no-audit', '--no-fund'], {
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    if (again.status !== 0)
+      return `npm install --prefix bench/anchors failed: ${(again.stderr || again.stdout).slice(-400)}`;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'noema-bench-mastra-'));
+  const scriptFile = join(dir, 'script.json');
+  writeFileSync(scriptFile, JSON.stringify(MASTRA_SCRIPT));
+  const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
+  try {
+    const [, url] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
+    const probe = run(process.execPath, 'anchor-mastra.mjs', ['probe']);
+    if (!probe.ok) return `Mastra could not be loaded: ${probe.error}`;
+    const r = run(process.execPath, 'anchor-mastra.mjs', ['run', String(iterations), url!]);
+    return r.ok
+      ? (r.json as { node: string; interactionUs: number[]; wallUs: number[] })
+      : `Mastra agent anchor failed: ${r.error}`;
+  } finally {
+    model.child.kill('SIGTERM');
+    await model.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

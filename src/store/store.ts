@@ -99,18 +99,23 @@ export interface Dialect {
 
 /**
  * Full-text search as a store primitive: the DDL that indexes `table.column` (kept in sync by the
- * database itself, so writers need nothing special) and a query that finds matching rows. The table
- * has an integer primary key `id`; `filters` are TEXT columns a search can be narrowed by exactly
- * (e.g. a scope), indexed together with the text so a narrow filter stays fast in a large table.
+ * database itself, so writers need nothing special) and a query that finds the newest matching rows.
+ * The table has an integer primary key `id` that grows with time; `filters` are TEXT columns a search
+ * can be narrowed by exactly (e.g. a scope), indexed together with the text so a narrow filter stays
+ * fast in a large table. Ranking is the caller's: the primitive only finds candidates.
  */
 export interface FullTextDialect {
-  /** Migration statements creating the index on `table.column` (+ `filters`) for rows keyed by `id`. */
-  indexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
   /**
-   * `SELECT <id> AS id, <relevance> AS relevance` over rows of `table` whose `column` matches any
-   * word of `text` and whose filter columns equal the given values (higher relevance is better),
-   * newest ids first, at most `limit` rows: the cost is bounded by the limit, not by how many rows
-   * match. `null` when `text` has no searchable word.
+   * Migration statements creating the index on `table.column` (+ `filters`) for rows keyed by `id`,
+   * filled from the rows already in the table.
+   */
+  indexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
+  /** Migration statements removing what `indexDdl` created (to replace an index by a newer one). */
+  dropIndexDdl(table: string, column: string): string[];
+  /**
+   * `SELECT <id> AS id` of rows of `table` whose `column` matches any word of `text` and whose filter
+   * columns equal the given values: the newest `limit` of them (highest ids; in no particular order),
+   * at a cost bounded by the limit, not by how many rows match. `null` when `text` has no searchable word.
    */
   matchQuery(spec: {
     table: string;

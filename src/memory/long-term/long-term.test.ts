@@ -2,8 +2,11 @@
 // full-text retrieval ranked by relevance then recency, bounded limits, typed errors that change nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { migrations } from '../../app/migrations.ts';
+import { migrate } from '../../store/index.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { addMemory, forgetScope, getMemory, retrieveMemories } from './index.ts';
+import { addMemory, CANDIDATE_WINDOW, forgetScope, getMemory, retrieveMemories } from './index.ts';
+import { scopeKey } from './records.ts';
 
 const alice = { scope_kind: 'user', scope_id: 'alice' } as const;
 const bob = { scope_kind: 'user', scope_id: 'bob' } as const;
@@ -65,6 +68,87 @@ describeEachStore('long-term memory', (factory) => {
         ['meeting notes about the budget', 'meeting notes about the launch'],
       );
     }));
+
+  test('a query ranks the newest CANDIDATE_WINDOW matches only: an older, better match beyond them is not found', () =>
+    factory.withStore(async ({ store }) => {
+      const old = await addMemory(store, { ...alice, text: 'tea tea tea tea, all about tea' });
+      await addMemory(store, { ...alice, text: 'coffee only, nothing else' });
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < CANDIDATE_WINDOW; i++)
+          await addMemory(tx, { ...alice, text: `day ${i}: some tea with many other words in it` });
+      });
+      const r = await retrieveMemories(store, { ...alice, query_text: 'tea', limit: 50 });
+      assert.equal(r.items.length, 50);
+      assert.ok(
+        !r.items.some((m) => m.memory_id === old.memory.memory_id),
+        'the old match is past the window',
+      );
+      // One match fewer in the window and the old one is a candidate again, ranked first.
+      const newest = (await retrieveMemories(store, { ...alice, limit: 1 })).items[0]!;
+      await addMemory(store, {
+        ...alice,
+        memory_id: newest.memory_id,
+        text: 'no longer about that drink',
+        store_mode: 'replace',
+      });
+      const again = await retrieveMemories(store, { ...alice, query_text: 'tea', limit: 50 });
+      assert.equal(again.items[0]?.memory_id, old.memory.memory_id);
+    }));
+
+  test('in a scope of many memories, the newest matches are found among the newest and the oldest rows alike', () =>
+    factory.withStore(async ({ store }) => {
+      const first = await addMemory(store, { ...alice, text: 'the zebra was the first memory' });
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 700; i++) {
+          await addMemory(tx, { ...alice, text: `ordinary day ${i}${i === 350 ? ' zebra again' : ''}` });
+          if (i % 7 === 0) await addMemory(tx, { ...bob, text: `bob saw a zebra on day ${i}` });
+        }
+      });
+      const last = await addMemory(store, { ...alice, text: 'a zebra, lately' });
+      const r = await retrieveMemories(store, { ...alice, query_text: 'zebra', limit: 50 });
+      assert.deepEqual(r.items.map((m) => m.text).sort(), [
+        'a zebra, lately',
+        'ordinary day 350 zebra again',
+        'the zebra was the first memory',
+      ]);
+      assert.equal(r.items[0]?.memory_id, last.memory.memory_id, 'at equal relevance the newest first');
+      assert.ok(r.items.some((m) => m.memory_id === first.memory.memory_id));
+      // Common words fill the candidate window from the newest rows alone.
+      const common = await retrieveMemories(store, { ...alice, query_text: 'ordinary day', limit: 50 });
+      assert.equal(common.items.length, 50);
+      assert.ok(common.items.every((m) => m.scope_id === 'alice' && m.text.startsWith('ordinary day')));
+    }));
+
+  test("a text holding another scope's search token does not leak into that scope", () =>
+    factory.withStore(async ({ store }) => {
+      await addMemory(store, { ...bob, text: `${scopeKey(alice)} green tea` });
+      await addMemory(store, { ...alice, text: 'green tea' });
+      const r = await retrieveMemories(store, { ...alice, query_text: 'green tea' });
+      assert.deepEqual(
+        r.items.map((m) => m.scope_id),
+        ['alice'],
+      );
+    }));
+
+  test('the full-text index of migration 131 is rebuilt from the memories already stored', () =>
+    factory.withStore(
+      async ({ store }) => {
+        await addMemory(store, { ...alice, text: 'stored before the upgrade: green tea' });
+        await addMemory(store, { ...bob, text: 'bob also drinks green tea' });
+        await migrate(store, migrations);
+        const r = await retrieveMemories(store, { ...alice, query_text: 'tea' });
+        assert.deepEqual(
+          r.items.map((m) => m.text),
+          ['stored before the upgrade: green tea'],
+        );
+        await addMemory(store, { ...alice, text: 'after the upgrade: more tea' });
+        assert.equal(
+          (await retrieveMemories(store, { scope_kind: 'user', query_text: 'tea' })).items.length,
+          3,
+        );
+      },
+      migrations.filter((m) => m.id <= 130),
+    ));
 
   test('without a query the newest memories of the scope come first; limit is clamped to 1..50', () =>
     factory.withStore(async ({ store }) => {

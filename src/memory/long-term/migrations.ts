@@ -1,6 +1,8 @@
 /** Long-term memory schema (ids 130–139): memory records with full-text retrieval by scope. */
 import type { Migration } from '../../store/index.ts';
 
+const FTS = ['long_term_memories', 'memory_id', 'text', ['scope_key']] as const;
+
 export const longTermMigrations: Migration[] = [
   {
     id: 130,
@@ -21,7 +23,14 @@ export const longTermMigrations: Migration[] = [
       'CREATE INDEX long_term_memories_scope_key ON long_term_memories (scope_key, memory_id)',
       // The scope is one selective token (`scopeKey`) indexed with the text, so a search inside one
       // user's memories never walks the doclist of a word every scope shares (like "user").
-      ...d.fullText.indexDdl('long_term_memories', 'memory_id', 'text', ['scope_key']),
+      ...d.fullText.indexDdl(...FTS),
     ],
+  },
+  {
+    // The full-text index as the store's primitive builds it now (SQLite: newest first, no content
+    // copy), rebuilt from the rows.
+    id: 131,
+    name: 'long_term_memories_fts_newest_first',
+    up: (d) => [...d.fullText.dropIndexDdl(FTS[0], FTS[2]), ...d.fullText.indexDdl(...FTS)],
   },
 ];

@@ -1,10 +1,11 @@
 /**
  * Retrieval: one memory by id, the newest of a scope, or full-text matches ranked by relevance and
- * recency. The full-text candidates are the newest matching rows (bounded), so the cost of a query is
- * flat as the store grows.
+ * recency. The full-text candidates are the newest matching rows (at most CANDIDATE_WINDOW), ranked
+ * among themselves, so the cost of a query is flat as the store grows.
  */
 import { invalidInput } from '../../core/errors.ts';
 import type { SqlValue, Store, Transaction } from '../../store/store.ts';
+import { bm25 } from './rank.ts';
 import {
   checkMemoryId,
   checkScope,
@@ -29,7 +30,7 @@ export interface RetrieveInput {
 export type RetrievedMemory = MemoryRecord & { score: number };
 
 export const MAX_RETRIEVE_LIMIT = 50;
-/** How many of the newest matching rows a full-text query ranks. */
+/** How many of the newest matching rows a full-text query ranks (the answer is the best among them). */
 export const CANDIDATE_WINDOW = 100;
 /** Recency half-life of the score (30 days). */
 const HALF_LIFE_MS = 30 * 24 * 3600 * 1000;
@@ -65,8 +66,12 @@ export async function retrieveMemories(
     where.push('scope_id = ?');
     params.push(input.scope_id);
   }
-  if (input.scope_kind !== undefined && input.scope_id !== undefined)
+  if (input.scope_kind !== undefined && input.scope_id !== undefined) {
     filters.scope_key = scopeKey({ scope_kind: input.scope_kind, scope_id: input.scope_id });
+    // The (scope_key, memory_id) index reads a scope newest first and stops at the limit.
+    where.push('scope_key = ?');
+    params.push(filters.scope_key);
+  }
   if (input.kind !== undefined) {
     where.push('kind = ?');
     params.push(input.kind);
@@ -114,16 +119,20 @@ export async function retrieveMemories(
   const columns = MEMORY_COLUMNS.split(', ')
     .map((c) => `m.${c}`)
     .join(', ');
-  const rows = await db.all<MemoryRow & { relevance: number }>(
-    `SELECT ${columns}, c.relevance FROM (${match.sql}) c JOIN long_term_memories m ON m.memory_id = c.id WHERE 1 = 1${outer.join('')}`,
+  const rows = await db.all<MemoryRow>(
+    `SELECT ${columns} FROM (${match.sql}) c JOIN long_term_memories m ON m.memory_id = c.id WHERE 1 = 1${outer.join('')}`,
     [...match.params, ...outerParams],
   );
   if (rows.length === 0) return { items: [] };
-  const top = Math.max(...rows.map((r) => Number(r.relevance)), Number.MIN_VALUE);
-  const scored = rows.map((r) => ({
+  const relevance = bm25(
+    [input.query_text ?? ''],
+    rows.map((r) => r.text),
+  );
+  const top = Math.max(...relevance, Number.MIN_VALUE);
+  const scored = rows.map((r, i) => ({
     ...toRecord(r),
     // Relevance normalised to the best candidate, weighted by recency: 70% relevance, 30% recency.
-    score: round(0.7 * (Number(r.relevance) / top) + 0.3 * recency(Number(r.updated_at_ms), now)),
+    score: round(0.7 * ((relevance[i] as number) / top) + 0.3 * recency(Number(r.updated_at_ms), now)),
   }));
   scored.sort((a, b) => b.score - a.score || b.memory_id - a.memory_id);
   return { items: scored.slice(0, limit) };

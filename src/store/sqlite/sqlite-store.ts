@@ -27,37 +27,48 @@ export const sqliteDialect: Dialect = {
   real: 'REAL',
   blob: 'BLOB',
   fullText: {
+    // A contentless FTS5 table keyed by the negated id: FTS5 walks a doclist fastest in ascending
+    // rowid order, so ascending here is newest first. Triggers keep it in sync; the index is filled
+    // from the rows already in the table.
     indexDdl: (table, id, column, filters) => {
       const cols = [column, ...filters];
       const newValues = cols.map((c) => `new.${c}`).join(', ');
-      const oldValues = cols.map((c) => `old.${c}`).join(', ');
       return [
-        `CREATE VIRTUAL TABLE ${table}_fts USING fts5(${cols.join(', ')}, content='${table}', content_rowid='${id}', tokenize='unicode61')`,
+        `CREATE VIRTUAL TABLE ${table}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='unicode61')`,
+        `INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) SELECT -${id}, ${cols.join(', ')} FROM ${table}`,
         `CREATE TRIGGER ${table}_fts_ai AFTER INSERT ON ${table} BEGIN
-           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (new.${id}, ${newValues}); END`,
+           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (-new.${id}, ${newValues}); END`,
         `CREATE TRIGGER ${table}_fts_ad AFTER DELETE ON ${table} BEGIN
-           INSERT INTO ${table}_fts(${table}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', old.${id}, ${oldValues}); END`,
+           DELETE FROM ${table}_fts WHERE rowid = -old.${id}; END`,
         `CREATE TRIGGER ${table}_fts_au AFTER UPDATE ON ${table} BEGIN
-           INSERT INTO ${table}_fts(${table}_fts, rowid, ${cols.join(', ')}) VALUES ('delete', old.${id}, ${oldValues});
-           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (new.${id}, ${newValues}); END`,
+           DELETE FROM ${table}_fts WHERE rowid = -old.${id};
+           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (-new.${id}, ${newValues}); END`,
       ];
     },
+    dropIndexDdl: (table) => [
+      `DROP TRIGGER IF EXISTS ${table}_fts_ai`,
+      `DROP TRIGGER IF EXISTS ${table}_fts_ad`,
+      `DROP TRIGGER IF EXISTS ${table}_fts_au`,
+      `DROP TABLE IF EXISTS ${table}_fts`,
+    ],
     matchQuery: ({ table, id, column, text, filters, limit }) => {
       const words = searchWords(text);
       if (words.length === 0) return null;
-      // Filters are matched as phrases inside the index (fast) and then exactly on the row.
-      let match = `${column} : (${words.map((w) => `"${w}"`).join(' OR ')})`;
+      // Filters are matched as tokens inside the index first (a selective token drives the walk),
+      // then exactly on the row.
+      let match = `(${words.map((w) => `"${w}"`).join(' OR ')})`;
       const exact: string[] = [];
       const params: SqlValue[] = [];
       for (const [col, value] of Object.entries(filters)) {
         const tokens = searchWords(value);
-        if (tokens.length > 0) match += ` AND ${col} : "${tokens.join(' ')}"`;
+        if (tokens.length > 0) match = `${col} : "${tokens.join(' ')}" AND ${column} : ${match}`;
         exact.push(`t.${col} = ?`);
         params.push(value);
       }
-      // FTS5 walks the index in rowid order and stops at the LIMIT; bm25 is computed only for those rows.
+      if (Object.keys(filters).length === 0) match = `${column} : ${match}`;
+      // FTS5 walks the doclists in rowid order (negated ids: newest first) and stops at the LIMIT.
       return {
-        sql: `SELECT f.rowid AS id, -bm25(${table}_fts) AS relevance FROM ${table}_fts f JOIN ${table} t ON t.${id} = f.rowid WHERE ${table}_fts MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid DESC LIMIT ?`,
+        sql: `SELECT -f.rowid AS id FROM ${table}_fts f JOIN ${table} t ON t.${id} = -f.rowid WHERE ${table}_fts MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid LIMIT ?`,
         params: [match, ...params, limit],
       };
     },

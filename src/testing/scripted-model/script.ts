@@ -30,6 +30,11 @@ export interface ScriptReply {
   json?: unknown;
   /** Streams this text as the assistant content (use for non-JSON replies). */
   text?: string;
+  /**
+   * Streams these OpenAI-style function calls (`delta.tool_calls`, finish reason `tool_calls`)
+   * after any content: for clients that use the API's native tool calling (the Mastra anchor).
+   */
+  tool_calls?: Array<{ name: string; arguments: unknown }>;
   /** Answers this HTTP status and JSON body instead of a stream. */
   error?: { status: number; body?: unknown };
   /** Answers HTTP 400 as providers do when they do not support `response_format`. */
@@ -68,6 +73,16 @@ const REPLY = {
   properties: {
     json: {},
     text: { type: 'string' },
+    tool_calls: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['name', 'arguments'],
+        additionalProperties: false,
+        properties: { name: { type: 'string', minLength: 1 }, arguments: {} },
+      },
+    },
     error: {
       type: 'object',
       required: ['status'],

@@ -90,16 +90,44 @@ async function stream(
     res.write(out);
     return; // never ends; close() destroys the socket
   }
-  const completion = Math.max(1, Math.ceil(content.length / 4));
-  const usage = reply.usage ?? {
-    prompt_tokens: 10,
-    completion_tokens: completion,
-    total_tokens: 10 + completion,
-  };
-  out += event({}, reply.finish_reason ?? 'stop');
+  for (const [index, call] of toolCalls(reply).entries())
+    out += event({ tool_calls: [{ index, ...call }] }, null);
+  const usage = usageOf(reply, content);
+  out += event({}, reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'));
   out += event({}, 'usage', usage);
   out += 'data: [DONE]\n\n';
   res.end(out);
+}
+
+function toolCalls(reply: ScriptReply) {
+  return (reply.tool_calls ?? []).map((call, index) => ({
+    id: `call_scripted_${index}`,
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
+}
+
+function usageOf(reply: ScriptReply, content: string) {
+  const completion = Math.max(1, Math.ceil(content.length / 4));
+  return reply.usage ?? { prompt_tokens: 10, completion_tokens: completion, total_tokens: 10 + completion };
+}
+
+function complete(res: ServerResponse, reply: ScriptReply, model: string, content: string): void {
+  const calls = toolCalls(reply);
+  sendJson(res, 200, {
+    id: `chatcmpl-scripted-${Date.now()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+        finish_reason: reply.finish_reason ?? (calls.length > 0 ? 'tool_calls' : 'stop'),
+      },
+    ],
+    usage: usageOf(reply, content),
+  });
 }
 
 export async function startScriptedModel(options: {
@@ -170,6 +198,8 @@ export async function startScriptedModel(options: {
         reply.error.body ?? { error: { message: 'scripted failure' } },
       );
     const content = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
+    // As the API does: a request without `stream: true` gets one chat.completion object.
+    if (body.stream !== true && !reply.hang) return complete(res, reply, facts.model ?? 'scripted', content);
     return stream(res, reply, facts.model ?? 'scripted', content);
   };
   const server = createServer((req, res) => {
