@@ -11,7 +11,9 @@ import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { countingStore } from './counting-store.ts';
 
 const SCRIPT = {
-  rules: [{ match: { message_matches: '✓ add' }, reply: { json: { thinking: 'done', response: 'The sum is 5.' } } }],
+  rules: [
+    { match: { message_matches: '✓ add' }, reply: { json: { thinking: 'done', response: 'The sum is 5.' } } },
+  ],
   default: { json: { thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] } },
 };
 
@@ -30,7 +32,10 @@ try {
         version: 1,
         interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
       });
-      const server = await putMcpServer(store, { version: 1, transport: { type: 'streamable_http', url_env: 'BENCH_MCP_URL' } });
+      const server = await putMcpServer(store, {
+        version: 1,
+        transport: { type: 'streamable_http', url_env: 'BENCH_MCP_URL' },
+      });
       const { hash } = await runtime.putAgent({
         version: 1,
         label: 'bench',

@@ -36,6 +36,11 @@ export interface AgentRuntimeOptions {
   owner?: string;
   /** Engine lease length (default 30 s): how soon another process may take over a dead one's turn. */
   leaseMs?: number;
+  /**
+   * How long a session's claim holds before its run is created (default 30 s): a process that dies
+   * between claim and run leaves the session busy this long, then the next message takes it.
+   */
+  claimLeaseMs?: number;
   /** Finish profile updates left queued by a stopped process (default true). */
   resumeBackground?: boolean;
   /**
@@ -102,7 +107,9 @@ export async function createAgentRuntime(
     },
     background: new Set(),
     driving: new Set(),
+    recorders: new Map(),
     deferBackground: options.background === 'defer',
+    claimLeaseMs: options.claimLeaseMs ?? 30_000,
   };
   for (const t of [
     emotionNode(cx.deps),
