@@ -28,6 +28,7 @@ import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
 import { getSessionView } from './sessions/read.ts';
 import { createSession, sendMessage } from './sessions/send.ts';
 import { findSession } from './sessions/session-store.ts';
+import { streamingLlmExecutor, type TextSink } from './streaming/llm-executor.ts';
 
 export interface AgentRuntimeOptions {
   /** Operator configuration for sources (LLM endpoint, MCP URLs); default `process.env`. */
@@ -82,8 +83,21 @@ export async function createAgentRuntime(
   options: AgentRuntimeOptions = {},
 ): Promise<AgentRuntime> {
   const env = options.env ?? process.env;
+  const recorders: AgentContext['recorders'] = new Map();
+  // The reasoning reply's `response` streams to the turn's recorder as live `text_delta` events.
+  const textSink = (run_id: string): TextSink | undefined => {
+    const rec = recorders.get(run_id);
+    return rec
+      ? (p) => rec.live('text_delta', { contract_id: p.contract_id, delta: p.text, offset: p.offset })
+      : undefined;
+  };
   const engine = createEngine(store, {
-    actions: agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
+    actions: streamingLlmExecutor(
+      store,
+      env,
+      textSink,
+      agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
+    ),
     ...(options.owner ? { owner: options.owner } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
   });
@@ -107,7 +121,7 @@ export async function createAgentRuntime(
     },
     background: new Set(),
     driving: new Set(),
-    recorders: new Map(),
+    recorders,
     deferBackground: options.background === 'defer',
     claimLeaseMs: options.claimLeaseMs ?? 30_000,
   };

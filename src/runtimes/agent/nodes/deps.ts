@@ -77,6 +77,8 @@ export async function callModel(
     messages: Array<{ role: string; content: string }>;
     schema_hash: string;
     key: string;
+    /** Stream the reply's `response` string to the session as it arrives (the ReasoningNode). */
+    stream_response?: boolean;
   },
 ): Promise<ModelCall> {
   const contract = await ctx.act(
@@ -86,6 +88,7 @@ export async function callModel(
       request: { messages: input.messages },
       result_schema_hash: input.schema_hash,
       kind: 'llm_generation',
+      ...(input.stream_response ? { stream: 'response' } : {}),
     },
     { key: input.key },
   );
