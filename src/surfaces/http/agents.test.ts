@@ -119,7 +119,7 @@ describeEachStore('agent HTTP handlers (SSE frames, Last-Event-ID)', (factory) =
         );
         const cont = await collect((await h.ecsContinue({ session_id })).frames);
         assert.equal(cont.at(-1)!.event, 'done');
-        assert.equal(cont[0]!.id, ecs.id + 1, 'the continuation continues the sequence');
+        assert.equal(cont[0]!.id, ecs.id! + 1, 'the continuation continues the sequence');
         await assert.rejects(h.ecsContinue({ session_id }), { code: 'NO_CHECKPOINT' });
         await kit.runtime.idle();
         assert.equal(
