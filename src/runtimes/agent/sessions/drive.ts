@@ -83,9 +83,10 @@ async function drive(
     throw err;
   }
   await unsubscribe();
-  await rec.flush();
-  if (outcome.status === 'running' || outcome.status === 'queued')
+  if (outcome.status === 'running' || outcome.status === 'queued') {
+    await rec.flush();
     return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
+  }
 
   const run = await engine.getRun(run_id);
   const execution = executionStateOfRun(run);

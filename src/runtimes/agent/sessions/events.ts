@@ -100,9 +100,9 @@ type Queued =
 
 /**
  * Records a turn's events in order. Engine listeners are synchronous, so events queue up and are
- * written in batches, one transaction each: the events of one engine step go together (written
- * when the step finishes, or at most EVENT_BATCH_MS after the first of them, so a slow model call
- * still shows its `status` at once). A stored event is delivered only after its batch committed.
+ * written in batches, one transaction each: at most EVENT_BATCH_MS after the first of them (so a
+ * slow model call still shows its `status` at once), or with the turn's closing transaction,
+ * whichever comes first. A stored event is delivered only after its batch committed.
  * Live-only events (`text_delta`) are never written: they are delivered in order after the stored
  * events before them. A write failure never breaks the run; `flush` waits for the queue and
  * reports it.
@@ -197,25 +197,29 @@ export class SessionEventRecorder {
   fromEngine(e: EngineEvent & { origin?: string }): void {
     if (e.origin) return; // another process executes (and records) that part of the run
     const mapped = sessionEventOf(e);
-    // A finished step writes its events now: the step's progress is one transaction. A step that
-    // only started (say, a switched-off emotion node) leaves its status to the next batch.
-    if (mapped) void this.record(mapped.event, mapped.body, e.type === 'node.finished');
-    else if (e.type === 'node.finished' && this.#pending.some((b) => b.event !== 'status'))
-      void this.#drainNow();
+    if (mapped) void this.record(mapped.event, mapped.body);
   }
 
-  /** Writes everything queued; rejects with the first write failure. */
+  /** Writes everything queued; rejects with the first write failure (reported once). */
   async flush(): Promise<void> {
     if (this.#pending.length > 0 || this.#timer) await this.#drainNow();
     else if (this.#draining) this.#urgent = true;
     while (this.#draining) await this.#draining;
-    if (this.#error) throw this.#error;
+    this.#throwError();
+  }
+
+  /** Reports a failed write once. */
+  #throwError(): void {
+    const err = this.#error;
+    this.#error = null;
+    if (err) throw err;
   }
 
   /**
    * Runs `fn` in one transaction with the turn's own writes (claim, transcript, status) and the
-   * events it `add`s, after everything queued was written; those events are delivered once it
-   * committed. So a turn's opening and closing are one transaction each.
+   * events it `add`s, after the events still queued (written first, in the same transaction); all
+   * are delivered once it committed. So a turn's opening and closing are one transaction each, and
+   * the last step's progress goes with the closing.
    */
   async commitWith<T>(
     fn: (
@@ -223,15 +227,31 @@ export class SessionEventRecorder {
       add: (event: SessionEventName, body: Record<string, unknown>) => Promise<void>,
     ) => Promise<T>,
   ): Promise<T> {
-    await this.flush();
+    while (this.#draining) await this.#draining;
+    this.#throwError();
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const queued = this.#pending.splice(0);
     const out: SessionEvent[] = [];
-    const result = await this.#store.transaction(async (tx) => {
-      out.length = 0;
-      return fn(tx, async (event, body) => {
-        out.push(await appendSessionEvent(tx, this.session_id, this.run_id, event, body));
+    let result: T;
+    try {
+      result = await this.#store.transaction(async (tx) => {
+        out.length = 0;
+        const append = async (event: SessionEventName, body: Record<string, unknown>) => {
+          out.push(await appendSessionEvent(tx, this.session_id, this.run_id, event, body));
+        };
+        for (const q of queued) if (!q.live) await append(q.event, q.body);
+        return fn(tx, append);
       });
-    });
-    for (const e of out) this.#deliver(e);
+    } catch (err) {
+      this.#pending.unshift(...queued);
+      throw err;
+    }
+    let i = 0;
+    for (const q of queued) this.#deliver(q.live ? this.#liveEvent(q.event, q.body) : out[i++]!);
+    for (; i < out.length; i++) this.#deliver(out[i]!);
     return result;
   }
 }
