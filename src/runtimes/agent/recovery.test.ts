@@ -85,4 +85,85 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
       }
     });
   });
+
+  test('a continuation whose process dies mid-turn leaves no checkpoint once the turn is settled', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const ecsScript: ModelScript = {
+        rules: [
+          { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+          {
+            match: { last_message_contains: 'book a slot' },
+            reply: {
+              json: {
+                thinking: 'ask',
+                ecs_request: {
+                  title: 'Pick a day',
+                  description: 'Which day?',
+                  fields: { type: 'object', required: ['day'], properties: { day: { enum: ['monday'] } } },
+                },
+              },
+            },
+          },
+          // The continuation's reasoning call never answers: its process is killed while waiting.
+          { match: { message_matches: '✓ ecs_request → ' }, reply: { hang: true } },
+        ],
+        default: { json: { thinking: 't', response: 'back' } },
+      };
+      const kit = await startAgentKit(store, {
+        script: ecsScript,
+        definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
+      });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'bob' });
+        const turn = await rt.sendMessage(session_id, { content: 'please book a slot' });
+        assert.equal(turn.status, 'waiting');
+        const contract_id = turn.outcome.waiting[0]!.contract_id;
+        await rt.respondEcs({ session_id, contract_id, response: { day: 'monday' } });
+
+        const child = spawn(process.execPath, [WORKER, 'continue', session_id], {
+          env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1500' },
+        });
+        for (let i = 0; i < 300; i++) {
+          const inflight = await store.get(
+            "SELECT 1 AS one FROM source_invocations WHERE status = 'running' AND run_id = ?",
+            [turn.run_id],
+          );
+          if (inflight) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const exited = new Promise((r) => child.on('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        assert.ok(
+          await store.get('SELECT 1 AS one FROM graph_checkpoints WHERE session_id = ?', [session_id]),
+          'the dead continuation left its checkpoint',
+        );
+
+        let next = null;
+        for (let i = 0; i < 100 && !next; i++) {
+          try {
+            next = await rt.sendMessage(session_id, { content: 'second' });
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'SESSION_BUSY') throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        assert.ok(next, 'the session took a message once the lease expired');
+        assert.equal(next.response, 'back');
+        assert.equal(
+          (await rt.engine.getRun(turn.run_id)).status,
+          'failed',
+          'the interrupted call is not repeated',
+        );
+        assert.equal(
+          await store.get('SELECT 1 AS one FROM graph_checkpoints WHERE session_id = ?', [session_id]),
+          undefined,
+          'the settled turn deleted its checkpoint',
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
 });

@@ -11,7 +11,7 @@ import type { ExecutionCore } from '../nodes/deps.ts';
 import { executionStateOf } from '../nodes/reasoning.ts';
 import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
-import { deleteCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
 import type { SessionEventRecorder } from './events.ts';
 import { appendMessage, type SessionRow, setSessionStatus } from './session-store.ts';
 
@@ -107,7 +107,7 @@ async function drive(
   }
   if (outcome.status === 'completed') {
     await rec.commitWith(async (tx, add) => {
-      if (answered) await deleteCheckpoint(tx, session.session_id, answered);
+      await deleteRunCheckpoint(tx, session.session_id, run_id);
       await add('execution_state', executionEvent);
       if (execution.response)
         await appendMessage(tx, session.session_id, run_id, {
@@ -131,7 +131,7 @@ async function drive(
     message: `run ${outcome.status}`,
   };
   await rec.commitWith(async (tx, add) => {
-    if (answered) await deleteCheckpoint(tx, session.session_id, answered);
+    await deleteRunCheckpoint(tx, session.session_id, run_id);
     await add('execution_state', executionEvent);
     await setSessionStatus(tx, session.session_id, run_id, 'idle', false, run.state.reasoning ?? null);
     await add('error', {
