@@ -105,6 +105,8 @@ export const agentMigrations: Migration[] = [
       // The ReasoningContext the last finished turn ended with (JSON), so the next message starts
       // from it without reading the previous run.
       'ALTER TABLE agent_sessions ADD COLUMN reasoning TEXT',
+      // Finding sessions left running by a stopped process (settled when a runtime starts).
+      'CREATE INDEX agent_sessions_status ON agent_sessions (status, updated_at)',
     ],
   },
 ];

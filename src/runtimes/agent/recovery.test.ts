@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import type { ModelScript } from '../../testing/scripted-model/index.ts';
+import { createAgentRuntime } from './index.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
 
@@ -161,6 +162,47 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           undefined,
           'the settled turn deleted its checkpoint',
         );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a runtime that starts settles the turns a dead process left running, without a new message', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const kit = await startAgentKit(store, { script, definition: { emotion: { enabled: false } } });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, 'first'])], {
+          env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1000' },
+        });
+        for (let i = 0; i < 300; i++) {
+          if (await store.get("SELECT 1 AS one FROM source_invocations WHERE status = 'running'")) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const exited = new Promise((r) => child.on('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
+        assert.equal(stale.status, 'running');
+        await new Promise((r) => setTimeout(r, 1200)); // the dead process's engine lease expires
+
+        // A runtime starting on the store (another process's, in effect) settles the session.
+        const other = await createAgentRuntime(store, { env: kit.env });
+        try {
+          await other.idle();
+        } finally {
+          await other.close();
+        }
+        const settled = (await rt.getSession(session_id)) as { status: string };
+        assert.equal(settled.status, 'idle', 'no message was needed');
+        assert.equal((await rt.engine.getRun(stale.run_id)).status, 'failed');
+        const events = await rt.events(session_id);
+        assert.equal(events.at(-1)!.event, 'error');
+        assert.equal(events.at(-1)!.data.run_id, stale.run_id);
+        const turn = await rt.sendMessage(session_id, { content: 'second' });
+        assert.equal(turn.response, 'back');
       } finally {
         await kit.close();
       }

@@ -26,7 +26,7 @@ import type { TurnResult } from './sessions/drive.ts';
 import { continueEcs, respondEcs } from './sessions/ecs.ts';
 import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
 import { getSessionView } from './sessions/read.ts';
-import { createSession, sendMessage } from './sessions/send.ts';
+import { createSession, sendMessage, settleStaleSessions } from './sessions/send.ts';
 import { findSession } from './sessions/session-store.ts';
 import { streamingLlmExecutor, type TextSink } from './streaming/llm-executor.ts';
 
@@ -73,6 +73,12 @@ export interface AgentRuntime {
   ): Promise<{ user_id: string; profile_deleted: boolean; memories_deleted: number }>;
   /** Starts profile updates left queued by a stopped process; returns how many. */
   resumeBackground(): Promise<number>;
+  /**
+   * Settles session turns stopped processes left `running` (taken over once their lease expired),
+   * without waiting for each session's next message. Run in the background at start (with
+   * `resumeBackground`); returns how many running sessions it looked at.
+   */
+  settleStaleSessions(): Promise<number>;
   /** Resolves when this process's background profile updates have finished. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -161,6 +167,7 @@ export async function createAgentRuntime(
     getUserProfile: (user_id) => getUserProfile(store, user_id),
     forgetUser: (user_id) => forgetUser(store, user_id),
     resumeBackground: () => resumeProfileUpdates(cx),
+    settleStaleSessions: () => settleStaleSessions(cx),
     async idle() {
       // Bounded: each round awaits what is in flight; new work only comes from finished interactions.
       for (let i = 0; i < 100 && cx.background.size > 0; i++) await Promise.allSettled([...cx.background]);
@@ -170,6 +177,11 @@ export async function createAgentRuntime(
       await engine.close();
     },
   };
-  if (options.resumeBackground !== false) await runtime.resumeBackground();
+  if (options.resumeBackground !== false) {
+    await runtime.resumeBackground();
+    const settling = settleStaleSessions(cx).catch(() => 0);
+    cx.background.add(settling);
+    void settling.finally(() => cx.background.delete(settling));
+  }
   return runtime;
 }

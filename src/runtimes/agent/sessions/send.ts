@@ -27,6 +27,7 @@ import {
   insertSession,
   recentMessages,
   releaseExpiredClaim,
+  runningSessions,
   type SessionRow,
   setSessionStatus,
 } from './session-store.ts';
@@ -138,6 +139,25 @@ async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<v
     new SessionEventRecorder(cx.store, session.session_id, run_id, () => {}),
     { recovering: true },
   );
+}
+
+/**
+ * Settles the turns stopped processes left behind, without waiting for the sessions' next
+ * messages (run when a runtime starts): each `running` session goes through the same rules as a
+ * message would (a live owner keeps its turn; a dead one's is taken over once its lease expired; a
+ * claim whose run was never created is released once the claim's lease expired). Returns how many
+ * sessions it looked at.
+ */
+export async function settleStaleSessions(cx: AgentContext, limit = 100): Promise<number> {
+  const sessions = await runningSessions(cx.store, limit);
+  for (const s of sessions) {
+    try {
+      await settleStaleTurn(cx, s);
+    } catch {
+      // Left for the session's next message, which reports what goes wrong.
+    }
+  }
+  return sessions.length;
 }
 
 export function sessionBusy(session_id: string, now: SessionRow | null): NoemaError {

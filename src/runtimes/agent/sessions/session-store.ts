@@ -68,6 +68,15 @@ export async function findSession(q: Queryable, session_id: string): Promise<Ses
   return r ? rowOf(r) : null;
 }
 
+/** Sessions with a turn in flight (here or anywhere), least recently updated first. */
+export async function runningSessions(q: Queryable, limit: number): Promise<SessionRow[]> {
+  const rows = await q.all(
+    "SELECT * FROM agent_sessions WHERE status = 'running' ORDER BY updated_at LIMIT ?",
+    [limit],
+  );
+  return rows.map(rowOf);
+}
+
 export async function getSessionOrThrow(q: Queryable, session_id: string): Promise<SessionRow> {
   const s = await findSession(q, session_id);
   if (!s)
