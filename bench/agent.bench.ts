@@ -24,6 +24,7 @@ import {
 import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { langGraphAgentAnchor, mastraAgentAnchor } from './agent/anchors.ts';
+import { countingStore } from './agent/counting-store.ts';
 import { type Bench, summarize } from './lib/harness.ts';
 
 const SCRIPT = {
@@ -65,7 +66,9 @@ export default {
     const env = { NOEMA_LLM_BASE_URL: modelUrl!, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcpUrl! };
     try {
       for (const kind of selectedStores()) {
-        const { store, dispose } = await openTestStore(kind);
+        const { store: raw, dispose } = await openTestStore(kind);
+        // Counts what an interaction sends to the database (transactions, autocommit statements).
+        const { store, counts } = countingStore(raw);
         const runtime = await createAgentRuntime(store, { env });
         try {
           const llm = await putResponseSource(store, {
@@ -95,9 +98,15 @@ export default {
             { role: 'user', content: 'add 2 and 3' },
           ];
 
+          const db = { interactions: 0, transactions: 0, autocommit: 0, statements: 0 };
           const interaction = async () => {
+            const before = { ...counts };
             const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
             if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
+            db.interactions++;
+            db.transactions += counts.transactions - before.transactions;
+            db.autocommit += counts.autocommit - before.autocommit;
+            db.statements += counts.statements - before.statements;
           };
           const direct = async () => {
             const a = await invokeSource(store, {
@@ -126,6 +135,7 @@ export default {
             await interaction();
             await direct();
           }
+          Object.assign(db, { interactions: 0, transactions: 0, autocommit: 0, statements: 0 });
           const agent: number[] = [];
           const calls: number[] = [];
           const agentCpu: number[] = [];
@@ -172,6 +182,13 @@ export default {
             unit: 'µs',
             value: Math.round(a.mean - c.mean),
           });
+          for (const k of ['transactions', 'autocommit', 'statements'] as const)
+            ctx.row({
+              case: `database work per interaction [${kind}]`,
+              metric: k === 'autocommit' ? 'autocommit statements (mean)' : `${k} (mean)`,
+              unit: 'count',
+              value: Math.round((db[k] / db.interactions) * 10) / 10,
+            });
           // CPU of this process is far less sensitive to the shared machine's load than wall time.
           ctx.row({
             case: `kernel CPU beyond source calls, this process [${kind}]`,

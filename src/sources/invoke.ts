@@ -61,6 +61,7 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
       resultSchema: call.resultSchema ?? null,
       env,
       timeoutMs: call.timeoutMs,
+      ...(call.onChunk ? { onChunk: call.onChunk } : {}),
     });
   } catch (err) {
     if (!isSourceFailure(err)) throw err;

@@ -107,6 +107,8 @@ export interface SourceCall {
   timeoutMs?: number;
   /** The operator configuration to read (URLs, keys); defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Observes the reply as it streams: each new piece of an LLM's assistant text (LLM sources only). */
+  onChunk?: (text: string) => void;
 }
 
 /** What an implementation learns about the call it is planning. */
@@ -120,6 +122,8 @@ export interface PlanInput {
   resultSchema: { hash: string; schema: JsonSchema } | null;
   env: Readonly<Record<string, string | undefined>>;
   timeoutMs: number | undefined;
+  /** The caller's stream observer (`SourceCall.onChunk`). */
+  onChunk?: (text: string) => void;
 }
 
 /** Ids known when the running row is written. */

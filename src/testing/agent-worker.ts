@@ -1,7 +1,10 @@
 /**
  * A second OS process for agent tests: `continue <session_id>` resumes a session suspended on an
- * ECS form; `respond <json>` records an answer; `background` finishes queued profile updates.
- * NOEMA_DB names the store; the LLM and MCP variables come from the environment. Prints one JSON line.
+ * ECS form; `respond <json>` records an answer; `background` finishes queued profile updates;
+ * `send <json [session_id, content]>` sends a message. NOEMA_DB names the store; the LLM and MCP
+ * variables come from the environment. Prints one JSON line (`send` also one when the turn starts).
+ * AGENT_AFTER_CLAIM (send): `exit` dies right after the session's claim committed (before the run
+ * exists); a number of ms blocks this process that long there. AGENT_CLAIM_LEASE_MS sets the claim lease.
  */
 import { migrations } from '../app/migrations.ts';
 import { createAgentRuntime, type SessionEvent } from '../runtimes/agent/index.ts';
@@ -12,7 +15,9 @@ const store = await openStore(parseStoreTarget(process.env.NOEMA_DB), { migratio
 const runtime = await createAgentRuntime(store, {
   resumeBackground: mode === 'background',
   ...(process.env.AGENT_LEASE_MS ? { leaseMs: Number(process.env.AGENT_LEASE_MS) } : {}),
+  ...(process.env.AGENT_CLAIM_LEASE_MS ? { claimLeaseMs: Number(process.env.AGENT_CLAIM_LEASE_MS) } : {}),
 });
+const afterClaim = process.env.AGENT_AFTER_CLAIM;
 const events: SessionEvent[] = [];
 try {
   if (mode === 'continue') {
@@ -24,8 +29,12 @@ try {
     // Prints the run id as soon as the turn starts, so a test can kill this process mid-turn.
     const [session_id, content] = JSON.parse(arg!) as [string, string];
     const turn = await runtime.sendMessage(session_id, { content }, (e) => {
-      if (e.id === 1 || e.data.phase === 'reasoning')
-        console.log(JSON.stringify({ started: e.data.run_id, event: e.event }));
+      if (e.id === 1 || e.data.phase === 'reasoning' || e.data.phase === 'started')
+        console.log(JSON.stringify({ started: e.data.run_id, event: e.event, phase: e.data.phase ?? null }));
+      // The `started` event is delivered once the claim committed and before the run is created.
+      if (e.data.phase === 'started' && afterClaim === 'exit') process.exit(3);
+      if (e.data.phase === 'started' && afterClaim)
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(afterClaim));
     });
     console.log(JSON.stringify({ ok: true, turn: { ...turn, outcome: undefined } }));
   } else if (mode === 'respond') {

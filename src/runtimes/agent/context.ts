@@ -5,6 +5,7 @@
 import type { Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { AgentNodeDeps } from './nodes/deps.ts';
+import type { SessionEventRecorder } from './sessions/events.ts';
 
 export interface AgentContext {
   store: Store;
@@ -14,6 +15,10 @@ export interface AgentContext {
   background: Set<Promise<unknown>>;
   /** Runs this process is driving now (a session turn in flight here is never "stale"). */
   driving: Set<string>;
+  /** The event recorder of each run this process drives (live `text_delta` events go through it). */
+  recorders: Map<string, SessionEventRecorder>;
   /** Queue profile updates without running them here. */
   deferBackground: boolean;
+  /** How long a session claim holds before its run exists (then the engine lease takes over). */
+  claimLeaseMs: number;
 }

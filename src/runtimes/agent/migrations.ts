@@ -94,4 +94,19 @@ export const agentMigrations: Migration[] = [
       'CREATE INDEX user_profile_updates_open ON user_profile_updates (status, created_at)',
     ],
   },
+  {
+    id: 602,
+    name: 'agent: session claims (owner + lease) and the carried-over reasoning context',
+    up: (d) => [
+      // Who claimed the turn in flight and until when: a claim whose run was never created is
+      // taken over only once its lease expired (cross-process claim safety).
+      'ALTER TABLE agent_sessions ADD COLUMN claim_owner TEXT',
+      `ALTER TABLE agent_sessions ADD COLUMN claim_expires_at ${d.bigint}`,
+      // The ReasoningContext the last finished turn ended with (JSON), so the next message starts
+      // from it without reading the previous run.
+      'ALTER TABLE agent_sessions ADD COLUMN reasoning TEXT',
+      // Finding sessions left running by a stopped process (settled when a runtime starts).
+      'CREATE INDEX agent_sessions_status ON agent_sessions (status, updated_at)',
+    ],
+  },
 ];

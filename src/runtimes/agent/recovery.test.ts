@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import type { ModelScript } from '../../testing/scripted-model/index.ts';
+import { createAgentRuntime } from './index.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
 
@@ -80,6 +81,128 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           transcript.map((m) => m.content),
           ['first', 'second', 'back'],
         );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a continuation whose process dies mid-turn leaves no checkpoint once the turn is settled', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const ecsScript: ModelScript = {
+        rules: [
+          { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+          {
+            match: { last_message_contains: 'book a slot' },
+            reply: {
+              json: {
+                thinking: 'ask',
+                ecs_request: {
+                  title: 'Pick a day',
+                  description: 'Which day?',
+                  fields: { type: 'object', required: ['day'], properties: { day: { enum: ['monday'] } } },
+                },
+              },
+            },
+          },
+          // The continuation's reasoning call never answers: its process is killed while waiting.
+          { match: { message_matches: '✓ ecs_request → ' }, reply: { hang: true } },
+        ],
+        default: { json: { thinking: 't', response: 'back' } },
+      };
+      const kit = await startAgentKit(store, {
+        script: ecsScript,
+        definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
+      });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'bob' });
+        const turn = await rt.sendMessage(session_id, { content: 'please book a slot' });
+        assert.equal(turn.status, 'waiting');
+        const contract_id = turn.outcome.waiting[0]!.contract_id;
+        await rt.respondEcs({ session_id, contract_id, response: { day: 'monday' } });
+
+        const child = spawn(process.execPath, [WORKER, 'continue', session_id], {
+          env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1500' },
+        });
+        for (let i = 0; i < 300; i++) {
+          const inflight = await store.get(
+            "SELECT 1 AS one FROM source_invocations WHERE status = 'running' AND run_id = ?",
+            [turn.run_id],
+          );
+          if (inflight) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const exited = new Promise((r) => child.on('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        assert.ok(
+          await store.get('SELECT 1 AS one FROM graph_checkpoints WHERE session_id = ?', [session_id]),
+          'the dead continuation left its checkpoint',
+        );
+
+        let next = null;
+        for (let i = 0; i < 100 && !next; i++) {
+          try {
+            next = await rt.sendMessage(session_id, { content: 'second' });
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'SESSION_BUSY') throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        assert.ok(next, 'the session took a message once the lease expired');
+        assert.equal(next.response, 'back');
+        assert.equal(
+          (await rt.engine.getRun(turn.run_id)).status,
+          'failed',
+          'the interrupted call is not repeated',
+        );
+        assert.equal(
+          await store.get('SELECT 1 AS one FROM graph_checkpoints WHERE session_id = ?', [session_id]),
+          undefined,
+          'the settled turn deleted its checkpoint',
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a runtime that starts settles the turns a dead process left running, without a new message', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const kit = await startAgentKit(store, { script, definition: { emotion: { enabled: false } } });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, 'first'])], {
+          env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1000' },
+        });
+        for (let i = 0; i < 300; i++) {
+          if (await store.get("SELECT 1 AS one FROM source_invocations WHERE status = 'running'")) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const exited = new Promise((r) => child.on('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
+        assert.equal(stale.status, 'running');
+        await new Promise((r) => setTimeout(r, 1200)); // the dead process's engine lease expires
+
+        // A runtime starting on the store (another process's, in effect) settles the session.
+        const other = await createAgentRuntime(store, { env: kit.env });
+        try {
+          await other.idle();
+        } finally {
+          await other.close();
+        }
+        const settled = (await rt.getSession(session_id)) as { status: string };
+        assert.equal(settled.status, 'idle', 'no message was needed');
+        assert.equal((await rt.engine.getRun(stale.run_id)).status, 'failed');
+        const events = await rt.events(session_id);
+        assert.equal(events.at(-1)!.event, 'error');
+        assert.equal(events.at(-1)!.data.run_id, stale.run_id);
+        const turn = await rt.sendMessage(session_id, { content: 'second' });
+        assert.equal(turn.response, 'back');
       } finally {
         await kit.close();
       }

@@ -26,8 +26,9 @@ import type { TurnResult } from './sessions/drive.ts';
 import { continueEcs, respondEcs } from './sessions/ecs.ts';
 import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
 import { getSessionView } from './sessions/read.ts';
-import { createSession, sendMessage } from './sessions/send.ts';
+import { createSession, sendMessage, settleStaleSessions } from './sessions/send.ts';
 import { findSession } from './sessions/session-store.ts';
+import { streamingLlmExecutor, type TextSink } from './streaming/llm-executor.ts';
 
 export interface AgentRuntimeOptions {
   /** Operator configuration for sources (LLM endpoint, MCP URLs); default `process.env`. */
@@ -36,6 +37,11 @@ export interface AgentRuntimeOptions {
   owner?: string;
   /** Engine lease length (default 30 s): how soon another process may take over a dead one's turn. */
   leaseMs?: number;
+  /**
+   * How long a session's claim holds before its run is created (default 30 s): a process that dies
+   * between claim and run leaves the session busy this long, then the next message takes it.
+   */
+  claimLeaseMs?: number;
   /** Finish profile updates left queued by a stopped process (default true). */
   resumeBackground?: boolean;
   /**
@@ -67,6 +73,12 @@ export interface AgentRuntime {
   ): Promise<{ user_id: string; profile_deleted: boolean; memories_deleted: number }>;
   /** Starts profile updates left queued by a stopped process; returns how many. */
   resumeBackground(): Promise<number>;
+  /**
+   * Settles session turns stopped processes left `running` (taken over once their lease expired),
+   * without waiting for each session's next message. Run in the background at start (with
+   * `resumeBackground`); returns how many running sessions it looked at.
+   */
+  settleStaleSessions(): Promise<number>;
   /** Resolves when this process's background profile updates have finished. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -77,8 +89,21 @@ export async function createAgentRuntime(
   options: AgentRuntimeOptions = {},
 ): Promise<AgentRuntime> {
   const env = options.env ?? process.env;
+  const recorders: AgentContext['recorders'] = new Map();
+  // The reasoning reply's `response` streams to the turn's recorder as live `text_delta` events.
+  const textSink = (run_id: string): TextSink | undefined => {
+    const rec = recorders.get(run_id);
+    return rec
+      ? (p) => rec.live('text_delta', { contract_id: p.contract_id, delta: p.text, offset: p.offset })
+      : undefined;
+  };
   const engine = createEngine(store, {
-    actions: agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
+    actions: streamingLlmExecutor(
+      store,
+      env,
+      textSink,
+      agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
+    ),
     ...(options.owner ? { owner: options.owner } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
   });
@@ -102,7 +127,9 @@ export async function createAgentRuntime(
     },
     background: new Set(),
     driving: new Set(),
+    recorders,
     deferBackground: options.background === 'defer',
+    claimLeaseMs: options.claimLeaseMs ?? 30_000,
   };
   for (const t of [
     emotionNode(cx.deps),
@@ -140,6 +167,7 @@ export async function createAgentRuntime(
     getUserProfile: (user_id) => getUserProfile(store, user_id),
     forgetUser: (user_id) => forgetUser(store, user_id),
     resumeBackground: () => resumeProfileUpdates(cx),
+    settleStaleSessions: () => settleStaleSessions(cx),
     async idle() {
       // Bounded: each round awaits what is in flight; new work only comes from finished interactions.
       for (let i = 0; i < 100 && cx.background.size > 0; i++) await Promise.allSettled([...cx.background]);
@@ -149,6 +177,11 @@ export async function createAgentRuntime(
       await engine.close();
     },
   };
-  if (options.resumeBackground !== false) await runtime.resumeBackground();
+  if (options.resumeBackground !== false) {
+    await runtime.resumeBackground();
+    const settling = settleStaleSessions(cx).catch(() => 0);
+    cx.background.add(settling);
+    void settling.finally(() => cx.background.delete(settling));
+  }
   return runtime;
 }

@@ -100,6 +100,34 @@ describeEachStore('llm_chat_completions source', (factory) => {
     }
   });
 
+  test('onChunk observes the assistant text piece by piece while it streams', async () => {
+    const { store, dispose } = await factory.open();
+    const reply = { kind: 'final_patch', patch: { narration: 'Bob waits by the machine.' } };
+    const { model, source, schema, env } = await setup(store, {
+      rules: [{ reply: { json: reply, chunk_chars: 7, chunk_delay_ms: 20 } }],
+    });
+    try {
+      const pieces: Array<{ text: string; at: number }> = [];
+      const out = await invokeSource(store, {
+        source,
+        request: MESSAGES,
+        kind: 'llm_generation',
+        resultSchema: schema,
+        env,
+        onChunk: (text) => pieces.push({ text, at: Date.now() }),
+      });
+      const ended = Date.now();
+      assert.equal(out.ok, true, out.error?.message);
+      const call = await getLlmCall(store, out.llm_call_id!);
+      assert.equal(pieces.map((p) => p.text).join(''), call.raw_text);
+      assert.ok(pieces.length > 3, `several pieces (got ${pieces.length})`);
+      assert.ok(pieces[0]!.at < ended - 60, 'the first piece arrived while the model was still streaming');
+    } finally {
+      await model.close();
+      await dispose();
+    }
+  });
+
   test('a rejected response_format fails loudly and is never retried prompt-only', async () => {
     const { store, dispose } = await factory.open();
     const { model, source, schema, env } = await setup(store, {

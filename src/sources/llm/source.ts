@@ -17,7 +17,7 @@ const REJECTS_FORMAT = /response_format|json_schema|structured output|structured
 export const llmChatCompletionsSource: ResponseSource = {
   name: 'llm_chat_completions',
   interfaceSchema: llmInterfaceSchema,
-  plan({ iface: raw, request, links, resultSchema, env, timeoutMs }) {
+  plan({ iface: raw, request, links, resultSchema, env, timeoutMs, onChunk }) {
     const iface = raw as unknown as LlmInterface;
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
@@ -74,7 +74,23 @@ export const llmChatCompletionsSource: ResponseSource = {
           });
           response = { http_status: res.status, response_headers: headersObject(res.headers) };
           if (!res.ok) throw await upstreamFailure(res, response, sendsFormat, what, artifacts);
-          await readCompletionStream(res, state, startedAt, ctx.progressed);
+          // The observer gets the text of each event once it was read (at the next event, or the end).
+          let observed = 0;
+          const observe = () => {
+            if (!onChunk || state.rawText.length === observed) return;
+            const piece = state.rawText.slice(observed);
+            observed = state.rawText.length;
+            try {
+              onChunk(piece);
+            } catch {
+              // An observer never breaks the call it watches.
+            }
+          };
+          await readCompletionStream(res, state, startedAt, () => {
+            observe();
+            ctx.progressed();
+          });
+          observe();
           response.response_text = state.rawText;
           normalized = normalizeAssistantText(state.rawText);
           const parsed = tryParseJson(normalized);

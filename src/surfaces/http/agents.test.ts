@@ -6,17 +6,21 @@ import { loadScript } from '../../testing/scripted-model/index.ts';
 import { agentHandlers } from './agents.ts';
 
 interface Frame {
-  id: number;
+  /** null for a live-only `text_delta` frame, which has no `id:` line. */
+  id: number | null;
   event: string;
   data: Record<string, unknown>;
 }
 
-async function collect(frames: AsyncIterable<string>): Promise<Frame[]> {
+/** The stored (numbered) frames; `live` also keeps the live-only `text_delta` frames. */
+async function collect(frames: AsyncIterable<string>, live = false): Promise<Frame[]> {
   const out: Frame[] = [];
   for await (const f of frames) {
-    const m = /^id: (\d+)\nevent: (\w+)\ndata: (.*)\n\n$/s.exec(f);
+    const m = /^(?:id: (\d+)\n)?event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
     assert.ok(m, `a well-formed SSE frame: ${JSON.stringify(f)}`);
-    out.push({ id: Number(m[1]), event: m[2]!, data: JSON.parse(m[3]!) });
+    assert.equal(m[1] === undefined, m[2] === 'text_delta', `only text_delta frames have no id: ${f}`);
+    if (m[1] === undefined && !live) continue;
+    out.push({ id: m[1] === undefined ? null : Number(m[1]), event: m[2]!, data: JSON.parse(m[3]!) });
   }
   return out;
 }
@@ -30,7 +34,10 @@ describeEachStore('agent HTTP handlers (SSE frames, Last-Event-ID)', (factory) =
         const { json } = await h.createSession({ agent_label: 'calculator', user_id: 'ada' });
         const { session_id } = json as { session_id: string };
         const answer = await h.postMessage(session_id, { content: 'please add 2 and 3' });
-        const frames = await collect(answer.frames);
+        const all = await collect(answer.frames, true);
+        const deltas = all.filter((f) => f.event === 'text_delta');
+        assert.equal(deltas.map((f) => f.data.delta).join(''), '2 + 3 = 5', 'the answer is token-streamed');
+        const frames = all.filter((f) => f.id !== null);
         assert.equal(frames.at(-1)!.event, 'done');
         assert.equal(frames.at(-1)!.data.response, '2 + 3 = 5');
         assert.deepEqual(
@@ -112,7 +119,7 @@ describeEachStore('agent HTTP handlers (SSE frames, Last-Event-ID)', (factory) =
         );
         const cont = await collect((await h.ecsContinue({ session_id })).frames);
         assert.equal(cont.at(-1)!.event, 'done');
-        assert.equal(cont[0]!.id, ecs.id + 1, 'the continuation continues the sequence');
+        assert.equal(cont[0]!.id, ecs.id! + 1, 'the continuation continues the sequence');
         await assert.rejects(h.ecsContinue({ session_id }), { code: 'NO_CHECKPOINT' });
         await kit.runtime.idle();
         assert.equal(

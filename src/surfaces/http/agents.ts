@@ -18,12 +18,14 @@ export interface JsonAnswer {
 
 export interface SseAnswer {
   status: 200;
-  /** `text/event-stream` frames: `id:` (the per-session sequence id), `event:`, `data:`. */
+  /** `text/event-stream` frames: `id:` (the per-session sequence id; none on `text_delta`), `event:`, `data:`. */
   frames: AsyncIterable<string>;
 }
 
+/** A live-only event (`text_delta`, id null) has no `id:` line, so it never moves Last-Event-ID. */
 export function sseFrame(e: SessionEvent): string {
-  return `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+  const id = e.id === null ? '' : `id: ${e.id}\n`;
+  return `${id}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
 }
 
 async function* framesOf(events: AsyncIterable<SessionEvent>): AsyncGenerator<string> {

@@ -53,12 +53,22 @@ export type ModelCall =
   | { ok: true; value: Record<string, unknown>; contract: ContractView }
   | { ok: false; content_failure: boolean; error: string; contract: ContractView };
 
-/** Failure classes that mean the model's content was wrong (the retry lane), not the call. */
+/** Source failure classes that mean the model's content was wrong (the retry lane), not the call. */
 const CONTENT_FAILURES = new Set(['schema_invalid', 'non_json']);
 
 /**
- * Calls an LLM source as an engine action. The sources executor reports a failure as
- * `"<failure_class>: <message>"`; the class tells a content failure (retry) from a call failure.
+ * True when a FAILED model-call contract failed on the model's content (not JSON, or not matching
+ * the schema): read from the contract's typed failure (`error.details.failure_class`, recorded by
+ * the sources layer), never from its message text.
+ */
+export function isContentFailure(contract: Pick<ContractView, 'error'>): boolean {
+  const cls = contract.error?.details?.failure_class;
+  return typeof cls === 'string' && CONTENT_FAILURES.has(cls);
+}
+
+/**
+ * Calls an LLM source as an engine action. A failed call's typed failure tells a content failure
+ * (retry) from a call failure.
  */
 export async function callModel(
   ctx: NodeContext<unknown>,
@@ -67,6 +77,8 @@ export async function callModel(
     messages: Array<{ role: string; content: string }>;
     schema_hash: string;
     key: string;
+    /** Stream the reply's `response` string to the session as it arrives (the ReasoningNode). */
+    stream_response?: boolean;
   },
 ): Promise<ModelCall> {
   const contract = await ctx.act(
@@ -76,14 +88,14 @@ export async function callModel(
       request: { messages: input.messages },
       result_schema_hash: input.schema_hash,
       kind: 'llm_generation',
+      ...(input.stream_response ? { stream: 'response' } : {}),
     },
     { key: input.key },
   );
   if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object')
     return { ok: true, value: contract.result as Record<string, unknown>, contract };
-  const error = contract.error_message ?? `model call ended ${contract.status}`;
-  const cls = error.split(':', 1)[0]!.trim();
-  return { ok: false, content_failure: CONTENT_FAILURES.has(cls), error, contract };
+  const error = contract.error_message ?? contract.error?.message ?? `model call ended ${contract.status}`;
+  return { ok: false, content_failure: isContentFailure(contract), error, contract };
 }
 
 /** The corrective notes of earlier attempts as one message for the next attempt. */

@@ -162,6 +162,7 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
         source_hash: def.llm_source_ref.hash,
         schema_hash: deps.schemaHashes.reasoning,
         key: `reasoning-${iteration}`,
+        stream_response: true,
         messages: [
           { role: 'system', content: def.system_prompt ? `${def.system_prompt}\n\n${prompt}` : prompt },
           ...state.execution.messages.map((m) => ({ role: m.role, content: m.content })),

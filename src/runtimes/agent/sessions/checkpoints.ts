@@ -103,3 +103,11 @@ export async function deleteCheckpoint(q: Queryable, session_id: string, contrac
     contract_id,
   ]);
 }
+
+/**
+ * Deletes the session's checkpoint of a run that finished (completed or failed): also when the
+ * continuation that answered it crashed and another process finished the run.
+ */
+export async function deleteRunCheckpoint(q: Queryable, session_id: string, run_id: string): Promise<void> {
+  await q.run('DELETE FROM graph_checkpoints WHERE session_id = ? AND run_id = ?', [session_id, run_id]);
+}

@@ -11,8 +11,8 @@ import type { ExecutionCore } from '../nodes/deps.ts';
 import { executionStateOf } from '../nodes/reasoning.ts';
 import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
-import { deleteCheckpoint, writeCheckpoint } from './checkpoints.ts';
-import { type SessionEvent, SessionEventRecorder } from './events.ts';
+import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
+import type { SessionEventRecorder } from './events.ts';
 import { appendMessage, type SessionRow, setSessionStatus } from './session-store.ts';
 
 export interface TurnResult {
@@ -33,19 +33,28 @@ export function executionStateOfRun(run: RunView): ExecutionState {
   );
 }
 
+export interface DriveOptions {
+  /** The ECS contract answered by this continuation, whose checkpoint goes once it resumed. */
+  answered?: string;
+  /** Taking over a turn whose process died: a live owner keeps the turn. */
+  recovering?: boolean;
+}
+
+/** Drives the run with `rec` recording its events (the caller recorded the opening event). */
 export async function driveRun(
   cx: AgentContext,
   session: SessionRow,
   run_id: string,
   step: () => Promise<RunOutcome>,
-  onEvent: (e: SessionEvent) => void,
-  answered?: string,
-  recovering = false,
+  rec: SessionEventRecorder,
+  options: DriveOptions = {},
 ): Promise<TurnResult> {
   cx.driving.add(run_id);
+  cx.recorders.set(run_id, rec);
   try {
-    return await drive(cx, session, run_id, step, onEvent, answered, recovering);
+    return await drive(cx, session, run_id, step, rec, options.answered);
   } finally {
+    cx.recorders.delete(run_id);
     cx.driving.delete(run_id);
   }
 }
@@ -55,15 +64,10 @@ async function drive(
   session: SessionRow,
   run_id: string,
   step: () => Promise<RunOutcome>,
-  onEvent: (e: SessionEvent) => void,
-  /** The ECS contract answered by this continuation, whose checkpoint goes once it resumed. */
+  rec: SessionEventRecorder,
   answered?: string,
-  /** Taking over a turn whose process died: no opening event, and a live owner keeps the turn. */
-  recovering = false,
 ): Promise<TurnResult> {
   const { store, engine } = cx;
-  const rec = new SessionEventRecorder(store, session.session_id, run_id, onEvent);
-  if (!recovering) await rec.record('status', { phase: answered ? 'continuing' : 'started' });
   const unsubscribe = await engine.subscribe(run_id, (e) => rec.fromEngine(e));
   let outcome: RunOutcome;
   try {
@@ -72,58 +76,69 @@ async function drive(
     await unsubscribe();
     await rec.flush().catch(() => {});
     const e = err as { code?: string; message?: string };
-    await setSessionStatus(store, session.session_id, run_id, 'idle');
-    await rec.record('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
-    await rec.flush();
+    await rec.commitWith(async (tx, add) => {
+      await setSessionStatus(tx, session.session_id, run_id, 'idle');
+      await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
+    });
     throw err;
   }
   await unsubscribe();
-  await rec.flush();
-  if (outcome.status === 'running' || outcome.status === 'queued')
+  if (outcome.status === 'running' || outcome.status === 'queued') {
+    await rec.flush();
     return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
-  if (answered) await deleteCheckpoint(store, session.session_id, answered);
+  }
 
   const run = await engine.getRun(run_id);
   const execution = executionStateOfRun(run);
-  await rec.record('execution_state', execution as unknown as Record<string, unknown>);
+  const executionEvent = execution as unknown as Record<string, unknown>;
 
+  // The turn closes in one transaction: transcript, session status and the closing events.
   if (outcome.status === 'waiting') {
     const waiting = outcome.waiting[0]!;
-    await writeCheckpoint(store, session.session_id, run, waiting.contract_id);
-    await setSessionStatus(store, session.session_id, run_id, 'waiting');
     const form = (waiting.payload as { form?: Json }).form ?? null;
-    await rec.record('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
-    await rec.flush();
+    await rec.commitWith(async (tx, add) => {
+      if (answered) await deleteCheckpoint(tx, session.session_id, answered);
+      await writeCheckpoint(tx, session.session_id, run, waiting.contract_id);
+      await setSessionStatus(tx, session.session_id, run_id, 'waiting');
+      await add('execution_state', executionEvent);
+      await add('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
+    });
     return { session_id: session.session_id, run_id, status: 'waiting', outcome, response: null };
   }
   if (outcome.status === 'completed') {
-    if (execution.response)
-      await appendMessage(store, session.session_id, run_id, {
-        role: 'assistant',
-        content: execution.response,
+    await rec.commitWith(async (tx, add) => {
+      await deleteRunCheckpoint(tx, session.session_id, run_id);
+      await add('execution_state', executionEvent);
+      if (execution.response)
+        await appendMessage(tx, session.session_id, run_id, {
+          role: 'assistant',
+          content: execution.response,
+        });
+      await setSessionStatus(tx, session.session_id, run_id, 'idle', true, run.state.reasoning ?? null);
+      await add('done', {
+        response: execution.response,
+        stop_reason: execution.stop_reason,
+        iterations: execution.iteration,
+        mode: execution.effective_mode,
       });
-    await setSessionStatus(store, session.session_id, run_id, 'idle', true);
-    await rec.record('done', {
-      response: execution.response,
-      stop_reason: execution.stop_reason,
-      iterations: execution.iteration,
-      mode: execution.effective_mode,
     });
-    await rec.flush();
     const def = await getAgent(store, session.agent_hash);
     if (def.synthesis.enabled) await queueProfileUpdate(cx, session, execution);
     return { session_id: session.session_id, run_id, status: 'idle', outcome, response: execution.response };
   }
-  await setSessionStatus(store, session.session_id, run_id, 'idle');
   const error = outcome.error ?? {
     code: `RUN_${outcome.status.toUpperCase()}`,
     message: `run ${outcome.status}`,
   };
-  await rec.record('error', {
-    code: error.code,
-    message: error.message,
-    node_id: 'node_id' in error ? (error.node_id ?? null) : null,
+  await rec.commitWith(async (tx, add) => {
+    await deleteRunCheckpoint(tx, session.session_id, run_id);
+    await add('execution_state', executionEvent);
+    await setSessionStatus(tx, session.session_id, run_id, 'idle', false, run.state.reasoning ?? null);
+    await add('error', {
+      code: error.code,
+      message: error.message,
+      node_id: 'node_id' in error ? (error.node_id ?? null) : null,
+    });
   });
-  await rec.flush();
   return { session_id: session.session_id, run_id, status: 'idle', outcome, response: null };
 }

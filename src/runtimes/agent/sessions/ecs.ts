@@ -11,7 +11,7 @@ import type { Json } from '../../../engine/index.ts';
 import type { AgentContext } from '../context.ts';
 import { getCheckpointOrThrow, recordResponse } from './checkpoints.ts';
 import { driveRun, type TurnResult } from './drive.ts';
-import type { SessionEvent } from './events.ts';
+import { type SessionEvent, SessionEventRecorder } from './events.ts';
 import { claimSession, findSession, getSessionOrThrow } from './session-store.ts';
 
 const RESPOND_SCHEMA = {
@@ -93,7 +93,15 @@ export async function continueEcs(
       details: { session_id, contract_id: cp.contract_id },
       hint: 'POST /ecs/respond { session_id, contract_id, response } first',
     });
-  if (!(await claimSession(cx.store, session_id, 'waiting', cp.run_id))) {
+  // The continuation opens in one transaction: the claim (`waiting → running`) and its event.
+  const rec = new SessionEventRecorder(cx.store, session_id, cp.run_id, onEvent);
+  const claim = { run_id: cp.run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
+  const claimed = await rec.commitWith(async (tx, add) => {
+    const row = await claimSession(tx, session_id, 'waiting', claim);
+    if (row) await add('status', { phase: 'continuing' });
+    return row;
+  });
+  if (!claimed) {
     const now = await findSession(cx.store, session_id);
     throw new NoemaError('SESSION_BUSY', `session ${session_id} is ${now?.status ?? 'gone'}`, {
       status: 409,
@@ -105,7 +113,7 @@ export async function continueEcs(
     { ...session, status: 'running', run_id: cp.run_id },
     cp.run_id,
     () => cx.engine.resume(cp.run_id, cp.contract_id, cp.response as Json),
-    onEvent,
-    cp.contract_id,
+    rec,
+    { answered: cp.contract_id },
   );
 }

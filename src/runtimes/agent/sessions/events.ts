@@ -5,7 +5,7 @@
  * `Last-Event-ID` in any process. The process executing a run records it from the engine's events.
  */
 import type { EngineEvent, Json } from '../../../engine/index.ts';
-import type { Queryable, Store } from '../../../store/store.ts';
+import type { Queryable, Store, Transaction } from '../../../store/store.ts';
 
 export const SESSION_EVENT_NAMES = [
   'status',
@@ -23,10 +23,14 @@ export const SESSION_EVENT_NAMES = [
 
 export type SessionEventName = (typeof SESSION_EVENT_NAMES)[number];
 
+/** Events delivered live and never stored (no id: a resumed stream gets the stored `text` instead). */
+export const LIVE_EVENT_NAMES = ['text_delta'] as const;
+export type LiveEventName = (typeof LIVE_EVENT_NAMES)[number];
+
 export interface SessionEvent {
-  /** Per-session sequence id (SSE `id:`). */
-  id: number;
-  event: SessionEventName;
+  /** Per-session sequence id (SSE `id:`); null for a live-only event (`text_delta`). */
+  id: number | null;
+  event: SessionEventName | LiveEventName;
   data: { session_id: string; run_id: string } & Record<string, unknown>;
   at: number;
 }
@@ -39,7 +43,7 @@ export async function appendSessionEvent(
   run_id: string,
   event: SessionEventName,
   body: Record<string, unknown>,
-): Promise<SessionEvent> {
+): Promise<SessionEvent & { id: number }> {
   const at = Date.now();
   const data = { session_id, run_id, ...body };
   const row = await q.get<{ seq: number }>(
@@ -57,7 +61,7 @@ export async function listSessionEvents(
   session_id: string,
   after = 0,
   limit = 500,
-): Promise<SessionEvent[]> {
+): Promise<Array<SessionEvent & { id: number }>> {
   const rows = await q.all<{ seq: number; event: SessionEventName; data: string; at: number }>(
     'SELECT seq, event, data, at FROM agent_session_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     [session_id, after, Math.min(1000, Math.max(1, limit))],
@@ -87,18 +91,32 @@ export function sessionEventOf(
   return null;
 }
 
+/** How long a progress event may wait to be written with the rest of its step. */
+export const EVENT_BATCH_MS = 50;
+
+type Queued =
+  | { live: false; event: SessionEventName; body: Record<string, unknown> }
+  | { live: true; event: LiveEventName; body: Record<string, unknown> };
+
 /**
- * Records a run's events in order. Engine listeners are synchronous, so events queue up and are
- * written in batches — one transaction per batch, not per event — then delivered. A write failure
- * never breaks the run; `flush` waits for the queue and reports it.
+ * Records a turn's events in order. Engine listeners are synchronous, so events queue up and are
+ * written in batches, one transaction each: at most EVENT_BATCH_MS after the first of them (so a
+ * slow model call still shows its `status` at once), or with the turn's closing transaction,
+ * whichever comes first. A stored event is delivered only after its batch committed.
+ * Live-only events (`text_delta`) are never written: they are delivered in order after the stored
+ * events before them. A write failure never breaks the run; `flush` waits for the queue and
+ * reports it.
  */
 export class SessionEventRecorder {
   readonly #store: Store;
   readonly #deliver: (e: SessionEvent) => void;
   readonly session_id: string;
   readonly run_id: string;
-  #pending: Array<{ event: SessionEventName; body: Record<string, unknown> }> = [];
+  #pending: Queued[] = [];
   #draining: Promise<void> | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** Something queued must be written now (a finished step, a live event, a flush). */
+  #urgent = false;
   #error: unknown = null;
 
   constructor(store: Store, session_id: string, run_id: string, deliver: (e: SessionEvent) => void) {
@@ -108,29 +126,72 @@ export class SessionEventRecorder {
     this.#deliver = deliver;
   }
 
-  record(event: SessionEventName, body: Record<string, unknown>): Promise<void> {
-    this.#pending.push({ event, body });
+  /** Queues a stored event, written with the rest of its step (or now, with `now`). */
+  record(event: SessionEventName, body: Record<string, unknown>, now = false): Promise<void> {
+    this.#pending.push({ live: false, event, body });
+    return now ? this.#drainNow() : this.#drainSoon();
+  }
+
+  /** A live-only event: delivered right after the stored events queued before it, never stored. */
+  live(event: LiveEventName, body: Record<string, unknown>): void {
+    if (this.#pending.length === 0 && !this.#draining) {
+      this.#deliver(this.#liveEvent(event, body));
+      return;
+    }
+    this.#pending.push({ live: true, event, body });
+    void this.#drainNow();
+  }
+
+  #liveEvent(event: LiveEventName, body: Record<string, unknown>): SessionEvent {
+    return {
+      id: null,
+      event,
+      data: { session_id: this.session_id, run_id: this.run_id, ...body },
+      at: Date.now(),
+    };
+  }
+
+  #drainSoon(): Promise<void> {
+    if (this.#draining) return this.#draining;
+    this.#timer ??= setTimeout(() => void this.#drainNow(), EVENT_BATCH_MS);
+    return Promise.resolve();
+  }
+
+  #drainNow(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    this.#urgent = true;
     this.#draining ??= this.#drain();
     return this.#draining;
   }
 
   async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
+    while (this.#pending.length > 0 && this.#urgent) {
+      this.#urgent = false;
       const batch = this.#pending.splice(0);
       try {
-        const written = await this.#store.transaction(async (tx) => {
-          const out: SessionEvent[] = [];
-          for (const b of batch)
-            out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
-          return out;
-        });
-        for (const e of written) this.#deliver(e);
+        const stored = batch.filter((b) => !b.live);
+        const written =
+          stored.length === 0
+            ? []
+            : await this.#store.transaction(async (tx) => {
+                const out: SessionEvent[] = [];
+                for (const b of stored)
+                  out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
+                return out;
+              });
+        let i = 0;
+        for (const b of batch) this.#deliver(b.live ? this.#liveEvent(b.event, b.body) : written[i++]!);
       } catch (err) {
         this.#error ??= err;
       }
     }
     // Cleared in the same synchronous step as the final check: no event can slip in between.
     this.#draining = null;
+    // Events of the next step that arrived meanwhile wait for their step (or the timer).
+    if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.#drainNow(), EVENT_BATCH_MS);
   }
 
   fromEngine(e: EngineEvent & { origin?: string }): void {
@@ -139,8 +200,58 @@ export class SessionEventRecorder {
     if (mapped) void this.record(mapped.event, mapped.body);
   }
 
+  /** Writes everything queued; rejects with the first write failure (reported once). */
   async flush(): Promise<void> {
+    if (this.#pending.length > 0 || this.#timer) await this.#drainNow();
+    else if (this.#draining) this.#urgent = true;
     while (this.#draining) await this.#draining;
-    if (this.#error) throw this.#error;
+    this.#throwError();
+  }
+
+  /** Reports a failed write once. */
+  #throwError(): void {
+    const err = this.#error;
+    this.#error = null;
+    if (err) throw err;
+  }
+
+  /**
+   * Runs `fn` in one transaction with the turn's own writes (claim, transcript, status) and the
+   * events it `add`s, after the events still queued (written first, in the same transaction); all
+   * are delivered once it committed. So a turn's opening and closing are one transaction each, and
+   * the last step's progress goes with the closing.
+   */
+  async commitWith<T>(
+    fn: (
+      tx: Transaction,
+      add: (event: SessionEventName, body: Record<string, unknown>) => Promise<void>,
+    ) => Promise<T>,
+  ): Promise<T> {
+    while (this.#draining) await this.#draining;
+    this.#throwError();
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const queued = this.#pending.splice(0);
+    const out: SessionEvent[] = [];
+    let result: T;
+    try {
+      result = await this.#store.transaction(async (tx) => {
+        out.length = 0;
+        const append = async (event: SessionEventName, body: Record<string, unknown>) => {
+          out.push(await appendSessionEvent(tx, this.session_id, this.run_id, event, body));
+        };
+        for (const q of queued) if (!q.live) await append(q.event, q.body);
+        return fn(tx, append);
+      });
+    } catch (err) {
+      this.#pending.unshift(...queued);
+      throw err;
+    }
+    let i = 0;
+    for (const q of queued) this.#deliver(q.live ? this.#liveEvent(q.event, q.body) : out[i++]!);
+    for (; i < out.length; i++) this.#deliver(out[i]!);
+    return result;
   }
 }

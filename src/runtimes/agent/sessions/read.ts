@@ -22,8 +22,14 @@ export async function getSessionView(
   let execution_state = null;
   let reasoning_context = null;
   let contracts: unknown[] = [];
-  if (s.run_id) {
-    const run = await cx.engine.getRun(s.run_id);
+  // A claimed turn's run is created right after its claim commits: until then there is none to show.
+  const run = s.run_id
+    ? await cx.engine.getRun(s.run_id).catch((err: { code?: string }) => {
+        if (err.code === 'UNKNOWN_RUN' && s.status === 'running') return null;
+        throw err;
+      })
+    : null;
+  if (run) {
     execution_state = executionStateOfRun(run);
     const rc = run.state.reasoning as unknown as ReasoningContext | null;
     reasoning_context = rc ? { ...rc, facts: entriesToObject(rc.facts) } : null;

@@ -1,7 +1,8 @@
 /**
  * Creating sessions and sending a message: claims the session (`idle → running`, else
- * SESSION_BUSY), stores the user's message, creates the run of the agent's cognitive graph with
- * the Cogency state as its input, and drives it (drive.ts) while streaming the session events.
+ * SESSION_BUSY) and stores the user's message and the `started` event in one transaction, creates
+ * the run of the agent's cognitive graph with the Cogency state as its input, and drives it
+ * (drive.ts) while streaming the session events.
  */
 import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
 import { schemas } from '../../../core/schema-registry.ts';
@@ -12,11 +13,12 @@ import { DEFAULT_COGNITIVE_GRAPH, withAgentChannels } from '../graph.ts';
 import { getAgentGraph } from '../graph-store.ts';
 import type { ExecutionCore, SessionRef } from '../nodes/deps.ts';
 import { loadProfile } from '../profiles/profile-store.ts';
-import type { AgentMode } from '../state/execution-state.ts';
+import type { AgentMode, ChatMessage } from '../state/execution-state.ts';
 import { initialMode } from '../state/mode.ts';
 import { newReasoningContext, type ReasoningContext } from '../state/reasoning-context.ts';
+import type { UserProfile } from '../state/user-profile.ts';
 import { driveRun, type TurnResult } from './drive.ts';
-import type { SessionEvent } from './events.ts';
+import { type SessionEvent, SessionEventRecorder } from './events.ts';
 import {
   appendMessage,
   claimSession,
@@ -24,7 +26,10 @@ import {
   getSessionOrThrow,
   insertSession,
   recentMessages,
+  releaseExpiredClaim,
+  runningSessions,
   type SessionRow,
+  setSessionStatus,
 } from './session-store.ts';
 
 const CREATE_SCHEMA = {
@@ -83,15 +88,20 @@ async function graphOf(cx: AgentContext, def: AgentDefinition) {
   );
 }
 
-/** The reasoning context a message starts from: the last run's (insights and facts carry over), new goal. */
+/**
+ * The reasoning context a message starts from: the last finished turn's (insights and facts carry
+ * over), with the new goal. Stored on the session; sessions from before it was stored read the run.
+ */
 async function previousReasoning(
   cx: AgentContext,
-  run_id: string | null,
+  claimed: SessionRow,
+  previous_run: string | null,
   goal: string,
 ): Promise<ReasoningContext> {
-  if (!run_id) return newReasoningContext(goal);
+  if (claimed.reasoning) return { ...(JSON.parse(claimed.reasoning) as ReasoningContext), goal };
+  if (!previous_run) return newReasoningContext(goal);
   try {
-    const run = await cx.engine.getRun(run_id);
+    const run = await cx.engine.getRun(previous_run);
     const rc = run.state.reasoning as unknown as ReasoningContext | null;
     return rc ? { ...rc, goal } : newReasoningContext(goal);
   } catch {
@@ -104,7 +114,8 @@ async function previousReasoning(
  * waiting) the turn is settled now; if its run is still `running`, this process takes it over when
  * the engine lease has expired (the engine replays the journal; an interrupted call is FAILED, not
  * repeated) — a live owner keeps it and the caller gets SESSION_BUSY as usual. A run that was never
- * created (death right after the claim) just frees the session.
+ * created frees the session only once the claim's lease expired (death right after the claim): a
+ * claim another live process is turning into a run right now is left alone.
  */
 async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
   const run_id = session.run_id;
@@ -117,10 +128,7 @@ async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<v
     },
   );
   if (!exists) {
-    await cx.store.run(
-      "UPDATE agent_sessions SET status = 'idle' WHERE session_id = ? AND run_id = ? AND status = 'running'",
-      [session.session_id, run_id],
-    );
+    await releaseExpiredClaim(cx.store, session.session_id, run_id);
     return;
   }
   await driveRun(
@@ -128,9 +136,43 @@ async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<v
     session,
     run_id,
     () => cx.engine.continueRun(run_id),
-    () => {},
-    undefined,
-    true,
+    new SessionEventRecorder(cx.store, session.session_id, run_id, () => {}),
+    { recovering: true },
+  );
+}
+
+/**
+ * Settles the turns stopped processes left behind, without waiting for the sessions' next
+ * messages (run when a runtime starts): each `running` session goes through the same rules as a
+ * message would (a live owner keeps its turn; a dead one's is taken over once its lease expired; a
+ * claim whose run was never created is released once the claim's lease expired). Returns how many
+ * sessions it looked at.
+ */
+export async function settleStaleSessions(cx: AgentContext, limit = 100): Promise<number> {
+  const sessions = await runningSessions(cx.store, limit);
+  for (const s of sessions) {
+    try {
+      await settleStaleTurn(cx, s);
+    } catch {
+      // Left for the session's next message, which reports what goes wrong.
+    }
+  }
+  return sessions.length;
+}
+
+export function sessionBusy(session_id: string, now: SessionRow | null): NoemaError {
+  return new NoemaError(
+    'SESSION_BUSY',
+    `session ${session_id} is ${now?.status ?? 'gone'}: one message at a time`,
+    {
+      status: 409,
+      retryable: now?.status === 'running',
+      details: { session_id, status: now?.status ?? null, run_id: now?.run_id ?? null },
+      hint:
+        now?.status === 'waiting'
+          ? 'answer the ECS form with /ecs/respond and /ecs/continue first'
+          : 'wait for the done event of the message in flight',
+    },
   );
 }
 
@@ -151,31 +193,34 @@ export async function sendMessage(
   const def = await getAgent(cx.store, session.agent_hash);
   const graph = await graphOf(cx, def);
   if (session.status === 'running') await settleStaleTurn(cx, session);
-  const previous_run = session.run_id;
   const run_id = uuidv7();
-  if (!(await claimSession(cx.store, session_id, 'idle', run_id))) {
-    const now = await findSession(cx.store, session_id);
-    throw new NoemaError(
-      'SESSION_BUSY',
-      `session ${session_id} is ${now?.status ?? 'gone'}: one message at a time`,
-      {
-        status: 409,
-        retryable: now?.status === 'running',
-        details: { session_id, status: now?.status ?? null, run_id: now?.run_id ?? null },
-        hint:
-          now?.status === 'waiting'
-            ? 'answer the ECS form with /ecs/respond and /ecs/continue first'
-            : 'wait for the done event of the message in flight',
-      },
-    );
-  }
+  const rec = new SessionEventRecorder(cx.store, session_id, run_id, onEvent);
   // From the claim on, this turn is in flight here: a second message must see it as busy, not as a
-  // turn whose run was never created (the run is created a few statements below).
+  // turn whose run was never created (the run is created right after the claim commits).
   cx.driving.add(run_id);
+  let opened: { claimed: SessionRow; history: ChatMessage[]; profile: UserProfile } | null;
   try {
-    const history = await recentMessages(cx.store, session_id, def.memory.working_memory_turns * 2);
-    await appendMessage(cx.store, session_id, run_id, { role: 'user', content: r.value.content });
-    const { profile } = await loadProfile(cx.store, session.user_id);
+    // The turn opens in one transaction: the claim, the user's message, the `started` event.
+    opened = await rec.commitWith(async (tx, add) => {
+      const claim = { run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
+      const claimed = await claimSession(tx, session_id, 'idle', claim);
+      if (!claimed) return null;
+      const history = await recentMessages(tx, session_id, def.memory.working_memory_turns * 2);
+      await appendMessage(tx, session_id, run_id, { role: 'user', content: r.value.content });
+      const { profile } = await loadProfile(tx, session.user_id);
+      await add('status', { phase: 'started' });
+      return { claimed, history, profile };
+    });
+  } catch (err) {
+    cx.driving.delete(run_id);
+    throw err;
+  }
+  if (!opened) {
+    cx.driving.delete(run_id);
+    throw sessionBusy(session_id, await findSession(cx.store, session_id));
+  }
+  const { claimed, history, profile } = opened;
+  try {
     const mode = r.value.mode ?? def.mode;
     const execution: ExecutionCore = {
       query: r.value.content,
@@ -190,31 +235,35 @@ export async function sendMessage(
       seen_contracts: [],
     };
     const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
+    const reasoning = await previousReasoning(cx, claimed, session.run_id, r.value.content);
     await cx.engine.createRun(graph, {
       run_id,
       input: {
         session: ref as unknown as Json,
         execution: execution as unknown as Json,
-        reasoning: (await previousReasoning(cx, previous_run, r.value.content)) as unknown as Json,
+        reasoning: reasoning as unknown as Json,
         messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
         history: history as unknown as Json,
         profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
       },
     });
   } catch (err) {
-    // Nothing ran: free the session so the next message is not refused.
+    // Nothing ran: free the session so the next message is not refused, and close the stream.
     cx.driving.delete(run_id);
-    await cx.store.run(
-      "UPDATE agent_sessions SET status = 'idle', run_id = ? WHERE session_id = ? AND run_id = ?",
-      [previous_run, session_id, run_id],
-    );
+    const e = err as { code?: string; message?: string };
+    await rec
+      .commitWith(async (tx, add) => {
+        await setSessionStatus(tx, session_id, run_id, 'idle');
+        await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
+      })
+      .catch(() => {});
     throw err;
   }
   return driveRun(
     cx,
-    { ...session, status: 'running', run_id },
+    { ...claimed, status: 'running', run_id },
     run_id,
     () => cx.engine.continueRun(run_id),
-    onEvent,
+    rec,
   );
 }

@@ -1,7 +1,9 @@
 /**
  * Session rows (`agent_sessions`) and the dialogue history (`agent_session_messages`). The session
  * status is the one-message-at-a-time lock: `idle → running` is a compare-and-set, so of two
- * concurrent messages exactly one runs and the other gets SESSION_BUSY.
+ * concurrent messages exactly one runs and the other gets SESSION_BUSY. The claim is durable and
+ * names its owner with a lease (`claim_owner`, `claim_expires_at`): a claim whose run was never
+ * created is released by another process only once that lease expired.
  */
 import { NoemaError } from '../../../core/errors.ts';
 import { uuidv7 } from '../../../core/index.ts';
@@ -19,6 +21,11 @@ export interface SessionRow {
   turn_count: number;
   created_at: number;
   updated_at: number;
+  /** The process (engine owner) that claimed the turn in flight, and until when the claim holds. */
+  claim_owner: string | null;
+  claim_expires_at: number | null;
+  /** The ReasoningContext (JSON) the last finished turn ended with. */
+  reasoning: string | null;
 }
 
 export async function insertSession(q: Queryable, agent_hash: string, user_id: string): Promise<SessionRow> {
@@ -32,6 +39,9 @@ export async function insertSession(q: Queryable, agent_hash: string, user_id: s
     turn_count: 0,
     created_at: now,
     updated_at: now,
+    claim_owner: null,
+    claim_expires_at: null,
+    reasoning: null,
   };
   await q.run(
     `INSERT INTO agent_sessions (session_id, agent_hash, user_id, status, run_id, turn_count, created_at, updated_at)
@@ -47,12 +57,24 @@ function rowOf(r: Record<string, unknown>): SessionRow {
     turn_count: Number(r.turn_count),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
+    claim_owner: (r.claim_owner as string | null) ?? null,
+    claim_expires_at: r.claim_expires_at == null ? null : Number(r.claim_expires_at),
+    reasoning: (r.reasoning as string | null) ?? null,
   };
 }
 
 export async function findSession(q: Queryable, session_id: string): Promise<SessionRow | null> {
   const r = await q.get('SELECT * FROM agent_sessions WHERE session_id = ?', [session_id]);
   return r ? rowOf(r) : null;
+}
+
+/** Sessions with a turn in flight (here or anywhere), least recently updated first. */
+export async function runningSessions(q: Queryable, limit: number): Promise<SessionRow[]> {
+  const rows = await q.all(
+    "SELECT * FROM agent_sessions WHERE status = 'running' ORDER BY updated_at LIMIT ?",
+    [limit],
+  );
+  return rows.map(rowOf);
 }
 
 export async function getSessionOrThrow(q: Queryable, session_id: string): Promise<SessionRow> {
@@ -65,30 +87,78 @@ export async function getSessionOrThrow(q: Queryable, session_id: string): Promi
   return s;
 }
 
-/** `from → running` for `run_id`; false when the session is not in `from` (another message holds it). */
+export interface Claim {
+  run_id: string;
+  /** The claiming process (its engine owner id). */
+  owner: string;
+  /** How long the claim holds without a run (a lease, like the engine's). */
+  lease_ms: number;
+}
+
+/**
+ * `from → running` for `claim.run_id`, owned by `claim.owner` until its lease expires: the claimed
+ * row, or null when the session is not in `from` (another message holds it). One conditional
+ * UPDATE: exclusive across processes on both stores.
+ */
 export async function claimSession(
   q: Queryable,
   session_id: string,
   from: SessionStatus,
+  claim: Claim,
+): Promise<SessionRow | null> {
+  const now = Date.now();
+  const r = await q.get(
+    `UPDATE agent_sessions SET status = 'running', run_id = ?, claim_owner = ?, claim_expires_at = ?, updated_at = ?
+     WHERE session_id = ? AND status = ? RETURNING *`,
+    [claim.run_id, claim.owner, now + claim.lease_ms, now, session_id, from],
+  );
+  return r ? rowOf(r) : null;
+}
+
+/**
+ * Frees a session whose claimed run was never created (its process died right after the claim) —
+ * only when the claim's lease expired, so a claim another live process is about to turn into a run
+ * is never taken away. True when it freed the session.
+ */
+export async function releaseExpiredClaim(
+  q: Queryable,
+  session_id: string,
   run_id: string,
+  now = Date.now(),
 ): Promise<boolean> {
   const r = await q.run(
-    "UPDATE agent_sessions SET status = 'running', run_id = ?, updated_at = ? WHERE session_id = ? AND status = ?",
-    [run_id, Date.now(), session_id, from],
+    `UPDATE agent_sessions SET status = 'idle', claim_owner = NULL, claim_expires_at = NULL, updated_at = ?
+     WHERE session_id = ? AND run_id = ? AND status = 'running' AND (claim_expires_at IS NULL OR claim_expires_at < ?)`,
+    [now, session_id, run_id, now],
   );
   return r.changes === 1;
 }
 
+/**
+ * Sets the status of the session's turn `run_id`; `turnDone` counts a finished turn, `reasoning`
+ * stores the ReasoningContext the next message starts from. Leaving `running` drops the claim.
+ */
 export async function setSessionStatus(
   q: Queryable,
   session_id: string,
   run_id: string,
   status: SessionStatus,
   turnDone = false,
+  reasoning?: unknown,
 ): Promise<void> {
+  const keepsClaim = status === 'running';
   await q.run(
-    `UPDATE agent_sessions SET status = ?, updated_at = ?, turn_count = turn_count + ? WHERE session_id = ? AND run_id = ?`,
-    [status, Date.now(), turnDone ? 1 : 0, session_id, run_id],
+    `UPDATE agent_sessions SET status = ?, updated_at = ?, turn_count = turn_count + ?,
+       reasoning = COALESCE(?, reasoning)${keepsClaim ? '' : ', claim_owner = NULL, claim_expires_at = NULL'}
+     WHERE session_id = ? AND run_id = ?`,
+    [
+      status,
+      Date.now(),
+      turnDone ? 1 : 0,
+      reasoning == null ? null : JSON.stringify(reasoning),
+      session_id,
+      run_id,
+    ],
   );
 }
 

@@ -1,0 +1,74 @@
+/**
+ * `node bench/agent/count-tx.ts`: transactions, autocommit statements and statements per agent
+ * interaction with one tool call (the agent bench's interaction), on each selected store.
+ * BENCH_AGENT_TRACE=1 lists them for the last interaction.
+ */
+import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
+import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
+import { startFixtureHttpServer } from '../../src/testing/mcp-fixture-server.ts';
+import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
+import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { countingStore } from './counting-store.ts';
+
+const SCRIPT = {
+  rules: [
+    { match: { message_matches: '✓ add' }, reply: { json: { thinking: 'done', response: 'The sum is 5.' } } },
+  ],
+  default: { json: { thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] } },
+};
+
+const model = await startScriptedModel({ script: SCRIPT as never });
+const mcp = await startFixtureHttpServer();
+const env = { NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcp.url };
+const tracing = process.env.BENCH_AGENT_TRACE === '1';
+try {
+  for (const kind of selectedStores()) {
+    const { store: raw, dispose } = await openTestStore(kind);
+    let lines: string[] = [];
+    const { store, counts } = countingStore(raw, tracing ? (l) => lines.push(l) : undefined);
+    const runtime = await createAgentRuntime(store, { env });
+    try {
+      const llm = await putResponseSource(store, {
+        version: 1,
+        interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
+      });
+      const server = await putMcpServer(store, {
+        version: 1,
+        transport: { type: 'streamable_http', url_env: 'BENCH_MCP_URL' },
+      });
+      const { hash } = await runtime.putAgent({
+        version: 1,
+        label: 'bench',
+        llm_source_ref: { hash: llm.hash },
+        tools: [{ server_ref: { hash: server.hash }, tool_names: ['add'] }],
+        mode: 'fast',
+        max_iterations: 5,
+        emotion: { enabled: false },
+        memory: { long_term_limit: 0, working_memory_turns: 3 },
+        synthesis: { enabled: false, threshold: 3 },
+      });
+      const { session_id } = await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' });
+      const n = 5;
+      let before = { ...counts };
+      for (let i = 0; i < n; i++) {
+        if (i === n - 1) {
+          before = { ...counts };
+          lines = [];
+        }
+        const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
+        if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
+      }
+      console.log(
+        `[${kind}] per interaction: ${counts.transactions - before.transactions} transactions, ` +
+          `${counts.autocommit - before.autocommit} autocommit statements, ${counts.statements - before.statements} statements`,
+      );
+      if (tracing) console.log(lines.join('\n'));
+    } finally {
+      await runtime.close();
+      await dispose();
+    }
+  }
+} finally {
+  await model.close();
+  await mcp.close();
+}

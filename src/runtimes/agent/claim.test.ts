@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { startAgentKit } from '../../testing/agent-kit.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
+import type { ModelScript } from '../../testing/scripted-model/index.ts';
+
+const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
+
+const script: ModelScript = {
+  rules: [{ match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } }],
+  default: { json: { thinking: 't', response: 'back' } },
+};
+
+/** A second OS process sending `content`; resolves its output once it printed `ready` (or exited). */
+function sendFromProcess(env: Record<string, string>, session_id: string, content: string) {
+  const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, content])], {
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return {
+    exited,
+    output: () => out,
+    async claimed(): Promise<void> {
+      for (let i = 0; i < 600 && !/"phase":"started"/.test(out); i++)
+        await new Promise((r) => setTimeout(r, 25));
+      assert.match(out, /"phase":"started"/, 'the other process claimed the session');
+    },
+  };
+}
+
+describeEachStore('agent session claims across processes', (factory) => {
+  test('a message in this process between another process’s claim and its run’s creation is SESSION_BUSY', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const kit = await startAgentKit(store, {
+        script,
+        definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
+      });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        // The other process stops for 1.5 s right after its claim committed, before createRun.
+        const other = sendFromProcess(
+          { ...kit.env, NOEMA_DB: url, AGENT_AFTER_CLAIM: '1500' },
+          session_id,
+          'first',
+        );
+        await other.claimed();
+        const claimed = (await store.get(
+          'SELECT status, run_id, claim_owner, claim_expires_at FROM agent_sessions WHERE session_id = ?',
+          [session_id],
+        )) as { status: string; run_id: string; claim_owner: string | null; claim_expires_at: number | null };
+        assert.equal(claimed.status, 'running');
+        assert.ok(
+          claimed.claim_owner && claimed.claim_owner !== rt.engine.owner,
+          'the claim names its owner',
+        );
+        assert.ok(Number(claimed.claim_expires_at) > Date.now(), 'the claim holds a lease');
+        await assert.rejects(rt.engine.getRun(claimed.run_id), { code: 'UNKNOWN_RUN' });
+
+        // The run does not exist yet, but the claim is live: the session is busy, not freed.
+        await assert.rejects(rt.sendMessage(session_id, { content: 'second' }), {
+          code: 'SESSION_BUSY',
+          retryable: true,
+        });
+        assert.equal(await other.exited, 0, other.output());
+        assert.match(other.output(), /"ok":true/);
+        const view = (await rt.getSession(session_id)) as {
+          status: string;
+          transcript: Array<{ content: string }>;
+        };
+        assert.equal(view.status, 'idle');
+        assert.deepEqual(
+          view.transcript.map((m) => m.content),
+          ['first', 'back'],
+          'only the other process’s turn ran',
+        );
+        const events = await rt.events(session_id);
+        assert.deepEqual(
+          events.map((e) => e.id),
+          events.map((_, i) => i + 1),
+        );
+        assert.equal(events.filter((e) => e.event === 'done').length, 1);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a process that died between claim and run leaves the session busy until the claim lease expires', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const kit = await startAgentKit(store, {
+        script,
+        definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
+      });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const other = sendFromProcess(
+          { ...kit.env, NOEMA_DB: url, AGENT_AFTER_CLAIM: 'exit', AGENT_CLAIM_LEASE_MS: '1500' },
+          session_id,
+          'first',
+        );
+        assert.equal(await other.exited, 3, other.output());
+        const dead = (await store.get('SELECT status, run_id FROM agent_sessions WHERE session_id = ?', [
+          session_id,
+        ])) as { status: string; run_id: string };
+        assert.equal(dead.status, 'running');
+        await assert.rejects(rt.engine.getRun(dead.run_id), { code: 'UNKNOWN_RUN' });
+
+        let turn = null;
+        let refused = 0;
+        for (let i = 0; i < 100 && !turn; i++) {
+          try {
+            turn = await rt.sendMessage(session_id, { content: 'second' });
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'SESSION_BUSY') throw err;
+            refused++;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        assert.ok(refused > 0, 'busy while the dead claim’s lease lasted');
+        assert.ok(turn, 'the session took a message once the claim lease expired');
+        assert.equal(turn.response, 'back');
+        const view = (await rt.getSession(session_id)) as { status: string };
+        assert.equal(view.status, 'idle');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
