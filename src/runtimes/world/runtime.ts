@@ -61,6 +61,14 @@ export interface WorldRuntime {
   close(): Promise<void>;
 }
 
+/** The world runtime whose node types each engine runs (an engine registers them once). */
+const onEngine = new WeakMap<Engine, WorldRuntime>();
+
+/** The world runtime already running turns on `engine`, if one was created on it. */
+export function worldRuntimeOn(engine: Engine): WorldRuntime | undefined {
+  return onEngine.get(engine);
+}
+
 export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = {}): WorldRuntime {
   const env = () => options.env ?? process.env;
   const leaseMs = options.leaseMs ?? 30_000;
@@ -199,7 +207,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
     return { attempt, outcome };
   }
 
-  return {
+  const runtime: WorldRuntime = {
     engine,
     async runTurn(input, opts = {}) {
       const slug = input.world_slug;
@@ -225,7 +233,10 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       }
     },
     close: async () => {
+      if (onEngine.get(engine) === runtime) onEngine.delete(engine);
       if (!options.engine) await engine.close();
     },
   };
+  onEngine.set(engine, runtime);
+  return runtime;
 }

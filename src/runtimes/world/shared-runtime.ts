@@ -5,10 +5,9 @@
  */
 import type { Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
-import { createWorldRuntime, type WorldRuntime } from './runtime.ts';
+import { createWorldRuntime, type WorldRuntime, worldRuntimeOn } from './runtime.ts';
 
 const runtimes = new WeakMap<Store, WorldRuntime>();
-const onEngine = new WeakMap<Engine, WorldRuntime>();
 
 export function sharedWorldRuntime(store: Store): WorldRuntime {
   let rt = runtimes.get(store);
@@ -24,11 +23,9 @@ export function sharedWorldRuntime(store: Store): WorldRuntime {
  * Returns unbind, which leaves the engine to its owner.
  */
 export function bindWorldRuntime(store: Store, engine: Engine): () => void {
-  let rt = onEngine.get(engine);
-  if (!rt) {
-    rt = createWorldRuntime(store, { engine });
-    onEngine.set(engine, rt);
-  }
+  // An engine that already runs world turns (e.g. a world runtime's own, handed to the server)
+  // keeps its runtime: node types are registered once per engine.
+  const rt = worldRuntimeOn(engine) ?? createWorldRuntime(store, { engine });
   const previous = runtimes.get(store);
   runtimes.set(store, rt);
   const bound = rt;
