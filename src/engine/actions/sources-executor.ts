@@ -5,6 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import {
+  finishedCallOfContract,
   getJsonSchema,
   getResponseSource,
   type InvocationKind,
@@ -78,12 +79,34 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       });
       if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
-      const message = out.error?.message ?? 'source call failed';
-      return {
-        ok: false,
-        error_message: `${out.failure_class ?? 'failed'}: ${message}`,
-        error: failureOf(out.error ?? new NoemaError('SOURCE_FAILED', message)),
-      };
+      return failed(out.failure_class, out.error);
     },
+
+    /**
+     * A contract left RUNNING by a dead process: if its invocation finished durably (succeeded or
+     * failed), that is the outcome and the call is not made again; a `running` or `interrupted`
+     * invocation, or none, is unknown (`null`).
+     */
+    async recover(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome | null> {
+      const p = contract.payload as Partial<SourceActionPayload> | null;
+      const attempt_id = p && typeof p === 'object' ? (p.links?.attempt_id ?? null) : null;
+      const call = await finishedCallOfContract(store, {
+        contract_id: contract.contract_id,
+        run_id: ctx.run_id,
+        attempt_id,
+      });
+      if (!call) return null;
+      if (call.ok) return { ok: true, result: (call.output ?? null) as Json };
+      return failed(call.failure_class, call.error);
+    },
+  };
+}
+
+function failed(failure_class: string | null, error: NoemaError | null): ActionOutcome {
+  const message = error?.message ?? 'source call failed';
+  return {
+    ok: false,
+    error_message: `${failure_class ?? 'failed'}: ${message}`,
+    error: failureOf(error ?? new NoemaError('SOURCE_FAILED', message)),
   };
 }
