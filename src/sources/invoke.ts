@@ -7,7 +7,7 @@
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import type { Queryable, Store } from '../store/store.ts';
+import type { Queryable, Store, Transaction } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
@@ -40,7 +40,22 @@ export interface InvocationOutcome {
   error: NoemaError | null;
 }
 
-export async function invokeSource(store: Store, call: SourceCall): Promise<InvocationOutcome> {
+/** Runs `write` in one transaction (the caller may add its own writes to it). */
+export type TransactionRunner = <T>(write: (tx: Transaction) => Promise<T>) => Promise<T>;
+
+export interface InvokeOptions {
+  /**
+   * Commits the `running` row: by default its own transaction; a caller passing a runner (the
+   * engine, moving its contract to RUNNING) commits the row together with its own writes.
+   */
+  running?: TransactionRunner;
+}
+
+export async function invokeSource(
+  store: Store,
+  call: SourceCall,
+  options: InvokeOptions = {},
+): Promise<InvocationOutcome> {
   const impl = responseSourceFor(call.source.content.interface.name);
   if (call.inputSchema) {
     const v = validateWith(call.inputSchema.schema, call.request);
@@ -72,41 +87,40 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
   const lease = processLease(store);
   const release = lease.hold();
   try {
-    const seq = await store
-      .transaction(async (tx) => {
-        await lease.touch(tx, started_at);
-        const n = await insertRunning(
-          tx,
-          {
-            source_invocation_id: id,
-            source_hash: call.source.hash,
-            interface_name: impl.name,
-            invocation_kind: call.kind,
-            links,
-            input_schema_hash: call.inputSchema?.hash ?? null,
-            output_schema_hash: call.resultSchema?.hash ?? null,
-            llm_call_id: plan?.llm_call_id ?? null,
-            request_json: plan ? plan.request_json : call.request,
-            metadata: { ...links.metadata, ...plan?.metadata },
-            started_at,
-            owner_process_id: lease.processId,
-          },
-          redactor,
-        );
-        await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
-        return n;
-      })
-      .catch(async (err: unknown) => {
-        // Its COMMIT may have succeeded although it reported failure (the connection lost on the
-        // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
-        const notSent = new SourceFailure(
-          'internal',
-          `not sent: recording the call failed: ${toNoemaError(err).message}`,
-        );
-        const times = { started_at, ended_at: Date.now() };
-        await finishAsInternal(store, plan, id, notSent, times, redactor).catch(() => {});
-        throw err;
-      });
+    const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
+    const seq = await running(async (tx) => {
+      await lease.touch(tx, started_at);
+      const n = await insertRunning(
+        tx,
+        {
+          source_invocation_id: id,
+          source_hash: call.source.hash,
+          interface_name: impl.name,
+          invocation_kind: call.kind,
+          links,
+          input_schema_hash: call.inputSchema?.hash ?? null,
+          output_schema_hash: call.resultSchema?.hash ?? null,
+          llm_call_id: plan?.llm_call_id ?? null,
+          request_json: plan ? plan.request_json : call.request,
+          metadata: { ...links.metadata, ...plan?.metadata },
+          started_at,
+          owner_process_id: lease.processId,
+        },
+        redactor,
+      );
+      await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
+      return n;
+    }).catch(async (err: unknown) => {
+      // Its COMMIT may have succeeded although it reported failure (the connection lost on the
+      // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
+      const notSent = new SourceFailure(
+        'internal',
+        `not sent: recording the call failed: ${toNoemaError(err).message}`,
+      );
+      const times = { started_at, ended_at: Date.now() };
+      await finishAsInternal(store, plan, id, notSent, times, redactor).catch(() => {});
+      throw err;
+    });
     lease.committed(started_at);
     const result = plan
       ? await execute(plan, call, id, progressWriter(store, plan, redactor, id))

@@ -57,27 +57,33 @@ function payloadOf(contract: ExecutionContract): SourceActionPayload {
 
 export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = {}): ActionExecutor {
   return {
+    // The contract's RUNNING move is committed with the invocation's `running` row (one commit).
+    joinsTransitions: true,
     async execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome> {
       const p = payloadOf(contract);
       const source = await getResponseSource(store, p.source_hash);
       const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
-      const out = await invokeSource(store, {
-        source,
-        request: p.request,
-        kind: p.kind ?? 'agent_tool_call',
-        links: {
-          workflow_node_id: ctx.node_id,
-          tool_name: p.tool_name ?? null,
-          ...p.links,
-          run_id: ctx.run_id,
-          contract_id: contract.contract_id,
-          metadata: { ...p.links?.metadata, engine_step: ctx.step, action_type: contract.action_type },
+      const out = await invokeSource(
+        store,
+        {
+          source,
+          request: p.request,
+          kind: p.kind ?? 'agent_tool_call',
+          links: {
+            workflow_node_id: ctx.node_id,
+            tool_name: p.tool_name ?? null,
+            ...p.links,
+            run_id: ctx.run_id,
+            contract_id: contract.contract_id,
+            metadata: { ...p.links?.metadata, engine_step: ctx.step, action_type: contract.action_type },
+          },
+          resultSchema,
+          signal: ctx.signal,
+          ...(options.env ? { env: options.env } : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         },
-        resultSchema,
-        signal: ctx.signal,
-        ...(options.env ? { env: options.env } : {}),
-        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      });
+        ctx.transitions ? { running: (write) => ctx.transitions!.running(write) } : {},
+      );
       if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
       return failed(out.failure_class, out.error);
     },

@@ -5,7 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
-import type { Queryable } from '../../store/store.ts';
+import type { Queryable, Transaction } from '../../store/store.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
@@ -31,6 +31,12 @@ async function hasStatus(tx: Queryable, c: ContractView): Promise<boolean> {
     c.contract_id,
   ]);
   return row?.status === c.status;
+}
+
+interface RunningJoin {
+  committed: boolean;
+  next: ContractView;
+  running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
 export interface RunRef {
@@ -117,10 +123,46 @@ export class RunContracts {
         error: engineFailure('ACTION_INTERRUPTED', message),
       });
     }
-    if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
-    const outcome = await this.#execute(c, node, signal);
+    let join: RunningJoin | null = null;
+    if (c.status === 'PENDING') {
+      if (this.#deps.actions?.joinsTransitions) join = this.#runningJoin(c, node);
+      else c = await this.#move(c, 'RUNNING', `node:${node}`, {});
+    }
+    const outcome = await this.#execute(c, node, signal, join);
     if (signal.aborted) throw new LeaseLost();
+    if (join) {
+      // The executor failed before it could commit RUNNING with its record: move it here.
+      c = join.committed ? join.next : await this.#move(c, 'RUNNING', `node:${node}`, {});
+    }
     return this.#settle(c, outcome, 'executor');
+  }
+
+  /** The PENDING → RUNNING move an executor that `joinsTransitions` commits with its own writes. */
+  #runningJoin(c: ContractView, node: string): RunningJoin {
+    const now = this.#deps.now();
+    const next = viewOf(
+      transition(c, { to: 'RUNNING', actor: `node:${node}`, at: now }),
+      c.node_id,
+      undefined,
+    );
+    const join: RunningJoin = {
+      committed: false,
+      next,
+      running: async <T>(write: (tx: Transaction) => Promise<T>): Promise<T> => {
+        if (join.committed) {
+          throw new NoemaError('INVALID_TRANSITION', `contract ${c.contract_id} is already RUNNING`, {
+            details: { contract_id: c.contract_id, from: 'RUNNING' },
+          });
+        }
+        const value = await this.#commit(next, c.status, async (tx) => {
+          if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+          return write(tx);
+        });
+        join.committed = true;
+        return value as T;
+      },
+    };
+    return join;
   }
 
   /** Commits a call's outcome: COMPLETED with its result or FAILED with its failure. */
@@ -157,7 +199,12 @@ export class RunContracts {
     }
   }
 
-  async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {
+  async #execute(
+    c: ContractView,
+    node: string,
+    signal: AbortSignal,
+    join: RunningJoin | null = null,
+  ): Promise<ActionOutcome> {
     const executor = this.#deps.actions;
     if (!executor) {
       const message = 'this engine was created without an action executor';
@@ -174,8 +221,11 @@ export class RunContracts {
         node_id: node,
         step: this.#state.step + 1,
         signal,
+        ...(join ? { transitions: { running: join.running } } : {}),
       });
     } catch (err) {
+      // The lease was lost while the executor committed RUNNING: this process stops here.
+      if (err instanceof LeaseLost) throw err;
       // The store failed under the executor (its durable trace could not be written): the action's
       // outcome is unknown, not failed. The contract stays RUNNING and the run is reclaimed.
       if (isStoreFault(err)) throw this.#sawFault(err);
@@ -222,12 +272,13 @@ export class RunContracts {
    * With `retry`, a store fault is retried a few times; a retry that finds the contract already in
    * its new status knows the earlier COMMIT landed although its answer was lost.
    */
-  async #commit(
+  async #commit<T = void>(
     next: ContractView,
     from: ContractStatus | null,
-    write: (tx: import('../../store/store.ts').Transaction) => Promise<void>,
+    write: (tx: Transaction) => Promise<T>,
     retry = false,
-  ): Promise<void> {
+  ): Promise<T | undefined> {
+    let value: T | undefined;
     const { store, owner } = this.#deps;
     const seq = this.#state.seq + 1;
     const entry: TransitionEntry = {
@@ -243,7 +294,7 @@ export class RunContracts {
           if (attempt > 0 && (await hasStatus(tx, next))) return;
           if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
             throw new LeaseLost();
-          await write(tx);
+          value = await write(tx);
           if (!this.#events.observed) return;
           for (const t of next.transitions.slice(from === null ? 0 : -1)) {
             emit({
@@ -268,5 +319,6 @@ export class RunContracts {
     }
     this.#state.seq = seq;
     this.byId.set(next.contract_id, next);
+    return value;
   }
 }
