@@ -293,7 +293,16 @@ export interface ActionContext {
    * the lease), so one commit makes both durable. The executor calls it once, before the call is
    * made; if it never does (it failed first), the engine moves the contract itself.
    */
-  transitions?: { running<T>(write: (tx: Transaction) => Promise<T>): Promise<T> };
+  transitions?: {
+    running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+    /**
+     * Runs the executor's finish writes in the transaction that also settles the contract: `write`
+     * returns the outcome (COMPLETED/FAILED with it), `null` (the engine settles it after `execute`
+     * returns, as usual) or `'landed'` (a retry found an earlier attempt of this very transaction
+     * committed). May be called again after a retryable store fault.
+     */
+    finished(write: (tx: Transaction) => Promise<ActionOutcome | 'landed' | null>): Promise<void>;
+  };
 }
 
 /**

@@ -24,7 +24,7 @@ export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { RecoverySweep } from './invocations/recovery-sweep.ts';
 export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/recovery-sweep.ts';
-export type { InvocationOutcome } from './invoke.ts';
+export type { InvocationOutcome, InvokeOptions, TransactionRunner } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
 export { listMcpTools } from './mcp-tool/list-tools.ts';

@@ -49,6 +49,13 @@ export interface InvokeOptions {
    * engine, moving its contract to RUNNING) commits the row together with its own writes.
    */
   running?: TransactionRunner;
+  /**
+   * Commits the finished row with the caller's own writes: `write` finishes the rows and returns
+   * the outcome the call will return (`null` when the row was interrupted meanwhile, `landed` when
+   * an earlier attempt of the transaction committed). Retried after a retryable store fault; if it
+   * fails otherwise, the row is finished alone as without it.
+   */
+  finished?: (write: (tx: Transaction) => Promise<InvocationOutcome | 'landed' | null>) => Promise<void>;
 }
 
 export async function invokeSource(
@@ -146,64 +153,40 @@ export async function invokeSource(
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     let recorded = null as RecordedResponse | null;
-    try {
-      // The result exists only in this process's memory now: a passing store fault must not lose it.
-      await retryStoreFault(() =>
-        store.transaction(
-          async (tx) => {
-            const finished = await finishInvocation(
-              tx,
-              id,
-              {
-                ...response,
-                status,
-                failure_class: failure?.failureClass ?? null,
-                failure_message: failure?.message ?? null,
-                started_at,
-                ended_at,
-                validation_status: validation.status === 'not_checked' ? null : validation.status,
-              },
-              redactor,
-            );
-            // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
-            // succeed though it reported failure — then the row already holds this very outcome.
-            if (!finished && (await finishedAs(tx, id, status, ended_at))) return;
-            interrupted = !finished;
-            recorded = finished;
-            await plan?.finish?.({
-              tx,
-              status,
-              ended_at,
-              failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-              output: result.success?.output,
-              validation,
-              redactor,
-              recorded: finished,
-            });
-            // The running row was committed durably before sending; if the database server crashes
-            // before this commit reaches disk, the row is `running` again and recovery interrupts it.
-            // Whoever uses the result commits after this, and that commit's flush covers this one.
-          },
-          { durability: 'deferred' },
-        ),
+    /** Finishes the row (and the kind's rows); `landed` when an earlier attempt already committed it. */
+    const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
+      const finished = await finishInvocation(
+        tx,
+        id,
+        {
+          ...response,
+          status,
+          failure_class: failure?.failureClass ?? null,
+          failure_message: failure?.message ?? null,
+          started_at,
+          ended_at,
+          validation_status: validation.status === 'not_checked' ? null : validation.status,
+        },
+        redactor,
       );
-    } catch (err) {
-      // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
-      failure = new SourceFailure(
-        'internal',
-        `recording the source result failed: ${toNoemaError(err).message}`,
-      );
-      status = 'failed';
-      recorded = null;
-      await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
-    }
-    if (interrupted) {
-      lease.lost();
-      failure = new SourceFailure('interrupted', 'the invocation was marked interrupted before it finished', {
-        hint: "recovery in another process took this process's lease for expired; retry the call",
+      // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
+      // succeed though it reported failure — then the row already holds this very outcome.
+      if (!finished && (await finishedAs(tx, id, status, ended_at))) return 'landed';
+      interrupted = !finished;
+      recorded = finished;
+      await plan?.finish?.({
+        tx,
+        status,
+        ended_at,
+        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+        output: result.success?.output,
+        validation,
+        redactor,
+        recorded: finished,
       });
-    }
-    return {
+      return 'written';
+    };
+    const outcomeOf = (): InvocationOutcome => ({
       ok: !failure,
       source_invocation_id: id,
       invocation_seq: seq,
@@ -218,7 +201,48 @@ export async function invokeSource(
           ? result.success?.output
           : redactor.clean(result.success?.output),
       error: failure ? redactedFailure(failure, redactor) : null,
-    };
+    });
+    let joined = false;
+    if (options.finished) {
+      try {
+        // The caller's own writes (the engine settling its contract) commit with the finished row.
+        await retryStoreFault(() =>
+          options.finished!(async (tx) => {
+            if ((await finishRows(tx)) === 'landed') return 'landed';
+            return interrupted ? null : outcomeOf();
+          }),
+        );
+        joined = true;
+      } catch {
+        // The caller's writes refused (its lease lost) or the store kept failing: finish the row
+        // alone below, as without them; the caller learns the outcome from the return value.
+      }
+    }
+    if (!joined) {
+      try {
+        // The result exists only in this process's memory now: a passing store fault must not lose it.
+        // The running row was committed durably before sending; if the database server crashes
+        // before this commit reaches disk, the row is `running` again and recovery interrupts it.
+        // Whoever uses the result commits after this, and that commit's flush covers this one.
+        await retryStoreFault(() => store.transaction(finishRows, { durability: 'deferred' }));
+      } catch (err) {
+        // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
+        failure = new SourceFailure(
+          'internal',
+          `recording the source result failed: ${toNoemaError(err).message}`,
+        );
+        status = 'failed';
+        recorded = null;
+        await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
+      }
+    }
+    if (interrupted) {
+      lease.lost();
+      failure = new SourceFailure('interrupted', 'the invocation was marked interrupted before it finished', {
+        hint: "recovery in another process took this process's lease for expired; retry the call",
+      });
+    }
+    return outcomeOf();
   } finally {
     release();
   }

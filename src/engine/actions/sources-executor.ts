@@ -9,6 +9,8 @@ import {
   getJsonSchema,
   getResponseSource,
   type InvocationKind,
+  type InvocationOutcome,
+  type InvokeOptions,
   type InvocationLinks,
   invokeSource,
 } from '../../sources/index.ts';
@@ -82,10 +84,9 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
           ...(options.env ? { env: options.env } : {}),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         },
-        ctx.transitions ? { running: (write) => ctx.transitions!.running(write) } : {},
+        joined(ctx),
       );
-      if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
-      return failed(out.failure_class, out.error);
+      return actionOutcome(out);
     },
 
     /**
@@ -106,6 +107,25 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
       return failed(call.failure_class, call.error);
     },
   };
+}
+
+/** The engine's transitions joined to the invocation's two transactions (when it hands them over). */
+function joined(ctx: ActionContext): InvokeOptions {
+  const t = ctx.transitions;
+  if (!t) return {};
+  return {
+    running: (write) => t.running(write),
+    finished: (write) =>
+      t.finished(async (tx) => {
+        const out = await write(tx);
+        return out === null || out === 'landed' ? out : actionOutcome(out);
+      }),
+  };
+}
+
+function actionOutcome(out: InvocationOutcome): ActionOutcome {
+  if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
+  return failed(out.failure_class, out.error);
 }
 
 function failed(failure_class: string | null, error: NoemaError | null): ActionOutcome {
