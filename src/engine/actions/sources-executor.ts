@@ -9,9 +9,9 @@ import {
   getJsonSchema,
   getResponseSource,
   type InvocationKind,
+  type InvocationLinks,
   type InvocationOutcome,
   type InvokeOptions,
-  type InvocationLinks,
   invokeSource,
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
