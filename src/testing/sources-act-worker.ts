@@ -6,8 +6,7 @@
  * contract: the test kills it with SIGKILL in exactly that window.
  */
 import { migrations } from '../app/migrations.ts';
-import { sourcesExecutor } from '../engine/actions/sources-executor.ts';
-import { createEngine, type Json, type NodeType } from '../engine/index.ts';
+import { createEngine, type Json, type NodeType, sourcesExecutor } from '../engine/index.ts';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 
 /** Performs one source call through `ctx.act` and writes its status and result. */
