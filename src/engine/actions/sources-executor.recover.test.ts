@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { listSourceInvocations, putResponseSource } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { FaultyStore } from '../../testing/faulty-store.ts';
 import { sourceActNode } from '../../testing/sources-act-worker.ts';
 import { createEngine } from '../create-engine.ts';
 import type { Engine, GraphSpec, NodeType } from '../engine.ts';
@@ -21,7 +22,7 @@ const WORKER = fileURLToPath(new URL('../../testing/sources-act-worker.ts', impo
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `/add` answers the sum, `/broken` HTTP 500, `/hang` never answers; `requests` counts each path. */
-async function adder(): Promise<{ url: string; server: Server; requests: string[] }> {
+async function adder(onRequest?: () => void): Promise<{ url: string; server: Server; requests: string[] }> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -30,6 +31,7 @@ async function adder(): Promise<{ url: string; server: Server; requests: string[
     });
     req.on('end', () => {
       requests.push(req.url ?? '');
+      onRequest?.();
       if (req.url === '/hang') return;
       res.writeHead(req.url === '/add' ? 200 : 500, { 'content-type': 'application/json' });
       if (req.url === '/add') {
@@ -151,6 +153,45 @@ describeEachStore('sources executor recovers a dead process’s finished calls',
         assert.equal(requests.length, 1, 'the source was not called again');
       } finally {
         server.closeAllConnections();
+        server.close();
+      }
+    });
+  });
+  test('an outage of contract writes at the joined finish: the row is finished alone, the contract left RUNNING completes through recover', async () => {
+    await factory.withStore(async ({ store }) => {
+      const faulty = new FaultyStore(store);
+      // Every contract move fails once the call is made: the joined finish and the engine's own settle.
+      const {
+        url: adderUrl,
+        server,
+        requests,
+      } = await adder(() => faulty.arm({ matching: /^UPDATE engine_contracts SET status = \?/ }));
+      try {
+        const source_hash = await sourceAt(store, '/add');
+        const env = { ADDER_URL: adderUrl };
+        const engine = createEngine(faulty, { leaseMs: 300, actions: sourcesExecutor(faulty, { env }) });
+        engine.register(sourceActNode as NodeType<never>);
+        const { run_id } = await engine.createRun(oneCall(source_hash));
+        const first = await engine.continueRun(run_id).then(
+          (out) => out.status,
+          (err: { code?: string }) => err.code,
+        );
+        faulty.disarm();
+        assert.ok(['STORE_UNAVAILABLE', 'running'].includes(String(first)), String(first));
+        const left = (await engine.getRun(run_id)).contracts[0]!;
+        assert.equal(left.status, 'RUNNING', 'the contract could not be settled');
+        const [inv] = (await listSourceInvocations(store, { run_id })).items;
+        assert.equal(inv?.status, 'succeeded', 'the call’s result was recorded on its own');
+
+        const next = createEngine(store, { actions: sourcesExecutor(store, { env }) });
+        next.register(sourceActNode as NodeType<never>);
+        assert.equal((await claimSoon(next))?.status, 'completed');
+        const c = (await next.getRun(run_id)).contracts[0]!;
+        assert.equal(c.status, 'COMPLETED');
+        assert.deepEqual(c.result, { sum: 5 });
+        assert.equal(c.transitions.at(-1)?.actor, 'recovery');
+        assert.equal(requests.length, 1, 'the source was called once');
+      } finally {
         server.close();
       }
     });
