@@ -6,6 +6,7 @@
  */
 import type { ErrorCode } from '../core/errors.ts';
 import type { JsonSchema } from '../core/schema-registry.ts';
+import type { Transaction } from '../store/store.ts';
 
 /** Any JSON value the engine stores. Values must survive `JSON.stringify` round trips. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -286,6 +287,22 @@ export interface ActionContext {
   node_id: string;
   step: number;
   signal: AbortSignal;
+  /**
+   * Given only to an executor that `joinsTransitions`: `running(write)` runs the executor's own
+   * pre-call writes in the transaction that also moves the contract PENDING → RUNNING (fenced by
+   * the lease), so one commit makes both durable. The executor calls it once, before the call is
+   * made; if it never does (it failed first), the engine moves the contract itself.
+   */
+  transitions?: {
+    running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+    /**
+     * Runs the executor's finish writes in the transaction that also settles the contract: `write`
+     * returns the outcome (COMPLETED/FAILED with it), `null` (the engine settles it after `execute`
+     * returns, as usual) or `'landed'` (a retry found an earlier attempt of this very transaction
+     * committed). May be called again after a retryable store fault.
+     */
+    finished(write: (tx: Transaction) => Promise<ActionOutcome | 'landed' | null>): Promise<void>;
+  };
 }
 
 /**
@@ -294,6 +311,12 @@ export interface ActionContext {
  */
 export interface ActionExecutor {
   execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome>;
+  /**
+   * Optional. `true`: the engine does not commit PENDING → RUNNING before `execute`; it hands the
+   * executor `ctx.transitions.running`, which the executor must call (before it sends anything) to
+   * commit that move together with its own record of the call.
+   */
+  joinsTransitions?: boolean;
   /**
    * Optional. Asked when a contract is found `RUNNING` after its process died (the call may or may
    * not have happened): the call's outcome if the executor recorded it durably (say, an invocation

@@ -16,13 +16,15 @@ export {
 } from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind } from './invocations/annotate.ts';
+export type { FinishedCall } from './invocations/by-contract.ts';
+export { finishedCallOfContract } from './invocations/by-contract.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
 export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { RecoverySweep } from './invocations/recovery-sweep.ts';
 export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/recovery-sweep.ts';
-export type { InvocationOutcome } from './invoke.ts';
+export type { InvocationOutcome, InvokeOptions, TransactionRunner } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
 export { listMcpTools } from './mcp-tool/list-tools.ts';

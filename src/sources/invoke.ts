@@ -7,7 +7,7 @@
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import type { Queryable, Store } from '../store/store.ts';
+import type { Queryable, Store, Transaction } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
@@ -40,7 +40,29 @@ export interface InvocationOutcome {
   error: NoemaError | null;
 }
 
-export async function invokeSource(store: Store, call: SourceCall): Promise<InvocationOutcome> {
+/** Runs `write` in one transaction (the caller may add its own writes to it). */
+export type TransactionRunner = <T>(write: (tx: Transaction) => Promise<T>) => Promise<T>;
+
+export interface InvokeOptions {
+  /**
+   * Commits the `running` row: by default its own transaction; a caller passing a runner (the
+   * engine, moving its contract to RUNNING) commits the row together with its own writes.
+   */
+  running?: TransactionRunner;
+  /**
+   * Commits the finished row with the caller's own writes: `write` finishes the rows and returns
+   * the outcome the call will return (`null` when the row was interrupted meanwhile, `landed` when
+   * an earlier attempt of the transaction committed). Retried after a retryable store fault; if it
+   * fails otherwise, the row is finished alone as without it.
+   */
+  finished?: (write: (tx: Transaction) => Promise<InvocationOutcome | 'landed' | null>) => Promise<void>;
+}
+
+export async function invokeSource(
+  store: Store,
+  call: SourceCall,
+  options: InvokeOptions = {},
+): Promise<InvocationOutcome> {
   const impl = responseSourceFor(call.source.content.interface.name);
   if (call.inputSchema) {
     const v = validateWith(call.inputSchema.schema, call.request);
@@ -73,41 +95,40 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
   const lease = processLease(store);
   const release = lease.hold();
   try {
-    const seq = await store
-      .transaction(async (tx) => {
-        await lease.touch(tx, started_at);
-        const n = await insertRunning(
-          tx,
-          {
-            source_invocation_id: id,
-            source_hash: call.source.hash,
-            interface_name: impl.name,
-            invocation_kind: call.kind,
-            links,
-            input_schema_hash: call.inputSchema?.hash ?? null,
-            output_schema_hash: call.resultSchema?.hash ?? null,
-            llm_call_id: plan?.llm_call_id ?? null,
-            request_json: plan ? plan.request_json : call.request,
-            metadata: { ...links.metadata, ...plan?.metadata },
-            started_at,
-            owner_process_id: lease.processId,
-          },
-          redactor,
-        );
-        await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
-        return n;
-      })
-      .catch(async (err: unknown) => {
-        // Its COMMIT may have succeeded although it reported failure (the connection lost on the
-        // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
-        const notSent = new SourceFailure(
-          'internal',
-          `not sent: recording the call failed: ${toNoemaError(err).message}`,
-        );
-        const times = { started_at, ended_at: Date.now() };
-        await finishAsInternal(store, plan, id, notSent, times, redactor).catch(() => {});
-        throw err;
-      });
+    const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
+    const seq = await running(async (tx) => {
+      await lease.touch(tx, started_at);
+      const n = await insertRunning(
+        tx,
+        {
+          source_invocation_id: id,
+          source_hash: call.source.hash,
+          interface_name: impl.name,
+          invocation_kind: call.kind,
+          links,
+          input_schema_hash: call.inputSchema?.hash ?? null,
+          output_schema_hash: call.resultSchema?.hash ?? null,
+          llm_call_id: plan?.llm_call_id ?? null,
+          request_json: plan ? plan.request_json : call.request,
+          metadata: { ...links.metadata, ...plan?.metadata },
+          started_at,
+          owner_process_id: lease.processId,
+        },
+        redactor,
+      );
+      await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
+      return n;
+    }).catch(async (err: unknown) => {
+      // Its COMMIT may have succeeded although it reported failure (the connection lost on the
+      // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
+      const notSent = new SourceFailure(
+        'internal',
+        `not sent: recording the call failed: ${toNoemaError(err).message}`,
+      );
+      const times = { started_at, ended_at: Date.now() };
+      await finishAsInternal(store, plan, id, notSent, times, redactor).catch(() => {});
+      throw err;
+    });
     lease.committed(started_at);
     const result = plan
       ? await execute(plan, call, id, progressWriter(store, plan, redactor, id))
@@ -133,64 +154,40 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     let recorded = null as RecordedResponse | null;
-    try {
-      // The result exists only in this process's memory now: a passing store fault must not lose it.
-      await retryStoreFault(() =>
-        store.transaction(
-          async (tx) => {
-            const finished = await finishInvocation(
-              tx,
-              id,
-              {
-                ...response,
-                status,
-                failure_class: failure?.failureClass ?? null,
-                failure_message: failure?.message ?? null,
-                started_at,
-                ended_at,
-                validation_status: validation.status === 'not_checked' ? null : validation.status,
-              },
-              redactor,
-            );
-            // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
-            // succeed though it reported failure — then the row already holds this very outcome.
-            if (!finished && (await finishedAs(tx, id, status, ended_at))) return;
-            interrupted = !finished;
-            recorded = finished;
-            await plan?.finish?.({
-              tx,
-              status,
-              ended_at,
-              failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-              output: result.success?.output,
-              validation,
-              redactor,
-              recorded: finished,
-            });
-            // The running row was committed durably before sending; if the database server crashes
-            // before this commit reaches disk, the row is `running` again and recovery interrupts it.
-            // Whoever uses the result commits after this, and that commit's flush covers this one.
-          },
-          { durability: 'deferred' },
-        ),
+    /** Finishes the row (and the kind's rows); `landed` when an earlier attempt already committed it. */
+    const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
+      const finished = await finishInvocation(
+        tx,
+        id,
+        {
+          ...response,
+          status,
+          failure_class: failure?.failureClass ?? null,
+          failure_message: failure?.message ?? null,
+          started_at,
+          ended_at,
+          validation_status: validation.status === 'not_checked' ? null : validation.status,
+        },
+        redactor,
       );
-    } catch (err) {
-      // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
-      failure = new SourceFailure(
-        'internal',
-        `recording the source result failed: ${toNoemaError(err).message}`,
-      );
-      status = 'failed';
-      recorded = null;
-      await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
-    }
-    if (interrupted) {
-      lease.lost();
-      failure = new SourceFailure('interrupted', 'the invocation was marked interrupted before it finished', {
-        hint: "recovery in another process took this process's lease for expired; retry the call",
+      // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
+      // succeed though it reported failure — then the row already holds this very outcome.
+      if (!finished && (await finishedAs(tx, id, status, ended_at))) return 'landed';
+      interrupted = !finished;
+      recorded = finished;
+      await plan?.finish?.({
+        tx,
+        status,
+        ended_at,
+        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+        output: result.success?.output,
+        validation,
+        redactor,
+        recorded: finished,
       });
-    }
-    return {
+      return 'written';
+    };
+    const outcomeOf = (): InvocationOutcome => ({
       ok: !failure,
       source_invocation_id: id,
       invocation_seq: seq,
@@ -205,7 +202,48 @@ export async function invokeSource(store: Store, call: SourceCall): Promise<Invo
           ? result.success?.output
           : redactor.clean(result.success?.output),
       error: failure ? redactedFailure(failure, redactor) : null,
-    };
+    });
+    let joined = false;
+    if (options.finished) {
+      try {
+        // The caller's own writes (the engine settling its contract) commit with the finished row.
+        await retryStoreFault(() =>
+          options.finished!(async (tx) => {
+            if ((await finishRows(tx)) === 'landed') return 'landed';
+            return interrupted ? null : outcomeOf();
+          }),
+        );
+        joined = true;
+      } catch {
+        // The caller's writes refused (its lease lost) or the store kept failing: finish the row
+        // alone below, as without them; the caller learns the outcome from the return value.
+      }
+    }
+    if (!joined) {
+      try {
+        // The result exists only in this process's memory now: a passing store fault must not lose it.
+        // The running row was committed durably before sending; if the database server crashes
+        // before this commit reaches disk, the row is `running` again and recovery interrupts it.
+        // Whoever uses the result commits after this, and that commit's flush covers this one.
+        await retryStoreFault(() => store.transaction(finishRows, { durability: 'deferred' }));
+      } catch (err) {
+        // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
+        failure = new SourceFailure(
+          'internal',
+          `recording the source result failed: ${toNoemaError(err).message}`,
+        );
+        status = 'failed';
+        recorded = null;
+        await finishAsInternal(store, plan, id, failure, { started_at, ended_at }, redactor);
+      }
+    }
+    if (interrupted) {
+      lease.lost();
+      failure = new SourceFailure('interrupted', 'the invocation was marked interrupted before it finished', {
+        hint: "recovery in another process took this process's lease for expired; retry the call",
+      });
+    }
+    return outcomeOf();
   } finally {
     release();
   }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { listSourceInvocations, putResponseSource } from '../../sources/index.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store, Transaction } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { toolNode } from '../../testing/engine-kit.ts';
 import { createEngine } from '../create-engine.ts';
@@ -94,6 +94,37 @@ const sourceReason: NodeType<{ source_hash: string; request?: Json; kind?: strin
     return { kind: 'ok', route: 'done', writes: { messages: done[0]!.status } };
   },
 };
+
+/** `store`, recording the statements of each transaction it runs (one list per attempt). */
+function recordingTransactions(store: Store): { store: Store; txs: string[][] } {
+  const txs: string[][] = [];
+  const bind = (t: object, k: string | symbol) => {
+    const v = Reflect.get(t, k);
+    return typeof v === 'function' ? v.bind(t) : v;
+  };
+  const wrapped = new Proxy(store, {
+    get(target, key) {
+      if (key !== 'transaction') return bind(target, key);
+      return (fn: (tx: Transaction) => Promise<unknown>, options?: unknown) =>
+        target.transaction((tx) => {
+          const sqls: string[] = [];
+          txs.push(sqls);
+          const recorded = new Proxy(tx, {
+            get(t, k) {
+              const v = bind(t, k);
+              if (k !== 'run' && k !== 'get' && k !== 'all') return v;
+              return (sql: string, params?: unknown) => {
+                sqls.push(sql);
+                return v(sql, params);
+              };
+            },
+          });
+          return fn(recorded);
+        }, options as never);
+    },
+  });
+  return { store: wrapped, txs };
+}
 
 describeEachStore('engine actions through sources', (factory) => {
   test('a tool contract is executed as a durable source invocation linked to run, node and contract', async () => {
@@ -223,6 +254,46 @@ describeEachStore('engine actions through sources', (factory) => {
       }
       assert.ok(text.includes('Bearer [REDACTED]'), 'the echoed header is kept, redacted');
       assert.equal(text.includes(SECRET), false, 'the secret string is stored nowhere');
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+  test('the contract moves commit in the invocation’s own transactions: RUNNING with the running row, COMPLETED with the finished row', async () => {
+    const { store: raw, dispose } = await factory.open();
+    const { url, server } = await toyServer();
+    try {
+      const source = await putResponseSource(raw, {
+        version: 1,
+        label: 'adder',
+        interface: {
+          name: 'http_json',
+          method: 'POST',
+          url_env: 'ADDER_URL',
+          path: '/add',
+          timeout_ms: 5000,
+        },
+      });
+      const { store, txs } = recordingTransactions(raw);
+      const engine = createEngine(store, { actions: sourcesExecutor(store, { env: { ADDER_URL: url } }) });
+      engine.register(sourceReason as NodeType<never>);
+      engine.register(toolNode as NodeType<never>);
+      const out = await engine.start(graphFor(source.hash));
+      const [c] = (await engine.getRun(out.run_id)).completed_executions;
+      assert.equal(c?.status, 'COMPLETED');
+      const has = (sqls: string[], re: RegExp) => sqls.some((q) => re.test(q));
+      const contractMove = /^UPDATE engine_contracts/;
+      const running = txs.filter((t) => has(t, /^INSERT INTO source_invocations/));
+      const finished = txs.filter((t) => has(t, /^UPDATE source_invocations SET status/));
+      assert.equal(running.length, 1);
+      assert.equal(finished.length, 1);
+      assert.ok(has(running[0]!, contractMove), 'RUNNING is committed with the running row');
+      assert.ok(has(finished[0]!, contractMove), 'COMPLETED is committed with the finished row');
+      assert.equal(txs.filter((t) => has(t, contractMove)).length, 2, 'no contract move commits on its own');
+      assert.deepEqual(
+        c?.transitions.map((t) => `${t.to}@${t.actor}`),
+        ['PENDING@node:reason', 'RUNNING@node:tool', 'COMPLETED@executor'],
+      );
     } finally {
       server.close();
       await dispose();

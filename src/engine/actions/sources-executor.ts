@@ -5,10 +5,13 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import {
+  finishedCallOfContract,
   getJsonSchema,
   getResponseSource,
   type InvocationKind,
   type InvocationLinks,
+  type InvocationOutcome,
+  type InvokeOptions,
   invokeSource,
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
@@ -56,34 +59,80 @@ function payloadOf(contract: ExecutionContract): SourceActionPayload {
 
 export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = {}): ActionExecutor {
   return {
+    // The contract's RUNNING move is committed with the invocation's `running` row (one commit).
+    joinsTransitions: true,
     async execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome> {
       const p = payloadOf(contract);
       const source = await getResponseSource(store, p.source_hash);
       const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
-      const out = await invokeSource(store, {
-        source,
-        request: p.request,
-        kind: p.kind ?? 'agent_tool_call',
-        links: {
-          workflow_node_id: ctx.node_id,
-          tool_name: p.tool_name ?? null,
-          ...p.links,
-          run_id: ctx.run_id,
-          contract_id: contract.contract_id,
-          metadata: { ...p.links?.metadata, engine_step: ctx.step, action_type: contract.action_type },
+      const out = await invokeSource(
+        store,
+        {
+          source,
+          request: p.request,
+          kind: p.kind ?? 'agent_tool_call',
+          links: {
+            workflow_node_id: ctx.node_id,
+            tool_name: p.tool_name ?? null,
+            ...p.links,
+            run_id: ctx.run_id,
+            contract_id: contract.contract_id,
+            metadata: { ...p.links?.metadata, engine_step: ctx.step, action_type: contract.action_type },
+          },
+          resultSchema,
+          signal: ctx.signal,
+          ...(options.env ? { env: options.env } : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         },
-        resultSchema,
-        signal: ctx.signal,
-        ...(options.env ? { env: options.env } : {}),
-        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      });
-      if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
-      const message = out.error?.message ?? 'source call failed';
-      return {
-        ok: false,
-        error_message: `${out.failure_class ?? 'failed'}: ${message}`,
-        error: failureOf(out.error ?? new NoemaError('SOURCE_FAILED', message)),
-      };
+        joined(ctx),
+      );
+      return actionOutcome(out);
     },
+
+    /**
+     * A contract left RUNNING by a dead process: if its invocation finished durably (succeeded or
+     * failed), that is the outcome and the call is not made again; a `running` or `interrupted`
+     * invocation, or none, is unknown (`null`).
+     */
+    async recover(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome | null> {
+      const p = contract.payload as Partial<SourceActionPayload> | null;
+      const attempt_id = p && typeof p === 'object' ? (p.links?.attempt_id ?? null) : null;
+      const call = await finishedCallOfContract(store, {
+        contract_id: contract.contract_id,
+        run_id: ctx.run_id,
+        attempt_id,
+      });
+      if (!call) return null;
+      if (call.ok) return { ok: true, result: (call.output ?? null) as Json };
+      return failed(call.failure_class, call.error);
+    },
+  };
+}
+
+/** The engine's transitions joined to the invocation's two transactions (when it hands them over). */
+function joined(ctx: ActionContext): InvokeOptions {
+  const t = ctx.transitions;
+  if (!t) return {};
+  return {
+    running: (write) => t.running(write),
+    finished: (write) =>
+      t.finished(async (tx) => {
+        const out = await write(tx);
+        return out === null || out === 'landed' ? out : actionOutcome(out);
+      }),
+  };
+}
+
+function actionOutcome(out: InvocationOutcome): ActionOutcome {
+  if (out.ok) return { ok: true, result: (out.output ?? null) as Json };
+  return failed(out.failure_class, out.error);
+}
+
+function failed(failure_class: string | null, error: NoemaError | null): ActionOutcome {
+  const message = error?.message ?? 'source call failed';
+  return {
+    ok: false,
+    error_message: `${failure_class ?? 'failed'}: ${message}`,
+    error: failureOf(error ?? new NoemaError('SOURCE_FAILED', message)),
   };
 }

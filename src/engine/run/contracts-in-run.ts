@@ -5,7 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
-import type { Queryable } from '../../store/store.ts';
+import type { Queryable, Transaction } from '../../store/store.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
@@ -17,7 +17,7 @@ import type {
   Json,
   NodeType,
 } from '../engine.ts';
-import type { RunEvents } from '../events/run-events.ts';
+import type { Emit, RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -31,6 +31,55 @@ async function hasStatus(tx: Queryable, c: ContractView): Promise<boolean> {
     c.contract_id,
   ]);
   return row?.status === c.status;
+}
+
+type FinishedWrite = ActionOutcome | 'landed' | null;
+
+interface RunningJoin {
+  /** RUNNING committed with the executor's record; `next` is the contract then. */
+  committed: boolean;
+  next: ContractView;
+  /** The settled contract the last joined finish transaction wrote (committed or not). */
+  tried: ContractView | null;
+  /** The settled contract, once a joined finish transaction committed it. */
+  settled: ContractView | null;
+  running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+  finished(write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void>;
+}
+
+type MoveExtra = {
+  result?: Json;
+  error_message?: string;
+  error?: ContractFailure;
+  observation?: string | undefined;
+};
+
+/** The move an outcome makes: COMPLETED with its result or FAILED with its failure. */
+function settleMove(outcome: ActionOutcome): { to: ContractStatus; extra: MoveExtra } {
+  return outcome.ok
+    ? { to: 'COMPLETED', extra: { result: outcome.result, observation: outcome.observation } }
+    : {
+        to: 'FAILED',
+        extra: {
+          error_message: outcome.error_message,
+          error: outcome.error ?? engineFailure('ACTION_FAILED', outcome.error_message),
+          observation: outcome.observation,
+        },
+      };
+}
+
+function nextView(
+  c: ContractView,
+  to: ContractStatus,
+  actor: string,
+  extra: MoveExtra,
+  at: number,
+): ContractView {
+  const input: Parameters<typeof transition>[1] = { to, actor, at };
+  if (extra.result !== undefined) input.result = extra.result;
+  if (extra.error_message !== undefined) input.error_message = extra.error_message;
+  if (extra.error !== undefined) input.error = extra.error;
+  return viewOf(transition(c, input), c.node_id, extra.observation);
 }
 
 export interface RunRef {
@@ -117,29 +166,105 @@ export class RunContracts {
         error: engineFailure('ACTION_INTERRUPTED', message),
       });
     }
-    if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
-    const outcome = await this.#execute(c, node, signal);
+    let join: RunningJoin | null = null;
+    if (c.status === 'PENDING') {
+      if (this.#deps.actions?.joinsTransitions) join = this.#runningJoin(c, node);
+      else c = await this.#move(c, 'RUNNING', `node:${node}`, {});
+    }
+    const outcome = await this.#execute(c, node, signal, join);
     if (signal.aborted) throw new LeaseLost();
+    if (join) {
+      if (join.settled) return join.settled;
+      // The executor failed before it could commit RUNNING with its record: move it here.
+      c = join.committed ? join.next : await this.#move(c, 'RUNNING', `node:${node}`, {});
+      // A joined settle that reported failure may still have committed (its answer lost).
+      if (join.tried && (await hasStatus(this.#deps.store, join.tried))) {
+        this.#state.seq += 1;
+        this.byId.set(id, join.tried);
+        return join.tried;
+      }
+    }
     return this.#settle(c, outcome, 'executor');
+  }
+
+  /**
+   * The executor's finish transaction joined by the contract's settle: `write` (the executor's rows)
+   * returns the outcome to settle with, `null` (the engine settles it later itself) or `landed` (an
+   * earlier attempt of this transaction committed; the contract holds the outcome computed then).
+   */
+  async #joinFinished(join: RunningJoin, write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void> {
+    if (!join.committed || join.settled) {
+      throw new NoemaError('INVALID_TRANSITION', `contract ${join.next.contract_id} is not RUNNING here`, {
+        details: { contract_id: join.next.contract_id },
+      });
+    }
+    const { store, owner } = this.#deps;
+    const from = join.next;
+    const seq = this.#state.seq + 1;
+    let next: ContractView | null = null;
+    await this.#events.transaction(async (tx, emit) => {
+      next = null;
+      const o = await write(tx);
+      if (o === 'landed') {
+        next = join.tried;
+        return;
+      }
+      if (o === null) return;
+      const now = this.#deps.now();
+      const { to, extra } = settleMove(o);
+      const n = nextView(from, to, 'executor', extra, now);
+      join.tried = n;
+      const entry: TransitionEntry = { k: 't', c: n.contract_id, s: n.status, by: 'executor' };
+      if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+        throw new LeaseLost();
+      if (!(await updateContract(tx, n, from.status, now))) throw new LeaseLost();
+      if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
+      next = n;
+    });
+    if (next === null) return;
+    const settled = next as ContractView;
+    this.#state.seq = seq;
+    this.byId.set(settled.contract_id, settled);
+    join.settled = settled;
+  }
+
+  /** The PENDING → RUNNING move an executor that `joinsTransitions` commits with its own writes. */
+  #runningJoin(c: ContractView, node: string): RunningJoin {
+    const now = this.#deps.now();
+    const next = viewOf(
+      transition(c, { to: 'RUNNING', actor: `node:${node}`, at: now }),
+      c.node_id,
+      undefined,
+    );
+    const join: RunningJoin = {
+      committed: false,
+      next,
+      tried: null,
+      settled: null,
+      finished: (write) => this.#joinFinished(join, write),
+      running: async <T>(write: (tx: Transaction) => Promise<T>): Promise<T> => {
+        if (join.committed) {
+          throw new NoemaError('INVALID_TRANSITION', `contract ${c.contract_id} is already RUNNING`, {
+            details: { contract_id: c.contract_id, from: 'RUNNING' },
+          });
+        }
+        const value = await this.#commit(next, c.status, async (tx) => {
+          if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+          return write(tx);
+        });
+        join.committed = true;
+        return value as T;
+      },
+    };
+    return join;
   }
 
   /** Commits a call's outcome: COMPLETED with its result or FAILED with its failure. */
   #settle(c: ContractView, outcome: ActionOutcome, actor: string): Promise<ContractView> {
     // The outcome exists only in this process now: a passing store fault must not turn a performed
     // action into one whose result is lost, so this write is retried.
-    return outcome.ok
-      ? this.#move(c, 'COMPLETED', actor, { result: outcome.result, observation: outcome.observation }, true)
-      : this.#move(
-          c,
-          'FAILED',
-          actor,
-          {
-            error_message: outcome.error_message,
-            error: outcome.error ?? engineFailure('ACTION_FAILED', outcome.error_message),
-            observation: outcome.observation,
-          },
-          true,
-        );
+    const { to, extra } = settleMove(outcome);
+    return this.#move(c, to, actor, extra, true);
   }
 
   /** The executor's durable knowledge of an interrupted call (`ActionExecutor.recover`), or null. */
@@ -157,7 +282,12 @@ export class RunContracts {
     }
   }
 
-  async #execute(c: ContractView, node: string, signal: AbortSignal): Promise<ActionOutcome> {
+  async #execute(
+    c: ContractView,
+    node: string,
+    signal: AbortSignal,
+    join: RunningJoin | null = null,
+  ): Promise<ActionOutcome> {
     const executor = this.#deps.actions;
     if (!executor) {
       const message = 'this engine was created without an action executor';
@@ -174,12 +304,30 @@ export class RunContracts {
         node_id: node,
         step: this.#state.step + 1,
         signal,
+        ...(join ? { transitions: { running: join.running, finished: join.finished } } : {}),
       });
     } catch (err) {
+      // The lease was lost while the executor committed RUNNING: this process stops here.
+      if (err instanceof LeaseLost) throw err;
       // The store failed under the executor (its durable trace could not be written): the action's
       // outcome is unknown, not failed. The contract stays RUNNING and the run is reclaimed.
       if (isStoreFault(err)) throw this.#sawFault(err);
       return { ok: false, error_message: (err as Error).message || String(err), error: failureOf(err) };
+    }
+  }
+
+  #emitTransitions(emit: Emit, next: ContractView, from: ContractStatus | null): void {
+    for (const t of next.transitions.slice(from === null ? 0 : -1)) {
+      emit({
+        type: 'contract.transitioned',
+        run_id: this.#run.run_id,
+        contract_id: next.contract_id,
+        action_type: next.action_type,
+        from: t.from,
+        to: t.to,
+        actor: t.actor,
+        at: t.at,
+      });
     }
   }
 
@@ -192,20 +340,11 @@ export class RunContracts {
     c: ContractView,
     to: ContractStatus,
     actor: string,
-    extra: {
-      result?: Json;
-      error_message?: string;
-      error?: ContractFailure;
-      observation?: string | undefined;
-    },
+    extra: MoveExtra,
     retry = false,
   ): Promise<ContractView> {
     const now = this.#deps.now();
-    const input: Parameters<typeof transition>[1] = { to, actor, at: now };
-    if (extra.result !== undefined) input.result = extra.result;
-    if (extra.error_message !== undefined) input.error_message = extra.error_message;
-    if (extra.error !== undefined) input.error = extra.error;
-    const next = viewOf(transition(c, input), c.node_id, extra.observation);
+    const next = nextView(c, to, actor, extra, now);
     await this.#commit(
       next,
       c.status,
@@ -222,12 +361,13 @@ export class RunContracts {
    * With `retry`, a store fault is retried a few times; a retry that finds the contract already in
    * its new status knows the earlier COMMIT landed although its answer was lost.
    */
-  async #commit(
+  async #commit<T = void>(
     next: ContractView,
     from: ContractStatus | null,
-    write: (tx: import('../../store/store.ts').Transaction) => Promise<void>,
+    write: (tx: Transaction) => Promise<T>,
     retry = false,
-  ): Promise<void> {
+  ): Promise<T | undefined> {
+    let value: T | undefined;
     const { store, owner } = this.#deps;
     const seq = this.#state.seq + 1;
     const entry: TransitionEntry = {
@@ -243,20 +383,8 @@ export class RunContracts {
           if (attempt > 0 && (await hasStatus(tx, next))) return;
           if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
             throw new LeaseLost();
-          await write(tx);
-          if (!this.#events.observed) return;
-          for (const t of next.transitions.slice(from === null ? 0 : -1)) {
-            emit({
-              type: 'contract.transitioned',
-              run_id: this.#run.run_id,
-              contract_id: next.contract_id,
-              action_type: next.action_type,
-              from: t.from,
-              to: t.to,
-              actor: t.actor,
-              at: t.at,
-            });
-          }
+          value = await write(tx);
+          if (this.#events.observed) this.#emitTransitions(emit, next, from);
         });
         break;
       } catch (err) {
@@ -268,5 +396,6 @@ export class RunContracts {
     }
     this.#state.seq = seq;
     this.byId.set(next.contract_id, next);
+    return value;
   }
 }
