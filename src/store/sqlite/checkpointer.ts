@@ -28,17 +28,23 @@ const { DatabaseSync } = require('node:sqlite');
 const db = new DatabaseSync(workerData.path);
 db.exec('PRAGMA busy_timeout = ' + workerData.busyTimeoutMs);
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+// 1 while a checkpoint runs here, so a store thread that cannot hear replies can wait it out.
+const running = new Int32Array(workerData.running);
 parentPort.on('message', (m) => {
   if (m === 'close') {
     db.close();
     parentPort.close();
     return;
   }
+  Atomics.store(running, 0, 1);
   try {
     const r = checkpoint.get();
     parentPort.postMessage({ log: Number(r.log), checkpointed: Number(r.checkpointed) });
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
+  } finally {
+    Atomics.store(running, 0, 0);
+    Atomics.notify(running, 0);
   }
 });
 `;
@@ -48,6 +54,11 @@ export interface Checkpointer {
   committed(): boolean;
   /** The store checkpointed on its own connection. */
   checkpointed(): void;
+  /**
+   * Blocks (up to `ms`) while the worker is mid-checkpoint: for the inline checkpoint, whose
+   * thread has not turned its event loop and so cannot hear the worker finish.
+   */
+  awaitWorkerCheckpoint(ms: number): void;
   /** Stops the worker (after its checkpoint in flight, if any). */
   close(): Promise<void>;
 }
@@ -70,6 +81,7 @@ export function createCheckpointer(
   let sinceCheckpoint = 0;
   let inFlight = false;
   let exited: Promise<void> | null = null;
+  const running = new Int32Array(new SharedArrayBuffer(4));
 
   const fail = (why: string) => {
     if (stopped) return;
@@ -82,7 +94,10 @@ export function createCheckpointer(
     hooks.fallback();
   };
   const start = (): Worker => {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, busyTimeoutMs } });
+    const w = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { path, busyTimeoutMs, running: running.buffer },
+    });
     w.unref();
     w.on('message', (r: { log: number; checkpointed: number } | { error: string }) => {
       inFlight = false;
@@ -112,6 +127,9 @@ export function createCheckpointer(
     },
     checkpointed() {
       sinceCheckpoint = 0;
+    },
+    awaitWorkerCheckpoint(ms) {
+      Atomics.wait(running, 0, 1, ms);
     },
     async close() {
       const w = worker;

@@ -226,6 +226,7 @@ export class SqliteStore implements Store {
   readonly #conn: SqliteConnection;
   readonly #mutex: Mutex;
   readonly #checkpointer: Checkpointer | null = null;
+  readonly #busyTimeoutMs: number;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -234,6 +235,7 @@ export class SqliteStore implements Store {
     const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
     const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? 10_000);
+    this.#busyTimeoutMs = busyTimeoutMs;
     this.#conn.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     this.#conn.exec('PRAGMA journal_mode = WAL');
     this.#conn.exec('PRAGMA synchronous = NORMAL');
@@ -312,16 +314,27 @@ export class SqliteStore implements Store {
 
   /** After a write commit, under the mutex: counts it, and checkpoints inline when the worker cannot keep up. */
   #committed(): void {
-    if (this.#checkpointer?.committed()) this.#checkpoint();
+    if (!this.#checkpointer?.committed()) return;
+    // Inline: the worker may be mid-checkpoint, and a thread that has not turned its event loop
+    // cannot hear it finish; wait for it (as SQLite's own checkpoint would block this commit),
+    // so the log is bounded however slow the worker's copy is.
+    if (!this.#checkpoint()) {
+      this.#checkpointer.awaitWorkerCheckpoint(this.#busyTimeoutMs);
+      this.#checkpoint();
+    }
   }
 
-  #checkpoint(): void {
+  /** A PASSIVE checkpoint on this connection; false when another checkpoint held the file. */
+  #checkpoint(): boolean {
     try {
       const r = this.#conn.statement('PRAGMA wal_checkpoint(PASSIVE)').get() as { busy: number };
       // Busy: the worker is mid-checkpoint; the next commit tries again.
-      if (Number(r.busy) === 0) this.#checkpointer?.checkpointed();
+      if (Number(r.busy) !== 0) return false;
+      this.#checkpointer?.checkpointed();
+      return true;
     } catch {
       // A busy file: the next commit tries again.
+      return false;
     }
   }
 
