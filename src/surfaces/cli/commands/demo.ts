@@ -8,13 +8,12 @@
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
-import { resolveToken } from '../../../app/token.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import type { RunTurnResult } from '../../../runtimes/world/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { type Command, EXIT_OK } from '../command.ts';
 import { parseIntegerFlag } from '../flags.ts';
-import { untilSignal } from '../signals.ts';
+import { serveUntilSignal } from '../serve-until-signal.ts';
 
 export const DEMO_DB = './.noema/demo.db';
 
@@ -77,39 +76,22 @@ export const demoCommand: Command = {
     // read the operator's environment, as under `noema serve`; here the demo is the operator, so
     // they reach its scripted models and toys, which keep running until the server stops.
     Object.assign(process.env, services.servedEnv);
-    const { startNoemaHttp } = await import('../../http/start.ts');
-    const stopped = untilSignal();
-    const token = resolveToken(config.token, config.dataDir);
-    let served: Awaited<ReturnType<typeof startNoemaHttp>>;
-    try {
-      served = await startNoemaHttp({
-        store,
-        host: config.host,
-        port: config.port,
-        portSetting: flags.port !== undefined ? '--port' : 'NOEMA_PORT',
-        token: token.token,
-        dataDir: config.dataDir,
-      });
-    } catch (err) {
-      await services.close();
-      await store.close();
-      throw err;
-    }
-    for (const line of summaryLines(result, served.url, hrefOf)) io.out(line);
-    io.out('');
-    io.out(`noema serving on ${served.url} (store: ${store.location}); Ctrl-C to stop`);
-    io.out(
-      realModel
-        ? `turns, messages and flowchart runs started from the browser use ${realModel.NOEMA_LLM_MODEL} and the demo's toy services`
-        : "turns, messages and flowchart runs started from the browser use the demo's scripted models and toy services",
-    );
-    if (token.generated) io.out(`server token (stored in ${token.path}, shown once): ${token.token}`);
-    io.out(`browser: ${served.url}/login?once=${served.loginNonce} (one-time link, valid 5 minutes)`);
-    const signal = await stopped;
-    io.out(`received ${signal}, shutting down`);
-    await served.close();
-    await services.close();
-    await store.close();
+    await serveUntilSignal({
+      store,
+      config,
+      portSetting: flags.port !== undefined ? '--port' : 'NOEMA_PORT',
+      io,
+      release: () => services.close(),
+      announce: (url) => [
+        ...summaryLines(result, url, hrefOf),
+        '',
+        `noema serving on ${url} (store: ${store.location}); Ctrl-C to stop`,
+        realModel
+          ? `turns, messages and flowchart runs started from the browser use ${realModel.NOEMA_LLM_MODEL} and the demo's toy services`
+          : "turns, messages and flowchart runs started from the browser use the demo's scripted models and toy services",
+      ],
+      showTokenPath: false,
+    });
     return EXIT_OK;
   },
 };

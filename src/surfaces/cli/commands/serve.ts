@@ -1,9 +1,8 @@
 /** `noema serve`: the HTTP server (REST catalog, browser, event streams, /mcp) on 127.0.0.1. */
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore, startSweep } from '../../../app/open.ts';
-import { resolveToken } from '../../../app/token.ts';
 import { type Command, EXIT_OK } from '../command.ts';
-import { untilSignal } from '../signals.ts';
+import { serveUntilSignal } from '../serve-until-signal.ts';
 
 export const serveCommand: Command = {
   path: ['serve'],
@@ -13,37 +12,18 @@ export const serveCommand: Command = {
     db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
   },
   async run({ flags, io }) {
-    // Loaded here, not at the top: `noema --help` and other commands stay light.
-    const { startNoemaHttp } = await import('../../http/start.ts');
-    const stopped = untilSignal();
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
     const store = await openNoemaStore(config);
     const sweep = startSweep(store, config);
-    const token = resolveToken(config.token, config.dataDir);
-    let served: Awaited<ReturnType<typeof startNoemaHttp>>;
-    try {
-      served = await startNoemaHttp({
-        store,
-        host: config.host,
-        port: config.port,
-        portSetting: flags.port !== undefined ? '--port' : 'NOEMA_PORT',
-        token: token.token,
-        dataDir: config.dataDir,
-      });
-    } catch (err) {
-      await sweep.stop();
-      await store.close();
-      throw err;
-    }
-    io.out(`noema serving on ${served.url} (store: ${store.location})`);
-    if (token.generated) io.out(`server token (stored in ${token.path}, shown once): ${token.token}`);
-    else if (token.path) io.out(`server token: in ${token.path}`);
-    io.out(`browser: ${served.url}/login?once=${served.loginNonce} (one-time link, valid 5 minutes)`);
-    const signal = await stopped;
-    io.out(`received ${signal}, shutting down`);
-    await served.close();
-    await sweep.stop();
-    await store.close();
+    await serveUntilSignal({
+      store,
+      config,
+      portSetting: flags.port !== undefined ? '--port' : 'NOEMA_PORT',
+      io,
+      release: () => sweep.stop(),
+      announce: (url) => [`noema serving on ${url} (store: ${store.location})`],
+      showTokenPath: true,
+    });
     return EXIT_OK;
   },
 };
