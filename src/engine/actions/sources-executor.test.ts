@@ -3,9 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { listSourceInvocations, putResponseSource } from '../../sources/index.ts';
-import type { Store, Transaction } from '../../store/store.ts';
+import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { toolNode } from '../../testing/engine-kit.ts';
+import { recordingTransactions } from '../../testing/recording-store.ts';
 import { createEngine } from '../create-engine.ts';
 import type { GraphSpec, Json, NodeType } from '../engine.ts';
 import { sourcesExecutor } from './sources-executor.ts';
@@ -94,37 +95,6 @@ const sourceReason: NodeType<{ source_hash: string; request?: Json; kind?: strin
     return { kind: 'ok', route: 'done', writes: { messages: done[0]!.status } };
   },
 };
-
-/** `store`, recording the statements of each transaction it runs (one list per attempt). */
-function recordingTransactions(store: Store): { store: Store; txs: string[][] } {
-  const txs: string[][] = [];
-  const bind = (t: object, k: string | symbol) => {
-    const v = Reflect.get(t, k);
-    return typeof v === 'function' ? v.bind(t) : v;
-  };
-  const wrapped = new Proxy(store, {
-    get(target, key) {
-      if (key !== 'transaction') return bind(target, key);
-      return (fn: (tx: Transaction) => Promise<unknown>, options?: unknown) =>
-        target.transaction((tx) => {
-          const sqls: string[] = [];
-          txs.push(sqls);
-          const recorded = new Proxy(tx, {
-            get(t, k) {
-              const v = bind(t, k);
-              if (k !== 'run' && k !== 'get' && k !== 'all') return v;
-              return (sql: string, params?: unknown) => {
-                sqls.push(sql);
-                return v(sql, params);
-              };
-            },
-          });
-          return fn(recorded);
-        }, options as never);
-    },
-  });
-  return { store: wrapped, txs };
-}
 
 describeEachStore('engine actions through sources', (factory) => {
   test('a tool contract is executed as a durable source invocation linked to run, node and contract', async () => {

@@ -41,6 +41,12 @@ export interface SourcesExecutorOptions {
   /** Operator configuration for the sources (URLs, keys); default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   timeoutMs?: number;
+  /**
+   * Optional: an observer of a contract's streamed model text (`invokeSource`'s `onChunk`), asked once
+   * per execution; `undefined` streams unobserved. Lets a runtime show a reply as it arrives while the
+   * call keeps this executor's joined transitions and crash recovery.
+   */
+  chunkObserver?: (contract: ExecutionContract, ctx: ActionContext) => ((text: string) => void) | undefined;
 }
 
 function payloadOf(contract: ExecutionContract): SourceActionPayload {
@@ -65,6 +71,7 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
       const p = payloadOf(contract);
       const source = await getResponseSource(store, p.source_hash);
       const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
+      const onChunk = options.chunkObserver?.(contract, ctx);
       const out = await invokeSource(
         store,
         {
@@ -83,6 +90,7 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
           signal: ctx.signal,
           ...(options.env ? { env: options.env } : {}),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(onChunk ? { onChunk } : {}),
         },
         joined(ctx),
       );

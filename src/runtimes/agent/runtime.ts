@@ -28,7 +28,7 @@ import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
 import { getSessionView } from './sessions/read.ts';
 import { createSession, sendMessage, settleStaleSessions } from './sessions/send.ts';
 import { findSession } from './sessions/session-store.ts';
-import { streamingLlmExecutor, type TextSink } from './streaming/llm-executor.ts';
+import { replyTextObserver, type TextSink } from './streaming/reply-text.ts';
 
 export interface AgentRuntimeOptions {
   /** Operator configuration for sources (LLM endpoint, MCP URLs); default `process.env`. */
@@ -98,11 +98,10 @@ export async function createAgentRuntime(
       : undefined;
   };
   const engine = createEngine(store, {
-    actions: streamingLlmExecutor(
+    actions: agentExecutor(
       store,
-      env,
-      textSink,
-      agentExecutor(store, sourcesExecutor(store, { env }), options.reasoningMemory),
+      sourcesExecutor(store, { env, chunkObserver: replyTextObserver(textSink) }),
+      options.reasoningMemory,
     ),
     ...(options.owner ? { owner: options.owner } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
