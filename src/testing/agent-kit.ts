@@ -11,6 +11,7 @@ import { startFixtureHttpServer } from './mcp-fixture-server.ts';
 import {
   loadScript,
   type ModelScript,
+  type RecordedRequest,
   type ScriptedModelServer,
   startScriptedModel,
 } from './scripted-model/index.ts';
@@ -37,6 +38,8 @@ export interface AgentKitOptions {
   owner?: string;
   background?: 'run' | 'defer';
   reasoningMemory?: ReasoningMemoryPort;
+  /** Called as each model request arrives, before the scripted reply (see `startScriptedModel`). */
+  onRequest?: (request: RecordedRequest) => void | Promise<void>;
 }
 
 export function calculatorDefinition(llm: string, server: string): Record<string, unknown> {
@@ -54,7 +57,10 @@ export function calculatorDefinition(llm: string, server: string): Record<string
 }
 
 export async function startAgentKit(store: Store, options: AgentKitOptions = {}): Promise<AgentKit> {
-  const model = await startScriptedModel({ script: options.script ?? loadScript(CALCULATOR_SCRIPT_PATH) });
+  const model = await startScriptedModel({
+    script: options.script ?? loadScript(CALCULATOR_SCRIPT_PATH),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  });
   const mcp = await startFixtureHttpServer();
   const env: Record<string, string> = {
     NOEMA_LLM_BASE_URL: model.url,

@@ -75,7 +75,12 @@ async function ownExecute(
       const saved = await saveProfile(store, p.profile, p.expected_revision);
       return { ok: true, result: { revision: saved.revision } };
     } catch (err) {
-      if (err instanceof NoemaError) return { ok: false, error_message: `${err.code}: ${err.message}` };
+      if (err instanceof NoemaError)
+        return {
+          ok: false,
+          error_message: `${err.code}: ${err.message}`,
+          error: { code: err.code, message: err.message, retryable: err.retryable, details: err.details },
+        };
       throw err;
     }
   }

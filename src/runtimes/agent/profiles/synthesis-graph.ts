@@ -33,7 +33,14 @@ export interface SynthesisJob {
 
 export const SYNTHESIS_GRAPH: GraphSpec = {
   entry: 'insight',
-  channels: { job: { reducer: 'value' }, profile: { reducer: 'value' }, revision: { reducer: 'value' } },
+  channels: {
+    job: { reducer: 'value' },
+    profile: { reducer: 'value' },
+    revision: { reducer: 'value' },
+    // What the model said, kept so a save that lost a race can fold it into the newer profile.
+    insights: { reducer: 'value' },
+    synthesis: { reducer: 'value' },
+  },
   nodes: [
     { id: 'insight', type: 'profile_insight', max_generation_attempts: 2 },
     { id: 'synthesize', type: 'profile_synthesis', max_generation_attempts: 2 },
@@ -113,6 +120,17 @@ async function llmOf(deps: AgentNodeDeps, agent_hash: string): Promise<{ hash: s
   };
 }
 
+/** Saves that lose a race to another update of the same user before the run gives up. */
+const MAX_SAVE_ATTEMPTS = 5;
+
+/** This interaction's insights (and synthesis, if it ran) applied again on top of a newer profile. */
+function refold(latest: UserProfile, insights: Json | undefined, synthesis: Json | undefined): UserProfile {
+  const folded = updateFromInteraction(latest, (insights ?? {}) as InteractionInsights);
+  return synthesis === undefined || synthesis === null
+    ? folded
+    : applySynthesis(folded, synthesis as ProfileSynthesis);
+}
+
 export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
   const insight: NodeType<null> = {
     type: 'profile_insight',
@@ -133,7 +151,11 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
       if (!call.ok) return { kind: 'ok', route: 'skip', output: { skipped: call.error } };
       const next = updateFromInteraction(profile, call.value as InteractionInsights);
       const route = next.interaction_count % llm.threshold === 0 ? 'synthesize' : 'save';
-      return { kind: 'ok', route, writes: { profile: next as unknown as Json, revision } };
+      return {
+        kind: 'ok',
+        route,
+        writes: { profile: next as unknown as Json, revision, insights: call.value as Json },
+      };
     },
   };
   const synthesize: NodeType<null> = {
@@ -158,7 +180,10 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
       if (!call.ok) return { kind: 'ok', output: { skipped: call.error } };
       return {
         kind: 'ok',
-        writes: { profile: applySynthesis(profile, call.value as ProfileSynthesis) as unknown as Json },
+        writes: {
+          profile: applySynthesis(profile, call.value as ProfileSynthesis) as unknown as Json,
+          synthesis: call.value as Json,
+        },
       };
     },
   };
@@ -166,14 +191,26 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
     type: 'profile_save',
     description: 'Writes the updated profile (optimistic revision check).',
     async execute(ctx) {
-      const c = await ctx.act(
-        'profile_save',
-        { profile: ctx.state.profile ?? null, expected_revision: ctx.state.revision ?? 0 },
-        { key: 'save' },
-      );
-      if (c.status !== 'COMPLETED')
-        return { kind: 'fail', code: 'PROFILE_NOT_SAVED', message: c.error_message ?? 'profile_save failed' };
-      return { kind: 'ok', output: c.result };
+      let profile = ctx.state.profile as unknown as UserProfile;
+      let revision = (ctx.state.revision as number | undefined) ?? 0;
+      for (let attempt = 0; ; attempt++) {
+        const c = await ctx.act(
+          'profile_save',
+          { profile: profile as unknown as Json, expected_revision: revision },
+          { key: attempt === 0 ? 'save' : `save:${attempt}` },
+        );
+        if (c.status === 'COMPLETED') return { kind: 'ok', output: c.result };
+        // Another update of this user committed first: fold this interaction into the newer profile.
+        if (c.error?.code !== 'PROFILE_CONFLICT' || attempt + 1 >= MAX_SAVE_ATTEMPTS)
+          return {
+            kind: 'fail',
+            code: 'PROFILE_NOT_SAVED',
+            message: c.error_message ?? 'profile_save failed',
+          };
+        const latest = await loadProfile(deps.store, profile.user_id);
+        profile = refold(latest.profile, ctx.state.insights, ctx.state.synthesis);
+        revision = latest.revision;
+      }
     },
   };
   return [insight, synthesize, save];
