@@ -5,7 +5,8 @@
  *   source calls made directly with `invokeSource` in the same run (target ≤ 1.3×);
  * - committing a turn of 100 patches on a 10 000-entity world;
  * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB);
- * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms).
+ * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms),
+ *   as objects (in-process callers) and as the JSON bytes an HTTP answer sends, warm and cold.
  * `NOEMA_BENCH_WORLD=get_world` skips the 100-subject turn (for iterating on reads); the default
  * runs everything.
  */
@@ -17,6 +18,7 @@ import {
   createWorld,
   createWorldRuntime,
   getWorld,
+  getWorldJson,
   putCognitionProfile,
   putCognitionWorkflow,
   putEnvironment,
@@ -366,38 +368,56 @@ const bench: Bench = {
           const world = await getWorldRow(store, 'big');
           const n = ctx.quick ? 50 : 200;
           // Wall time, and this process's CPU time (user + system), which the load of a shared machine
-          // inflates far less: the store's own work on PostgreSQL is in another process.
+          // inflates far less: the store's own work on PostgreSQL is in another process. Two answer
+          // forms, at the same random turns, in alternating order, with the same warm-up and repeats:
+          // the objects in-process callers get (getWorld), and the JSON bytes an HTTP answer sends
+          // (getWorldJson, spliced from the snapshot's text, then UTF-8 encoded as a response is).
+          // Warm: the snapshot, the versions after it and its text stay cached across calls; cold:
+          // the cache is emptied before every call, so all of it is read, parsed and built again.
+          const answer = {
+            objects: async (t: number) => {
+              await getWorld(store, { world_slug: 'big', turn: t });
+            },
+            'JSON bytes': async (t: number) => {
+              Buffer.from(await getWorldJson(store, { world_slug: 'big', turn: t }));
+            },
+          };
+          const names = Object.keys(answer) as Array<keyof typeof answer>;
           for (const cold of [false, true]) {
-            const wall: number[] = [];
-            const cpu: number[] = [];
+            const wall = { objects: [] as number[], 'JSON bytes': [] as number[] };
+            const cpu = { objects: [] as number[], 'JSON bytes': [] as number[] };
             for (let i = 0; i < n + 10; i++) {
               const t = Math.floor(Math.random() * world.head_turn);
-              if (cold) clearSnapshotCache();
-              const c0 = process.cpuUsage();
-              const t0 = process.hrtime.bigint();
-              await getWorld(store, { world_slug: 'big', turn: t });
-              const w = Number(process.hrtime.bigint() - t0) / 1000;
-              const c = process.cpuUsage(c0);
-              if (i >= 10) {
-                wall.push(w);
-                cpu.push(c.user + c.system);
+              for (const form of i % 2 === 0 ? names : [...names].reverse()) {
+                if (cold) clearSnapshotCache();
+                const c0 = process.cpuUsage();
+                const t0 = process.hrtime.bigint();
+                await answer[form](t);
+                const w = Number(process.hrtime.bigint() - t0) / 1000;
+                const c = process.cpuUsage(c0);
+                if (i >= 10) {
+                  wall[form].push(w);
+                  cpu[form].push(c.user + c.system);
+                }
               }
             }
-            const label = `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns, ${cold ? 'cold (snapshot read and parsed)' : 'warm (snapshot cached)'} [${kind}]`;
-            for (const [metric, xs] of [
-              ['wall', wall],
-              ['cpu', cpu],
-            ] as const) {
-              const s = summarize(xs);
-              ctx.row({ case: label, metric: `${metric} p50`, unit: 'ms', value: s.p50 / 1000 });
-              ctx.row({
-                case: label,
-                metric: `${metric} p99`,
-                unit: 'ms',
-                value: s.p99 / 1000,
-                anchor: 'target',
-                anchor_value: 5,
-              });
+            for (const form of names) {
+              const label = `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns, ${form}, ${cold ? 'cold (snapshot read and parsed)' : 'warm (snapshot and versions cached)'} [${kind}]`;
+              for (const [metric, xs] of [
+                ['wall', wall[form]],
+                ['cpu', cpu[form]],
+              ] as const) {
+                const s = summarize(xs);
+                ctx.row({ case: label, metric: `${metric} p50`, unit: 'ms', value: s.p50 / 1000 });
+                ctx.row({
+                  case: label,
+                  metric: `${metric} p99`,
+                  unit: 'ms',
+                  value: s.p99 / 1000,
+                  anchor: 'target',
+                  anchor_value: 5,
+                });
+              }
             }
           }
         } finally {

@@ -14,7 +14,12 @@ import type { SseStreams } from './events/sse.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a handler returns: a JSON (or HTML) reply, or a ready `Response` (streams, redirects). */
-export type Reply = { status?: number; json: unknown } | { status?: number; html: string } | Response;
+export type Reply =
+  | { status?: number; json: unknown }
+  /** JSON already serialized (an answer built as text, e.g. a large world). */
+  | { status?: number; jsonText: string }
+  | { status?: number; html: string }
+  | Response;
 
 /** Shared, long-lived services every route module can use. */
 export interface AppServices {
