@@ -240,13 +240,12 @@ describeEachStore('world snapshots', (factory) => {
         const answers = await Promise.all(
           reads.map(([slug, t]) => getWorldJson(store, { world_slug: slug, turn: t })),
         );
-        reads.forEach(([slug, t], i) =>
+        for (const [i, [slug, t]] of reads.entries())
           assert.deepEqual(
             JSON.parse(answers[i]!).entities,
             expected(slug, t),
             `${slug} turn ${t} (concurrent)`,
-          ),
-        );
+          );
       } finally {
         await kit.close();
       }

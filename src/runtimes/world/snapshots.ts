@@ -160,7 +160,8 @@ export async function snapshotBase(
     };
   const turn = Number(row.turn);
   const hit = recall(row.snapshot_id);
-  if (hit) return { world_slug: row.world_slug, turn, bytes: hit.bytes, world: hit.world, derived: hit.derived };
+  if (hit)
+    return { world_slug: row.world_slug, turn, bytes: hit.bytes, world: hit.world, derived: hit.derived };
   const body = await q.get<{ body: string }>(
     'SELECT body FROM world_snapshots WHERE world_slug = ? AND turn = ?',
     [row.world_slug, turn],
