@@ -228,7 +228,9 @@ describeEachStore('world snapshots', (factory) => {
           clearSnapshotCache();
           for (const [slug, t] of reads) {
             if (cold) clearSnapshotCache();
-            const text = await getWorldJson(store, { world_slug: slug, turn: t }, { links: { self: 'x' } });
+            const text = (
+              await getWorldJson(store, { world_slug: slug, turn: t }, { links: { self: 'x' } })
+            ).toString();
             const object = await getWorld(store, { world_slug: slug, turn: t });
             const what = `${slug} turn ${t} (${cold ? 'cold' : 'warm'})`;
             assert.equal(text, JSON.stringify({ ...object, links: { self: 'x' } }), what);
@@ -242,7 +244,7 @@ describeEachStore('world snapshots', (factory) => {
         );
         for (const [i, [slug, t]] of reads.entries())
           assert.deepEqual(
-            JSON.parse(answers[i]!).entities,
+            JSON.parse(answers[i]!.toString()).entities,
             expected(slug, t),
             `${slug} turn ${t} (concurrent)`,
           );

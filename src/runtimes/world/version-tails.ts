@@ -15,7 +15,8 @@ export interface EntityVersion {
   readonly turn: number;
   readonly entity_id: string;
   readonly entity: EntityState;
-  json?: string;
+  /** Its member of an answer's `entities` object, as UTF-8 (`world-text.ts`). */
+  json?: Buffer;
 }
 
 interface EnvironmentVersion {

@@ -9,10 +9,10 @@ import { accountDerived, type SnapshotBase } from './snapshots.ts';
 import type { ChangedLayer, EntityVersion } from './version-tails.ts';
 import type { EntityState } from './world-patch.ts';
 
-/** A snapshot's entities as the text of an answer's `entities` object, without its braces. */
+/** A snapshot's entities as the UTF-8 text of an answer's `entities` object, without its braces. */
 interface SnapshotText {
-  body: string;
-  /** Entity i's `"id":{…}` is body[starts[i], ends[i]). */
+  body: Buffer;
+  /** Entity i's `"id":{…}` is body[starts[i], ends[i]) (byte offsets). */
   starts: Int32Array;
   ends: Int32Array;
   position: Map<string, number>;
@@ -41,52 +41,64 @@ function snapshotText(base: SnapshotBase): SnapshotText {
     const part = member(id, e);
     if (i > 0) at += 1; // the comma
     starts[i] = at;
-    at += part.length;
+    at += Buffer.byteLength(part);
     ends[i] = at;
     position.set(id, i);
     parts.push(part);
     i++;
   }
-  const text: SnapshotText = { body: parts.join(','), starts, ends, position };
+  const text: SnapshotText = { body: Buffer.from(parts.join(',')), starts, ends, position };
   base.derived.text = text;
-  accountDerived(base.derived, text.body.length * 2 + n * 48);
+  accountDerived(base.derived, text.body.length + n * 48);
   return text;
 }
 
-/** The text of the `entities` object (braces included) of the world `base` + `changed`. */
-export function entitiesText(base: SnapshotBase, changed: ChangedLayer): string {
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
+
+/**
+ * The UTF-8 text of the `entities` object (braces included) of the world `base` + `changed`, as
+ * pieces: views into the snapshot's text and the changed entities' own text, so an answer copies
+ * its bytes once (into the response) and leaves no large string behind for the collector.
+ */
+export function entitiesText(base: SnapshotBase, changed: ChangedLayer): Buffer[] {
   const t = snapshotText(base);
-  const replaced: Array<[number, EntityVersion]> = [];
-  const added: string[] = [];
+  const replaced: Array<[number, Buffer]> = [];
+  const added: Buffer[] = [];
   for (const v of changed.entities.values()) {
-    v.json ??= member(v.entity_id, v.entity);
+    const json = (v.json ??= Buffer.from(member(v.entity_id, v.entity)));
     const i = t.position.get(v.entity_id);
-    if (i === undefined) added.push(v.json);
-    else replaced.push([i, v]);
+    if (i === undefined) added.push(json);
+    else replaced.push([i, json]);
   }
   replaced.sort((a, b) => a[0] - b[0]);
   // An existing key keeps its place (as in the object answer); new keys follow, in change order.
-  let out = '{';
+  const out: Buffer[] = [OPEN];
   let from = 0;
-  for (const [i, v] of replaced) {
-    out += t.body.slice(from, t.starts[i]!) + v.json!;
+  for (const [i, json] of replaced) {
+    out.push(t.body.subarray(from, t.starts[i]!), json);
     from = t.ends[i]!;
   }
-  out += t.body.slice(from);
-  if (added.length > 0) out += (t.body.length > 0 ? ',' : '') + added.join(',');
-  return `${out}}`;
+  out.push(t.body.subarray(from));
+  for (const json of added) {
+    if (out.length > 2 || t.body.length > 0) out.push(COMMA);
+    out.push(json);
+  }
+  out.push(CLOSE);
+  return out;
 }
 
 /**
- * `JSON.stringify(fields)` with `raw` (JSON text) as the value of `key`, placed after the field
- * `before` (or last when `before` is not a field).
+ * `JSON.stringify(fields)` as UTF-8, with `raw` (JSON text in pieces) as the value of `key`, placed
+ * after the field `before` (or last when `before` is not a field).
  */
 export function withRawField(
   fields: Record<string, unknown>,
   key: string,
-  raw: string,
+  raw: Buffer[],
   before: string,
-): string {
+): Buffer {
   const head: Record<string, unknown> = {};
   const tail: Record<string, unknown> = {};
   let past = false;
@@ -96,6 +108,7 @@ export function withRawField(
   }
   const h = JSON.stringify(head);
   const rest = JSON.stringify(tail);
-  const sep = h === '{}' ? '' : ',';
-  return `${h.slice(0, -1)}${sep}${JSON.stringify(key)}:${raw}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`;
+  const open = `${h.slice(0, -1)}${h === '{}' ? '' : ','}${JSON.stringify(key)}:`;
+  const close = rest === '{}' ? '}' : `,${rest.slice(1)}`;
+  return Buffer.concat([Buffer.from(open), ...raw, Buffer.from(close)]);
 }

@@ -153,15 +153,15 @@ export async function getWorld(store: Queryable, input: { world_slug: string; tu
 }
 
 /**
- * `getWorld` as JSON text — `JSON.stringify({ ...getWorld(input), ...extra })` — for answers that
- * leave the process: the entities are spliced into the snapshot's text (`world-text.ts`), never
- * built as objects.
+ * `getWorld` as UTF-8 JSON — the bytes of `JSON.stringify({ ...getWorld(input), ...extra })` — for
+ * answers that leave the process: the entities are spliced into the snapshot's text
+ * (`world-text.ts`), never built as objects.
  */
 export async function getWorldJson(
   store: Queryable,
   input: { world_slug: string; turn?: number },
   extra: Record<string, unknown> = {},
-): Promise<string> {
+): Promise<Buffer> {
   const world = await getWorldRow(store, input.world_slug);
   const turn = input.turn ?? world.head_turn;
   await assertTurn(store, world, turn);

@@ -129,7 +129,9 @@ async function routeContext(c: Context<AppEnv>, route: Route, options: AppOption
 function toResponse(c: Context<AppEnv>, reply: Reply): Response {
   if (reply instanceof Response) return reply;
   if ('html' in reply) return c.html(reply.html, (reply.status ?? 200) as 200);
-  if ('jsonText' in reply)
-    return c.body(reply.jsonText, (reply.status ?? 200) as 200, { 'content-type': 'application/json' });
+  if ('jsonBytes' in reply)
+    return c.body(reply.jsonBytes as Uint8Array<ArrayBuffer>, (reply.status ?? 200) as 200, {
+      'content-type': 'application/json',
+    });
   return c.json(reply.json as object, (reply.status ?? 200) as 200);
 }
