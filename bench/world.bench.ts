@@ -371,7 +371,8 @@ const bench: Bench = {
           // inflates far less: the store's own work on PostgreSQL is in another process. Two answer
           // forms, at the same random turns, in alternating order, with the same warm-up and repeats:
           // the objects in-process callers get (getWorld), and the JSON bytes an HTTP answer sends
-          // (getWorldJson: one UTF-8 buffer, spliced from the snapshot's text, as a response sends it).
+          // (getWorldJson: UTF-8 pieces spliced from the snapshot's text, which the route streams as
+          // they are; nothing copies them into one buffer).
           // Warm: the snapshot, the versions after it and its text stay cached across calls; cold:
           // the cache is emptied before every call, so all of it is read, parsed and built again.
           const answer = {

@@ -228,8 +228,8 @@ describeEachStore('world snapshots', (factory) => {
           clearSnapshotCache();
           for (const [slug, t] of reads) {
             if (cold) clearSnapshotCache();
-            const text = (
-              await getWorldJson(store, { world_slug: slug, turn: t }, { links: { self: 'x' } })
+            const text = Buffer.concat(
+              await getWorldJson(store, { world_slug: slug, turn: t }, { links: { self: 'x' } }),
             ).toString();
             const object = await getWorld(store, { world_slug: slug, turn: t });
             const what = `${slug} turn ${t} (${cold ? 'cold' : 'warm'})`;
@@ -244,7 +244,7 @@ describeEachStore('world snapshots', (factory) => {
         );
         for (const [i, [slug, t]] of reads.entries())
           assert.deepEqual(
-            JSON.parse(answers[i]!.toString()).entities,
+            JSON.parse(Buffer.concat(answers[i]!).toString()).entities,
             expected(slug, t),
             `${slug} turn ${t} (concurrent)`,
           );

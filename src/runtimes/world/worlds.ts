@@ -154,14 +154,15 @@ export async function getWorld(store: Queryable, input: { world_slug: string; tu
 
 /**
  * `getWorld` as UTF-8 JSON — the bytes of `JSON.stringify({ ...getWorld(input), ...extra })` — for
- * answers that leave the process: the entities are spliced into the snapshot's text
- * (`world-text.ts`), never built as objects.
+ * answers that leave the process, as pieces to write in order: the entities are spliced into the
+ * snapshot's text (`world-text.ts`), never built as objects, and the pieces are views into cached
+ * text (never write into them).
  */
 export async function getWorldJson(
   store: Queryable,
   input: { world_slug: string; turn?: number },
   extra: Record<string, unknown> = {},
-): Promise<Buffer> {
+): Promise<Buffer[]> {
   const world = await getWorldRow(store, input.world_slug);
   const turn = input.turn ?? world.head_turn;
   await assertTurn(store, world, turn);

@@ -29,7 +29,7 @@ export function worldRoutes(app: AppServices): Route[] {
         const slug = ctx.params.world_slug ?? '';
         const links = { self: ctx.url.pathname, world: `/worlds/${encodeURIComponent(slug)}` };
         return {
-          jsonBytes: await getWorldJson(
+          jsonPieces: await getWorldJson(
             app.store,
             { world_slug: slug, turn: Number.isInteger(turn) ? turn : -1 },
             { links },
