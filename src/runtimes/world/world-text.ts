@@ -6,7 +6,7 @@
  * splice is a few hundred string slices. The text equals `JSON.stringify` of the object answer.
  */
 import { accountDerived, type SnapshotBase } from './snapshots.ts';
-import type { ChangedLayer, EntityVersion } from './version-tails.ts';
+import type { ChangedLayer } from './version-tails.ts';
 import type { EntityState } from './world-patch.ts';
 
 /** A snapshot's entities as the UTF-8 text of an answer's `entities` object, without its braces. */
@@ -68,7 +68,8 @@ export function entitiesText(base: SnapshotBase, changed: ChangedLayer): Buffer[
   const replaced: Array<[number, Buffer]> = [];
   const added: Buffer[] = [];
   for (const v of changed.entities.values()) {
-    const json = (v.json ??= Buffer.from(member(v.entity_id, v.entity)));
+    v.json ??= Buffer.from(member(v.entity_id, v.entity));
+    const json = v.json;
     const i = t.position.get(v.entity_id);
     if (i === undefined) added.push(json);
     else replaced.push([i, json]);
