@@ -38,7 +38,13 @@ function patchOf(t: number): WorldPatch {
 }
 
 /** Commits turns from..to of `slug` through commitTurn; returns the expected view after each. */
-async function commitTurns(store: Store, slug: string, from: number, to: number) {
+async function commitTurns(
+  store: Store,
+  slug: string,
+  from: number,
+  to: number,
+  patchFor: (t: number) => WorldPatch = patchOf,
+) {
   const world = await getWorldRow(store, slug);
   let state = await readWorldState(store, world, from - 1);
   const expected = new Map<number, ReturnType<typeof worldView>['entities']>();
@@ -55,7 +61,7 @@ async function commitTurns(store: Store, slug: string, from: number, to: number)
        VALUES (?, ?, ?, ?, ?, 'running', ?)`,
       [attempt.attempt_id, slug, t, uuidv7(), world.scenario_hash, Date.now()],
     );
-    const patch = patchOf(t);
+    const patch = patchFor(t);
     const staged: StagedPatch = {
       patch_seq: 1,
       subject_entity_id: 'bob',
@@ -211,13 +217,27 @@ describeEachStore('world snapshots', (factory) => {
         await forkWorld(store, { world_slug: 'park', at_turn: 23, new_world_slug: 'fork' });
         const fork = await commitTurns(store, 'fork', 24, 50);
         await forkWorld(store, { world_slug: 'fork', at_turn: 31, new_world_slug: 'fork2' });
-        const fork2 = await commitTurns(store, 'fork2', 32, 45);
+        // Text that is not ASCII and needs escaping: byte offsets differ from character offsets.
+        const fork2 = await commitTurns(store, 'fork2', 32, 45, (t) => {
+          const p = patchOf(t);
+          return {
+            ...p,
+            effects: p.effects.map((e) =>
+              e.op === 'set_entity_state'
+                ? { ...e, state: `café ☕ "${t}" \\ \n ${'ü'.repeat(t * 4)} 😀` }
+                : e.op === 'append_entity_memory'
+                  ? { ...e, content: `naïve "quote" ${t}` }
+                  : e,
+            ),
+          };
+        });
         const expected = (slug: string, t: number) =>
           slug === 'park' || t <= 23
             ? parent.get(t)
             : slug === 'fork' || t <= 31
               ? fork.get(t)
               : fork2.get(t);
+        assert.ok((await snapshotsOf(store, 'fork2')).length >= 1, 'fork2 has a snapshot of non-ASCII text');
         const heads = { park: 40, fork: 50, fork2: 45 };
         // Turns in a shuffled order, so warm reads both extend what is cached and read inside it.
         const reads: Array<[keyof typeof heads, number]> = [];
