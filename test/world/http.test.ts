@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { getWorld } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { startTestHttp, TOKEN } from '../http/helpers.ts';
@@ -61,6 +62,19 @@ describeEachStore('world REST routes', (factory) => {
         assert.equal((await http.get('/worlds')).body.items[0].world_slug, 'park');
         const t0 = await http.get('/worlds/park/turns/0');
         assert.equal(t0.body.entities.crumb.state, 'a cookie crumb on the plate');
+        // The turn's JSON is spliced from the snapshot's text: the same bytes as the object answer.
+        // Sent twice: the pieces are views into cached text, which sending must leave intact.
+        for (let i = 0; i < 2; i++) {
+          const t1 = await http.get('/worlds/park/turns/1');
+          assert.equal(t1.headers.get('x-request-id') !== null, true);
+          assert.equal(
+            t1.text,
+            JSON.stringify({
+              ...(await getWorld(store, { world_slug: 'park', turn: 1 })),
+              links: { self: '/worlds/park/turns/1', world: '/worlds/park' },
+            }),
+          );
+        }
         assert.equal((await http.get('/worlds/park/turns/9')).status, 404);
         assert.equal((await http.get('/worlds/nowhere')).status, 404);
 

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { commitTurn } from '../../src/runtimes/world/commit.ts';
-import { diffTurns, forkWorld, getWorld } from '../../src/runtimes/world/index.ts';
+import { diffTurns, forkWorld, getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
 import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
 import { getWorldRow, readWorldState, worldView } from '../../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../../src/runtimes/world/turn-context.ts';
 import { applyWorldPatch, cloneWorld, type WorldPatch } from '../../src/runtimes/world/world-patch.ts';
-import type { Store } from '../../src/store/store.ts';
+import type { Queryable, Store } from '../../src/store/store.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 
@@ -38,7 +38,13 @@ function patchOf(t: number): WorldPatch {
 }
 
 /** Commits turns from..to of `slug` through commitTurn; returns the expected view after each. */
-async function commitTurns(store: Store, slug: string, from: number, to: number) {
+async function commitTurns(
+  store: Store,
+  slug: string,
+  from: number,
+  to: number,
+  patchFor: (t: number) => WorldPatch = patchOf,
+) {
   const world = await getWorldRow(store, slug);
   let state = await readWorldState(store, world, from - 1);
   const expected = new Map<number, ReturnType<typeof worldView>['entities']>();
@@ -55,7 +61,7 @@ async function commitTurns(store: Store, slug: string, from: number, to: number)
        VALUES (?, ?, ?, ?, ?, 'running', ?)`,
       [attempt.attempt_id, slug, t, uuidv7(), world.scenario_hash, Date.now()],
     );
-    const patch = patchOf(t);
+    const patch = patchFor(t);
     const staged: StagedPatch = {
       patch_seq: 1,
       subject_entity_id: 'bob',
@@ -196,6 +202,114 @@ describeEachStore('world snapshots', (factory) => {
           );
         }
         assert.ok((await snapshotsOf(store, 'what-if')).length >= 1, 'the fork takes its own snapshots');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('get_world as JSON text is the object answer serialized, at every turn of a world and its forks, warm and cold', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const parent = await commitTurns(store, 'park', 1, 40);
+        await forkWorld(store, { world_slug: 'park', at_turn: 23, new_world_slug: 'fork' });
+        const fork = await commitTurns(store, 'fork', 24, 50);
+        await forkWorld(store, { world_slug: 'fork', at_turn: 31, new_world_slug: 'fork2' });
+        // Text that is not ASCII and needs escaping: byte offsets differ from character offsets.
+        const fork2 = await commitTurns(store, 'fork2', 32, 45, (t) => {
+          const p = patchOf(t);
+          return {
+            ...p,
+            effects: p.effects.map((e) =>
+              e.op === 'set_entity_state'
+                ? { ...e, state: `café ☕ "${t}" \\ \n ${'ü'.repeat(t * 4)} 😀` }
+                : e.op === 'append_entity_memory'
+                  ? { ...e, content: `naïve "quote" ${t}` }
+                  : e,
+            ),
+          };
+        });
+        const expected = (slug: string, t: number) =>
+          slug === 'park' || t <= 23
+            ? parent.get(t)
+            : slug === 'fork' || t <= 31
+              ? fork.get(t)
+              : fork2.get(t);
+        assert.ok((await snapshotsOf(store, 'fork2')).length >= 1, 'fork2 has a snapshot of non-ASCII text');
+        const heads = { park: 40, fork: 50, fork2: 45 };
+        // Turns in a shuffled order, so warm reads both extend what is cached and read inside it.
+        const reads: Array<[keyof typeof heads, number]> = [];
+        for (const [slug, head] of Object.entries(heads) as Array<[keyof typeof heads, number]>)
+          for (let t = 1; t <= head; t++) reads.push([slug, t]);
+        reads.sort((a, b) => ((a[1] * 7919 + a[0].length) % 97) - ((b[1] * 7919 + b[0].length) % 97));
+        for (const cold of [false, true]) {
+          clearSnapshotCache();
+          for (const [slug, t] of reads) {
+            if (cold) clearSnapshotCache();
+            const text = Buffer.concat(
+              await getWorldJson(store, { world_slug: slug, turn: t }, { links: { self: 'x' } }),
+            ).toString();
+            const object = await getWorld(store, { world_slug: slug, turn: t });
+            const what = `${slug} turn ${t} (${cold ? 'cold' : 'warm'})`;
+            assert.equal(text, JSON.stringify({ ...object, links: { self: 'x' } }), what);
+            assert.deepEqual(JSON.parse(text).entities, expected(slug, t), what);
+          }
+        }
+        // Concurrent warm reads extend the same cached versions: each still gets its own turn.
+        clearSnapshotCache();
+        const answers = await Promise.all(
+          reads.map(([slug, t]) => getWorldJson(store, { world_slug: slug, turn: t })),
+        );
+        for (const [i, [slug, t]] of reads.entries())
+          assert.deepEqual(
+            JSON.parse(Buffer.concat(answers[i]!).toString()).entities,
+            expected(slug, t),
+            `${slug} turn ${t} (concurrent)`,
+          );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a warm read of a turn already covered runs no version query; a later turn fetches only the turns it lacks', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        await commitTurns(store, 'park', 1, 60);
+        // Three turns after a snapshot with no snapshot before the third: a, then b < a, then c > a.
+        const snaps = (await snapshotsOf(store, 'park')).map((x) => x.turn);
+        const from = snaps.find((t, i) => t + 3 < (snaps[i + 1] ?? 61))!;
+        const [b, a, c] = [from + 1, from + 2, from + 3];
+        const versionQueries: string[] = [];
+        const counting: Queryable = {
+          run: (sql, params) => store.run(sql, params),
+          get: (sql, params) => store.get(sql, params),
+          all: (sql, params) => {
+            if (/_versions/.test(sql)) versionQueries.push(JSON.stringify(params));
+            return store.all(sql, params);
+          },
+        };
+        clearSnapshotCache();
+        await getWorld(counting, { world_slug: 'park', turn: a });
+        const first = versionQueries.length;
+        assert.ok(first > 0, 'a cold read queries the versions');
+        await getWorld(counting, { world_slug: 'park', turn: b });
+        await getWorldJson(counting, { world_slug: 'park', turn: a });
+        assert.equal(versionQueries.length, first, `turns ≤ ${a} are cached`);
+        await getWorld(counting, { world_slug: 'park', turn: c });
+        assert.ok(versionQueries.length > first, `turn ${c} fetches what it lacks`);
+        assert.deepEqual(
+          versionQueries.slice(first).map((p) => JSON.parse(p).slice(1)),
+          [
+            [a, c],
+            [a, c],
+          ],
+          `only turns after ${a} are fetched`,
+        );
       } finally {
         await kit.close();
       }

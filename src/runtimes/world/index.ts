@@ -24,4 +24,4 @@ export { createWorldRuntime } from './runtime.ts';
 export { bindWorldRuntime, sharedWorldRuntime } from './shared-runtime.ts';
 export type { WorldEffect, WorldPatch } from './world-patch.ts';
 export { WORLD_PATCH_SCHEMA, WORLD_PATCH_SCHEMA_HASH } from './world-patch.ts';
-export { createWorld, diffTurns, forkWorld, getWorld } from './worlds.ts';
+export { createWorld, diffTurns, forkWorld, getWorld, getWorldJson } from './worlds.ts';

@@ -4,7 +4,8 @@
  * A turn takes a snapshot only once the change bytes written since the last one exceed that
  * snapshot's size: stored bytes stay ≤ 2× the change bytes, and the changes a read replays stay
  * bounded by one snapshot's size. Parsed snapshots are cached in-process (bounded LRU) by their
- * `snapshot_id`, which is unique and never reused, so a cached snapshot is never stale.
+ * `snapshot_id`, which is unique and never reused, so a cached snapshot is never stale; what reads
+ * derive from a snapshot (the version rows after it, its answer text) is cached with it.
  */
 import { uuidv7 } from '../../core/ids.ts';
 import type { Queryable } from '../../store/store.ts';
@@ -17,6 +18,26 @@ export interface SnapshotBase {
   turn: number;
   bytes: number;
   world: WorkingWorld;
+  /**
+   * What reads derive from this snapshot and keep beside it while it is cached (a fresh, unshared
+   * object when it is not): filled by `version-tails.ts` and `world-text.ts`.
+   */
+  derived: SnapshotDerived;
+}
+
+/** Read-side data derived from one snapshot; `bytes` counts it against the cache budget. */
+export interface SnapshotDerived {
+  /** The cached snapshot it belongs to (null: not cached, nothing to count). */
+  readonly snapshot_id: string | null;
+  bytes: number;
+  /** Version rows after the snapshot, per lineage member (`version-tails.ts`). */
+  tails: Map<string, unknown>;
+  /** The snapshot's entities as answer text (`world-text.ts`). */
+  text?: unknown;
+}
+
+function derivedOf(snapshot_id: string | null = null): SnapshotDerived {
+  return { snapshot_id, bytes: 0, tails: new Map() };
 }
 
 type EncodedEntity = [
@@ -56,30 +77,48 @@ function decode(body: string): WorkingWorld {
  * (a 10 000-entity snapshot is about 0.5 MB of text).
  */
 const CACHE_BUDGET = 16 * 1024 * 1024;
-const cache = new Map<string, { world: WorkingWorld; bytes: number }>();
+type Entry = { world: WorkingWorld; bytes: number; derived: SnapshotDerived };
+const cache = new Map<string, Entry>();
 let cached = 0;
 
-function remember(id: string, world: WorkingWorld, bytes: number): void {
-  if (bytes > CACHE_BUDGET) return;
+function remember(id: string, world: WorkingWorld, bytes: number): SnapshotDerived {
+  if (bytes > CACHE_BUDGET) return derivedOf();
+  const derived = derivedOf(id);
   // Cached, its objects are shared by every read (get_world answers reuse them): frozen, so no
   // reader can change what another reads.
   for (const e of world.entities.values()) Object.freeze(e);
   for (const v of world.environments.values()) Object.freeze(v);
-  cache.set(id, { world, bytes });
+  cache.set(id, { world, bytes, derived });
   cached += bytes;
+  evict();
+  return derived;
+}
+
+function evict(): void {
   for (const [k, v] of cache) {
     if (cached <= CACHE_BUDGET) break;
     cache.delete(k);
-    cached -= v.bytes;
+    cached -= v.bytes + v.derived.bytes;
   }
 }
 
-function recall(id: string): WorkingWorld | undefined {
+/**
+ * Counts `n` more bytes derived from a snapshot against the cache budget (evicting the least
+ * recently used snapshots, with what was derived from them, when over it).
+ */
+export function accountDerived(derived: SnapshotDerived, n: number): void {
+  derived.bytes += n;
+  if (derived.snapshot_id === null || cache.get(derived.snapshot_id)?.derived !== derived) return;
+  cached += n;
+  evict();
+}
+
+function recall(id: string): Entry | undefined {
   const hit = cache.get(id);
   if (!hit) return undefined;
   cache.delete(id);
   cache.set(id, hit);
-  return hit.world;
+  return hit;
 }
 
 /** Empties the in-process cache (benchmarks measure cold reads with it). */
@@ -117,18 +156,19 @@ export async function snapshotBase(
       turn: -1,
       bytes: 0,
       world: { entities: new Map(), environments: new Map() },
+      derived: derivedOf(),
     };
   const turn = Number(row.turn);
-  let world = recall(row.snapshot_id);
-  if (!world) {
-    const body = await q.get<{ body: string }>(
-      'SELECT body FROM world_snapshots WHERE world_slug = ? AND turn = ?',
-      [row.world_slug, turn],
-    );
-    world = decode(body!.body);
-    remember(row.snapshot_id, world, Number(row.bytes));
-  }
-  return { world_slug: row.world_slug, turn, bytes: Number(row.bytes), world };
+  const hit = recall(row.snapshot_id);
+  if (hit)
+    return { world_slug: row.world_slug, turn, bytes: hit.bytes, world: hit.world, derived: hit.derived };
+  const body = await q.get<{ body: string }>(
+    'SELECT body FROM world_snapshots WHERE world_slug = ? AND turn = ?',
+    [row.world_slug, turn],
+  );
+  const world = decode(body!.body);
+  const derived = remember(row.snapshot_id, world, Number(row.bytes));
+  return { world_slug: row.world_slug, turn, bytes: Number(row.bytes), world, derived };
 }
 
 /** Stores the whole `world` as the snapshot of (slug, turn); returns its size in bytes. */

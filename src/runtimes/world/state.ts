@@ -7,8 +7,9 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
-import { snapshotBase } from './snapshots.ts';
-import { appendMemory, type EntityState, type WorkingWorld } from './world-patch.ts';
+import { type SnapshotBase, snapshotBase } from './snapshots.ts';
+import { type ChangedLayer, changesAfter } from './version-tails.ts';
+import type { EntityState, WorkingWorld } from './world-patch.ts';
 
 export type WorldRow = {
   world_slug: string;
@@ -60,49 +61,36 @@ export async function lineage(q: Queryable, world: WorldRow, turn: number): Prom
 /**
  * The world as of `turn` in two layers: `base`, the newest snapshot along the lineage (shared,
  * never mutated), and `changed`, what the versions after it set (each entity and environment as of
- * `turn`). `readWorldState` flattens them; `get_world` builds its answer from them directly.
+ * `turn`, with the versions' cached answer text). Only committed turns may be read: the versions
+ * read are kept with the snapshot (`version-tails.ts`), so reading through a transaction that has
+ * written versions it may still roll back would cache them.
  */
+export async function readWorldChanges(
+  q: Queryable,
+  world: WorldRow,
+  turn: number,
+): Promise<{ base: SnapshotBase; changed: ChangedLayer }> {
+  const chain = await lineage(q, world, turn);
+  const base = await snapshotBase(q, chain);
+  // Members of the lineage cover disjoint turn ranges; only what is newer than the base is read.
+  const changed = await changesAfter(
+    q,
+    base,
+    chain.filter(([, limit]) => limit > base.turn),
+  );
+  return { base, changed };
+}
+
+/** `readWorldChanges` as two working worlds: the snapshot's, and what changed after it. */
 export async function readWorldLayers(
   q: Queryable,
   world: WorldRow,
   turn: number,
 ): Promise<{ base: WorkingWorld; changed: WorkingWorld }> {
-  const chain = await lineage(q, world, turn);
-  const base = await snapshotBase(q, chain);
-  const changed: WorkingWorld = { entities: new Map(), environments: new Map() };
-  // Members of the lineage cover disjoint turn ranges; only what is newer than the base is read.
-  const after = chain.filter(([, limit]) => limit > base.turn);
-  if (after.length === 0) return { base: base.world, changed };
-  const where = {
-    sql: after.map(() => '(world_slug = ? AND turn > ? AND turn <= ?)').join(' OR '),
-    params: after.flatMap(([slug, limit]) => [slug, base.turn, limit]),
-  };
-  const rows = await q.all<{
-    entity_id: string;
-    kind: 'agent' | 'prop';
-    environment_label: string;
-    state: string;
-    memory_append: string | null;
-  }>(
-    `SELECT entity_id, kind, environment_label, state, memory_append FROM world_entity_versions
-     WHERE ${where.sql} ORDER BY turn`,
-    where.params,
-  );
-  for (const r of rows) {
-    const prev = changed.entities.get(r.entity_id) ?? base.world.entities.get(r.entity_id);
-    const e: EntityState = { kind: r.kind, environment_label: r.environment_label, state: r.state };
-    if (r.kind === 'agent') {
-      const memory = prev?.memory;
-      e.memory = r.memory_append === null ? (memory ?? '') : appendMemory(memory, r.memory_append);
-    }
-    changed.entities.set(r.entity_id, e);
-  }
-  const envRows = await q.all<{ environment_label: string; content: string }>(
-    `SELECT environment_label, content FROM world_environment_versions WHERE ${where.sql} ORDER BY turn`,
-    where.params,
-  );
-  for (const r of envRows) changed.environments.set(r.environment_label, { content: r.content });
-  return { base: base.world, changed };
+  const { base, changed } = await readWorldChanges(q, world, turn);
+  const entities = new Map<string, EntityState>();
+  for (const [k, v] of changed.entities) entities.set(k, v.entity);
+  return { base: base.world, changed: { entities, environments: changed.environments } };
 }
 
 /** The world as of `turn` (entities in scenario order), as one working world of its own. */

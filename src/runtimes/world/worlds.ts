@@ -11,6 +11,7 @@ import {
   findWorld,
   getWorldRow,
   lineage,
+  readWorldChanges,
   readWorldLayers,
   readWorldState,
   simulationTime,
@@ -18,6 +19,7 @@ import {
   worldView,
 } from './state.ts';
 import type { WorkingWorld } from './world-patch.ts';
+import { entitiesText, withRawField } from './world-text.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
 
@@ -148,6 +150,37 @@ export async function getWorld(store: Queryable, input: { world_slug: string; tu
     scenario_hash: world.scenario_hash,
     head_turn: world.head_turn,
   };
+}
+
+/**
+ * `getWorld` as UTF-8 JSON — the bytes of `JSON.stringify({ ...getWorld(input), ...extra })` — for
+ * answers that leave the process, as pieces to write in order: the entities are spliced into the
+ * snapshot's text (`world-text.ts`), never built as objects, and the pieces are views into cached
+ * text (never write into them).
+ */
+export async function getWorldJson(
+  store: Queryable,
+  input: { world_slug: string; turn?: number },
+  extra: Record<string, unknown> = {},
+): Promise<Buffer[]> {
+  const world = await getWorldRow(store, input.world_slug);
+  const turn = input.turn ?? world.head_turn;
+  await assertTurn(store, world, turn);
+  const { base, changed } = await readWorldChanges(store, world, turn);
+  const t = await turnRow(store, world, turn);
+  const environments: Record<string, { content: string }> = {};
+  for (const [k, v] of base.world.environments) environments[k] = v;
+  for (const [k, v] of changed.environments) environments[k] = v;
+  const fields = {
+    world_slug: world.world_slug,
+    turn,
+    simulation_time: t.simulation_time,
+    environments,
+    scenario_hash: world.scenario_hash,
+    head_turn: world.head_turn,
+    ...extra,
+  };
+  return withRawField(fields, 'entities', entitiesText(base, changed), 'environments');
 }
 
 /** What changed between two committed turns (whole-turn diff, beside the per-patch transitions). */

@@ -129,5 +129,22 @@ async function routeContext(c: Context<AppEnv>, route: Route, options: AppOption
 function toResponse(c: Context<AppEnv>, reply: Reply): Response {
   if (reply instanceof Response) return reply;
   if ('html' in reply) return c.html(reply.html, (reply.status ?? 200) as 200);
+  if ('jsonPieces' in reply) return jsonPiecesResponse(c, reply.jsonPieces, reply.status ?? 200);
   return c.json(reply.json as object, (reply.status ?? 200) as 200);
+}
+
+/** Pieces of UTF-8 JSON streamed as they are (views into cached text: not copied, not detached). */
+function jsonPiecesResponse(c: Context<AppEnv>, pieces: readonly Uint8Array[], status: number): Response {
+  let length = 0;
+  for (const p of pieces) length += p.byteLength;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const p of pieces) controller.enqueue(p);
+      controller.close();
+    },
+  });
+  return c.body(body, status as 200, {
+    'content-type': 'application/json',
+    'content-length': String(length),
+  });
 }

@@ -14,7 +14,12 @@ import type { SseStreams } from './events/sse.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a handler returns: a JSON (or HTML) reply, or a ready `Response` (streams, redirects). */
-export type Reply = { status?: number; json: unknown } | { status?: number; html: string } | Response;
+export type Reply =
+  | { status?: number; json: unknown }
+  /** JSON already serialized as UTF-8, in pieces sent in order (a large world's answer). */
+  | { status?: number; jsonPieces: readonly Uint8Array[] }
+  | { status?: number; html: string }
+  | Response;
 
 /** Shared, long-lived services every route module can use. */
 export interface AppServices {

@@ -1,5 +1,5 @@
 /** World routes beyond the catalog: a world at a past turn, and running a turn (POST). */
-import { getWorld, sharedWorldRuntime } from '../../../runtimes/world/index.ts';
+import { getWorldJson, sharedWorldRuntime } from '../../../runtimes/world/index.ts';
 import { defaultCatalog, navOf } from '../catalog/index.ts';
 import { negotiate } from '../html/negotiate.ts';
 import { layout } from '../html/render.ts';
@@ -25,15 +25,15 @@ export function worldRoutes(app: AppServices): Route[] {
             html: layout(page.title ?? 'World', navOf(defaultCatalog), page.body, ctx.csrfToken, options),
           };
         }
-        const world = await getWorld(app.store, {
-          world_slug: ctx.params.world_slug ?? '',
-          turn: Number.isInteger(turn) ? turn : -1,
-        });
+        // As text: a world's answer is spliced from its snapshot's text, never built as objects.
+        const slug = ctx.params.world_slug ?? '';
+        const links = { self: ctx.url.pathname, world: `/worlds/${encodeURIComponent(slug)}` };
         return {
-          json: {
-            ...world,
-            links: { self: ctx.url.pathname, world: `/worlds/${encodeURIComponent(world.world_slug)}` },
-          },
+          jsonPieces: await getWorldJson(
+            app.store,
+            { world_slug: slug, turn: Number.isInteger(turn) ? turn : -1 },
+            { links },
+          ),
         };
       },
     },
