@@ -4,8 +4,13 @@ import { NoemaError } from '../core/errors.ts';
 
 const activeStores = new AsyncLocalStorage<object>();
 
-export function runInTransactionScope<T>(store: object, fn: () => Promise<T>): Promise<T> {
-  return activeStores.run(store, fn);
+/** Calls `fn(arg)` inside `store`'s transaction scope (the argument saves a closure per transaction). */
+export function runInTransactionScope<T, A = undefined>(
+  store: object,
+  fn: (arg: A) => Promise<T>,
+  arg?: A,
+): Promise<T> {
+  return activeStores.run(store, fn, arg as A);
 }
 
 export function assertNotInTransaction(store: object): void {

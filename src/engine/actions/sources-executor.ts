@@ -4,15 +4,14 @@
  * to the run, node and contract (`run_id`, `workflow_node_id`, `contract_id`).
  */
 import { NoemaError } from '../../core/errors.ts';
-import {
-  finishedCallOfContract,
-  getJsonSchema,
-  getResponseSource,
-  type InvocationKind,
-  type InvocationLinks,
-  type InvocationOutcome,
-  type InvokeOptions,
-  invokeSource,
+// Types only: the sources layer (its source kinds' SDKs and clients, ~30 MB of RSS) is loaded on
+// the first contract performed, so a process that imports the engine but never calls a source
+// (`noema mcp`, `noema migrate`, an engine without actions) never pays for it.
+import type {
+  InvocationKind,
+  InvocationLinks,
+  InvocationOutcome,
+  InvokeOptions,
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { failureOf } from '../contracts/failure.ts';
@@ -49,6 +48,17 @@ export interface SourcesExecutorOptions {
   chunkObserver?: (contract: ExecutionContract, ctx: ActionContext) => ((text: string) => void) | undefined;
 }
 
+type SourcesLayer = typeof import('../../sources/index.ts');
+let sourcesLayer: Promise<SourcesLayer> | undefined;
+/** The sources layer, imported once on first use (a failed import is retried on the next call). */
+function sources(): Promise<SourcesLayer> {
+  sourcesLayer ??= import('../../sources/index.ts').catch((e: unknown) => {
+    sourcesLayer = undefined;
+    throw e;
+  });
+  return sourcesLayer;
+}
+
 function payloadOf(contract: ExecutionContract): SourceActionPayload {
   const p = contract.payload as Partial<SourceActionPayload> | null;
   if (!p || typeof p !== 'object' || typeof p.source_hash !== 'string' || !('request' in p)) {
@@ -69,6 +79,7 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
     joinsTransitions: true,
     async execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome> {
       const p = payloadOf(contract);
+      const { getJsonSchema, getResponseSource, invokeSource } = await sources();
       const source = await getResponseSource(store, p.source_hash);
       const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
       const onChunk = options.chunkObserver?.(contract, ctx);
@@ -105,6 +116,7 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
     async recover(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome | null> {
       const p = contract.payload as Partial<SourceActionPayload> | null;
       const attempt_id = p && typeof p === 'object' ? (p.links?.attempt_id ?? null) : null;
+      const { finishedCallOfContract } = await sources();
       const call = await finishedCallOfContract(store, {
         contract_id: contract.contract_id,
         run_id: ctx.run_id,

@@ -2,7 +2,7 @@
  * Journal persistence: appending rows fenced by the run's lease, periodic snapshots, and rebuilding a
  * run's state from the latest snapshot plus the rows after it (append channels read every step row).
  */
-import type { Queryable, Store, Transaction } from '../../store/store.ts';
+import type { Queryable, RunResult, Store, Transaction } from '../../store/store.ts';
 import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
@@ -15,7 +15,7 @@ import { jidOf, runRange, seqOf } from './key.ts';
  * fenced out: another process claimed the run. The dialect's `forShare` makes a concurrent claim wait
  * for this transaction instead of slipping in between the check and the insert.
  */
-export async function appendFenced(
+export function appendFenced(
   tx: Transaction,
   store: Store,
   runPk: number,
@@ -23,7 +23,11 @@ export async function appendFenced(
   body: string,
   owner: string,
 ): Promise<boolean> {
-  const r = await tx.run(fencedInsert(store.dialect.forShare), [jidOf(runPk, seq), body, runPk, owner]);
+  // Not an async function: one promise (the statement's) per step instead of two.
+  return tx.run(fencedInsert(store.dialect.forShare), [jidOf(runPk, seq), body, runPk, owner]).then(appended);
+}
+
+function appended(r: RunResult): boolean {
   return r.changes === 1;
 }
 

@@ -20,7 +20,7 @@ import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
-import { runNode } from './node-runner.ts';
+import { isPromiseLike, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
 
@@ -115,8 +115,11 @@ export async function executeRun(
         const entry = frontier[i]!;
         const spec = graph.nodes.get(entry.node)!;
         const type = deps.registry.get(spec.type);
-        const result: NodeResult = type
-          ? await runNode(nodeRun, entry, spec, type)
+        const ran = type ? runNode(nodeRun, entry, spec, type) : null;
+        const result: NodeResult = ran
+          ? isPromiseLike(ran)
+            ? await ran
+            : ran
           : {
               kind: 'fail',
               code: 'UNKNOWN_NODE_TYPE',

@@ -26,87 +26,137 @@ export interface NodeRun {
   events: RunEvents;
 }
 
-export async function runNode(
+/**
+ * The node's result. Synchronous (no promise, no turn of the microtask queue) while the node is: a
+ * step of synchronous nodes reaches its commit without awaiting anything before it.
+ */
+export function runNode(
   r: NodeRun,
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-): Promise<NodeResult> {
-  const { deps, run, state } = r;
+): NodeResult | Promise<NodeResult> {
   const earlier = r.attempts.get(spec.id);
   const notes: CorrectiveNote[] = earlier
     ? earlier.map((a) => ({ attempt: a.t, error: a.e, corrective: a.x }))
     : [];
-  const max = spec.max_generation_attempts ?? 1;
-  const watch = r.events.observed;
-  for (;;) {
-    const attempt = notes.length + 1;
-    const started = watch ? deps.now() : 0;
-    if (watch) {
-      r.events.progress({
-        type: 'node.started',
-        run_id: run.run_id,
-        node_id: spec.id,
-        node_type: spec.type,
-        step: state.step + 1,
-        attempt,
-        at: started,
-      });
-    }
-    let result: NodeResult;
-    r.contracts.fault = undefined;
-    try {
-      const returned = type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
-      // A synchronous node's result is used as is: no extra turn of the microtask queue per step.
-      result = isPromiseLike(returned) ? await returned : returned;
-    } catch (err) {
-      if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
-      // A store fault is not the node's failure: the run stops here and is reclaimed.
-      if (isStoreFault(err)) throw err;
-      if (r.contracts.fault !== undefined) throw r.contracts.fault;
-      const e = err as { code?: unknown; message?: string };
-      result = {
-        kind: 'fail',
-        code: isNoemaError(err) ? err.code : 'NODE_FAILED',
-        message: e.message ?? String(err),
-      };
-    }
-    if (r.signal.aborted) throw new LeaseLost();
-    // The node swallowed a store fault of `ctx.act`/`ctx.perform`: its result rests on a write that
-    // never happened, so it is not used.
-    if (r.contracts.fault !== undefined) throw r.contracts.fault;
-    if (watch) {
-      r.events.progress({
-        type: 'node.finished',
-        run_id: run.run_id,
-        node_id: spec.id,
-        node_type: spec.type,
-        step: state.step + 1,
-        attempt,
-        status: result.kind,
-        duration_ms: deps.now() - started,
-        ...(result.kind === 'fail'
-          ? { error: result.message }
-          : result.kind === 'retry_generation'
-            ? { error: result.error }
-            : {}),
-        at: deps.now(),
-      });
-    }
-    if (result.kind !== 'retry_generation') return result;
-    await journalAttempt(r, { k: 'g', n: spec.id, t: attempt, e: result.error, x: result.corrective });
-    notes.push({ attempt, error: result.error, corrective: result.corrective });
-    if (attempt >= max) {
-      return {
-        kind: 'fail',
-        code: 'GENERATION_FAILED',
-        message: `node ${spec.id} produced no acceptable output in ${attempt} attempt(s): ${result.error}`,
-      };
-    }
-  }
+  return attemptNode(r, entry, spec, type, notes);
 }
 
-function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+/** One attempt of the node, then what its result asks for (another attempt after a journaled failure). */
+function attemptNode(
+  r: NodeRun,
+  entry: FrontierEntry,
+  spec: NodeSpec,
+  type: NodeType<never>,
+  notes: CorrectiveNote[],
+): NodeResult | Promise<NodeResult> {
+  const { deps, run, state } = r;
+  const attempt = notes.length + 1;
+  const watch = r.events.observed;
+  const started = watch ? deps.now() : 0;
+  if (watch) {
+    r.events.progress({
+      type: 'node.started',
+      run_id: run.run_id,
+      node_id: spec.id,
+      node_type: spec.type,
+      step: state.step + 1,
+      attempt,
+      at: started,
+    });
+  }
+  r.contracts.fault = undefined;
+  let returned: NodeResult | PromiseLike<NodeResult>;
+  try {
+    returned = type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+  } catch (err) {
+    return attempted(r, entry, spec, type, notes, watch, started, failureOf(r, err));
+  }
+  // A synchronous node's result is used as is: no extra turn of the microtask queue per step.
+  if (!isPromiseLike(returned)) return attempted(r, entry, spec, type, notes, watch, started, returned);
+  return Promise.resolve(returned).then(
+    (result) => attempted(r, entry, spec, type, notes, watch, started, result),
+    (err: unknown) => attempted(r, entry, spec, type, notes, watch, started, failureOf(r, err)),
+  );
+}
+
+/** What a throwing node amounts to: the run's failure, or (lease lost, store fault) the step's end. */
+function failureOf(r: NodeRun, err: unknown): NodeResult {
+  if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
+  // A store fault is not the node's failure: the run stops here and is reclaimed.
+  if (isStoreFault(err)) throw err;
+  if (r.contracts.fault !== undefined) throw r.contracts.fault;
+  const e = err as { code?: unknown; message?: string };
+  return {
+    kind: 'fail',
+    code: isNoemaError(err) ? err.code : 'NODE_FAILED',
+    message: e.message ?? String(err),
+  };
+}
+
+function attempted(
+  r: NodeRun,
+  entry: FrontierEntry,
+  spec: NodeSpec,
+  type: NodeType<never>,
+  notes: CorrectiveNote[],
+  watch: boolean,
+  started: number,
+  result: NodeResult,
+): NodeResult | Promise<NodeResult> {
+  if (r.signal.aborted) throw new LeaseLost();
+  // The node swallowed a store fault of `ctx.act`/`ctx.perform`: its result rests on a write that
+  // never happened, so it is not used.
+  if (r.contracts.fault !== undefined) throw r.contracts.fault;
+  const attempt = notes.length + 1;
+  // Finished is reported when started was (a subscriber arriving mid-node hears the next attempt).
+  if (watch) {
+    const { deps, run, state } = r;
+    r.events.progress({
+      type: 'node.finished',
+      run_id: run.run_id,
+      node_id: spec.id,
+      node_type: spec.type,
+      step: state.step + 1,
+      attempt,
+      status: result.kind,
+      duration_ms: deps.now() - started,
+      ...(result.kind === 'fail'
+        ? { error: result.message }
+        : result.kind === 'retry_generation'
+          ? { error: result.error }
+          : {}),
+      at: deps.now(),
+    });
+  }
+  if (result.kind !== 'retry_generation') return result;
+  return retryAfter(r, entry, spec, type, notes, result);
+}
+
+/** Journals a failed generation attempt, then runs the next one, or fails after the last. */
+async function retryAfter(
+  r: NodeRun,
+  entry: FrontierEntry,
+  spec: NodeSpec,
+  type: NodeType<never>,
+  notes: CorrectiveNote[],
+  result: Extract<NodeResult, { kind: 'retry_generation' }>,
+): Promise<NodeResult> {
+  const attempt = notes.length + 1;
+  await journalAttempt(r, { k: 'g', n: spec.id, t: attempt, e: result.error, x: result.corrective });
+  notes.push({ attempt, error: result.error, corrective: result.corrective });
+  if (attempt >= (spec.max_generation_attempts ?? 1)) {
+    return {
+      kind: 'fail',
+      code: 'GENERATION_FAILED',
+      message: `node ${spec.id} produced no acceptable output in ${attempt} attempt(s): ${result.error}`,
+    };
+  }
+  return attemptNode(r, entry, spec, type, notes);
+}
+
+export function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 

@@ -94,15 +94,20 @@ export interface SqliteStoreOptions {
   setting?: string;
 }
 
-function bind(params: readonly SqlValue[]): SQLInputValue[] {
+/** Parameters as node:sqlite takes them: booleans as 0/1; the caller's array itself when it has none. */
+function bind(params: readonly SqlValue[]): readonly SQLInputValue[] {
   assertStorableParams(params);
-  const out: SQLInputValue[] = new Array(params.length);
+  let out: SQLInputValue[] | null = null;
   for (let i = 0; i < params.length; i++) {
     const p = params[i];
-    out[i] = p === true ? 1 : p === false ? 0 : (p as SQLInputValue);
+    if (typeof p !== 'boolean') continue;
+    out ??= params.slice() as SQLInputValue[];
+    out[i] = p ? 1 : 0;
   }
-  return out;
+  return out ?? (params as readonly SQLInputValue[]);
 }
+
+const NO_PARAMS: readonly SqlValue[] = [];
 
 /**
  * Prepared statements kept per connection. SQL can vary with its input (an `IN (?, …)` list per
@@ -114,6 +119,12 @@ export const SQLITE_STATEMENT_CACHE = 500;
 class SqliteConnection implements Queryable {
   readonly #db: DatabaseSync;
   readonly #statements = new LruMap<string, StatementSync>(SQLITE_STATEMENT_CACHE);
+  // The statement used last, ahead of the LRU: a loop repeating one statement (a run appending its
+  // journal) skips the LRU's reordering. It may outlive its eviction from the LRU, which is harmless.
+  #lastSql = '';
+  #lastStmt: StatementSync | null = null;
+  /** Transaction control, prepared once: exec() would parse it on every transaction. */
+  readonly #control = new Map<string, StatementSync>();
 
   get cachedStatements(): number {
     return this.#statements.size;
@@ -124,11 +135,14 @@ class SqliteConnection implements Queryable {
   }
 
   statement(sql: string): StatementSync {
+    if (sql === this.#lastSql && this.#lastStmt) return this.#lastStmt;
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       stmt = this.#db.prepare(sql);
       this.#statements.set(sql, stmt);
     }
+    this.#lastSql = sql;
+    this.#lastStmt = stmt;
     return stmt;
   }
 
@@ -140,10 +154,15 @@ class SqliteConnection implements Queryable {
     }
   }
 
-  /** Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK) from the statement cache. */
-  control(sql: string): void {
+  /** Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK), prepared once per connection. */
+  control(sql: 'BEGIN IMMEDIATE' | 'BEGIN DEFERRED' | 'COMMIT' | 'ROLLBACK'): void {
     try {
-      this.statement(sql).run();
+      let stmt = this.#control.get(sql);
+      if (!stmt) {
+        stmt = this.#db.prepare(sql);
+        this.#control.set(sql, stmt);
+      }
+      stmt.run();
     } catch (err) {
       throw translateSqliteError(err);
     }
@@ -153,7 +172,7 @@ class SqliteConnection implements Queryable {
     return this.#db.isTransaction;
   }
 
-  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+  async run(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<RunResult> {
     try {
       const r = this.statement(sql).run(...bind(params));
       return { changes: Number(r.changes) };
@@ -162,7 +181,7 @@ class SqliteConnection implements Queryable {
     }
   }
 
-  async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+  async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<T[]> {
     try {
       return this.statement(sql).all(...bind(params)) as T[];
     } catch (err) {
@@ -170,7 +189,10 @@ class SqliteConnection implements Queryable {
     }
   }
 
-  async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+  async get<T extends Row = Row>(
+    sql: string,
+    params: readonly SqlValue[] = NO_PARAMS,
+  ): Promise<T | undefined> {
     try {
       return this.statement(sql).get(...bind(params)) as T | undefined;
     } catch (err) {
@@ -180,6 +202,8 @@ class SqliteConnection implements Queryable {
 
   close(): void {
     this.#statements.clear();
+    this.#control.clear();
+    this.#lastStmt = null;
     this.#db.close();
   }
 }
@@ -224,6 +248,8 @@ export class SqliteStore implements Store {
   readonly capabilities = capabilities;
   readonly location: string;
   readonly #conn: SqliteConnection;
+  /** The one handle every transaction gets: transactions on the connection never overlap. */
+  readonly #tx: SqliteTransaction;
   readonly #mutex: Mutex;
   readonly #checkpointer: Checkpointer | null = null;
   readonly #busyTimeoutMs: number;
@@ -234,6 +260,7 @@ export class SqliteStore implements Store {
     this.#mutex = mutexFor(options.path);
     const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
+    this.#tx = new SqliteTransaction(this.#conn);
     const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? 10_000);
     this.#busyTimeoutMs = busyTimeoutMs;
     this.#conn.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
@@ -277,10 +304,9 @@ export class SqliteStore implements Store {
     // The free lock is taken synchronously: a step's commit should not wait a turn for nothing.
     if (!this.#mutex.tryAcquire()) await this.#mutex.acquire();
     try {
-      // Prepared once (cached like any statement): exec() would parse these on every transaction.
       this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
       try {
-        const result = await runInTransactionScope(this, () => fn(new SqliteTransaction(this.#conn)));
+        const result = await runInTransactionScope(this, fn, this.#tx);
         this.#conn.control('COMMIT');
         if (options.mode !== 'read') this.#committed();
         return result;
