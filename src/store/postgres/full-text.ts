@@ -48,34 +48,38 @@ export const postgresFullText: FullTextDialect = {
       return '?';
     };
     const where = (...conds: string[]): string => (conds.length ? ` WHERE ${conds.join(' AND ')}` : '');
-    const below = `${id} < (SELECT min(id) FROM recent)`;
-    // The newest `n` ids of the filters (below the recent window), from the btree alone.
-    const newestIds = (n: number, ...conds: string[]): string =>
-      `SELECT ${id} AS id FROM ${table}${where(...cols.map((c) => `${c} = ${value(c)}`), ...conds)} ORDER BY ${id} DESC LIMIT ${n}`;
-    // The newest `n` rows with their tsvector, walked newest first. With filters, the walk is also
-    // bounded below by the oldest of those `n` ids (from the btree alone): a generic plan guesses an
-    // average scope (table ÷ scopes) and may fetch a scope through a bitmap and sort it, which without
-    // the bound reads a large scope whole (8 ms for 10 000 rows, far more at 1M); with it, `n` rows.
-    const newestRows = (n: number, ...conds: string[]): string => {
-      const bounded =
-        cols.length === 0 ? [] : [`${id} >= (SELECT min(b.id) FROM (${newestIds(n, ...conds)}) b)`];
-      return `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...cols.map((c) => `${c} = ${value(c)}`), ...conds, ...bounded)} ORDER BY ${id} DESC LIMIT ${n}`;
-    };
+    const filter = (): string[] => cols.map((c) => `${c} = ${value(c)}`);
+    const oldestRecent = '(SELECT min(id) FROM recent)';
+    // The oldest of the newest `n` ids of the filters (below the recent window), from the btree alone.
+    const oldestOf = (n: number, belowRecent: boolean): string =>
+      `(SELECT min(b.id) FROM (SELECT ${id} AS id FROM ${table}${where(...filter(), ...(belowRecent ? [`${id} < ${oldestRecent}`] : []))} ORDER BY ${id} DESC LIMIT ${n}) b)`;
+    const wide = cols.length === 0 ? WIDE_WINDOW.table : WIDE_WINDOW.filtered;
+    // The oldest id of the second window. The table's ids are its rows, allocated in order (gaps only
+    // make the window hold fewer rows), so it is a subtraction; a scope's are read from the btree.
+    const floor = (): string =>
+      cols.length === 0 ? `${oldestRecent} - ${wide.rows}` : oldestOf(wide.rows, true);
     // The query is parsed once (a CTE read through InitPlans): in a generic plan `to_tsquery($n)` is
     // not folded to a constant and would be parsed again for every row a walk checks.
     const tsQuery = '(SELECT q FROM terms)';
-    const wide = cols.length === 0 ? WIDE_WINDOW.table : WIDE_WINDOW.filtered;
-    const dense = (): string => `(SELECT count(*) FROM recent WHERE tsv @@ ${tsQuery}) >= ${wide.dense}`;
+    const dense = `(SELECT count(*) FROM recent WHERE tsv @@ ${tsQuery}) >= ${wide.dense}`;
     params.push(q, q);
     const terms = `SELECT to_tsquery('simple', ?) AS q, ${[`to_tsquery('simple', ?)`, ...cols.map((c) => `phraseto_tsquery('simple', ${value(c)})`)].join(' && ')} AS qf`;
-    const recent = newestRows(RECENT_WINDOW);
+    // Each window is walked newest first and bounded below by its oldest id. The bound matters to a
+    // generic plan, which guesses an average scope (table ÷ scopes) and may fetch a scope through a
+    // bitmap and sort it: without the bound a large scope would be read whole (8 ms for 10 000 rows,
+    // far more at 1M); with it, the window's rows.
+    const recentFloor = (): string[] =>
+      cols.length === 0 ? [] : [`${id} >= ${oldestOf(RECENT_WINDOW, false)}`];
+    const recent = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), ...recentFloor())} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}`;
     const first = `SELECT id FROM recent WHERE tsv @@ ${tsQuery} ORDER BY id DESC`;
-    // The gate has no column in it: a one-time filter, so (2) reads nothing when it is false.
-    const second = `SELECT id FROM (${newestRows(wide.rows, below, dense())}) v WHERE v.tsv @@ ${tsQuery} ORDER BY id DESC`;
+    // The second window: between its floor and the recent window. The gate has no column in it: a
+    // one-time filter, so the walk reads nothing when it is false.
+    const windowRows = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), `${id} < ${oldestRecent}`, `${id} >= ${floor()}`, dense)} ORDER BY ${id} DESC LIMIT ${wide.rows}`;
+    const second = `SELECT id FROM (${windowRows}) v WHERE v.tsv @@ ${tsQuery} ORDER BY id DESC`;
     const exact = cols.map((c) => ` AND ${c} || '' = ${value(c)}`).join('');
-    // Where (3) starts: below the rows (2) walked, or below (1) when (2) did not run. Only the branch
-    // taken is evaluated; the walked ids come from the btree alone (index-only once vacuumed).
-    const boundary = `CASE WHEN ${dense()} THEN (SELECT min(r.id) FROM (${newestIds(wide.rows, below)}) r) ELSE (SELECT min(id) FROM recent) END`;
+    // Where (3) starts: below the second window, or below the first when the second was not walked.
+    // Only the branch taken is evaluated.
+    const boundary = `CASE WHEN ${dense} THEN ${floor()} ELSE ${oldestRecent} END`;
     const third = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (SELECT qf FROM terms)${exact} AND ${id} + 0 < (${boundary}) AND random() >= 0 ORDER BY ${id} DESC`;
     params.push(limit);
     return {
