@@ -61,7 +61,7 @@ export const postgresFullText: FullTextDialect = {
     // The query is parsed once (a CTE read through InitPlans): in a generic plan `to_tsquery($n)` is
     // not folded to a constant and would be parsed again for every row a walk checks.
     const tsQuery = '(SELECT q FROM terms)';
-    const dense = `(SELECT count(*) FROM recent WHERE tsv @@ ${tsQuery}) >= ${wide.dense}`;
+    const dense = `(SELECT count(*) FROM hits) >= ${wide.dense}`;
     params.push(q, q);
     const terms = `SELECT to_tsquery('simple', ?) AS q, ${[`to_tsquery('simple', ?)`, ...cols.map((c) => `phraseto_tsquery('simple', ${value(c)})`)].join(' && ')} AS qf`;
     // Each window is walked newest first and bounded below by its oldest id. The bound matters to a
@@ -71,7 +71,9 @@ export const postgresFullText: FullTextDialect = {
     const recentFloor = (): string[] =>
       cols.length === 0 ? [] : [`${id} >= ${oldestOf(RECENT_WINDOW, false)}`];
     const recent = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), ...recentFloor())} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}`;
-    const first = `SELECT id FROM recent WHERE tsv @@ ${tsQuery} ORDER BY id DESC`;
+    // The recent window's matches, checked once: the first walk's answer, and the gate of the second.
+    const hits = `SELECT id FROM recent WHERE tsv @@ ${tsQuery}`;
+    const first = 'SELECT id FROM hits ORDER BY id DESC';
     // The second window: between its floor and the recent window. The gate has no column in it: a
     // one-time filter, so the walk reads nothing when it is false.
     const windowRows = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), `${id} < ${oldestRecent}`, `${id} >= ${floor()}`, dense)} ORDER BY ${id} DESC LIMIT ${wide.rows}`;
@@ -83,7 +85,7 @@ export const postgresFullText: FullTextDialect = {
     const third = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (SELECT qf FROM terms)${exact} AND ${id} + 0 < (${boundary}) AND random() >= 0 ORDER BY ${id} DESC`;
     params.push(limit);
     return {
-      sql: `WITH terms AS MATERIALIZED (${terms}), recent AS MATERIALIZED (${recent}) SELECT id FROM ((${first}) UNION ALL (${second}) UNION ALL (${third})) u LIMIT ?`,
+      sql: `WITH terms AS MATERIALIZED (${terms}), recent AS MATERIALIZED (${recent}), hits AS MATERIALIZED (${hits}) SELECT id FROM ((${first}) UNION ALL (${second}) UNION ALL (${third})) u LIMIT ?`,
       params,
     };
   },
