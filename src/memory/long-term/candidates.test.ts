@@ -13,13 +13,14 @@ const alice = scopeKey({ scope_kind: 'user', scope_id: 'alice' });
 const bob = scopeKey({ scope_kind: 'user', scope_id: 'bob' });
 
 // Row i (1 = oldest) belongs to bob when i % 10 = 0, else to alice. Its words:
+// - every: in every row (the newest rows alone are the candidates);
 // - dense: one row in 30, everywhere;
 // - edge: two of the newest 600 rows, four around row 14 000, then none until the oldest 4 000 rows,
 //   one in 50 there;
 // - sparse: one row in 400;
 // - seam: one in 25 of the newest 600 rows, four around rows 25 000 and 14 000, one in 50 of the oldest
 //   4 000: more than the candidates, so the newest are cut in the oldest rows.
-const TEXT = `'r' || CAST(i AS TEXT)
+const TEXT = `'r' || CAST(i AS TEXT) || ' every'
   || CASE WHEN i % 30 = 0 THEN ' dense' ELSE '' END
   || CASE WHEN (i > ${ROWS - 600} AND i % 250 = 1) OR (i > 14000 AND i <= 14200 AND i % 50 = 1) OR (i <= 4000 AND i % 50 = 1) THEN ' edge' ELSE '' END
   || CASE WHEN i % 400 = 3 THEN ' sparse' ELSE '' END
@@ -40,7 +41,7 @@ describeEachStore('long-term memory full-text candidates', (factory) => {
         'SELECT memory_id, scope_key, text FROM long_term_memories ORDER BY memory_id DESC',
       );
       assert.equal(rows.length, ROWS);
-      for (const text of ['dense', 'edge', 'sparse', 'seam', 'edge sparse', 'dense sparse']) {
+      for (const text of ['every', 'dense', 'edge', 'sparse', 'seam', 'edge sparse', 'dense sparse']) {
         for (const scope of [alice, bob, undefined]) {
           const words = text.split(' ');
           const expected = rows

@@ -48,6 +48,12 @@ export const postgresFullText: FullTextDialect = {
       return '?';
     };
     const where = (...conds: string[]): string => (conds.length ? ` WHERE ${conds.join(' AND ')}` : '');
+    // A window's size is a parameter, not a literal, on purpose: a generic plan then assumes a walk
+    // stops early, and keeps the ordered index walk that streams (not a bitmap and a sort of it all).
+    const limitParam = (n: number): string => {
+      params.push(n);
+      return '?';
+    };
     const filter = (): string[] => cols.map((c) => `${c} = ${value(c)}`);
     const oldestRecent = '(SELECT min(id) FROM recent)';
     // The oldest of the newest `n` ids of the filters (below the recent window), from the btree alone.
@@ -61,7 +67,7 @@ export const postgresFullText: FullTextDialect = {
     // The query is parsed once (a CTE read through InitPlans): in a generic plan `to_tsquery($n)` is
     // not folded to a constant and would be parsed again for every row a walk checks.
     const tsQuery = '(SELECT q FROM terms)';
-    const dense = `(SELECT count(*) FROM hits) >= ${wide.dense}`;
+    const dense = `(SELECT count(*) FROM recent WHERE hit) >= ${wide.dense}`;
     params.push(q, q);
     const terms = `SELECT to_tsquery('simple', ?) AS q, ${[`to_tsquery('simple', ?)`, ...cols.map((c) => `phraseto_tsquery('simple', ${value(c)})`)].join(' && ')} AS qf`;
     // Each window is walked newest first and bounded below by its oldest id. The bound matters to a
@@ -70,13 +76,15 @@ export const postgresFullText: FullTextDialect = {
     // far more at 1M); with it, the window's rows.
     const recentFloor = (): string[] =>
       cols.length === 0 ? [] : [`${id} >= ${oldestOf(RECENT_WINDOW, false)}`];
-    const recent = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), ...recentFloor())} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}`;
-    // The recent window's matches, checked once: the first walk's answer, and the gate of the second.
-    const hits = `SELECT id FROM recent WHERE tsv @@ ${tsQuery}`;
-    const first = 'SELECT id FROM hits ORDER BY id DESC';
+    // The first window's rows are checked once, in a CTE read in the order it is written (newest first:
+    // PostgreSQL reads a CTE's rows first in, first out, and fills it only as far as it is read), so
+    // the first walk streams its matches and stops at the limit when the window's rows come from an
+    // index walk; its match count and oldest row are read only when it came short.
+    const recent = `SELECT w.id, w.tsv @@ ${tsQuery} AS hit FROM (SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), ...recentFloor())} ORDER BY ${id} DESC LIMIT ${limitParam(RECENT_WINDOW)}) w`;
+    const first = 'SELECT id FROM recent WHERE hit';
     // The second window: between its floor and the recent window. The gate has no column in it: a
     // one-time filter, so the walk reads nothing when it is false.
-    const windowRows = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), `${id} < ${oldestRecent}`, `${id} >= ${floor()}`, dense)} ORDER BY ${id} DESC LIMIT ${wide.rows}`;
+    const windowRows = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where(...filter(), `${id} < ${oldestRecent}`, `${id} >= ${floor()}`, dense)} ORDER BY ${id} DESC LIMIT ${limitParam(wide.rows)}`;
     const second = `SELECT id FROM (${windowRows}) v WHERE v.tsv @@ ${tsQuery} ORDER BY id DESC`;
     const exact = cols.map((c) => ` AND ${c} || '' = ${value(c)}`).join('');
     // Where (3) starts: below the second window, or below the first when the second was not walked.
@@ -85,7 +93,7 @@ export const postgresFullText: FullTextDialect = {
     const third = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (SELECT qf FROM terms)${exact} AND ${id} + 0 < (${boundary}) AND random() >= 0 ORDER BY ${id} DESC`;
     params.push(limit);
     return {
-      sql: `WITH terms AS MATERIALIZED (${terms}), recent AS MATERIALIZED (${recent}), hits AS MATERIALIZED (${hits}) SELECT id FROM ((${first}) UNION ALL (${second}) UNION ALL (${third})) u LIMIT ?`,
+      sql: `WITH terms AS MATERIALIZED (${terms}), recent AS MATERIALIZED (${recent}) SELECT id FROM ((${first}) UNION ALL (${second}) UNION ALL (${third})) u LIMIT ?`,
       params,
     };
   },
