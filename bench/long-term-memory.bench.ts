@@ -7,8 +7,9 @@
  * in about half the memories, like "the" in English), 1 000 users with ~0.1% of the memories each,
  * and one heavy user holding 10% of them (100 000 at 1M). Queries: three words drawn from the same
  * Zipf law (mostly one common word and rarer ones), three common words (of the 10 commonest), three
- * rare words (never in the top 5 000), over an ordinary user, over the heavy user (the worst case:
- * common words over 100k memories) and over every scope. "Warm" cases run after 50 untimed queries;
+ * rare words (never in the top 5 000), over an ordinary user, over the heavy user (common words over
+ * 100k memories; Zipf words, mostly of middle frequency, are the worst case of a window-then-index
+ * search) and over every scope. "Warm" cases run after 50 untimed queries;
  * "cold" is the first query of a freshly opened store (new connection: its page cache empty; the OS
  * file cache is not dropped on this shared machine, so the files may be in memory).
  *
@@ -241,6 +242,7 @@ const bench: Bench = {
             ['scoped, 3 rare words', () => scoped(user(), three(rare))],
             [`heavy user (${size * HEAVY_SHARE}), 3 common words`, () => scoped(HEAVY, three(common))],
             [`heavy user (${size * HEAVY_SHARE}), 3 rare words`, () => scoped(HEAVY, three(rare))],
+            [`heavy user (${size * HEAVY_SHARE}), 3 Zipf words`, () => scoped(HEAVY, three(word))],
             ['unscoped, 3 Zipf words', () => retrieveMemories(store, { query_text: three(word), limit: 10 })],
             ['unscoped, 3 rare words', () => retrieveMemories(store, { query_text: three(rare), limit: 10 })],
             ['newest of a scope', () => retrieveMemories(store, { scope_kind: 'user', scope_id: user() })],

@@ -164,6 +164,29 @@ describeEachStore('long-term memory', (factory) => {
       assert.equal((await retrieveMemories(store, { ...alice, query_text: '  !! ' })).items.length, 10);
     }));
 
+  test('a kind narrows the newest memories and the matches of a scope, or of every scope of a kind', () =>
+    factory.withStore(async ({ store }) => {
+      await addMemory(store, { ...alice, text: 'tea is a fact', kind: 'fact' });
+      await addMemory(store, { ...alice, text: 'tea is a note' });
+      await addMemory(store, { ...bob, text: 'tea is a fact for bob', kind: 'fact' });
+      await addMemory(store, {
+        scope_kind: 'agent',
+        scope_id: 'alice',
+        text: 'tea, agent fact',
+        kind: 'fact',
+      });
+      const texts = async (input: Parameters<typeof retrieveMemories>[1]) =>
+        (await retrieveMemories(store, input)).items.map((m) => m.text).sort();
+      assert.deepEqual(await texts({ ...alice, kind: 'fact' }), ['tea is a fact']);
+      assert.deepEqual(await texts({ ...alice, kind: 'fact', query_text: 'tea' }), ['tea is a fact']);
+      assert.deepEqual(await texts({ ...alice, query_text: 'tea' }), ['tea is a fact', 'tea is a note']);
+      assert.deepEqual(await texts({ scope_kind: 'user', kind: 'fact', query_text: 'tea' }), [
+        'tea is a fact',
+        'tea is a fact for bob',
+      ]);
+      assert.deepEqual(await texts({ scope_kind: 'agent', scope_id: 'alice' }), ['tea, agent fact']);
+    }));
+
   test('retrieve by memory_id returns that memory only within the requested scope', () =>
     factory.withStore(async ({ store }) => {
       const { memory } = await addMemory(store, { ...alice, text: 'only this one' });

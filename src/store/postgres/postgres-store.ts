@@ -5,22 +5,22 @@ import { incidentLog } from '../../core/incident-log.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
-import {
-  type Dialect,
-  type ListenOptions,
-  type Queryable,
-  type Row,
-  type RunResult,
-  type SqlValue,
-  type Store,
-  type StoreCapabilities,
-  searchWords,
-  type Transaction,
-  type TransactionOptions,
-  type Unlisten,
+import type {
+  Dialect,
+  ListenOptions,
+  Queryable,
+  Row,
+  RunResult,
+  SqlValue,
+  Store,
+  StoreCapabilities,
+  Transaction,
+  TransactionOptions,
+  Unlisten,
 } from '../store.ts';
 import { advisoryLockKey } from './advisory-lock.ts';
 import { connectError } from './connect-error.ts';
+import { postgresFullText } from './full-text.ts';
 import { PostgresListener } from './listener.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -28,50 +28,12 @@ import { translatePostgresError } from './translate-error.ts';
 // BIGINT (int8) and NUMERIC counts come back as numbers: every id and timestamp Noema stores fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-/** How many of the newest rows of a full-text search's filters are checked one by one (see matchQuery). */
-const RECENT_WINDOW = 500;
-
 export const postgresDialect: Dialect = {
   autoId: 'BIGSERIAL PRIMARY KEY',
   bigint: 'BIGINT',
   real: 'DOUBLE PRECISION',
   blob: 'BYTEA',
-  fullText: {
-    // The filter columns' values are indexed as words with the text, so the GIN index alone narrows a
-    // search to one scope (no BitmapAnd with a btree over a large scope).
-    indexDdl: (table, _id, column, filters) => [
-      `ALTER TABLE ${table} ADD COLUMN ${column}_tsv tsvector GENERATED ALWAYS AS (${[column, ...filters].map((c) => `to_tsvector('simple', ${c})`).join(' || ')}) STORED`,
-      `CREATE INDEX ${table}_${column}_tsv ON ${table} USING GIN (${column}_tsv)`,
-    ],
-    dropIndexDdl: (table, column) => [`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}_tsv`],
-    // Two walks, so the cost is bounded whatever the words and whatever plan a prepared statement
-    // gets: (1) the newest RECENT_WINDOW rows of the filters (btree, newest first), the text a filter
-    // on each — common words stop here; (2) only if (1) found fewer than `limit`: the GIN index for
-    // older matches (rare words, few rows). In (2) the exact filter and the id bound are kept off the
-    // btrees on purpose (`|| ''`, `+ 0`): a generic plan would otherwise AND the GIN bitmap with a
-    // bitmap of the whole scope or of every older id. `random() >= 0` (always true) is parallel-
-    // restricted: it keeps (2) in one process, where a generic plan's guess of 5 000 rows would start
-    // parallel workers to fetch a few.
-    matchQuery: ({ table, id, column, text, filters, limit }) => {
-      const words = searchWords(text);
-      if (words.length === 0) return null;
-      const q = words.join(' | ');
-      const cols = Object.keys(filters);
-      const values = cols.map((c) => filters[c] as string);
-      const where = cols.length ? ` WHERE ${cols.map((c) => `${c} = ?`).join(' AND ')}` : '';
-      const recent = `SELECT ${id} AS id, ${column}_tsv AS tsv FROM ${table}${where} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}`;
-      const tsquery = [`to_tsquery('simple', ?)`, ...cols.map(() => `phraseto_tsquery('simple', ?)`)].join(
-        ' && ',
-      );
-      // The window's oldest id, from the btree alone (index-only once the table is vacuumed).
-      const boundary = `SELECT min(r.id) FROM (SELECT ${id} AS id FROM ${table}${where} ORDER BY ${id} DESC LIMIT ${RECENT_WINDOW}) r`;
-      const older = `SELECT ${id} AS id FROM ${table} WHERE ${column}_tsv @@ (${tsquery})${cols.map((c) => ` AND ${c} || '' = ?`).join('')} AND ${id} + 0 < (${boundary}) AND random() >= 0`;
-      return {
-        sql: `SELECT id FROM ((SELECT id FROM (${recent}) w WHERE w.tsv @@ to_tsquery('simple', ?) ORDER BY id DESC) UNION ALL (${older} ORDER BY ${id} DESC)) u LIMIT ?`,
-        params: [...values, q, q, ...values, ...values, ...values, limit],
-      };
-    },
-  },
+  fullText: postgresFullText,
   forShare: ' FOR SHARE',
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
