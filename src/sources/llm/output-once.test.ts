@@ -88,7 +88,7 @@ describeEachStore('LLM trace: the output stored once', (factory) => {
       assert.deepEqual(JSON.parse(row.artifacts_json), [
         { seq: 1, kind: 'parsed_output', content_in: 'response_json' },
       ]);
-      assert.equal(row.response_headers, 'null', 'the headers are the invocation row\'s');
+      assert.equal(row.response_headers, 'null', "the headers are the invocation row's");
       const inv = await getSourceInvocation(store, out.source_invocation_id);
       assert.equal(inv.response_text, JSON.stringify(reply));
       assert.equal((inv.response_headers as Record<string, string>)['content-type'], 'text/event-stream');
