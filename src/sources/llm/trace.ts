@@ -81,16 +81,21 @@ export const CONTENT_IN_RESPONSE_JSON = 'response_json';
  */
 export const HEADERS_IN_INVOCATION = 'null';
 
+/** One chunk as stored, `[offset_ms, data]` JSON, redacted; encoded once per call and kept. */
+export function encodeChunk(c: StreamChunk, redactor: Redactor): string {
+  c.stored ??= `[${JSON.stringify(c.offset_ms)},${JSON.stringify(redactor.text(c.data))}]`;
+  return c.stored;
+}
+
 /**
  * Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1), the
- * text `JSON.stringify` gives for that array. Each chunk is encoded once per call (`stored`).
+ * text `JSON.stringify` gives for that array.
  */
 function chunksJson(chunks: StreamChunk[], from: number, to: number, redactor: Redactor): string {
   let out = '[';
   for (let i = from; i < to; i++) {
-    const c = chunks[i]!;
-    c.stored ??= `[${JSON.stringify(c.offset_ms)},${JSON.stringify(redactor.text(c.data))}]`;
-    out += i === from ? c.stored : `,${c.stored}`;
+    const stored = encodeChunk(chunks[i]!, redactor);
+    out += i === from ? stored : `,${stored}`;
   }
   return `${out}]`;
 }
