@@ -1,4 +1,5 @@
 /** One abort signal per call combining the caller's cancellation and the source's timeout. */
+import { runAfter } from './shared-timer.ts';
 
 export interface CallDeadline {
   signal: AbortSignal;
@@ -17,19 +18,24 @@ export function callDeadline(outer: AbortSignal | undefined, timeoutMs: number |
   };
   if (outer?.aborted) onAbort();
   else outer?.addEventListener('abort', onAbort, { once: true });
+  // A pending deadline keeps the process alive, as the call it bounds would.
   const timer =
     timeoutMs !== undefined && timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-        }, timeoutMs)
+      ? runAfter(
+          timeoutMs,
+          () => {
+            timedOut = true;
+            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+          },
+          true,
+        )
       : undefined;
   return {
     signal: controller.signal,
     timedOut: () => timedOut,
     cancelled: () => cancelled,
     dispose() {
-      if (timer) clearTimeout(timer);
+      timer?.cancel();
       outer?.removeEventListener('abort', onAbort);
     },
   };

@@ -172,6 +172,8 @@ export interface RecordedResponse {
   has_response_json: boolean;
   /** The response JSON needed no redaction: what was stored is the value itself. */
   response_json_clean: boolean;
+  /** `response_headers` as stored (redacted JSON text). */
+  response_headers: string;
 }
 
 /** How the invocation ended, as the implementation's `finish` hook sees it. */

@@ -8,6 +8,7 @@
 import { incidentLog } from '../../core/incident-log.ts';
 import type { Store } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
+import { runAfter, type ScheduledCall } from '../shared-timer.ts';
 import type { SourcePlan } from '../source.ts';
 
 export const PROGRESS_INTERVAL_MS = 200;
@@ -28,7 +29,7 @@ export function progressWriter(
 ): ProgressWriter {
   const progress = plan.progress;
   if (!progress) return NONE;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ScheduledCall | undefined;
   let writing: Promise<void> | null = null;
   let stopped = false;
   // A lost batch only means less is left behind if the process dies: the finish still writes the
@@ -46,15 +47,19 @@ export function progressWriter(
   return {
     progressed() {
       if (stopped || timer) return;
-      timer = setTimeout(() => {
-        // One write at a time: a write still running delays the next until it is done.
-        writing = (writing ?? Promise.resolve()).then(write);
-      }, PROGRESS_INTERVAL_MS);
-      timer.unref();
+      // Not a timer of its own per call (see shared-timer.ts); it does not keep the process alive.
+      timer = runAfter(
+        PROGRESS_INTERVAL_MS,
+        () => {
+          // One write at a time: a write still running delays the next until it is done.
+          writing = (writing ?? Promise.resolve()).then(write);
+        },
+        false,
+      );
     },
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      timer?.cancel();
       timer = undefined;
       await writing;
     },

@@ -4,7 +4,7 @@
  */
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Row, SqlValue } from '../../store/store.ts';
-import { CONTENT_IN_RESPONSE_JSON } from '../llm/trace.ts';
+import { CONTENT_IN_RESPONSE_JSON, HEADERS_IN_INVOCATION } from '../llm/trace.ts';
 
 const JSON_COLUMNS = ['request_json', 'response_json', 'response_headers', 'metadata', 'usage_json'];
 const TIME_COLUMNS = ['started_at', 'ended_at', 'first_chunk_at'];
@@ -116,12 +116,14 @@ type LlmRow = Row & {
   inv_request_json: unknown;
   inv_response_json: unknown;
   inv_response_text: unknown;
+  inv_response_headers: unknown;
 };
 
-// The output (and the request messages) are stored once, on the invocation: a finished call
-// refers to them (see migration 343) and the record is read back whole, as it was sent and seen.
+// The output, the request messages and the response headers are stored once, on the invocation:
+// a finished call refers to them (see migration 343) and the record is read back whole, as it
+// was sent and seen.
 const LLM_CALL = `SELECT l.*, s.request_json AS inv_request_json, s.response_json AS inv_response_json,
-  s.response_text AS inv_response_text
+  s.response_text AS inv_response_text, s.response_headers AS inv_response_headers
   FROM llm_calls l LEFT JOIN source_invocations s ON s.source_invocation_id = l.source_invocation_id
   WHERE l.llm_call_id = ?`;
 
@@ -174,6 +176,7 @@ export async function getLlmCall(
     inv_request_json,
     inv_response_json,
     inv_response_text,
+    inv_response_headers,
     ...call
   } = row;
   const pairs =
@@ -189,6 +192,8 @@ export async function getLlmCall(
       ...call,
       raw_text,
       normalized_text: Number(normalized_is_raw) === 1 ? raw_text : call.normalized_text,
+      response_headers:
+        call.response_headers === HEADERS_IN_INVOCATION ? inv_response_headers : call.response_headers,
       request_json: null,
     }),
     request_json,

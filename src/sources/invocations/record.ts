@@ -110,6 +110,7 @@ export async function finishInvocation(
   // The output's one JSON encoding: the same pass tells whether it needs redacting.
   const json = o.response_json === undefined ? null : redactor.jsonTextChecked(o.response_json);
   const responseText = o.response_text == null ? null : redactor.text(o.response_text);
+  const headers = JSON.stringify(redactor.headers(o.response_headers ?? {}));
   const r = await q.run(FINISH, [
     o.status,
     o.failure_class,
@@ -118,7 +119,7 @@ export async function finishInvocation(
     Math.max(0, o.ended_at - o.started_at),
     json === null ? null : json.text,
     responseText,
-    JSON.stringify(redactor.headers(o.response_headers ?? {})),
+    headers,
     o.http_status ?? null,
     o.validation_status,
     o.model_output_kind ?? null,
@@ -129,5 +130,6 @@ export async function finishInvocation(
     response_text: responseText,
     has_response_json: json !== null,
     response_json_clean: json?.clean ?? true,
+    response_headers: headers,
   };
 }

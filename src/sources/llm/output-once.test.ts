@@ -1,5 +1,5 @@
 /**
- * The LLM trace stores the output (and the request messages) once, on the invocation row, and
+ * The LLM trace stores the output (the request messages, the response headers) once, on the invocation row, and
  * reads back exactly what was sent and seen; rows written in the older, fully explicit layout
  * read the same.
  */
@@ -38,11 +38,13 @@ type Stored = {
   normalized_is_raw: number;
   artifacts_json: string;
   request_json: string;
+  response_headers: string;
 };
 
 const stored = async (store: Store, id: string) =>
   (await store.get<Stored>(
-    'SELECT raw_text, normalized_text, normalized_is_raw, artifacts_json, request_json FROM llm_calls WHERE llm_call_id = ?',
+    `SELECT raw_text, normalized_text, normalized_is_raw, artifacts_json, request_json, response_headers
+       FROM llm_calls WHERE llm_call_id = ?`,
     [id],
   ))!;
 
@@ -53,13 +55,15 @@ const stored = async (store: Store, id: string) =>
 async function assertReadsSameAsExplicitRow(store: Store, id: string): Promise<void> {
   const before = await getLlmCall(store, id);
   await store.run(
-    `UPDATE llm_calls SET raw_text = ?, normalized_text = ?, normalized_is_raw = 0, artifacts_json = ?, request_json = ?
+    `UPDATE llm_calls SET raw_text = ?, normalized_text = ?, normalized_is_raw = 0, artifacts_json = ?, request_json = ?,
+       response_headers = ?
      WHERE llm_call_id = ?`,
     [
       before.raw_text as string | null,
       before.normalized_text as string | null,
       JSON.stringify(before.artifacts),
       JSON.stringify(before.request_json),
+      JSON.stringify(before.response_headers),
       id,
     ],
   );
@@ -84,8 +88,10 @@ describeEachStore('LLM trace: the output stored once', (factory) => {
       assert.deepEqual(JSON.parse(row.artifacts_json), [
         { seq: 1, kind: 'parsed_output', content_in: 'response_json' },
       ]);
+      assert.equal(row.response_headers, 'null', "the headers are the invocation row's");
       const inv = await getSourceInvocation(store, out.source_invocation_id);
       assert.equal(inv.response_text, JSON.stringify(reply));
+      assert.equal((inv.response_headers as Record<string, string>)['content-type'], 'text/event-stream');
       // Read back whole.
       const read = await getLlmCall(store, id);
       assert.equal(read.raw_text, JSON.stringify(reply));
@@ -93,8 +99,10 @@ describeEachStore('LLM trace: the output stored once', (factory) => {
       assert.deepEqual(read.artifacts, [{ seq: 1, kind: 'parsed_output', content: reply }]);
       assert.equal(JSON.stringify(read.request_json), JSON.stringify(model.requests[0]!.body));
       assert.deepEqual(read.request_messages, MESSAGES.messages);
+      assert.deepEqual(read.response_headers, inv.response_headers);
       assert.equal('normalized_is_raw' in read, false);
       assert.equal('inv_response_json' in read, false);
+      assert.equal('inv_response_headers' in read, false);
       await assertReadsSameAsExplicitRow(store, id);
     } finally {
       await model.close();

@@ -193,4 +193,42 @@ describeEachStore('LLM chunks persisted while streaming', (factory) => {
       await dispose();
     }
   });
+  test('a configured secret in the stream is redacted in the batches written on the way and in the finished call', async () => {
+    const { store, dispose } = await factory.open();
+    const secret = 'sk-test-7f3a9c2e1b';
+    // The secret inside the first content chunk (64 characters), then more chunks 80 ms apart.
+    const reply = { note: `key ${secret} seen`, narration: 'Bob reads a note on the bench. '.repeat(6) };
+    const model = await startScriptedModel({
+      script: { rules: [], default: { json: reply, chunk_chars: 64, chunk_delay_ms: 80 } },
+    });
+    try {
+      const source = await putResponseSource(store, SOURCE);
+      const batches: string[] = [];
+      const watcher = setInterval(() => {
+        void store.all<{ chunks_json: string }>('SELECT chunks_json FROM llm_call_chunks').then(
+          (rows) => batches.push(...rows.map((r) => r.chunks_json)),
+          () => {},
+        );
+      }, PROGRESS_INTERVAL_MS / 4);
+      const out = await invokeSource(store, {
+        source,
+        request: REQUEST,
+        kind: 'llm_generation',
+        env: { NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_API_KEY: secret },
+      });
+      clearInterval(watcher);
+      assert.equal(out.ok, true, out.error?.message);
+      assert.ok(
+        batches.some((b) => b.includes('[REDACTED]')),
+        'a batch holding the secret chunk was seen mid-stream',
+      );
+      for (const b of batches) assert.equal(b.includes(secret), false, 'a batch kept the secret');
+      const call = await getLlmCall(store, out.llm_call_id!);
+      assert.equal(JSON.stringify(call).includes(secret), false, 'the finished call kept the secret');
+      assert.match(contentOf(call.chunks as Array<{ data: string }>), /key \[REDACTED\] seen/);
+    } finally {
+      await model.close();
+      await dispose();
+    }
+  });
 });

@@ -6,11 +6,12 @@
 import { uuidv7 } from '../../core/ids.ts';
 import { SourceFailure, transportFailure } from '../failure.ts';
 import { headersObject, readBoundedText, tryParseJson } from '../http-json/read-body.ts';
+import type { Redactor } from '../redact.ts';
 import type { ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
 import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
 import { newStreamState, readCompletionStream } from './stream.ts';
-import { appendChunkBatch, finishLlmCall, insertLlmCall } from './trace.ts';
+import { appendChunkBatch, encodeChunk, finishLlmCall, insertLlmCall } from './trace.ts';
 
 const REJECTS_FORMAT = /response_format|json_schema|structured output|structured_output/i;
 
@@ -28,6 +29,8 @@ export const llmChatCompletionsSource: ResponseSource = {
     let response: SourceResponse = {};
     let normalized: string | null = null;
     let startedAt = Date.now();
+    // The call's redactor, known once the running row is written (not for a plan run alone).
+    let redactor: Redactor | null = null;
     const sendsFormat = body.response_format !== undefined;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -44,6 +47,7 @@ export const llmChatCompletionsSource: ResponseSource = {
       secrets: endpoint.apiKey ? [endpoint.apiKey] : [],
       async begin(tx, ctx) {
         startedAt = ctx.started_at;
+        redactor = ctx.redactor;
         await insertLlmCall(
           tx,
           {
@@ -87,6 +91,9 @@ export const llmChatCompletionsSource: ResponseSource = {
             }
           };
           await readCompletionStream(res, state, startedAt, () => {
+            // Encoded as it arrives, while the stream is read: the transactions that store the
+            // chunks (a progress batch, the finish) then only join them, holding the write lock less.
+            if (redactor) encodeChunk(state.chunks[state.chunks.length - 1]!, redactor);
             observe();
             ctx.progressed();
           });

@@ -10,6 +10,11 @@ export interface StreamChunk {
   seq: number;
   offset_ms: number;
   data: string;
+  /**
+   * The chunk as stored (`[offset_ms, data]` JSON, redacted), kept once made: a batch written
+   * while streaming and the finish then serialize each chunk once between them.
+   */
+  stored?: string;
 }
 
 export interface StreamState {

@@ -75,9 +75,29 @@ export interface LlmCallEnd {
 /** How a `parsed_output` artifact whose content is the invocation's `response_json` is stored. */
 export const CONTENT_IN_RESPONSE_JSON = 'response_json';
 
-/** Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1). */
-function chunksJson(chunks: StreamChunk[], redactor: Redactor): string {
-  return JSON.stringify(chunks.map((c) => [c.offset_ms, redactor.text(c.data)]));
+/**
+ * `llm_calls.response_headers` of a finished call whose headers are its invocation's (JSON
+ * `null`, which a headers object never serializes to): the reader puts them back.
+ */
+export const HEADERS_IN_INVOCATION = 'null';
+
+/** One chunk as stored, `[offset_ms, data]` JSON, redacted; encoded once per call and kept. */
+export function encodeChunk(c: StreamChunk, redactor: Redactor): string {
+  c.stored ??= `[${JSON.stringify(c.offset_ms)},${JSON.stringify(redactor.text(c.data))}]`;
+  return c.stored;
+}
+
+/**
+ * Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1), the
+ * text `JSON.stringify` gives for that array.
+ */
+function chunksJson(chunks: StreamChunk[], from: number, to: number, redactor: Redactor): string {
+  let out = '[';
+  for (let i = from; i < to; i++) {
+    const stored = encodeChunk(chunks[i]!, redactor);
+    out += i === from ? stored : `,${stored}`;
+  }
+  return `${out}]`;
 }
 
 /**
@@ -100,7 +120,7 @@ export async function appendChunkBatch(
     await q.run('INSERT INTO llm_call_chunks (llm_call_id, first_seq, chunks_json) VALUES (?, ?, ?)', [
       id,
       from + 1,
-      chunksJson(s.chunks.slice(from, to), redactor),
+      chunksJson(s.chunks, from, to, redactor),
     ]);
     await q.run(
       `UPDATE llm_calls SET chunk_count = ?, first_chunk_at = ? WHERE llm_call_id = ? AND status = 'running'`,
@@ -130,6 +150,7 @@ export async function finishLlmCall(
   // The output is stored once: where it equals what the invocation row holds, NULL (or a
   // reference) here, and the reader puts it back.
   const raw = redactor.text(s.rawText);
+  const headers = JSON.stringify(redactor.headers(e.response_headers));
   const normalizedIsRaw = e.normalized_text !== null && e.normalized_text === s.rawText;
   const artifacts = e.artifacts.map((a, n) =>
     a.kind === 'parsed_output' && e.output_recorded
@@ -147,7 +168,7 @@ export async function finishLlmCall(
       e.failure_class,
       e.failure_message === null ? null : redactor.text(e.failure_message),
       e.http_status,
-      JSON.stringify(redactor.headers(e.response_headers)),
+      e.recorded !== null && e.recorded.response_headers === headers ? HEADERS_IN_INVOCATION : headers,
       e.recorded !== null && e.recorded.response_text === raw ? null : raw,
       e.normalized_text === null || normalizedIsRaw ? null : redactor.text(e.normalized_text),
       normalizedIsRaw ? 1 : 0,
@@ -157,7 +178,7 @@ export async function finishLlmCall(
       usageNumber(s.usage, 'total_tokens'),
       s.usage ? redactor.jsonText(s.usage) : null,
       s.chunks.length,
-      chunksJson(s.chunks, redactor),
+      chunksJson(s.chunks, 0, s.chunks.length, redactor),
       redactor.jsonText(artifacts),
       s.firstChunkAt,
       e.ended_at,
