@@ -6,6 +6,7 @@
  * - committing a turn of 100 patches on a 10 000-entity world;
  * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB);
  * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms).
+ * BENCH_WORLD_TURN_ONLY=1 runs the turn part alone (for iterating on it); the default runs everything.
  */
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
@@ -279,6 +280,7 @@ const bench: Bench = {
             anchor_value: floorCommits / SUBJECTS,
           });
           await runtime.close();
+          if (process.env.BENCH_WORLD_TURN_ONLY === '1') continue;
 
           // --- 10 000 entities: a commit of 100 patches, bytes per 1-entity turn, get_world at past turns
           const big = await scenario(store, ENTITIES, 1, workflow);
