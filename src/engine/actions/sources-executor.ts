@@ -6,8 +6,6 @@
 import { NoemaError } from '../../core/errors.ts';
 import {
   finishedCallOfContract,
-  getJsonSchema,
-  getResponseSource,
   type InvocationKind,
   type InvocationLinks,
   type InvocationOutcome,
@@ -17,6 +15,7 @@ import {
 import type { Store } from '../../store/store.ts';
 import { failureOf } from '../contracts/failure.ts';
 import type { ActionContext, ActionExecutor, ActionOutcome, ExecutionContract, Json } from '../engine.ts';
+import { StoredDocuments } from './stored-documents.ts';
 
 /** What a source-backed contract's `payload` carries. */
 export interface SourceActionPayload {
@@ -58,13 +57,14 @@ function payloadOf(contract: ExecutionContract): SourceActionPayload {
 }
 
 export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = {}): ActionExecutor {
+  const documents = new StoredDocuments(store);
   return {
     // The contract's RUNNING move is committed with the invocation's `running` row (one commit).
     joinsTransitions: true,
     async execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome> {
       const p = payloadOf(contract);
-      const source = await getResponseSource(store, p.source_hash);
-      const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
+      const source = await documents.source(p.source_hash);
+      const resultSchema = p.result_schema_hash ? await documents.schema(p.result_schema_hash) : null;
       const out = await invokeSource(
         store,
         {
