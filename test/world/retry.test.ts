@@ -92,6 +92,12 @@ describeEachStore('world model-content retries', (factory) => {
             .map((x) => x.model_output_kind),
           ['invalid', 'invalid', 'final_patch'],
         );
+        // Bob's before-subject source runs in his first generation, once for all its attempts,
+        // and every attempt's prompt carries its result.
+        assert.equal(rows.filter((x) => x.ambient_source_id === 'bob_phone_inbox').length, 1);
+        const bobs = kit.model.requests.filter((q) => q.headers['x-noema-subject'] === 'bob');
+        assert.equal(bobs.length, 3);
+        for (const q of bobs) assert.match(JSON.stringify(q.body.messages), /inbox/);
       } finally {
         await kit.close();
       }

@@ -14,8 +14,15 @@ import type { Store } from '../../../store/store.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
+import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
-import { attemptLinks, type ConversationEntry, channelsOf, type OutputMark } from './shared.ts';
+import {
+  type AmbientEntry,
+  attemptLinks,
+  type ConversationEntry,
+  channelsOf,
+  type OutputMark,
+} from './shared.ts';
 
 // A rejected output (and one the attempt fails on) is marked at once, the invocation and its LLM
 // call together; an accepted one is written to the `marks` channel and marked by the transaction
@@ -54,6 +61,25 @@ export function toolLoopNode(
       const world = workingWorld(t, ch.patches);
       const loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
       const round = loop.filter((c) => c.kind === 'tool_result').length;
+      // The subject's before_subject_workflow sources run before its workflow's first generation, in
+      // this execution (shared by its retries, so a retry does not call them again).
+      let ambient = ch.ambient;
+      let fresh: AmbientEntry[] = [];
+      if (ctx.config.node === 0 && round === 0) {
+        if (ctx.attempt === 1)
+          ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
+        const r = await performAmbient(
+          store,
+          ctx,
+          t,
+          subjectBindings(t, subject, world),
+          subject.entity_id,
+          true,
+        );
+        if (!Array.isArray(r)) return r;
+        fresh = r;
+        if (r.length > 0) ambient = [...ambient, ...r];
+      }
       const callsLeft = round < node.max_tool_calls;
       const tools = await Promise.all(
         (node.available_tools ?? []).map(async (tool) => ({
@@ -73,7 +99,7 @@ export function toolLoopNode(
         workflowHash: subject.workflow_hash,
         subjectId: subject.entity_id,
         world,
-        ambient: ch.ambient,
+        ambient,
         loop,
         tools: offered.map((o) => ({
           name: o.tool.name,
@@ -147,6 +173,7 @@ export function toolLoopNode(
           kind: 'ok',
           route: 'tool',
           writes: {
+            ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
             conversation: call as unknown as Json,
             marks: {
               source_invocation_id: out.source_invocation_id,
@@ -184,6 +211,7 @@ export function toolLoopNode(
           `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
         );
       const writes: Record<string, Json> = {
+        ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
         marks: { source_invocation_id: out.source_invocation_id, kind: 'final_patch' } as OutputMark as never,
       };
       if (applies) {
