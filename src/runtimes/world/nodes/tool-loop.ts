@@ -23,6 +23,7 @@ import {
   channelsOf,
   type OutputMark,
 } from './shared.ts';
+import { performElectedTool } from './tool.ts';
 
 // A rejected output (and one the attempt fails on) is marked at once, the invocation and its LLM
 // call together; an accepted one is written to the `marks` channel and marked by the transaction
@@ -59,8 +60,18 @@ export function toolLoopNode(
       const node = wf.nodes[ctx.config.node]!;
       const applies = wf.apply.from === `${node.id}.final`;
       const world = workingWorld(t, ch.patches);
-      const loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
-      const round = loop.filter((c) => c.kind === 'tool_result').length;
+      let loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
+      let round = loop.filter((c) => c.kind === 'tool_result').length;
+      // The tool call this node's previous generation elected runs first, in this execution: its
+      // contract was committed with that generation's step, so it runs once however often this
+      // execution is retried or re-executed after a crash.
+      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round);
+      if (elected !== null && 'fail' in elected) return elected.fail;
+      const performed = elected?.entry ?? null;
+      if (performed !== null) {
+        loop = [...loop, performed];
+        round += 1;
+      }
       // The subject's before_subject_workflow sources run before its workflow's first generation, in
       // this execution (shared by its retries, so a retry does not call them again).
       let ambient = ch.ambient;
@@ -174,7 +185,7 @@ export function toolLoopNode(
           route: 'tool',
           writes: {
             ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
-            conversation: call as unknown as Json,
+            conversation: (performed ? [performed, call] : call) as unknown as Json,
             marks: {
               source_invocation_id: out.source_invocation_id,
               kind: 'tool_call',
@@ -212,6 +223,7 @@ export function toolLoopNode(
         );
       const writes: Record<string, Json> = {
         ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
+        ...(performed ? { conversation: performed as unknown as Json } : {}),
         marks: { source_invocation_id: out.source_invocation_id, kind: 'final_patch' } as OutputMark as never,
       };
       if (applies) {
