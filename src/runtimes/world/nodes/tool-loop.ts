@@ -7,12 +7,12 @@
  * same node, source and contract, corrective context appended, each attempt a new LLM call).
  */
 
-import { schemas } from '../../../core/schema-registry.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
+import { validateCompiled } from '../validate.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
 import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
@@ -169,7 +169,7 @@ export function toolLoopNode(
             message: `"${subject.entity_id}" asked for tool call ${round + 1} but max_tool_calls is ${node.max_tool_calls}`,
           };
         }
-        const args = schemas.validate(found.args.schema, output.tool_call.arguments);
+        const args = validateCompiled(found.args.schema, output.tool_call.arguments);
         if (!args.ok)
           return reject(
             `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
