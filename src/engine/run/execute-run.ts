@@ -291,31 +291,29 @@ async function commitStep(
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const { store, owner } = deps;
   const now = deps.now();
-  await events.transaction(
-    async (tx, emit) => {
-      if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
-      // Most steps create nothing: the loops below are skipped, not entered empty.
-      if (work.contracts.length > 0)
-        for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
-      if (work.moved.length > 0)
-        for (const c of work.moved)
-          if (!(await updateContract(tx, c, 'PENDING', now)))
-            throw new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
-      if (work.artifacts.length > 0)
-        for (const a of work.artifacts) {
-          await tx.run(
-            'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-            [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
-          );
-        }
-      if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
-        throw new LeaseLost();
-      if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
-        await writeSnapshot(tx, graph, run.run_pk, state);
-      if (events.observed) emitStep(emit, run, state.step, work, status, now);
-    },
-    status === 'running' ? MID_RUN_STEP : undefined,
-  );
+  const durability = status === 'running' ? MID_RUN_STEP : undefined;
+  await events.transaction(async (tx, emit) => {
+    if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
+    // Most steps create nothing: the loops below are skipped, not entered empty.
+    if (work.contracts.length > 0)
+      for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
+    if (work.moved.length > 0)
+      for (const c of work.moved)
+        if (!(await updateContract(tx, c, 'PENDING', now)))
+          throw new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
+    if (work.artifacts.length > 0)
+      for (const a of work.artifacts) {
+        await tx.run(
+          'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
+        );
+      }
+    if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
+      throw new LeaseLost();
+    if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
+      await writeSnapshot(tx, graph, run.run_pk, state);
+    if (events.observed) emitStep(emit, run, state.step, work, status, now);
+  }, durability);
   return status;
 }
 
