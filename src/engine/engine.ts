@@ -199,8 +199,14 @@ export interface NodeContext<Config = Json> {
   /**
    * Creates and performs an action in one call. Its id is derived from (run, step, node, attempt,
    * `key` or call order), so re-executing the node after a crash replays the journaled result.
+   * `acrossAttempts` leaves the attempt out: a later attempt of the same execution (a
+   * `retry_generation`) replays the action performed by an earlier one instead of performing it again.
    */
-  act(action_type: string, payload: Json, options?: { key?: string }): Promise<ContractView>;
+  act(
+    action_type: string,
+    payload: Json,
+    options?: { key?: string; acrossAttempts?: boolean },
+  ): Promise<ContractView>;
   /** Emits a `node.updated` event (progress; not journaled). */
   update(data: Json): void;
   /** Aborted when the run's lease is lost: stop promptly, the result will be discarded. */

@@ -15,7 +15,7 @@ export {
   listResponseSources,
 } from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
-export { setModelOutputKind } from './invocations/annotate.ts';
+export { setModelOutputKind, setModelOutputKinds } from './invocations/annotate.ts';
 export type { FinishedCall } from './invocations/by-contract.ts';
 export { finishedCallOfContract } from './invocations/by-contract.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';

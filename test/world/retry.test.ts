@@ -92,6 +92,12 @@ describeEachStore('world model-content retries', (factory) => {
             .map((x) => x.model_output_kind),
           ['invalid', 'invalid', 'final_patch'],
         );
+        // Bob's before-subject source runs in his first generation, once for all its attempts,
+        // and every attempt's prompt carries its result.
+        assert.equal(rows.filter((x) => x.ambient_source_id === 'bob_phone_inbox').length, 1);
+        const bobs = kit.model.requests.filter((q) => q.headers['x-noema-subject'] === 'bob');
+        assert.equal(bobs.length, 3);
+        for (const q of bobs) assert.match(JSON.stringify(q.body.messages), /inbox/);
       } finally {
         await kit.close();
       }
@@ -130,6 +136,44 @@ describeEachStore('world model-content retries', (factory) => {
         assert.equal(g.length, 1);
         assert.equal(g[0]!.failure_class, 'response_format_rejected');
         assert.equal(kit.model.requests.length, 1);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('the elected tool runs at the start of the next generation, once, however often that generation is retried', async () => {
+    await factory.withStore(async ({ store }) => {
+      const script = {
+        rules: [
+          { match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) },
+          { match: { call: 2 }, reply: { text: 'not JSON' } },
+        ],
+        default: finalPatch('Bob texted Alice.'),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const rows = await invocationsOf(store, r.attempt_id);
+        assert.equal(rows.filter((x) => x.tool_name === 'send_text').length, 1, 'the tool ran once');
+        assert.deepEqual(
+          gens(rows).map((x) => `${x.tool_loop_round}/${x.logical_generation_attempt}`),
+          ['0/1', '1/1', '1/2'],
+        );
+        for (const q of kit.model.requests.slice(1))
+          assert.match(JSON.stringify(q.body.messages), /Tool result for send_text/);
+        // Steps: turn ambient, generation 1 (with bob's ambient source), generation 2 (with the tool,
+        // retried within its step), the commit — no step of its own for the ambient source or the tool.
+        const { run_id } = (await store.get<{ run_id: string }>(
+          'SELECT run_id FROM world_attempts WHERE attempt_id = ?',
+          [r.attempt_id],
+        )) as { run_id: string };
+        assert.equal((await kit.runtime.engine.getRun(run_id)).step, 4);
       } finally {
         await kit.close();
       }

@@ -16,6 +16,7 @@ import type {
 import type { Store } from '../../store/store.ts';
 import { failureOf } from '../contracts/failure.ts';
 import type { ActionContext, ActionExecutor, ActionOutcome, ExecutionContract, Json } from '../engine.ts';
+import { StoredDocuments } from './stored-documents.ts';
 
 /** What a source-backed contract's `payload` carries. */
 export interface SourceActionPayload {
@@ -74,14 +75,15 @@ function payloadOf(contract: ExecutionContract): SourceActionPayload {
 }
 
 export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = {}): ActionExecutor {
+  const documents = new StoredDocuments(store, sources);
   return {
     // The contract's RUNNING move is committed with the invocation's `running` row (one commit).
     joinsTransitions: true,
     async execute(contract: ExecutionContract, ctx: ActionContext): Promise<ActionOutcome> {
       const p = payloadOf(contract);
-      const { getJsonSchema, getResponseSource, invokeSource } = await sources();
-      const source = await getResponseSource(store, p.source_hash);
-      const resultSchema = p.result_schema_hash ? await getJsonSchema(store, p.result_schema_hash) : null;
+      const { invokeSource } = await sources();
+      const source = await documents.source(p.source_hash);
+      const resultSchema = p.result_schema_hash ? await documents.schema(p.result_schema_hash) : null;
       const onChunk = options.chunkObserver?.(contract, ctx);
       const out = await invokeSource(
         store,

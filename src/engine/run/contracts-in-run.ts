@@ -5,7 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
-import type { Queryable, Transaction } from '../../store/store.ts';
+import type { Queryable, Transaction, TransactionOptions } from '../../store/store.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
@@ -25,6 +25,14 @@ import type { RunState } from './state.ts';
 import { isStoreFault } from './store-fault.ts';
 
 const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
+
+/**
+ * A joined settle commits like the invocation's own finish would alone: deferred. It precedes no
+ * call (the next call's RUNNING commit is synchronous and flushes it, the WAL being flushed in
+ * order) and acknowledges nothing (whoever uses the result commits after it). Lost in a database
+ * server crash, the invocation is `running` again and recovery interrupts it, as for a crash mid-call.
+ */
+const SETTLE_WITH_FINISH: TransactionOptions = { durability: 'deferred' };
 
 async function hasStatus(tx: Queryable, c: ContractView): Promise<boolean> {
   const row = await tx.get<{ status: string }>('SELECT status FROM engine_contracts WHERE contract_id = ?', [
@@ -130,6 +138,9 @@ export class RunContracts {
     if (!this.byId.has(id)) {
       const now = this.#deps.now();
       const c = viewOf(createContract(id, action_type, payload, `node:${node}`, now), node, null);
+      // An executor that joins transitions commits the new contract, already RUNNING, with its own
+      // record of the call: one commit where creating it first would take two.
+      if (this.#deps.actions?.joinsTransitions) return this.#performJoined(c, node, signal, true);
       await this.#commit(c, null, async (tx) => insertContract(tx, this.#run.run_pk, c, now));
     }
     return this.perform(node, type, id, signal);
@@ -166,23 +177,42 @@ export class RunContracts {
         error: engineFailure('ACTION_INTERRUPTED', message),
       });
     }
-    let join: RunningJoin | null = null;
-    if (c.status === 'PENDING') {
-      if (this.#deps.actions?.joinsTransitions) join = this.#runningJoin(c, node);
-      else c = await this.#move(c, 'RUNNING', `node:${node}`, {});
-    }
+    if (c.status === 'PENDING' && this.#deps.actions?.joinsTransitions)
+      return this.#performJoined(c, node, signal, false);
+    if (c.status === 'PENDING') c = await this.#move(c, 'RUNNING', `node:${node}`, {});
+    const outcome = await this.#execute(c, node, signal);
+    if (signal.aborted) throw new LeaseLost();
+    return this.#settle(c, outcome, 'executor');
+  }
+
+  /**
+   * Performs a PENDING contract through an executor that joins its transitions: RUNNING commits with
+   * the executor's `running` record, the settle with its `finished` one. `fresh`: the contract is not
+   * stored yet (`ctx.act`), so the RUNNING commit inserts it.
+   */
+  async #performJoined(
+    c: ContractView,
+    node: string,
+    signal: AbortSignal,
+    fresh: boolean,
+  ): Promise<ContractView> {
+    const join = this.#runningJoin(c, node, fresh);
     const outcome = await this.#execute(c, node, signal, join);
     if (signal.aborted) throw new LeaseLost();
-    if (join) {
-      if (join.settled) return join.settled;
-      // The executor failed before it could commit RUNNING with its record: move it here.
-      c = join.committed ? join.next : await this.#move(c, 'RUNNING', `node:${node}`, {});
-      // A joined settle that reported failure may still have committed (its answer lost).
-      if (join.tried && (await hasStatus(this.#deps.store, join.tried))) {
-        this.#state.seq += 1;
-        this.byId.set(id, join.tried);
-        return join.tried;
-      }
+    if (join.settled) return join.settled;
+    // The executor failed before it could commit RUNNING with its record: move it here.
+    if (join.committed) c = join.next;
+    else if (fresh) {
+      const now = this.#deps.now();
+      const running = join.next;
+      await this.#commit(running, null, async (tx) => insertContract(tx, this.#run.run_pk, running, now));
+      c = running;
+    } else c = await this.#move(c, 'RUNNING', `node:${node}`, {});
+    // A joined settle that reported failure may still have committed (its answer lost).
+    if (join.tried && (await hasStatus(this.#deps.store, join.tried))) {
+      this.#state.seq += 1;
+      this.byId.set(c.contract_id, join.tried);
+      return join.tried;
     }
     return this.#settle(c, outcome, 'executor');
   }
@@ -220,7 +250,7 @@ export class RunContracts {
       if (!(await updateContract(tx, n, from.status, now))) throw new LeaseLost();
       if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
       next = n;
-    });
+    }, SETTLE_WITH_FINISH);
     if (next === null) return;
     const settled = next as ContractView;
     this.#state.seq = seq;
@@ -228,8 +258,11 @@ export class RunContracts {
     join.settled = settled;
   }
 
-  /** The PENDING → RUNNING move an executor that `joinsTransitions` commits with its own writes. */
-  #runningJoin(c: ContractView, node: string): RunningJoin {
+  /**
+   * The PENDING → RUNNING move an executor that `joinsTransitions` commits with its own writes
+   * (inserting the contract, when `fresh`, instead of updating it).
+   */
+  #runningJoin(c: ContractView, node: string, fresh: boolean): RunningJoin {
     const now = this.#deps.now();
     const next = viewOf(
       transition(c, { to: 'RUNNING', actor: `node:${node}`, at: now }),
@@ -248,8 +281,9 @@ export class RunContracts {
             details: { contract_id: c.contract_id, from: 'RUNNING' },
           });
         }
-        const value = await this.#commit(next, c.status, async (tx) => {
-          if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+        const value = await this.#commit(next, fresh ? null : c.status, async (tx) => {
+          if (fresh) await insertContract(tx, this.#run.run_pk, next, now);
+          else if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
           return write(tx);
         });
         join.committed = true;

@@ -9,6 +9,7 @@ import { uuidv7 } from '../../core/ids.ts';
 import { incidentLog } from '../../core/incident-log.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import { warn } from '../../core/warn.ts';
+import type { TransactionOptions } from '../../store/store.ts';
 import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
 import type { ContractView, Json, NodeResult, RunError, RunOutcome, RunStatus } from '../engine.ts';
@@ -293,6 +294,7 @@ async function commitStep(
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const { store, owner } = deps;
   const now = deps.now();
+  const durability = status === 'running' ? MID_RUN_STEP : undefined;
   await events.transaction(async (tx, emit) => {
     if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
     // Most steps create nothing: the loops below are skipped, not entered empty.
@@ -314,9 +316,18 @@ async function commitStep(
     if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
       await writeSnapshot(tx, graph, run.run_pk, state);
     if (events.observed) emitStep(emit, run, state.step, work, status, now);
-  });
+  }, durability);
   return status;
 }
+
+/**
+ * A step that leaves the run running precedes no external call by itself (a call's RUNNING commit is
+ * synchronous) and acknowledges nothing (the run's end, suspension or failure commits
+ * synchronously), so it need not wait for a disk flush: PostgreSQL flushes WAL in order, so the next
+ * synchronous commit makes it durable too. A database server crash before then loses only steps the
+ * run re-executes when it is reclaimed — as after a crash of this process.
+ */
+const MID_RUN_STEP: TransactionOptions = { durability: 'deferred' };
 
 function emitStep(
   emit: Emit,

@@ -200,7 +200,8 @@ function contextFor(
       return contracts.act(
         spec.id,
         type,
-        contracts.actId(spec.id, attempt, key),
+        // Attempts count from 1, so 0 names an action shared by every attempt of the execution.
+        contracts.actId(spec.id, options?.acrossAttempts ? 0 : attempt, key),
         action_type,
         payload,
         r.signal,

@@ -6,9 +6,10 @@
  * world's head is the turn before, so a turn is never committed twice.
  */
 import { NoemaError } from '../../core/errors.ts';
-import { setModelOutputKind } from '../../sources/index.ts';
+import { setModelOutputKinds } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { sourceSummary } from './attempts.ts';
+import { insertBatched } from './batched-insert.ts';
 import type { OutputMark } from './nodes/shared.ts';
 import { writeSnapshot } from './snapshots.ts';
 import { versionRows, writeVersions } from './state.ts';
@@ -88,7 +89,10 @@ export async function commitTurn(
       );
     }
     await writeVersions(tx, rows);
-    for (const m of marks) await setModelOutputKind(tx, m.source_invocation_id, m.kind);
+    for (const kind of ['tool_call', 'final_patch'] as const) {
+      const ids = marks.filter((m) => m.kind === kind).map((m) => m.source_invocation_id);
+      if (ids.length > 0) await setModelOutputKinds(tx, ids, kind);
+    }
     // Snapshot policy: a whole-world snapshot once the changes since the last one outweigh it.
     if (Number(head.change_bytes) > Number(head.snapshot_bytes)) {
       const whole: WorkingWorld = {
@@ -107,44 +111,45 @@ export async function commitTurn(
       'INSERT INTO world_turns (world_slug, turn, attempt_id, simulation_time, patch_count, committed_at) VALUES (?, ?, ?, ?, ?, ?)',
       [world_slug, turn, attempt_id, attempt.simulation_time, patches.length, now],
     );
-    for (const p of patches) {
-      await tx.run(
-        `INSERT INTO world_patches (attempt_id, patch_seq, world_slug, turn, subject_entity_id, workflow_hash, workflow_node_id,
-           source_invocation_id, narration, effects_json, transitions_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          attempt_id,
-          p.patch_seq,
-          world_slug,
-          turn,
-          p.subject_entity_id,
-          p.workflow_hash,
-          p.workflow_node_id,
-          p.source_invocation_id,
-          p.patch.narration,
-          JSON.stringify(p.patch.effects),
-          JSON.stringify(p.transitions),
-        ],
-      );
-      await tx.run(
-        `INSERT INTO world_audit_events (world_slug, turn, attempt_id, event_type, patch_seq, workflow_subject_entity_id,
-           source_invocation_id, cognition_workflow_hash, response_source_hash, workflow_node_id, touched_json, data_json, created_at)
-         VALUES (?, ?, ?, 'world_patch_applied', ?, ?, ?, ?, (SELECT source_hash FROM source_invocations WHERE source_invocation_id = ?), ?, ?, ?, ?)`,
-        [
-          world_slug,
-          turn,
-          attempt_id,
-          p.patch_seq,
-          p.subject_entity_id,
-          p.source_invocation_id,
-          p.workflow_hash,
-          p.source_invocation_id,
-          p.workflow_node_id,
-          JSON.stringify(touched(p)),
-          JSON.stringify({ narration: p.patch.narration }),
-          now,
-        ],
-      );
-    }
+    await insertBatched(
+      tx,
+      `INSERT INTO world_patches (attempt_id, patch_seq, world_slug, turn, subject_entity_id, workflow_hash, workflow_node_id,
+         source_invocation_id, narration, effects_json, transitions_json)`,
+      '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      patches.map((p) => [
+        attempt_id,
+        p.patch_seq,
+        world_slug,
+        turn,
+        p.subject_entity_id,
+        p.workflow_hash,
+        p.workflow_node_id,
+        p.source_invocation_id,
+        p.patch.narration,
+        JSON.stringify(p.patch.effects),
+        JSON.stringify(p.transitions),
+      ]),
+    );
+    await insertBatched(
+      tx,
+      `INSERT INTO world_audit_events (world_slug, turn, attempt_id, event_type, patch_seq, workflow_subject_entity_id,
+         source_invocation_id, cognition_workflow_hash, response_source_hash, workflow_node_id, touched_json, data_json, created_at)`,
+      "(?, ?, ?, 'world_patch_applied', ?, ?, ?, ?, (SELECT source_hash FROM source_invocations WHERE source_invocation_id = ?), ?, ?, ?, ?)",
+      patches.map((p) => [
+        world_slug,
+        turn,
+        attempt_id,
+        p.patch_seq,
+        p.subject_entity_id,
+        p.source_invocation_id,
+        p.workflow_hash,
+        p.source_invocation_id,
+        p.workflow_node_id,
+        JSON.stringify(touched(p)),
+        JSON.stringify({ narration: p.patch.narration }),
+        now,
+      ]),
+    );
     await tx.run(
       `INSERT INTO world_audit_events (world_slug, turn, attempt_id, event_type, touched_json, data_json, created_at)
        VALUES (?, ?, ?, 'turn_committed', '[]', ?, ?)`,

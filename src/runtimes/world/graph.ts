@@ -1,7 +1,8 @@
 /**
  * Compiles a scenario into the engine graph one attempt runs: the turn's ambient sources, then
- * each subject in listed order — its before-subject ambient sources and its workflow's nodes
- * (each generation node looping through its tool node) — then the turn's commit and the terminal. The graph depends
+ * each subject in listed order — its workflow's nodes (each generation node looping to itself on a
+ * tool call, which its next generation performs; the first one runs the subject's before-subject
+ * ambient sources first) — then the turn's commit and the terminal. The graph depends
  * only on the scenario, so every turn of a world shares one content-addressed graph.
  */
 import type { ConnectorSpec, GraphSpec, NodeSpec } from '../../engine/index.ts';
@@ -16,24 +17,20 @@ export function turnGraph(plan: LoadedScenario): GraphSpec {
     connectors.push({ from: prev, to, ...(prevRoute ? { route: prevRoute } : {}) });
   };
   plan.subjects.forEach((s, i) => {
-    const amb = `s${i}.ambient`;
-    nodes.push({ id: amb, type: 'world.subject_ambient', config: { subject: i } });
-    link(amb);
-    prev = amb;
-    prevRoute = undefined;
+    // The subject's before_subject_workflow sources run in its first generation node: a node of
+    // their own would cost a step (a commit) per subject.
     const wf = plan.workflows.get(s.workflow_hash)!;
     wf.nodes.forEach((n, k) => {
       const gen = `s${i}.n.${n.id}`;
-      const tool = `${gen}.tool`;
       nodes.push({
         id: gen,
         type: 'world.llm_tool_loop',
         config: { subject: i, node: k },
         max_generation_attempts: n.max_generation_attempts,
       });
-      nodes.push({ id: tool, type: 'world.tool', config: { subject: i, node: n.id, generator: gen } });
       link(gen);
-      connectors.push({ from: gen, to: tool, route: 'tool' }, { from: tool, to: gen });
+      // A tool call loops back to the node, whose next generation performs it first.
+      connectors.push({ from: gen, to: gen, route: 'tool' });
       prev = gen;
       prevRoute = 'final';
     });

@@ -6,7 +6,7 @@
  * just before this patch, not the turn's start).
  */
 import { canonicalJson, sha256Hex } from '../../core/index.ts';
-import { schemas } from '../../core/schema-registry.ts';
+import { validateCompiled } from './validate.ts';
 
 const text = (description: string, max = 20_000) => ({ type: 'string', maxLength: max, description });
 const id = (description: string) => ({ type: 'string', minLength: 1, maxLength: 256, description });
@@ -102,7 +102,7 @@ export interface PatchProblem {
 
 /** Shape (schema) and meaning (ids of the live working world); every problem, none applied. */
 export function validateWorldPatch(world: WorkingWorld, patch: unknown): PatchProblem[] {
-  const shape = schemas.validate(WORLD_PATCH_SCHEMA, patch);
+  const shape = validateCompiled(WORLD_PATCH_SCHEMA, patch);
   if (!shape.ok) return shape.errors.map((e) => ({ path: e.path, message: e.message }));
   const problems: PatchProblem[] = [];
   (patch as WorldPatch).effects.forEach((e, i) => {

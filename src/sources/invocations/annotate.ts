@@ -23,3 +23,32 @@ export async function setModelOutputKind(
     [kind, sourceInvocationId],
   );
 }
+
+/** Ids per statement of `setModelOutputKinds` (a bound well inside every backend's parameter limit). */
+const IDS_PER_STATEMENT = 200;
+
+/**
+ * `setModelOutputKind` for many invocations of one kind, a statement per table for up to 200 of
+ * them: a turn's commit marks every accepted generation of the turn at once.
+ */
+export async function setModelOutputKinds(
+  q: Queryable,
+  sourceInvocationIds: readonly string[],
+  kind: string,
+): Promise<void> {
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(kind))
+    throw invalidInput('model_output_kind must be a lower_snake name', { kind });
+  for (let i = 0; i < sourceInvocationIds.length; i += IDS_PER_STATEMENT) {
+    const ids = sourceInvocationIds.slice(i, i + IDS_PER_STATEMENT);
+    const list = ids.map(() => '?').join(', ');
+    await q.run(
+      `UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id IN (${list})`,
+      [kind, ...ids],
+    );
+    await q.run(
+      `UPDATE llm_calls SET model_output_kind = ?
+       WHERE llm_call_id IN (SELECT llm_call_id FROM source_invocations WHERE source_invocation_id IN (${list}))`,
+      [kind, ...ids],
+    );
+  }
+}

@@ -1,7 +1,8 @@
 /**
- * The ambient node types: `world.turn_ambient` runs every workflow's `once_per_turn` sources
- * once; `world.subject_ambient` runs the acting subject's `before_subject_workflow` sources that
- * are visible to it. Each call is an ExecutionContract performed through the sources executor
+ * Ambient sources: `world.turn_ambient` runs every workflow's `once_per_turn` sources once; a
+ * subject's `before_subject_workflow` sources visible to it run at the start of its workflow's first
+ * generation (`performAmbient`, from `world.llm_tool_loop`; `world.subject_ambient`, the node that ran
+ * them before, stays registered for attempts whose graph has it). Each call is an ExecutionContract performed through the sources executor
  * (`invocation_kind: ambient_context`), so a process continuing the attempt after a crash
  * replays finished calls from the journal instead of paying for them again. Results are context
  * only; any failure fails the attempt before commit (D3).
@@ -11,7 +12,8 @@ import type { Json, NodeContext, NodeResult, NodeType } from '../../../engine/in
 import type { Store } from '../../../store/store.ts';
 import type { AmbientSourceBinding } from '../documents.ts';
 import { renderRequest } from '../templates.ts';
-import { type TurnContexts, workingWorld } from '../turn-context.ts';
+import { type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
+import type { WorkingWorld } from '../world-patch.ts';
 import { type AmbientEntry, attemptLinks, channelsOf, templateContext, visibleTo } from './shared.ts';
 
 async function invocationOf(store: Store, attemptId: string, contractId: string): Promise<string | null> {
@@ -23,15 +25,19 @@ async function invocationOf(store: Store, attemptId: string, contractId: string)
   return row?.source_invocation_id ?? null;
 }
 
-async function runBindings(
+/**
+ * Performs `bindings` in order: their entries for the `ambient` channel, or the result that fails
+ * the attempt. `acrossAttempts`: a retry of the node replays the calls an earlier attempt made.
+ */
+export async function performAmbient(
   store: Store,
-  contexts: TurnContexts,
   ctx: NodeContext<unknown>,
+  t: TurnContext,
   bindings: Array<{ workflow_hash: string; binding: AmbientSourceBinding }>,
   subjectId: string | null,
-): Promise<NodeResult> {
+  acrossAttempts = false,
+): Promise<AmbientEntry[] | NodeResult> {
   const ch = channelsOf(ctx);
-  const t = await contexts.get(ch.attempt);
   const world = workingWorld(t, ch.patches);
   const entries: AmbientEntry[] = [];
   for (const { workflow_hash, binding: b } of bindings) {
@@ -67,7 +73,7 @@ async function runBindings(
           workflow_node_id: null,
         } as unknown as Json,
       },
-      { key: `${workflow_hash.slice(0, 16)}:${b.id}` },
+      { key: `${workflow_hash.slice(0, 16)}:${b.id}`, acrossAttempts },
     );
     const source_invocation_id = await invocationOf(store, ch.attempt.attempt_id, contract.contract_id);
     if (contract.status !== 'COMPLETED') {
@@ -102,8 +108,23 @@ async function runBindings(
       result: contract.result,
     });
   }
-  return { kind: 'ok', writes: { ambient: entries as unknown as Json } };
+  return entries;
 }
+
+/** The subject's `before_subject_workflow` bindings visible to it, in its workflow's order. */
+export function subjectBindings(
+  t: TurnContext,
+  subject: { entity_id: string; workflow_hash: string },
+  world: WorkingWorld,
+): Array<{ workflow_hash: string; binding: AmbientSourceBinding }> {
+  const wf = t.plan.workflows.get(subject.workflow_hash)!;
+  return (wf.ambient_sources ?? [])
+    .filter((b) => b.run === 'before_subject_workflow' && visibleTo(b.visible_to, subject.entity_id, world))
+    .map((binding) => ({ workflow_hash: subject.workflow_hash, binding }));
+}
+
+const asResult = (r: AmbientEntry[] | NodeResult): NodeResult =>
+  Array.isArray(r) ? { kind: 'ok', writes: { ambient: r as unknown as Json } } : r;
 
 export function turnAmbientNode(store: Store, contexts: TurnContexts): NodeType<Record<string, never>> {
   return {
@@ -117,7 +138,7 @@ export function turnAmbientNode(store: Store, contexts: TurnContexts): NodeType<
           .filter((b) => b.run === 'once_per_turn')
           .map((binding) => ({ workflow_hash, binding })),
       );
-      return runBindings(store, contexts, ctx, bindings, null);
+      return asResult(await performAmbient(store, ctx, t, bindings, null));
     },
   };
 }
@@ -136,14 +157,8 @@ export function subjectAmbientNode(store: Store, contexts: TurnContexts): NodeTy
       const t = await contexts.get(ch.attempt);
       const subject = t.plan.subjects[ctx.config.subject]!;
       ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
-      const world = workingWorld(t, ch.patches);
-      const wf = t.plan.workflows.get(subject.workflow_hash)!;
-      const bindings = (wf.ambient_sources ?? [])
-        .filter(
-          (b) => b.run === 'before_subject_workflow' && visibleTo(b.visible_to, subject.entity_id, world),
-        )
-        .map((binding) => ({ workflow_hash: subject.workflow_hash, binding }));
-      return runBindings(store, contexts, ctx, bindings, subject.entity_id);
+      const bindings = subjectBindings(t, subject, workingWorld(t, ch.patches));
+      return asResult(await performAmbient(store, ctx, t, bindings, subject.entity_id));
     },
   };
 }

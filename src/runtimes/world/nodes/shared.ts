@@ -40,7 +40,8 @@ export interface OutputMark {
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
   ambient: (ctx.state.ambient as unknown as AmbientEntry[][]).flat(),
-  conversation: ctx.state.conversation as unknown as ConversationEntry[],
+  // A generation writes one entry, or two (the result of the tool it performed, then its own call).
+  conversation: (ctx.state.conversation as unknown as Array<ConversationEntry | ConversationEntry[]>).flat(),
   patches: ctx.state.patches as unknown as StagedPatch[],
   marks: (ctx.state.marks ?? []) as unknown as OutputMark[],
 });

@@ -7,15 +7,23 @@
  * same node, source and contract, corrective context appended, each attempt a new LLM call).
  */
 
-import { schemas } from '../../../core/schema-registry.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
+import { validateCompiled } from '../validate.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
+import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
-import { attemptLinks, type ConversationEntry, channelsOf, type OutputMark } from './shared.ts';
+import {
+  type AmbientEntry,
+  attemptLinks,
+  type ConversationEntry,
+  channelsOf,
+  type OutputMark,
+} from './shared.ts';
+import { performElectedTool } from './tool.ts';
 
 // A rejected output (and one the attempt fails on) is marked at once, the invocation and its LLM
 // call together; an accepted one is written to the `marks` channel and marked by the transaction
@@ -52,8 +60,37 @@ export function toolLoopNode(
       const node = wf.nodes[ctx.config.node]!;
       const applies = wf.apply.from === `${node.id}.final`;
       const world = workingWorld(t, ch.patches);
-      const loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
-      const round = loop.filter((c) => c.kind === 'tool_result').length;
+      let loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
+      let round = loop.filter((c) => c.kind === 'tool_result').length;
+      // The tool call this node's previous generation elected runs first, in this execution: its
+      // contract was committed with that generation's step, so it runs once however often this
+      // execution is retried or re-executed after a crash.
+      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round);
+      if (elected !== null && 'fail' in elected) return elected.fail;
+      const performed = elected?.entry ?? null;
+      if (performed !== null) {
+        loop = [...loop, performed];
+        round += 1;
+      }
+      // The subject's before_subject_workflow sources run before its workflow's first generation, in
+      // this execution (shared by its retries, so a retry does not call them again).
+      let ambient = ch.ambient;
+      let fresh: AmbientEntry[] = [];
+      if (ctx.config.node === 0 && round === 0) {
+        if (ctx.attempt === 1)
+          ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
+        const r = await performAmbient(
+          store,
+          ctx,
+          t,
+          subjectBindings(t, subject, world),
+          subject.entity_id,
+          true,
+        );
+        if (!Array.isArray(r)) return r;
+        fresh = r;
+        if (r.length > 0) ambient = [...ambient, ...r];
+      }
       const callsLeft = round < node.max_tool_calls;
       const tools = await Promise.all(
         (node.available_tools ?? []).map(async (tool) => ({
@@ -73,7 +110,7 @@ export function toolLoopNode(
         workflowHash: subject.workflow_hash,
         subjectId: subject.entity_id,
         world,
-        ambient: ch.ambient,
+        ambient,
         loop,
         tools: offered.map((o) => ({
           name: o.tool.name,
@@ -132,7 +169,7 @@ export function toolLoopNode(
             message: `"${subject.entity_id}" asked for tool call ${round + 1} but max_tool_calls is ${node.max_tool_calls}`,
           };
         }
-        const args = schemas.validate(found.args.schema, output.tool_call.arguments);
+        const args = validateCompiled(found.args.schema, output.tool_call.arguments);
         if (!args.ok)
           return reject(
             `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
@@ -147,7 +184,8 @@ export function toolLoopNode(
           kind: 'ok',
           route: 'tool',
           writes: {
-            conversation: call as unknown as Json,
+            ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
+            conversation: (performed ? [performed, call] : call) as unknown as Json,
             marks: {
               source_invocation_id: out.source_invocation_id,
               kind: 'tool_call',
@@ -184,6 +222,8 @@ export function toolLoopNode(
           `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
         );
       const writes: Record<string, Json> = {
+        ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
+        ...(performed ? { conversation: performed as unknown as Json } : {}),
         marks: { source_invocation_id: out.source_invocation_id, kind: 'final_patch' } as OutputMark as never,
       };
       if (applies) {

@@ -1,10 +1,51 @@
 /**
- * `world.tool`: performs the `model_elected_tool` contract its generation created — through the
- * sources executor, durable before the call — and appends the result to the loop as a
- * JSON-bearing message. A failed tool call fails the attempt.
+ * The tool call a generation elected: a `model_elected_tool` contract, created PENDING in the step
+ * of the generation that asked for it and performed through the sources executor — durable before
+ * the call — at the start of the node's next generation (`performElectedTool`), whose prompt it
+ * opens as a JSON-bearing message. A failed tool call fails the attempt. `world.tool`, the node
+ * that performed it in a step of its own, stays registered for attempts whose graph has it.
  */
-import type { Json, NodeType } from '../../../engine/index.ts';
+import type { ContractView, Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
 import { type ConversationEntry, channelsOf } from './shared.ts';
+
+/** The elected call of `generator` (a node id) in tool-loop round `round`, if there is one. */
+function electedCall(ctx: NodeContext<unknown>, generator: string, round: number): ContractView | undefined {
+  const mine = (c: ContractView) =>
+    c.node_id === generator &&
+    c.action_type === 'model_elected_tool' &&
+    (c.payload as { links?: { tool_loop_round?: number } }).links?.tool_loop_round === round;
+  // PENDING on the first attempt; already COMPLETED on a retry of the same execution (replayed).
+  return ctx.pending_executions.find(mine) ?? ctx.completed_executions.find(mine);
+}
+
+/**
+ * Performs the call `generator` elected in round `round` and returns its result as the loop's next
+ * message; `null` when it elected none; a failing result when the call failed.
+ */
+export async function performElectedTool(
+  ctx: NodeContext<unknown>,
+  generator: string,
+  subject: number,
+  node: string,
+  round: number,
+): Promise<{ entry: ConversationEntry } | { fail: NodeResult } | null> {
+  const call = electedCall(ctx, generator, round);
+  if (!call) return null;
+  const payload = call.payload as { tool_name: string };
+  if (call.status === 'PENDING')
+    ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'started' });
+  const done = await ctx.perform(call.contract_id);
+  if (done.status !== 'COMPLETED')
+    return {
+      fail: {
+        kind: 'fail',
+        code: 'TOOL_FAILED',
+        message: `tool ${payload.tool_name} failed: ${done.error_message}`,
+      },
+    };
+  const content = `Tool result for ${payload.tool_name}:\n${JSON.stringify(done.result)}`;
+  return { entry: { subject, node, kind: 'tool_result', message: { role: 'user', content } } };
+}
 
 export function toolNode(): NodeType<{ subject: number; node: string; generator: string }> {
   return {
@@ -20,32 +61,15 @@ export function toolNode(): NodeType<{ subject: number; node: string; generator:
       },
     },
     async execute(ctx) {
-      const pending = ctx.pending_executions.filter(
-        (c) => c.node_id === ctx.config.generator && c.action_type === 'model_elected_tool',
-      );
-      const mine = pending[0];
-      if (!mine)
+      const { subject, node, generator } = ctx.config;
+      const round = channelsOf(ctx).conversation.filter(
+        (c) => c.subject === subject && c.node === node && c.kind === 'tool_result',
+      ).length;
+      const r = await performElectedTool(ctx, generator, subject, node, round);
+      if (r === null)
         return { kind: 'fail', code: 'TOOL_CALL_MISSING', message: 'no pending tool call for this node' };
-      const payload = mine.payload as { tool_name: string };
-      ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'started' });
-      const done = await ctx.perform(mine.contract_id);
-      channelsOf(ctx);
-      if (done.status !== 'COMPLETED')
-        return {
-          kind: 'fail',
-          code: 'TOOL_FAILED',
-          message: `tool ${payload.tool_name} failed: ${done.error_message}`,
-        };
-      const entry: ConversationEntry = {
-        subject: ctx.config.subject,
-        node: ctx.config.node,
-        kind: 'tool_result',
-        message: {
-          role: 'user',
-          content: `Tool result for ${payload.tool_name}:\n${JSON.stringify(done.result)}`,
-        },
-      };
-      return { kind: 'ok', writes: { conversation: entry as unknown as Json } };
+      if ('fail' in r) return r.fail;
+      return { kind: 'ok', writes: { conversation: r.entry as unknown as Json } };
     },
   };
 }
