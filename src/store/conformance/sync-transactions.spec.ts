@@ -22,7 +22,10 @@ export function syncTransactionSpecs(factory: StoreFactory): void {
         return { changes: r.changes, row: tx.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['a']) };
       });
       assert.notEqual(out, STORE_BUSY);
-      assert.deepEqual(out === STORE_BUSY ? null : { changes: out.changes, n: out.row?.n }, { changes: 1, n: 2 });
+      assert.deepEqual(out === STORE_BUSY ? null : { changes: out.changes, n: out.row?.n }, {
+        changes: 1,
+        n: 2,
+      });
       assert.deepEqual(
         (await store.all<{ id: string }>('SELECT id FROM t')).map((r) => r.id),
         ['a'],
@@ -84,7 +87,10 @@ export function syncTransactionSpecs(factory: StoreFactory): void {
         }),
         { code: 'NESTED_TRANSACTION' },
       );
-      assert.equal(sync((tx) => tx.get<{ c: number }>('SELECT COUNT(*) AS c FROM t')?.c), 1);
+      assert.equal(
+        sync((tx) => tx.get<{ c: number }>('SELECT COUNT(*) AS c FROM t')?.c),
+        1,
+      );
     });
   });
 

@@ -11,8 +11,8 @@ import {
   type Row,
   type RunResult,
   type SqlValue,
-  type Store,
   STORE_BUSY,
+  type Store,
   type StoreCapabilities,
   type SyncTransaction,
   searchWords,
@@ -356,7 +356,10 @@ export class SqliteStore implements Store {
     }
   }
 
-  transactionSync<T>(fn: (tx: SyncTransaction) => T, options: TransactionOptions = {}): T | typeof STORE_BUSY {
+  transactionSync<T>(
+    fn: (tx: SyncTransaction) => T,
+    options: TransactionOptions = {},
+  ): T | typeof STORE_BUSY {
     this.#assertNotNested();
     this.#assertOpen();
     // A held mutex is another transaction in flight (or this one's async scope, whose store calls
