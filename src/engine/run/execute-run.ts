@@ -44,6 +44,8 @@ export async function executeRun(
   events: RunEvents,
 ): Promise<RunOutcome> {
   const abort = new AbortController();
+  // Read once: the step loop checks it every step, and each getter call has a cost.
+  const signal = abort.signal;
   const state = loaded.state;
   const rc = new RunContracts(deps, run, state, contracts, events);
   const nodeRun = {
@@ -53,7 +55,7 @@ export async function executeRun(
     state,
     contracts: rc,
     attempts: loaded.attempts,
-    signal: abort.signal,
+    signal,
     events,
   };
   const beatLog = incidentLog(`run ${run.run_id}: lease heartbeat`);
@@ -89,7 +91,7 @@ export async function executeRun(
   }
   try {
     for (;;) {
-      if (abort.signal.aborted) throw new LeaseLost();
+      if (signal.aborted) throw new LeaseLost();
       if (state.frontier.length === 0) {
         return outcome(
           'failed',

@@ -360,11 +360,15 @@ export class SqliteStore implements Store {
     fn: (tx: SyncTransaction) => T,
     options: TransactionOptions = {},
   ): T | typeof STORE_BUSY {
-    this.#assertNotNested();
+    if (this.#inSyncTransaction) throw nestedTransaction();
     this.#assertOpen();
-    // A held mutex is another transaction in flight (or this one's async scope, whose store calls
-    // are refused by transaction()): the caller waits its turn there.
-    if (!this.#mutex.tryAcquire()) return STORE_BUSY;
+    // A free mutex means no transaction of this store is open, so its async scope need not be
+    // looked up; a held one is another transaction in flight (the caller waits its turn) or
+    // this store's own, which is a nested call.
+    if (!this.#mutex.tryAcquire()) {
+      assertNotInTransaction(this);
+      return STORE_BUSY;
+    }
     try {
       this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
       this.#inSyncTransaction = true;
