@@ -14,9 +14,12 @@ export function runInTransactionScope<T, A = undefined>(
 }
 
 export function assertNotInTransaction(store: object): void {
-  if (activeStores.getStore() === store) {
-    throw new NoemaError('NESTED_TRANSACTION', 'store used directly inside its own transaction', {
-      hint: 'use the `tx` handle passed to the transaction callback',
-    });
-  }
+  if (activeStores.getStore() === store) throw nestedTransaction();
+}
+
+/** The error for a store called from inside its own transaction (a backend may detect it its own way too). */
+export function nestedTransaction(): NoemaError {
+  return new NoemaError('NESTED_TRANSACTION', 'store used directly inside its own transaction', {
+    hint: 'use the `tx` handle passed to the transaction callback',
+  });
 }

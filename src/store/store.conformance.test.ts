@@ -6,6 +6,7 @@ import { listenSpecs } from './conformance/listen.spec.ts';
 import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
 import { paramSpecs } from './conformance/params.spec.ts';
+import { syncTransactionSpecs } from './conformance/sync-transactions.spec.ts';
 import { errorSpecs, transactionSpecs } from './conformance/transactions.spec.ts';
 
 describeEachStore('store: transactions', transactionSpecs);
@@ -16,3 +17,4 @@ describeEachStore('store: listen through faults', listenSpecs);
 describeEachStore('store: parameter values', paramSpecs);
 describeEachStore('store: locks and catalog', lockSpecs);
 describeEachStore('store: deferred durability', durabilitySpecs);
+describeEachStore('store: synchronous transactions', syncTransactionSpecs);

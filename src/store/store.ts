@@ -54,6 +54,25 @@ export interface Transaction extends Queryable {
   lockRows(select: string, params?: readonly SqlValue[], mode?: 'update' | 'share'): Promise<void>;
 }
 
+/**
+ * A transaction handle whose statements return their results directly (no promise): what a backend
+ * with synchronous statements (SQLite) offers through `Store.transactionSync`. Valid only inside the
+ * callback it was passed to. No `notify`: a transaction that notifies uses `Store.transaction`.
+ */
+export interface SyncTransaction {
+  readonly dialect: Dialect;
+  run(sql: string, params?: readonly SqlValue[]): RunResult;
+  all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): T[];
+  get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): T | undefined;
+}
+
+/**
+ * What `Store.transactionSync` returns, without calling its callback, when it cannot start at once
+ * (another transaction holds the connection): the caller then runs the same work through
+ * `Store.transaction`, which waits its turn.
+ */
+export const STORE_BUSY: unique symbol = Symbol('noema.store.busy');
+
 /** Real differences between backends, as flags. Never branch on the backend's name. */
 export interface StoreCapabilities {
   /** `SELECT … FOR UPDATE SKIP LOCKED` works for claiming work among processes. */
@@ -170,6 +189,16 @@ export interface Store extends Queryable {
    * `NESTED_TRANSACTION` error (it would deadlock on SQLite).
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `fn` in one transaction without a promise: commits when it returns, rolls back when it
+   * throws, and rethrows. Present only on backends whose statements are synchronous (its presence is
+   * the capability); a hot path that can do its work synchronously uses it and skips the promise
+   * turns of `transaction`. Returns `STORE_BUSY`, without calling `fn`, when another transaction
+   * holds the connection: the caller falls back to `transaction`, so it must be able to do both.
+   * `fn` must not start async work that touches the store; calling the store itself from inside `fn`
+   * is a `NESTED_TRANSACTION` error, as in `transaction`.
+   */
+  transactionSync?<T>(fn: (tx: SyncTransaction) => T, options?: TransactionOptions): T | typeof STORE_BUSY;
   /**
    * Subscribes to a notification channel across processes. Present only when
    * `capabilities.supportsListenNotify`. The store keeps listening through a lost connection: it

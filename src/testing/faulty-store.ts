@@ -5,14 +5,16 @@
  * operation makes, asserting that each fault leaves durable state recoverable.
  */
 import { NoemaError } from '../core/errors.ts';
-import type {
-  Row,
-  RunResult,
-  SqlValue,
-  Store,
-  Transaction,
-  TransactionOptions,
-  Unlisten,
+import {
+  type Row,
+  type RunResult,
+  type SqlValue,
+  STORE_BUSY,
+  type Store,
+  type SyncTransaction,
+  type Transaction,
+  type TransactionOptions,
+  type Unlisten,
 } from '../store/store.ts';
 
 export interface FaultPlan {
@@ -46,6 +48,8 @@ export class FaultyStore implements Store {
   readonly injected: string[] = [];
   /** Present exactly when the wrapped store has it (notifications are not counted). */
   readonly listen?: (channel: string, handler: (payload: string) => void) => Promise<Unlisten>;
+  /** Present exactly when the wrapped store has it, with the same faults as `transaction`. */
+  readonly transactionSync?: Store['transactionSync'];
   #plan: FaultPlan | null = null;
   readonly #fault: (what: string) => Error;
 
@@ -53,6 +57,7 @@ export class FaultyStore implements Store {
     this.inner = inner;
     this.#fault = fault;
     if (inner.listen) this.listen = inner.listen.bind(inner);
+    if (inner.transactionSync) this.transactionSync = (fn, options) => this.#transactionSync(fn, options);
   }
 
   get dialect() {
@@ -114,6 +119,24 @@ export class FaultyStore implements Store {
     };
   }
 
+  #wrapSync(tx: SyncTransaction): SyncTransaction {
+    return {
+      run: (sql, params) => {
+        this.#statement(sql);
+        return tx.run(sql, params);
+      },
+      all: <T extends Row = Row>(sql: string, params?: readonly SqlValue[]) => {
+        this.#statement(sql);
+        return tx.all<T>(sql, params);
+      },
+      get: <T extends Row = Row>(sql: string, params?: readonly SqlValue[]) => {
+        this.#statement(sql);
+        return tx.get<T>(sql, params);
+      },
+      dialect: tx.dialect,
+    };
+  }
+
   async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
     this.#statement(sql);
     return this.inner.run(sql, params);
@@ -151,6 +174,32 @@ export class FaultyStore implements Store {
       return result;
     }, options);
     if (fails && at === 'after-commit') {
+      this.injected.push(`transaction ${n} after commit`);
+      throw this.#fault(`transaction ${n} after commit`);
+    }
+    return result;
+  }
+
+  /** As `transaction`, synchronously; a transaction the inner store refuses as busy is not counted (its retry is). */
+  #transactionSync<T>(fn: (tx: SyncTransaction) => T, options?: TransactionOptions): T | typeof STORE_BUSY {
+    const n = this.counts.transactions + 1;
+    const fails = this.#plan?.transaction === n;
+    const at = this.#plan?.at ?? 'commit';
+    if (fails && at === 'begin') {
+      this.counts.transactions = n;
+      this.injected.push(`transaction ${n} at begin`);
+      throw this.#fault(`transaction ${n} at begin`);
+    }
+    const result = this.inner.transactionSync!((tx) => {
+      this.counts.transactions = n;
+      const result = fn(this.#wrapSync(tx));
+      if (fails && at === 'commit') {
+        this.injected.push(`transaction ${n} at commit`);
+        throw this.#fault(`transaction ${n} at commit`);
+      }
+      return result;
+    }, options);
+    if (result !== STORE_BUSY && fails && at === 'after-commit') {
       this.injected.push(`transaction ${n} after commit`);
       throw this.#fault(`transaction ${n} after commit`);
     }

@@ -1,6 +1,6 @@
 /** Contract rows: the indexed current state of each ExecutionContract (its history is in `transitions`). */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable } from '../../store/store.ts';
+import type { Queryable, SqlValue } from '../../store/store.ts';
 import type { ContractStatus, ContractView, ExecutionContract, Json } from '../engine.ts';
 import { canTransition } from './transitions.ts';
 import { observationOf } from './views.ts';
@@ -55,9 +55,19 @@ export async function insertContract(
   c: ContractView,
   now: number,
 ): Promise<void> {
-  await q.run(
-    `INSERT INTO engine_contracts (${COLUMNS}, run_pk, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
+  const { sql, params } = insertContractStatement(runPk, c, now);
+  await q.run(sql, params);
+}
+
+/** `insertContract`'s statement, for a caller that runs it itself. */
+export function insertContractStatement(
+  runPk: number,
+  c: ContractView,
+  now: number,
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `INSERT INTO engine_contracts (${COLUMNS}, run_pk, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    params: [
       c.contract_id,
       c.node_id,
       c.action_type,
@@ -72,7 +82,7 @@ export async function insertContract(
       now,
       now,
     ],
-  );
+  };
 }
 
 /**
@@ -86,11 +96,25 @@ export async function updateContract(
   expected: ContractStatus,
   now: number,
 ): Promise<boolean> {
+  const { sql, params } = updateContractStatement(next, expected, now);
+  const r = await q.run(sql, params);
+  return r.changes === 1;
+}
+
+/**
+ * `updateContract`'s statement (it changed one row unless another process moved the contract first),
+ * for a caller that runs it itself; throws INVALID_TRANSITION as `updateContract` does.
+ */
+export function updateContractStatement(
+  next: ContractView,
+  expected: ContractStatus,
+  now: number,
+): { sql: string; params: SqlValue[] } {
   assertLegalMoves(next, expected);
-  const r = await q.run(
-    `UPDATE engine_contracts SET status = ?, result = ?, error_message = ?, error = ?, observation = ?, transitions = ?, updated_at = ?
+  return {
+    sql: `UPDATE engine_contracts SET status = ?, result = ?, error_message = ?, error = ?, observation = ?, transitions = ?, updated_at = ?
      WHERE contract_id = ? AND status = ?`,
-    [
+    params: [
       next.status,
       next.result === null ? null : JSON.stringify(next.result),
       next.error_message,
@@ -101,8 +125,7 @@ export async function updateContract(
       next.contract_id,
       expected,
     ],
-  );
-  return r.changes === 1;
+  };
 }
 
 /** Walks back over `next.transitions` from its status to `expected`; every step must be a legal move. */

@@ -5,7 +5,12 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { Incident, warn } from '../../core/warn.ts';
-import type { Transaction, TransactionOptions } from '../../store/store.ts';
+import {
+  STORE_BUSY,
+  type SyncTransaction,
+  type Transaction,
+  type TransactionOptions,
+} from '../../store/store.ts';
 import type { EngineEvent } from '../engine.ts';
 import type { EventBus } from './bus.ts';
 
@@ -131,15 +136,51 @@ export class RunEvents {
       committed = true;
       return result;
     } finally {
-      this.#open--;
-      if (!committed && carried !== NONE) this.#unsent = [...carried, ...this.#unsent];
-      if (committed && emitted.length > 0) this.#held.push(...emitted);
-      // In-process delivery waits until no transaction of the run is open, so it stays in seq order.
-      if (this.#open === 0 && this.#held.length > 0) {
-        const out = this.#held.sort((a, b) => a.seq - b.seq);
-        this.#held = [];
-        this.#bus.deliver(out);
-      }
+      this.#closed(committed, carried, emitted);
+    }
+  }
+
+  /**
+   * As `transaction`, without a promise, when the store offers `transactionSync` and nothing needs a
+   * turn of the event loop (no fan-out to notify, no timed flush in flight, the connection free).
+   * Otherwise `STORE_BUSY`, without calling `fn`: the caller runs the same work through `transaction`.
+   */
+  transactionSync<T>(
+    fn: (tx: SyncTransaction, emit: Emit) => T,
+    options?: TransactionOptions,
+  ): T | typeof STORE_BUSY {
+    const store = this.#bus.store;
+    // Without fan-out nothing is ever unsent; the check keeps a carried event from being dropped.
+    if (!store.transactionSync || this.#bus.fanOut || this.#flushing || this.#unsent.length > 0)
+      return STORE_BUSY;
+    let emitted: EngineEvent[] = NONE;
+    let committed = false;
+    this.#open++;
+    try {
+      const emit: Emit = (body) => {
+        const e = this.#stamp(body);
+        if (!e) return;
+        if (emitted === NONE) emitted = [];
+        emitted.push(e);
+      };
+      const result = store.transactionSync((tx) => fn(tx, emit), options);
+      committed = result !== STORE_BUSY;
+      return result;
+    } finally {
+      this.#closed(committed, NONE, emitted);
+    }
+  }
+
+  /** After a transaction of the run: what it carried and emitted goes out if it committed, or waits. */
+  #closed(committed: boolean, carried: EngineEvent[], emitted: EngineEvent[]): void {
+    this.#open--;
+    if (!committed && carried !== NONE) this.#unsent = [...carried, ...this.#unsent];
+    if (committed && emitted.length > 0) this.#held.push(...emitted);
+    // In-process delivery waits until no transaction of the run is open, so it stays in seq order.
+    if (this.#open === 0 && this.#held.length > 0) {
+      const out = this.#held.sort((a, b) => a.seq - b.seq);
+      this.#held = [];
+      this.#bus.deliver(out);
     }
   }
 

@@ -2,7 +2,7 @@
  * Journal persistence: appending rows fenced by the run's lease, periodic snapshots, and rebuilding a
  * run's state from the latest snapshot plus the rows after it (append channels read every step row).
  */
-import type { Queryable, RunResult, Store, Transaction } from '../../store/store.ts';
+import type { Dialect, Queryable, RunResult, SqlValue, Store, Transaction } from '../../store/store.ts';
 import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
@@ -23,8 +23,20 @@ export function appendFenced(
   body: string,
   owner: string,
 ): Promise<boolean> {
-  // Not an async function: one promise (the statement's) per step instead of two.
-  return tx.run(fencedInsert(store.dialect.forShare), [jidOf(runPk, seq), body, runPk, owner]).then(appended);
+  // Not an async function: one promise (the statement's) instead of two.
+  const { sql, params } = fencedAppendStatement(store.dialect, runPk, seq, body, owner);
+  return tx.run(sql, params).then(appended);
+}
+
+/** `appendFenced`'s statement, for a caller that runs it itself: it changed one row unless fenced out. */
+export function fencedAppendStatement(
+  dialect: Dialect,
+  runPk: number,
+  seq: number,
+  body: string,
+  owner: string,
+): { sql: string; params: SqlValue[] } {
+  return { sql: fencedInsert(dialect.forShare), params: [jidOf(runPk, seq), body, runPk, owner] };
 }
 
 function appended(r: RunResult): boolean {
@@ -95,15 +107,24 @@ export async function writeSnapshot(
   runPk: number,
   state: RunState,
 ): Promise<void> {
+  const { sql, params } = snapshotStatement(graph, runPk, state);
+  await tx.run(sql, params);
+}
+
+/** `writeSnapshot`'s statement, for a caller that runs it itself. */
+export function snapshotStatement(
+  graph: CompiledGraph,
+  runPk: number,
+  state: RunState,
+): { sql: string; params: SqlValue[] } {
   const values: Record<string, Json> = {};
   for (const [name, spec] of graph.channels)
     if (spec.reducer !== 'append') values[name] = state.channels[name] ?? null;
   const body: SnapshotBody = { step: state.step, frontier: state.frontier, values, outputs: state.outputs };
-  await tx.run('INSERT INTO engine_snapshots (run_pk, seq, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
-    runPk,
-    state.seq,
-    JSON.stringify(body),
-  ]);
+  return {
+    sql: 'INSERT INTO engine_snapshots (run_pk, seq, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    params: [runPk, state.seq, JSON.stringify(body)],
+  };
 }
 
 export interface LoadedRun {

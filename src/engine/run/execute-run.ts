@@ -9,21 +9,22 @@ import { uuidv7 } from '../../core/ids.ts';
 import { incidentLog } from '../../core/incident-log.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
 import { warn } from '../../core/warn.ts';
-import type { TransactionOptions } from '../../store/store.ts';
-import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
+import { STORE_BUSY, type TransactionOptions } from '../../store/store.ts';
+import { insertContractStatement, updateContractStatement, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
 import type { ContractView, Json, NodeResult, RunError, RunOutcome, RunStatus } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, reachesTerminal, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
-import { appendFenced, type LoadedRun, writeSnapshot } from '../journal/journal.ts';
+import { fencedAppendStatement, type LoadedRun, snapshotStatement } from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { isPromiseLike, runNode } from './node-runner.ts';
-import { abandonLease, heartbeat, releaseRun } from './runs.ts';
+import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
+import { runWrites, runWritesSync, type StepWrite } from './step-writes.ts';
 
 interface StepWork {
   deltas: NodeDelta[];
@@ -43,6 +44,8 @@ export async function executeRun(
   events: RunEvents,
 ): Promise<RunOutcome> {
   const abort = new AbortController();
+  // Read once: the step loop checks it every step, and each getter call has a cost.
+  const signal = abort.signal;
   const state = loaded.state;
   const rc = new RunContracts(deps, run, state, contracts, events);
   const nodeRun = {
@@ -52,7 +55,7 @@ export async function executeRun(
     state,
     contracts: rc,
     attempts: loaded.attempts,
-    signal: abort.signal,
+    signal,
     events,
   };
   const beatLog = incidentLog(`run ${run.run_id}: lease heartbeat`);
@@ -88,7 +91,7 @@ export async function executeRun(
   }
   try {
     for (;;) {
-      if (abort.signal.aborted) throw new LeaseLost();
+      if (signal.aborted) throw new LeaseLost();
       if (state.frontier.length === 0) {
         return outcome(
           'failed',
@@ -133,7 +136,8 @@ export async function executeRun(
             : collect(deps, graph, spec.id, result, work, schemas, rc.byId);
         if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
-      const status = await commitStep(deps, events, run, graph, state, work);
+      const committing = commitStep(deps, events, run, graph, state, work);
+      const status = typeof committing === 'string' ? committing : await committing;
       for (let i = 0; i < work.contracts.length; i++)
         rc.byId.set(work.contracts[i]!.contract_id, work.contracts[i]!);
       for (let i = 0; i < work.moved.length; i++) rc.byId.set(work.moved[i]!.contract_id, work.moved[i]!);
@@ -274,14 +278,18 @@ function collect(
   return null;
 }
 
-async function commitStep(
+/**
+ * Commits the step and returns the run's status after it: synchronously when the store can (a step
+ * of synchronous nodes then runs without a promise), otherwise through an awaited transaction.
+ */
+function commitStep(
   deps: EngineDeps,
   events: RunEvents,
   run: RunRef,
   graph: CompiledGraph,
   state: RunState,
   work: StepWork,
-): Promise<RunStatus> {
+): RunStatus | Promise<RunStatus> {
   const entry: StepEntry = { deltas: work.deltas };
   if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
   if (work.waiting.length > 0) entry.z = work.waiting.map((c) => c.contract_id);
@@ -292,32 +300,61 @@ async function commitStep(
   state.seq = seq;
   const terminal = reachesTerminal(graph, state.frontier);
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
-  const { store, owner } = deps;
   const now = deps.now();
+  const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
+  // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
-  await events.transaction(async (tx, emit) => {
-    if (!(await appendFenced(tx, store, run.run_pk, seq, body, owner))) throw new LeaseLost();
-    // Most steps create nothing: the loops below are skipped, not entered empty.
-    if (work.contracts.length > 0)
-      for (const c of work.contracts) await insertContract(tx, run.run_pk, c, now);
-    if (work.moved.length > 0)
-      for (const c of work.moved)
-        if (!(await updateContract(tx, c, 'PENDING', now)))
-          throw new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
-    if (work.artifacts.length > 0)
-      for (const a of work.artifacts) {
-        await tx.run(
-          'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
-        );
-      }
-    if (status !== 'running' && !(await releaseRun(tx, run.run_pk, owner, status, null, now)))
-      throw new LeaseLost();
-    if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
-      await writeSnapshot(tx, graph, run.run_pk, state);
+  const committed = events.transactionSync((tx, emit) => {
+    runWritesSync(tx, writes);
     if (events.observed) emitStep(emit, run, state.step, work, status, now);
   }, durability);
-  return status;
+  if (committed !== STORE_BUSY) return status;
+  return events
+    .transaction(async (tx, emit) => {
+      await runWrites(tx, writes);
+      if (events.observed) emitStep(emit, run, state.step, work, status, now);
+    }, durability)
+    .then(() => status);
+}
+
+const leaseLost = (): Error => new LeaseLost();
+
+/** The step's statements, in commit order: journal row (fenced), contracts, artifacts, release, snapshot. */
+function stepWrites(
+  deps: EngineDeps,
+  run: RunRef,
+  graph: CompiledGraph,
+  state: RunState,
+  work: StepWork,
+  seq: number,
+  body: string,
+  status: RunStatus,
+  now: number,
+): StepWrite[] {
+  const { store, owner } = deps;
+  const append = fencedAppendStatement(store.dialect, run.run_pk, seq, body, owner);
+  const writes: StepWrite[] = [{ sql: append.sql, params: append.params, miss: leaseLost }];
+  // Most steps create nothing: the loops below are skipped, not entered empty.
+  if (work.contracts.length > 0)
+    for (const c of work.contracts)
+      writes.push({ ...insertContractStatement(run.run_pk, c, now), miss: null });
+  if (work.moved.length > 0)
+    for (const c of work.moved) {
+      const miss = () => new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
+      writes.push({ ...updateContractStatement(c, 'PENDING', now), miss });
+    }
+  if (work.artifacts.length > 0)
+    for (const a of work.artifacts)
+      writes.push({
+        sql: 'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        params: [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
+        miss: null,
+      });
+  if (status !== 'running')
+    writes.push({ ...releaseRunStatement(run.run_pk, owner, status, null, now), miss: leaseLost });
+  if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
+    writes.push({ ...snapshotStatement(graph, run.run_pk, state), miss: null });
+  return writes;
 }
 
 /**

@@ -4,7 +4,7 @@
  * process is claiming instead of waiting on them.
  */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, Store, Transaction } from '../../store/store.ts';
+import type { Queryable, SqlValue, Store, Transaction } from '../../store/store.ts';
 import type { RunError, RunStatus } from '../engine.ts';
 
 export interface RunRow {
@@ -144,12 +144,24 @@ export async function releaseRun(
   error: RunError | null,
   now: number,
 ): Promise<boolean> {
-  const r = await tx.run(
-    `UPDATE engine_runs SET status = ?, error = ?, lease_owner = NULL, lease_expires_at = 0, updated_at = ?
-     WHERE run_pk = ? AND lease_owner = ?`,
-    [status, error ? JSON.stringify(error) : null, now, runPk, owner],
-  );
+  const { sql, params } = releaseRunStatement(runPk, owner, status, error, now);
+  const r = await tx.run(sql, params);
   return r.changes === 1;
+}
+
+/** `releaseRun`'s statement (it changed one row if `owner` held the lease), for a caller that runs it itself. */
+export function releaseRunStatement(
+  runPk: number,
+  owner: string,
+  status: RunStatus,
+  error: RunError | null,
+  now: number,
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `UPDATE engine_runs SET status = ?, error = ?, lease_owner = NULL, lease_expires_at = 0, updated_at = ?
+     WHERE run_pk = ? AND lease_owner = ?`,
+    params: [status, error ? JSON.stringify(error) : null, now, runPk, owner],
+  };
 }
 
 /** Starts a new claim epoch for a process about to emit events of the run without claiming it (resume, cancel). */

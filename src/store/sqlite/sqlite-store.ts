@@ -3,7 +3,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
 import { LruMap } from '../../core/lru.ts';
 import { Mutex } from '../mutex.ts';
-import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
+import { assertNotInTransaction, nestedTransaction, runInTransactionScope } from '../nesting.ts';
 import { assertStorableParams } from '../params.ts';
 import {
   type Dialect,
@@ -11,8 +11,10 @@ import {
   type Row,
   type RunResult,
   type SqlValue,
+  STORE_BUSY,
   type Store,
   type StoreCapabilities,
+  type SyncTransaction,
   searchWords,
   type Transaction,
   type TransactionOptions,
@@ -172,7 +174,7 @@ class SqliteConnection implements Queryable {
     return this.#db.isTransaction;
   }
 
-  async run(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<RunResult> {
+  runSync(sql: string, params: readonly SqlValue[] = NO_PARAMS): RunResult {
     try {
       const r = this.statement(sql).run(...bind(params));
       return { changes: Number(r.changes) };
@@ -181,7 +183,7 @@ class SqliteConnection implements Queryable {
     }
   }
 
-  async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = NO_PARAMS): Promise<T[]> {
+  allSync<T extends Row = Row>(sql: string, params: readonly SqlValue[] = NO_PARAMS): T[] {
     try {
       return this.statement(sql).all(...bind(params)) as T[];
     } catch (err) {
@@ -189,15 +191,24 @@ class SqliteConnection implements Queryable {
     }
   }
 
-  async get<T extends Row = Row>(
-    sql: string,
-    params: readonly SqlValue[] = NO_PARAMS,
-  ): Promise<T | undefined> {
+  getSync<T extends Row = Row>(sql: string, params: readonly SqlValue[] = NO_PARAMS): T | undefined {
     try {
       return this.statement(sql).get(...bind(params)) as T | undefined;
     } catch (err) {
       throw translateSqliteError(err);
     }
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
+    return this.runSync(sql, params);
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.allSync<T>(sql, params);
+  }
+
+  async get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.getSync<T>(sql, params);
   }
 
   close(): void {
@@ -229,6 +240,23 @@ class SqliteTransaction implements Transaction {
   async lockRows(): Promise<void> {}
 }
 
+class SqliteSyncTransaction implements SyncTransaction {
+  readonly dialect = sqliteDialect;
+  readonly #conn: SqliteConnection;
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+  run(sql: string, params?: readonly SqlValue[]): RunResult {
+    return this.#conn.runSync(sql, params);
+  }
+  all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): T[] {
+    return this.#conn.allSync<T>(sql, params);
+  }
+  get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): T | undefined {
+    return this.#conn.getSync<T>(sql, params);
+  }
+}
+
 // Connections to the same file in one process share a mutex: a second connection's
 // synchronous busy-wait would otherwise block the event loop the lock holder needs.
 const fileMutexes = new Map<string, Mutex>();
@@ -250,6 +278,12 @@ export class SqliteStore implements Store {
   readonly #conn: SqliteConnection;
   /** The one handle every transaction gets: transactions on the connection never overlap. */
   readonly #tx: SqliteTransaction;
+  readonly #syncTx: SqliteSyncTransaction;
+  /**
+   * Set while a `transactionSync` callback runs. It cannot await, so the flag covers exactly the
+   * code inside it: no AsyncLocalStorage scope is needed to refuse a nested call.
+   */
+  #inSyncTransaction = false;
   readonly #mutex: Mutex;
   readonly #checkpointer: Checkpointer | null = null;
   readonly #busyTimeoutMs: number;
@@ -261,6 +295,7 @@ export class SqliteStore implements Store {
     const db = openDatabaseFile(options.path, options.setting ?? 'NOEMA_DB');
     this.#conn = new SqliteConnection(db);
     this.#tx = new SqliteTransaction(this.#conn);
+    this.#syncTx = new SqliteSyncTransaction(this.#conn);
     const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? 10_000);
     this.#busyTimeoutMs = busyTimeoutMs;
     this.#conn.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
@@ -299,7 +334,7 @@ export class SqliteStore implements Store {
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    assertNotInTransaction(this);
+    this.#assertNotNested();
     this.#assertOpen();
     // The free lock is taken synchronously: a step's commit should not wait a turn for nothing.
     if (!this.#mutex.tryAcquire()) await this.#mutex.acquire();
@@ -313,6 +348,39 @@ export class SqliteStore implements Store {
       } catch (err) {
         // SQLite may already have rolled back (or COMMIT itself failed): never leave the
         // single connection inside a transaction, and never mask the original error.
+        if (this.#conn.inTransaction) this.#conn.control('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.#mutex.release();
+    }
+  }
+
+  transactionSync<T>(
+    fn: (tx: SyncTransaction) => T,
+    options: TransactionOptions = {},
+  ): T | typeof STORE_BUSY {
+    if (this.#inSyncTransaction) throw nestedTransaction();
+    this.#assertOpen();
+    // A free mutex means no transaction of this store is open, so its async scope need not be
+    // looked up; a held one is another transaction in flight (the caller waits its turn) or
+    // this store's own, which is a nested call.
+    if (!this.#mutex.tryAcquire()) {
+      assertNotInTransaction(this);
+      return STORE_BUSY;
+    }
+    try {
+      this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      this.#inSyncTransaction = true;
+      try {
+        const result = fn(this.#syncTx);
+        this.#inSyncTransaction = false;
+        this.#conn.control('COMMIT');
+        if (options.mode !== 'read') this.#committed();
+        return result;
+      } catch (err) {
+        this.#inSyncTransaction = false;
+        // As in transaction(): never leave the connection inside a transaction, never mask the error.
         if (this.#conn.inTransaction) this.#conn.control('ROLLBACK');
         throw err;
       }
@@ -376,7 +444,7 @@ export class SqliteStore implements Store {
   }
 
   async #outsideTransaction<T>(op: () => Promise<T>): Promise<T> {
-    assertNotInTransaction(this);
+    this.#assertNotNested();
     this.#assertOpen();
     // Statements are synchronous, so a free mutex means no transaction can interleave.
     if (!this.#mutex.locked) return op();
@@ -386,6 +454,12 @@ export class SqliteStore implements Store {
     } finally {
       this.#mutex.release();
     }
+  }
+
+  /** A store call from inside one of its own transactions (async scope or sync callback) would deadlock. */
+  #assertNotNested(): void {
+    if (this.#inSyncTransaction) throw nestedTransaction();
+    assertNotInTransaction(this);
   }
 
   #assertOpen(): void {
