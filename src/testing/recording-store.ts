@@ -1,35 +1,70 @@
 /**
- * A store that records the statements of each transaction it runs (one list per attempt), for tests
- * that check what commits together: a call's contract move riding its invocation's transaction.
+ * A store that records the statements of each transaction it runs (one list per attempt, with the
+ * transaction's durability), asynchronous and synchronous alike, and the reads made outside one: for
+ * tests that check what commits together (a call's contract move riding its invocation's
+ * transaction) and which commits wait for the disk.
  */
-import type { Store, Transaction } from '../store/store.ts';
+import type { Store, Transaction, TransactionOptions } from '../store/store.ts';
 
-export function recordingTransactions(store: Store): { store: Store; txs: string[][] } {
+export interface RecordedTransaction {
+  sqls: string[];
+  durability: NonNullable<TransactionOptions['durability']>;
+}
+
+export function recordingTransactions(store: Store): {
+  store: Store;
+  /** Each transaction's statements, in order. */
+  txs: string[][];
+  /** The same transactions with their durability. */
+  recorded: RecordedTransaction[];
+  /** Statements run outside a transaction (`get`/`all`). */
+  reads: string[];
+} {
   const txs: string[][] = [];
+  const recorded: RecordedTransaction[] = [];
+  const reads: string[] = [];
   const bind = (t: object, k: string | symbol) => {
     const v = Reflect.get(t, k);
     return typeof v === 'function' ? v.bind(t) : v;
   };
+  const open = (options?: TransactionOptions): string[] => {
+    const sqls: string[] = [];
+    txs.push(sqls);
+    recorded.push({ sqls, durability: options?.durability ?? 'immediate' });
+    return sqls;
+  };
+  const recording = <T extends object>(tx: T, sqls: string[]): T =>
+    new Proxy(tx, {
+      get(t, k) {
+        const v = bind(t, k);
+        if (k !== 'run' && k !== 'get' && k !== 'all') return v;
+        return (sql: string, params?: unknown) => {
+          sqls.push(sql);
+          return v(sql, params);
+        };
+      },
+    });
   const wrapped = new Proxy(store, {
     get(target, key) {
-      if (key !== 'transaction') return bind(target, key);
-      return (fn: (tx: Transaction) => Promise<unknown>, options?: unknown) =>
-        target.transaction((tx) => {
-          const sqls: string[] = [];
-          txs.push(sqls);
-          const recorded = new Proxy(tx, {
-            get(t, k) {
-              const v = bind(t, k);
-              if (k !== 'run' && k !== 'get' && k !== 'all') return v;
-              return (sql: string, params?: unknown) => {
-                sqls.push(sql);
-                return v(sql, params);
-              };
-            },
-          });
-          return fn(recorded);
-        }, options as never);
+      if (key === 'get' || key === 'all')
+        return (sql: string, params?: unknown) => {
+          reads.push(sql);
+          return bind(target, key)(sql, params);
+        };
+      if (key === 'transaction')
+        return (fn: (tx: Transaction) => Promise<unknown>, options?: TransactionOptions) =>
+          target.transaction((tx) => fn(recording(tx, open(options))), options);
+      if (key === 'transactionSync' && target.transactionSync)
+        return (fn: (tx: object) => unknown, options?: TransactionOptions) => {
+          let sqls: string[] | null = null;
+          const out = target.transactionSync!((tx) => {
+            sqls = open(options);
+            return fn(recording(tx, sqls));
+          }, options);
+          return out;
+        };
+      return bind(target, key);
     },
   });
-  return { store: wrapped, txs };
+  return { store: wrapped, txs, recorded, reads };
 }

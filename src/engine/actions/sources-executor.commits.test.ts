@@ -8,8 +8,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { putResponseSource } from '../../sources/index.ts';
-import type { Store, Transaction, TransactionOptions } from '../../store/store.ts';
+import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { type RecordedTransaction, recordingTransactions } from '../../testing/recording-store.ts';
 import { createEngine } from '../create-engine.ts';
 import type { GraphSpec, Json, NodeType } from '../engine.ts';
 import { sourcesExecutor } from './sources-executor.ts';
@@ -32,46 +33,11 @@ async function adder(): Promise<{ url: string; server: Server; seen: Array<() =>
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen };
 }
 
-interface Recorded {
-  sqls: string[];
-  durability: TransactionOptions['durability'];
-}
+type Recorded = RecordedTransaction;
 
-/** `store`, recording each transaction's statements and durability, and reads outside one. */
 function recording(store: Store): { store: Store; txs: Recorded[]; reads: string[] } {
-  const txs: Recorded[] = [];
-  const reads: string[] = [];
-  const bind = (t: object, k: string | symbol) => {
-    const v = Reflect.get(t, k);
-    return typeof v === 'function' ? v.bind(t) : v;
-  };
-  const wrapped = new Proxy(store, {
-    get(target, key) {
-      if (key === 'get' || key === 'all')
-        return (sql: string, params?: unknown) => {
-          reads.push(sql);
-          return bind(target, key)(sql, params);
-        };
-      if (key !== 'transaction') return bind(target, key);
-      return (fn: (tx: Transaction) => Promise<unknown>, options?: TransactionOptions) =>
-        target.transaction((tx) => {
-          const rec: Recorded = { sqls: [], durability: options?.durability ?? 'immediate' };
-          txs.push(rec);
-          const recorded = new Proxy(tx, {
-            get(t, k) {
-              const v = bind(t, k);
-              if (k !== 'run' && k !== 'get' && k !== 'all') return v;
-              return (sql: string, params?: unknown) => {
-                rec.sqls.push(sql);
-                return v(sql, params);
-              };
-            },
-          });
-          return fn(recorded);
-        }, options);
-    },
-  });
-  return { store: wrapped, txs, reads };
+  const r = recordingTransactions(store);
+  return { store: r.store, txs: r.recorded, reads: r.reads };
 }
 
 /** Two calls of the same source through `ctx.act`, in two steps. */

@@ -5,7 +5,8 @@ import { describeEachStore } from '../../testing/each-store.ts';
 import { recordingTransactions } from '../../testing/recording-store.ts';
 
 const has = (sqls: string[], re: RegExp) => sqls.some((q) => re.test(q));
-const contractMove = /^UPDATE engine_contracts/;
+// Created with its RUNNING move (INSERT) or moved (UPDATE): either way in the invocation's transaction.
+const contractMove = /^(UPDATE|INSERT INTO) engine_contracts/;
 
 describeEachStore('agent sessions: model and tool calls are joined to their contracts', (factory) => {
   test("every model and tool call commits its contract's RUNNING and final moves with its invocation rows", async () => {

@@ -28,6 +28,8 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, 'first'])], {
           env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1500' },
         });
+        // Listened for at once: a child that exits early must not leave the test waiting forever.
+        const exited = new Promise((r) => child.on('exit', r));
         let out = '';
         child.stdout.on('data', (d) => {
           out += d;
@@ -42,7 +44,6 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           if (inflight) break;
           await new Promise((r) => setTimeout(r, 50));
         }
-        const exited = new Promise((r) => child.on('exit', r));
         child.kill('SIGKILL');
         await exited;
         const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
@@ -92,6 +93,9 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
       const ecsScript: ModelScript = {
         rules: [
           { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+          // The continuation's reasoning call never answers: its process is killed while waiting.
+          // (First: its last message is still the user's "book a slot", which the next rule matches.)
+          { match: { message_matches: '✓ ecs_request → ' }, reply: { hang: true } },
           {
             match: { last_message_contains: 'book a slot' },
             reply: {
@@ -105,8 +109,6 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
               },
             },
           },
-          // The continuation's reasoning call never answers: its process is killed while waiting.
-          { match: { message_matches: '✓ ecs_request → ' }, reply: { hang: true } },
         ],
         default: { json: { thinking: 't', response: 'back' } },
       };
@@ -125,15 +127,19 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         const child = spawn(process.execPath, [WORKER, 'continue', session_id], {
           env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1500' },
         });
-        for (let i = 0; i < 300; i++) {
-          const inflight = await store.get(
-            "SELECT 1 AS one FROM source_invocations WHERE status = 'running' AND run_id = ?",
-            [turn.run_id],
-          );
-          if (inflight) break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        // Listened for at once: a child that exits early must not leave the test waiting forever.
         const exited = new Promise((r) => child.on('exit', r));
+        let inflight = false;
+        for (let i = 0; i < 300 && !inflight; i++) {
+          inflight = Boolean(
+            await store.get(
+              "SELECT 1 AS one FROM source_invocations WHERE status = 'running' AND run_id = ?",
+              [turn.run_id],
+            ),
+          );
+          if (!inflight) await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.ok(inflight, "the continuation's reasoning call was in flight when its process was killed");
         child.kill('SIGKILL');
         await exited;
         assert.ok(
@@ -177,11 +183,12 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, 'first'])], {
           env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1000' },
         });
+        // Listened for at once: a child that exits early must not leave the test waiting forever.
+        const exited = new Promise((r) => child.on('exit', r));
         for (let i = 0; i < 300; i++) {
           if (await store.get("SELECT 1 AS one FROM source_invocations WHERE status = 'running'")) break;
           await new Promise((r) => setTimeout(r, 50));
         }
-        const exited = new Promise((r) => child.on('exit', r));
         child.kill('SIGKILL');
         await exited;
         const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
