@@ -35,7 +35,7 @@ import { clearSnapshotCache } from '../src/runtimes/world/snapshots.ts';
 import { getWorldRow, readWorldState } from '../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../src/runtimes/world/turn-context.ts';
 import { invokeSource } from '../src/sources/index.ts';
-import type { Store } from '../src/store/store.ts';
+import { STORE_BUSY, type Store } from '../src/store/store.ts';
 import { startScriptedModel } from '../src/testing/scripted-model/index.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { startToyServices, toySources } from '../src/testing/toys/index.ts';
@@ -45,7 +45,7 @@ const SUBJECTS = 100;
 const onlyGetWorld = process.env.NOEMA_BENCH_WORLD === 'get_world';
 
 /**
- * The store, counting commits: each transaction, and each statement run outside one (its own
+ * The store, counting commits: each transaction (asynchronous or synchronous), and each statement run outside one (its own
  * implicit transaction). Reads pass through.
  */
 function countingStore(store: Store): { store: Store; commits: number } {
@@ -58,6 +58,14 @@ function countingStore(store: Store): { store: Store; commits: number } {
         return (...args: unknown[]) => {
           counter.commits++;
           return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      // A synchronous transaction commits too, unless the store declined it (the caller then
+      // commits the same work through `transaction`, counted there).
+      if (prop === 'transactionSync')
+        return (...args: unknown[]) => {
+          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (out !== STORE_BUSY) counter.commits++;
+          return out;
         };
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
