@@ -4,6 +4,8 @@
  * deadline, validates the JSON result, and finishes every row in one transaction. No retries:
  * a retry is the caller's decision and is a new invocation.
  */
+
+import { validateCompiled } from '../core/compiled-validators.ts';
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
@@ -24,7 +26,6 @@ import type {
   SourcePlan,
   SourceSuccess,
 } from './source.ts';
-import { validateWith } from './validators.ts';
 
 export interface InvocationOutcome {
   ok: boolean;
@@ -65,7 +66,7 @@ export async function invokeSource(
 ): Promise<InvocationOutcome> {
   const impl = responseSourceFor(call.source.content.interface.name);
   if (call.inputSchema) {
-    const v = validateWith(call.inputSchema.schema, call.request);
+    const v = validateCompiled(call.inputSchema.schema, call.request);
     if (!v.ok) throw invalidInput('source request does not match its input schema', { errors: v.errors });
   }
   const env = call.env ?? process.env;
@@ -137,7 +138,7 @@ export async function invokeSource(
     let failure = result.failure;
     let validation: FinishContext['validation'] = { status: 'not_checked', errors: [] };
     if (result.success && call.resultSchema) {
-      const v = validateWith(call.resultSchema.schema, result.success.output);
+      const v = validateCompiled(call.resultSchema.schema, result.success.output);
       validation = v.ok ? { status: 'valid', errors: [] } : { status: 'invalid', errors: v.errors };
       if (!v.ok) {
         failure = new SourceFailure(

@@ -2,9 +2,10 @@
  * Checks what a caller passes as invocation linkage before anything is written, so a bad id or
  * turn is an INVALID_INPUT rather than a database constraint error.
  */
+
+import { validateCompiled } from '../core/compiled-validators.ts';
 import { invalidInput } from '../core/errors.ts';
 import type { InvocationKind, InvocationLinks } from './source.ts';
-import { validateWith } from './validators.ts';
 
 const ID = { type: ['string', 'null'], minLength: 1, maxLength: 256 };
 const POSITIVE = { type: ['integer', 'null'], minimum: 1 };
@@ -37,6 +38,6 @@ export function checkInvocationInput(kind: InvocationKind | string, links: Invoc
   if (typeof kind !== 'string' || !KIND.test(kind)) {
     throw invalidInput('invocation_kind must be a lower_snake name', { invocation_kind: kind });
   }
-  const r = validateWith(LINKS_SCHEMA, links);
+  const r = validateCompiled(LINKS_SCHEMA, links);
   if (!r.ok) throw invalidInput('invocation links are invalid', { errors: r.errors });
 }

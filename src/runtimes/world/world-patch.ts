@@ -5,8 +5,9 @@
  * `applyWorldPatch` applies it and returns per-patch transitions (D12: state_before is the state
  * just before this patch, not the turn's start).
  */
+
+import { validateCompiled } from '../../core/compiled-validators.ts';
 import { canonicalJson, sha256Hex } from '../../core/index.ts';
-import { validateCompiled } from './validate.ts';
 
 const text = (description: string, max = 20_000) => ({ type: 'string', maxLength: max, description });
 const id = (description: string) => ({ type: 'string', minLength: 1, maxLength: 256, description });

@@ -3,9 +3,10 @@
  * delivery: `response_format: json_schema` when the definition says so, a schema instruction
  * in the prompt only when the definition says `prompt_only`. Nothing switches silently.
  */
+
+import { validateCompiled } from '../../core/compiled-validators.ts';
 import { invalidInput } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
-import { validateWith } from '../validators.ts';
 import type { LlmInterface } from './interface.ts';
 
 export interface ChatMessage {
@@ -54,7 +55,7 @@ const LLM_REQUEST_SCHEMA = {
 } as const;
 
 export function parseLlmRequest(request: unknown): LlmRequest {
-  const r = validateWith<LlmRequest>(LLM_REQUEST_SCHEMA, request);
+  const r = validateCompiled<LlmRequest>(LLM_REQUEST_SCHEMA, request);
   if (!r.ok) {
     throw invalidInput(
       'LLM source request is invalid',

@@ -7,12 +7,12 @@
  * same node, source and contract, corrective context appended, each attempt a new LLM call).
  */
 
+import { validateCompiled } from '../../../core/compiled-validators.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
-import { validateCompiled } from '../validate.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
 import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
