@@ -112,10 +112,7 @@ export class RunEvents {
     this.#open++;
     try {
       const emit: Emit = (body) => {
-        const e = this.#stamp(body);
-        if (!e) return;
-        if (emitted === NONE) emitted = [];
-        emitted.push(e);
+        emitted = this.#collect(emitted, body);
       };
       const result = await this.#bus.store.transaction(
         this.#bus.fanOut
@@ -158,10 +155,7 @@ export class RunEvents {
     this.#open++;
     try {
       const emit: Emit = (body) => {
-        const e = this.#stamp(body);
-        if (!e) return;
-        if (emitted === NONE) emitted = [];
-        emitted.push(e);
+        emitted = this.#collect(emitted, body);
       };
       const result = store.transactionSync((tx) => fn(tx, emit), options);
       committed = result !== STORE_BUSY;
@@ -169,6 +163,15 @@ export class RunEvents {
     } finally {
       this.#closed(committed, NONE, emitted);
     }
+  }
+
+  /** `list` with the stamped event added (a new list in place of the shared empty one). */
+  #collect(list: EngineEvent[], body: EventBody): EngineEvent[] {
+    const e = this.#stamp(body);
+    if (!e) return list;
+    const out = list === NONE ? [] : list;
+    out.push(e);
+    return out;
   }
 
   /** After a transaction of the run: what it carried and emitted goes out if it committed, or waits. */

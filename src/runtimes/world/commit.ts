@@ -6,11 +6,10 @@
  * world's head is the turn before, so a turn is never committed twice.
  */
 import { NoemaError } from '../../core/errors.ts';
-import { setModelOutputKinds } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { sourceSummary } from './attempts.ts';
 import { insertBatched } from './batched-insert.ts';
-import type { OutputMark } from './nodes/shared.ts';
+import { type OutputMark, writeOutputMarks } from './nodes/shared.ts';
 import { writeSnapshot } from './snapshots.ts';
 import { versionRows, writeVersions } from './state.ts';
 import type { AttemptInput, StagedPatch } from './turn-context.ts';
@@ -89,10 +88,7 @@ export async function commitTurn(
       );
     }
     await writeVersions(tx, rows);
-    for (const kind of ['tool_call', 'final_patch'] as const) {
-      const ids = marks.filter((m) => m.kind === kind).map((m) => m.source_invocation_id);
-      if (ids.length > 0) await setModelOutputKinds(tx, ids, kind);
-    }
+    await writeOutputMarks(tx, marks);
     // Snapshot policy: a whole-world snapshot once the changes since the last one outweigh it.
     if (Number(head.change_bytes) > Number(head.snapshot_bytes)) {
       const whole: WorkingWorld = {

@@ -7,7 +7,6 @@
  */
 import { uuidv7 } from '../../core/ids.ts';
 import { createEngine, type Engine, type RunOutcome, sourcesExecutor } from '../../engine/index.ts';
-import { setModelOutputKind } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import {
   type AttemptFailure,
@@ -21,7 +20,7 @@ import { commitTurn } from './commit.ts';
 import { turnGraph } from './graph.ts';
 import { subjectAmbientNode, turnAmbientNode } from './nodes/ambient.ts';
 import { commitNode } from './nodes/commit.ts';
-import type { OutputMark } from './nodes/shared.ts';
+import { type OutputMark, writeOutputMarks } from './nodes/shared.ts';
 import { toolNode } from './nodes/tool.ts';
 import { toolLoopNode } from './nodes/tool-loop.ts';
 import { getWorldRow, simulationTime, type WorldRow } from './state.ts';
@@ -132,7 +131,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       const run = await engine.getRun(outcome.run_id).catch(() => null);
       const marks = (run?.state.marks ?? []) as unknown as OutputMark[];
       await store.transaction(async (tx) => {
-        for (const m of marks) await setModelOutputKind(tx, m.source_invocation_id, m.kind);
+        await writeOutputMarks(tx, marks);
         await endAttempt(tx, attempt.attempt_id, 'failed', failure);
       });
       return { ...base, status: 'failed', patches: [], failure };

@@ -339,16 +339,13 @@ export class SqliteStore implements Store {
     // The free lock is taken synchronously: a step's commit should not wait a turn for nothing.
     if (!this.#mutex.tryAcquire()) await this.#mutex.acquire();
     try {
-      this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      this.#begin(options);
       try {
         const result = await runInTransactionScope(this, fn, this.#tx);
-        this.#conn.control('COMMIT');
-        if (options.mode !== 'read') this.#committed();
+        this.#commit(options);
         return result;
       } catch (err) {
-        // SQLite may already have rolled back (or COMMIT itself failed): never leave the
-        // single connection inside a transaction, and never mask the original error.
-        if (this.#conn.inTransaction) this.#conn.control('ROLLBACK');
+        this.#rollback();
         throw err;
       }
     } finally {
@@ -370,23 +367,39 @@ export class SqliteStore implements Store {
       return STORE_BUSY;
     }
     try {
-      this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      this.#begin(options);
       this.#inSyncTransaction = true;
       try {
         const result = fn(this.#syncTx);
         this.#inSyncTransaction = false;
-        this.#conn.control('COMMIT');
-        if (options.mode !== 'read') this.#committed();
+        this.#commit(options);
         return result;
       } catch (err) {
         this.#inSyncTransaction = false;
-        // As in transaction(): never leave the connection inside a transaction, never mask the error.
-        if (this.#conn.inTransaction) this.#conn.control('ROLLBACK');
+        this.#rollback();
         throw err;
       }
     } finally {
       this.#mutex.release();
     }
+  }
+
+  #begin(options: TransactionOptions): void {
+    this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+  }
+
+  #commit(options: TransactionOptions): void {
+    this.#conn.control('COMMIT');
+    if (options.mode !== 'read') this.#committed();
+  }
+
+  /**
+   * After a failed callback or COMMIT: SQLite may already have rolled back, so only an open
+   * transaction is rolled back — the single connection is never left inside one, and the caller
+   * rethrows its original error.
+   */
+  #rollback(): void {
+    if (this.#conn.inTransaction) this.#conn.control('ROLLBACK');
   }
 
   async tableNames(): Promise<string[]> {

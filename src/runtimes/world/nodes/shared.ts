@@ -3,7 +3,8 @@
  * invocation of an attempt carries, and visibility of ambient context to a subject.
  */
 import type { Json, NodeContext } from '../../../engine/index.ts';
-import type { InvocationLinks } from '../../../sources/index.ts';
+import { type InvocationLinks, setModelOutputKinds } from '../../../sources/index.ts';
+import type { Queryable } from '../../../store/store.ts';
 import type { AmbientTarget } from '../documents.ts';
 import type { AttemptInput, StagedPatch, TurnContext } from '../turn-context.ts';
 import type { WorkingWorld } from '../world-patch.ts';
@@ -35,6 +36,13 @@ export interface ConversationEntry {
 export interface OutputMark {
   source_invocation_id: string;
   kind: 'tool_call' | 'final_patch';
+}
+
+/** Writes the marks in the transaction that ends the attempt: one statement per table and kind. */
+export async function writeOutputMarks(tx: Queryable, marks: readonly OutputMark[]): Promise<void> {
+  const byKind = new Map<OutputMark['kind'], string[]>();
+  for (const m of marks) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m.source_invocation_id]);
+  for (const [kind, ids] of byKind) await setModelOutputKinds(tx, ids, kind);
 }
 
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
