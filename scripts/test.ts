@@ -5,6 +5,8 @@
  * fails with the test's name instead of stalling CI.
  */
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { selectedStores, testPostgresUrl } from '../src/testing/stores.ts';
 
@@ -37,13 +39,19 @@ if (stores.includes('postgres')) {
 }
 const patterns =
   process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+const blockingStdio = pathToFileURL(join(import.meta.dirname, 'blocking-stdio.ts')).href;
 console.log(`npm test: stores ${stores.join(', ')}; per-test timeout ${timeoutMs} ms`);
 const r = spawnSync(
   process.execPath,
   ['--test', '--test-concurrency=3', `--test-timeout=${timeoutMs}`, '--test-force-exit', ...patterns],
   {
     stdio: 'inherit',
-    env: { ...process.env, STORES: stores.join(',') },
+    env: {
+      ...process.env,
+      STORES: stores.join(','),
+      // Every test process (the runner and each file's child) loads it: see scripts/blocking-stdio.ts.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${blockingStdio}`].filter(Boolean).join(' '),
+    },
   },
 );
 process.exit(r.status ?? 1);

@@ -1,9 +1,13 @@
 /**
  * The test runner fails loudly: an empty or unknown STORES is a usage error (never zero store
- * tests reported green), and a hanging test fails on the per-test timeout instead of stalling CI.
+ * tests reported green), a hanging test fails on the per-test timeout instead of stalling CI, and
+ * every result a test file produced reaches the report.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { selectedStores } from '../../src/testing/stores.ts';
 
@@ -16,6 +20,7 @@ const run = (env: Record<string, string>, files: string[]) =>
     },
     encoding: 'utf8',
     timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
   });
 
 test('STORES empty or unknown exits 2 with one line naming STORES', () => {
@@ -48,4 +53,25 @@ test('a test that never settles fails on the per-test timeout', () => {
   assert.notEqual(r.status, 0, 'the hanging test failed');
   assert.equal(r.signal, null, 'the runner ended by itself, not by our kill');
   assert.match(r.stdout, /timed out after 300ms/);
+});
+
+test('every result reaches the report: files whose results are still being written when they end lose none', () => {
+  // Results written just before a file's process exits are the ones --test-force-exit could drop
+  // (nodejs/node#64833): long names make each file's last writes large, as a suite's do.
+  const dir = mkdtempSync(join(tmpdir(), 'noema-runner-'));
+  try {
+    const files = [];
+    for (let f = 0; f < 6; f++) {
+      const tests = Array.from({ length: 300 }, (_, i) => `test('t${i} ${'x'.repeat(1500)}', () => {});`);
+      const file = join(dir, `r${f}.test.mjs`);
+      writeFileSync(file, `import { test } from 'node:test';\n${tests.join('\n')}\n`);
+      files.push(file);
+    }
+    const r = run({ STORES: 'sqlite' }, files);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^ℹ tests 1800$/m);
+    assert.match(r.stdout, /^ℹ pass 1800$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
