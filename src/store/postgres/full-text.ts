@@ -43,7 +43,9 @@ function indexDdl(table: string, id: string, column: string, filters: readonly s
     // Newest first by word (a search of every row), by filters and word (a search of a scope), and
     // by id (a row's postings, for its update or delete).
     `CREATE INDEX ${p}_word ON ${p} (word, ${id})`,
-    ...(filters.length > 0 ? [`CREATE INDEX ${p}_filters ON ${p} (${[...filters, 'word', id].join(', ')})`] : []),
+    ...(filters.length > 0
+      ? [`CREATE INDEX ${p}_filters ON ${p} (${[...filters, 'word', id].join(', ')})`]
+      : []),
     `CREATE INDEX ${p}_id ON ${p} (${id})`,
     `ANALYZE ${p}`,
   ];
@@ -78,12 +80,7 @@ export const postgresFullText: FullTextDialect = {
     const words = searchWords(text);
     if (words.length === 0) return null;
     const cols = Object.keys(filters);
-    const params: SqlValue[] = [
-      words.join(' '),
-      ...cols.map((c) => filters[c] as string),
-      limit,
-      limit,
-    ];
+    const params: SqlValue[] = [words.join(' '), ...cols.map((c) => filters[c] as string), limit, limit];
     const filter = cols.map((c) => ` AND p.${c} = ?`).join('');
     return {
       sql: `SELECT n.id FROM (SELECT lexeme AS word FROM ${lexemes('?')}) q CROSS JOIN LATERAL (SELECT p.${id} AS id FROM ${postings(table, column)} p WHERE p.word = q.word${filter} ORDER BY p.${id} DESC LIMIT ?) n GROUP BY n.id ORDER BY n.id DESC LIMIT ?`,
