@@ -118,10 +118,10 @@ export interface Dialect {
 
 /**
  * Full-text search as a store primitive: the DDL that indexes `table.column` (kept in sync by the
- * database itself, by triggers, so writers need nothing special) and a query that finds the newest matching rows.
- * The table has an integer primary key `id` that grows with time; `filters` are TEXT columns a search
- * can be narrowed by exactly (e.g. a scope), indexed together with the text so a narrow filter stays
- * fast in a large table. Ranking is the caller's: the primitive only finds candidates.
+ * database itself, by triggers, so writers need nothing special) and a query that finds the newest
+ * matching rows. The table has an integer primary key `id` that grows with time; `filters` are TEXT
+ * columns a search can be narrowed by exactly (e.g. a scope), indexed together with the text so a
+ * narrow filter stays fast in a large table. Ranking is the caller's: the primitive only finds candidates.
  */
 export interface FullTextDialect {
   /**

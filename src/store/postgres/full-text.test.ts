@@ -1,7 +1,7 @@
 /**
  * PostgreSQL's full-text index upgraded from its previous layout (a generated `tsvector` column under
  * a GIN index) to the posting table: the postings are exactly the words of the rows already there,
- * the old column is gone, and later writes keep the postings in step. PostgreSQL only: SQLite's
+ * the old column is gone, and later writes (a TRUNCATE too) keep the postings in step. PostgreSQL only: SQLite's
  * layout did not change (its `upgradeIndexDdl` is empty; the shared specs cover both stores).
  */
 import assert from 'node:assert/strict';
@@ -83,6 +83,8 @@ test('upgradeIndexDdl replaces the tsvector + GIN layout by postings of the rows
     assert.deepEqual(await postings(), await expected());
     assert.deepEqual(await search('green'), [14, 12, 9]);
     assert.deepEqual(await search('plum', 'sb2'), [13]);
+    await store.run('TRUNCATE docs');
+    assert.deepEqual(await postings(), []);
   } finally {
     await dispose();
   }
