@@ -2,6 +2,7 @@
 import { describeEachStore } from '../testing/each-store.ts';
 import { concurrencySpecs } from './conformance/concurrency.spec.ts';
 import { durabilitySpecs } from './conformance/durability.spec.ts';
+import { fullTextSpecs } from './conformance/full-text.spec.ts';
 import { listenSpecs } from './conformance/listen.spec.ts';
 import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
@@ -18,3 +19,4 @@ describeEachStore('store: parameter values', paramSpecs);
 describeEachStore('store: locks and catalog', lockSpecs);
 describeEachStore('store: deferred durability', durabilitySpecs);
 describeEachStore('store: synchronous transactions', syncTransactionSpecs);
+describeEachStore('store: full-text search', fullTextSpecs);

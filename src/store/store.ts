@@ -118,10 +118,10 @@ export interface Dialect {
 
 /**
  * Full-text search as a store primitive: the DDL that indexes `table.column` (kept in sync by the
- * database itself, so writers need nothing special) and a query that finds the newest matching rows.
- * The table has an integer primary key `id` that grows with time; `filters` are TEXT columns a search
- * can be narrowed by exactly (e.g. a scope), indexed together with the text so a narrow filter stays
- * fast in a large table. Ranking is the caller's: the primitive only finds candidates.
+ * database itself, by triggers, so writers need nothing special) and a query that finds the newest
+ * matching rows. The table has an integer primary key `id` that grows with time; `filters` are TEXT
+ * columns a search can be narrowed by exactly (e.g. a scope), indexed together with the text so a
+ * narrow filter stays fast in a large table. Ranking is the caller's: the primitive only finds candidates.
  */
 export interface FullTextDialect {
   /**
@@ -131,6 +131,12 @@ export interface FullTextDialect {
   indexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
   /** Migration statements removing what `indexDdl` created (to replace an index by a newer one). */
   dropIndexDdl(table: string, column: string): string[];
+  /**
+   * Migration statements bringing an index of this store's previous layout to the current one, filled
+   * from the rows: a rebuild where the layout changed (PostgreSQL: a `tsvector` column under GIN became
+   * a posting table), nothing where the previous layout is the current one (SQLite).
+   */
+  upgradeIndexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
   /**
    * `SELECT <id> AS id` of rows of `table` whose `column` matches any word of `text` and whose filter
    * columns equal the given values: the newest `limit` of them (highest ids; in no particular order),

@@ -1,7 +1,7 @@
 /**
  * Long-term memory, the front door: records with a positive integer `memory_id`, a scope (user,
  * agent, flowchart), text, kind and meta; full-text retrieval ranked by relevance and recency
- * (SQLite FTS5, PostgreSQL `tsvector` + GIN, through the store's full-text primitive). Shared by
+ * (SQLite FTS5, a PostgreSQL posting table, through the store's full-text primitive). Shared by
  * agent sessions and flowchart memory nodes.
  */
 export { longTermMigrations } from './migrations.ts';

@@ -33,4 +33,11 @@ export const longTermMigrations: Migration[] = [
     name: 'long_term_memories_fts_newest_first',
     up: (d) => [...d.fullText.dropIndexDdl(FTS[0], FTS[2]), ...d.fullText.indexDdl(...FTS)],
   },
+  {
+    // The full-text index in the store's current layout (PostgreSQL: a posting table read newest
+    // first per word, filled from the rows in one statement; SQLite: unchanged).
+    id: 132,
+    name: 'long_term_memories_fts_postings',
+    up: (d) => d.fullText.upgradeIndexDdl(...FTS),
+  },
 ];

@@ -53,6 +53,8 @@ export const sqliteDialect: Dialect = {
       `DROP TRIGGER IF EXISTS ${table}_fts_au`,
       `DROP TABLE IF EXISTS ${table}_fts`,
     ],
+    // FTS5's layout (negated ids) is unchanged since its previous rebuild: nothing to upgrade.
+    upgradeIndexDdl: () => [],
     matchQuery: ({ table, id, column, text, filters, limit }) => {
       const words = searchWords(text);
       if (words.length === 0) return null;

@@ -1,0 +1,116 @@
+/**
+ * Conformance: the full-text primitive follows every write to its table — single and bulk inserts,
+ * updates of the text or of a filter (one row or many), deletes, rolled-back writes — and a rebuild
+ * on existing rows (`indexDdl` on a filled table, `upgradeIndexDdl`) finds exactly the rows. Each
+ * search is compared with the newest matching rows computed from the table itself.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { StoreFactory } from '../../testing/each-store.ts';
+import { type Queryable, type Store, searchWords } from '../store.ts';
+
+const INDEX = ['docs', 'id', 'body', ['scope']] as const;
+const QUERIES = ['apple', 'pear', 'apple pear', 'common', 'plum', 'Apple, PEAR!'];
+const SCOPES = ['a', 'b', undefined];
+/** Small, so that the newest matches are a cut of the matching rows. */
+const LIMIT = 5;
+
+async function createDocs(store: Store): Promise<void> {
+  await store.run(`CREATE TABLE docs (id ${store.dialect.autoId}, scope TEXT NOT NULL, body TEXT NOT NULL)`);
+}
+
+/** Every search of QUERIES × SCOPES equals the newest LIMIT matching rows read from the table. */
+async function assertSearchesExact(db: Queryable & Pick<Store, 'dialect'>, step: string): Promise<void> {
+  const rows = await db.all<{ id: number; scope: string; body: string }>(
+    'SELECT id, scope, body FROM docs ORDER BY id DESC',
+  );
+  for (const text of QUERIES) {
+    const words = searchWords(text);
+    for (const scope of SCOPES) {
+      const expected = rows
+        .filter(
+          (r) =>
+            (scope === undefined || r.scope === scope) && searchWords(r.body).some((w) => words.includes(w)),
+        )
+        .slice(0, LIMIT)
+        .map((r) => Number(r.id));
+      const match = db.dialect.fullText.matchQuery({
+        table: 'docs',
+        id: 'id',
+        column: 'body',
+        text,
+        filters: scope === undefined ? {} : { scope },
+        limit: LIMIT,
+      });
+      assert.ok(match);
+      const found = (await db.all<{ id: number }>(match.sql, match.params))
+        .map((r) => Number(r.id))
+        .sort((x, y) => y - x);
+      assert.deepEqual(found, expected, `${step}: "${text}" in ${scope ?? 'every scope'}`);
+    }
+  }
+}
+
+const insert = (store: Queryable, scope: string, body: string) =>
+  store.run('INSERT INTO docs (scope, body) VALUES (?, ?)', [scope, body]);
+
+export function fullTextSpecs(factory: StoreFactory): void {
+  test('the index follows inserts, updates of text and filters, deletes and rollbacks', () =>
+    factory.withStore(async ({ store }) => {
+      await createDocs(store);
+      for (const sql of store.dialect.fullText.indexDdl(...INDEX)) await store.run(sql);
+      await insert(store, 'a', 'an apple a day');
+      await insert(store, 'b', 'a pear and an apple');
+      await insert(store, 'a', 'common ground');
+      await assertSearchesExact(store, 'single inserts');
+      // One statement of many rows (a bulk insert).
+      const values = Array.from({ length: 40 }, (_, i) => [
+        i % 3 === 0 ? 'b' : 'a',
+        `common ${i % 4 === 0 ? 'apple' : 'fig'} ${i % 5 === 0 ? 'pear' : 'kiwi'} n${i}`,
+      ]);
+      await store.run(
+        `INSERT INTO docs (scope, body) VALUES ${values.map(() => '(?, ?)').join(', ')}`,
+        values.flat(),
+      );
+      await assertSearchesExact(store, 'bulk insert');
+      // The text of one row: its old words no longer match it, its new ones do.
+      const newest = await store.get<{ id: number }>('SELECT max(id) AS id FROM docs');
+      await store.run('UPDATE docs SET body = ? WHERE id = ?', ['plum only', Number(newest?.id)]);
+      await assertSearchesExact(store, 'text updated');
+      // A filter: the row moves to the other scope.
+      await store.run("UPDATE docs SET scope = 'b' WHERE body = 'common ground'");
+      await assertSearchesExact(store, 'filter updated');
+      // Many rows in one statement, text and filter at once.
+      await store.run("UPDATE docs SET body = 'pear plum', scope = 'a' WHERE body LIKE '%kiwi n1%'");
+      await assertSearchesExact(store, 'many rows updated');
+      await store.run("DELETE FROM docs WHERE body LIKE '%fig%' AND scope = 'a'");
+      await assertSearchesExact(store, 'rows deleted');
+      await store.run("DELETE FROM docs WHERE scope = 'b'");
+      await assertSearchesExact(store, 'a scope deleted');
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await insert(tx, 'a', 'apple pear plum rolled back');
+          await tx.run("UPDATE docs SET body = 'nothing left' WHERE scope = 'a'");
+          await assertSearchesExact(tx, 'inside the transaction');
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      await assertSearchesExact(store, 'rolled back');
+    }));
+
+  test('an index built on existing rows, or upgraded in place, finds exactly them and follows writes', () =>
+    factory.withStore(async ({ store }) => {
+      await createDocs(store);
+      for (let i = 0; i < 30; i++)
+        await insert(store, i % 2 ? 'a' : 'b', `${i % 3 ? 'common' : 'apple'} ${i % 7 ? 'fig' : 'pear'}`);
+      for (const sql of store.dialect.fullText.indexDdl(...INDEX)) await store.run(sql);
+      await assertSearchesExact(store, 'built on existing rows');
+      for (const sql of store.dialect.fullText.upgradeIndexDdl(...INDEX)) await store.run(sql);
+      await assertSearchesExact(store, 'upgraded');
+      await insert(store, 'a', 'apple after the upgrade');
+      await store.run("UPDATE docs SET body = 'plum' WHERE body = 'apple pear'");
+      await store.run("DELETE FROM docs WHERE body = 'common pear'");
+      await assertSearchesExact(store, 'written after the upgrade');
+    }));
+}
