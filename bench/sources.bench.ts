@@ -282,27 +282,30 @@ export default {
           }
           // Interleaved call by call in ABBA order: on a shared machine load drifts within
           // seconds, and blocks of hundreds of calls let that drift land on one side only.
-          // Keep-alive holds one connection for both sides, so no teardown crosses over.
+          // Keep-alive holds one connection for both sides, so no teardown crosses over. Nothing
+          // else runs between the two sides: a store write timed between them would warm SQLite
+          // for whichever side comes next, the traced side in half the pairs, and flatter it.
           const a: number[] = [];
           const b: number[] = [];
           const cpuA: number[] = [];
           const cpuB: number[] = [];
-          // The store writes alone, timed between calls as they run in invokeSource: with the
-          // fetch path's work in between, caches are cold and the same writes cost more than
-          // in a tight loop of writes (the row below this one).
-          const lifecycle = storeLifecycle(store, source.hash);
-          const w: number[] = [];
-          const cpuW: number[] = [];
           for (let i = 0; i < iterations; i++) {
             if (i % 2 === 0) {
               await sample(bare, a, cpuA);
-              await sample(lifecycle, w, cpuW);
               await sample(traced, b, cpuB);
             } else {
               await sample(traced, b, cpuB);
-              await sample(lifecycle, w, cpuW);
               await sample(bare, a, cpuA);
             }
+          }
+          // The store writes alone, timed right after an untraced call as they run in invokeSource:
+          // with the fetch path's work in between, caches are cold and the same writes cost more
+          // than in a tight loop of writes (the row below this one).
+          const lifecycle = storeLifecycle(store, source.hash);
+          const w: number[] = [];
+          for (let i = 0; i < iterations; i++) {
+            await bare();
+            await sample(lifecycle, w, []);
           }
           ctx.row({
             case: `lifecycle store writes only, between calls [${kind}]`,

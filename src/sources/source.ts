@@ -174,6 +174,11 @@ export interface RecordedResponse {
   response_json_clean: boolean;
   /** `response_headers` as stored (redacted JSON text). */
   response_headers: string;
+  /**
+   * The values the row was written from, before redaction (in memory only): a kind's row holding
+   * the very same value stores the reference without redacting and encoding it a second time.
+   */
+  from: { response_text: string | null; response_headers: Record<string, string> | undefined };
 }
 
 /** How the invocation ended, as the implementation's `finish` hook sees it. */

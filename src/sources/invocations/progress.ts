@@ -5,7 +5,7 @@
  * costs one small transaction per interval, and a killed process loses at most one interval.
  */
 
-import { incidentLog } from '../../core/incident-log.ts';
+import { type IncidentLog, incidentLog } from '../../core/incident-log.ts';
 import type { Store } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import { runAfter, type ScheduledCall } from '../shared-timer.ts';
@@ -19,7 +19,8 @@ export interface ProgressWriter {
   stop(): Promise<void>;
 }
 
-const NONE: ProgressWriter = { progressed() {}, stop: async () => {} };
+const STOPPED: Promise<void> = Promise.resolve();
+const NONE: ProgressWriter = { progressed() {}, stop: () => STOPPED };
 
 export function progressWriter(
   store: Store,
@@ -33,14 +34,15 @@ export function progressWriter(
   let writing: Promise<void> | null = null;
   let stopped = false;
   // A lost batch only means less is left behind if the process dies: the finish still writes the
-  // whole stream. Said once per call, with the call it belongs to.
-  const failures = incidentLog(`saving the partial result of source invocation ${invocationId}`);
+  // whole stream. Said once per call, with the call it belongs to (made on the first failure).
+  let failures: IncidentLog | undefined;
   const write = async () => {
     timer = undefined;
     if (stopped) return;
     try {
       await store.transaction((tx) => progress(tx, redactor));
     } catch (err) {
+      failures ??= incidentLog(`saving the partial result of source invocation ${invocationId}`);
       failures.fail(err);
     }
   };
@@ -57,11 +59,12 @@ export function progressWriter(
         false,
       );
     },
-    async stop() {
+    stop() {
       stopped = true;
       timer?.cancel();
       timer = undefined;
-      await writing;
+      // A call shorter than the interval wrote nothing: no promise of its own to wait for.
+      return writing ?? STOPPED;
     },
   };
 }

@@ -131,5 +131,6 @@ export async function finishInvocation(
     has_response_json: json !== null,
     response_json_clean: json?.clean ?? true,
     response_headers: headers,
+    from: { response_text: o.response_text ?? null, response_headers: o.response_headers },
   };
 }

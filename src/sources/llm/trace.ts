@@ -148,9 +148,14 @@ export async function finishLlmCall(
   // The whole stream goes to chunks_json below: the batches written while it streamed go.
   if (s.persisted > 0) await q.run('DELETE FROM llm_call_chunks WHERE llm_call_id = ?', [id]);
   // The output is stored once: where it equals what the invocation row holds, NULL (or a
-  // reference) here, and the reader puts it back.
-  const raw = redactor.text(s.rawText);
-  const headers = JSON.stringify(redactor.headers(e.response_headers));
+  // reference) here, and the reader puts it back. A value the invocation row was finished from
+  // is known equal without redacting and encoding it again (null below: in the invocation).
+  const r = e.recorded;
+  const raw = r !== null && r.from.response_text === s.rawText ? null : redactor.text(s.rawText);
+  const headers =
+    r !== null && r.from.response_headers === e.response_headers
+      ? null
+      : JSON.stringify(redactor.headers(e.response_headers));
   const normalizedIsRaw = e.normalized_text !== null && e.normalized_text === s.rawText;
   const artifacts = e.artifacts.map((a, n) =>
     a.kind === 'parsed_output' && e.output_recorded
@@ -168,8 +173,8 @@ export async function finishLlmCall(
       e.failure_class,
       e.failure_message === null ? null : redactor.text(e.failure_message),
       e.http_status,
-      e.recorded !== null && e.recorded.response_headers === headers ? HEADERS_IN_INVOCATION : headers,
-      e.recorded !== null && e.recorded.response_text === raw ? null : raw,
+      headers === null || r?.response_headers === headers ? HEADERS_IN_INVOCATION : headers,
+      raw === null || r?.response_text === raw ? null : raw,
       e.normalized_text === null || normalizedIsRaw ? null : redactor.text(e.normalized_text),
       normalizedIsRaw ? 1 : 0,
       s.finishReason,
