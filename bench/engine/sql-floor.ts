@@ -102,6 +102,21 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'journal: fenced INSERT … SELECT FROM engine_runs (no EXISTS), prepared control',
+    setup(db) {
+      schema(db, true);
+      const ins = db.prepare(`INSERT INTO engine_journal (jid, body)
+     SELECT ?, ? FROM engine_runs WHERE run_pk = ? AND lease_owner = ?
+     ON CONFLICT DO NOTHING`);
+      const c = control(db, true);
+      return (i) => {
+        c.begin();
+        if (ins.run(2 ** 24 + i, msg, 1, 'me').changes !== 1) throw new Error('fenced');
+        c.commit();
+      };
+    },
+  },
+  {
     name: 'journal: fenced INSERT, exec control, fk on',
     setup(db) {
       schema(db, true);
@@ -133,4 +148,5 @@ for (let r = 0; r < rounds; r++) {
     results.set(k.name, [...(results.get(k.name) ?? []), p50(us)]);
   }
 }
-for (const [name, xs] of results) console.log(`${p50(xs).toFixed(2).padStart(7)} µs  ${name}  (${xs.map((x) => x.toFixed(2)).join(' ')})`);
+for (const [name, xs] of results)
+  console.log(`${p50(xs).toFixed(2).padStart(7)} µs  ${name}  (${xs.map((x) => x.toFixed(2)).join(' ')})`);

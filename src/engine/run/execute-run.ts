@@ -17,7 +17,12 @@ import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, reachesTerminal, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
-import { fencedAppendStatement, type LoadedRun, snapshotStatement } from '../journal/journal.ts';
+import {
+  fencedAppendParams,
+  fencedAppendSql,
+  type LoadedRun,
+  snapshotStatement,
+} from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -332,8 +337,13 @@ function stepWrites(
   now: number,
 ): StepWrite[] {
   const { store, owner } = deps;
-  const append = fencedAppendStatement(store.dialect, run.run_pk, seq, body, owner);
-  const writes: StepWrite[] = [{ sql: append.sql, params: append.params, miss: leaseLost }];
+  const writes: StepWrite[] = [
+    {
+      sql: fencedAppendSql(store.dialect),
+      params: fencedAppendParams(run.run_pk, seq, body, owner),
+      miss: leaseLost,
+    },
+  ];
   // Most steps create nothing: the loops below are skipped, not entered empty.
   if (work.contracts.length > 0)
     for (const c of work.contracts)
