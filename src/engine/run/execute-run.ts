@@ -26,7 +26,7 @@ import {
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
-import { isPromiseLike, runNode } from './node-runner.ts';
+import { isPromiseLike, type NodeRun, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
 import { runWrites, runWritesSync, type StepWrite } from './step-writes.ts';
@@ -49,19 +49,23 @@ export async function executeRun(
   events: RunEvents,
 ): Promise<RunOutcome> {
   const abort = new AbortController();
-  // Read once: the step loop checks it every step, and each getter call has a cost.
-  const signal = abort.signal;
   const state = loaded.state;
   const rc = new RunContracts(deps, run, state, contracts, events);
-  const nodeRun = {
+  const nodeRun: NodeRun = {
     deps,
     run,
     graph,
     state,
     contracts: rc,
     attempts: loaded.attempts,
-    signal,
+    signal: abort.signal,
+    aborted: false,
     events,
+  };
+  // The step loop reads `nodeRun.aborted`, a plain field: `signal.aborted` is a call into Node per read.
+  const stop = () => {
+    nodeRun.aborted = true;
+    abort.abort();
   };
   const beatLog = incidentLog(`run ${run.run_id}: lease heartbeat`);
   const timer = setInterval(
@@ -69,7 +73,7 @@ export async function executeRun(
       heartbeat(deps.store, run.run_pk, deps.owner, deps.now(), deps.leaseMs).then(
         (held) => {
           beatLog.ok();
-          if (!held) abort.abort();
+          if (!held) stop();
         },
         // The next tick retries; if the lease expires meanwhile, the fenced writes notice.
         (err: unknown) => beatLog.fail(err),
@@ -96,7 +100,7 @@ export async function executeRun(
   }
   try {
     for (;;) {
-      if (signal.aborted) throw new LeaseLost();
+      if (nodeRun.aborted) throw new LeaseLost();
       if (state.frontier.length === 0) {
         return outcome(
           'failed',
@@ -157,7 +161,7 @@ export async function executeRun(
     if ((err as { retryable?: unknown } | null)?.retryable === true) {
       // Stop whatever of this run is still in flight (its writes are fenced anyway), and give the
       // lease up if the store answers, so another process need not wait for it to expire.
-      abort.abort();
+      stop();
       await abandonLease(deps.store, run.run_pk, deps.owner, deps.now()).catch(() => {});
       throw err;
     }
@@ -309,9 +313,11 @@ function commitStep(
   const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
   // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
+  // Read here, not in the callback: nothing runs between the two (the callback is synchronous).
+  const observed = events.observed;
   const committed = events.transactionSync((tx, emit) => {
     runWritesSync(tx, writes);
-    if (events.observed) emitStep(emit, run, state.step, work, status, now);
+    if (observed) emitStep(emit, run, state.step, work, status, now);
   }, durability);
   if (committed !== STORE_BUSY) return status;
   return events

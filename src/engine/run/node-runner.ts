@@ -23,6 +23,8 @@ export interface NodeRun {
   contracts: RunContracts;
   attempts: Map<string, AttemptEntry[]>;
   signal: AbortSignal;
+  /** `signal.aborted`, kept by whoever aborts it: read on every step, where the getter costs a call. */
+  aborted: boolean;
   events: RunEvents;
 }
 
@@ -97,7 +99,7 @@ function settled(
 
 /** What a throwing node amounts to: the run's failure, or (lease lost, store fault) the step's end. */
 function failureOf(r: NodeRun, err: unknown): NodeResult {
-  if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
+  if (err instanceof LeaseLost || r.aborted) throw new LeaseLost();
   // A store fault is not the node's failure: the run stops here and is reclaimed.
   if (isStoreFault(err)) throw err;
   if (r.contracts.fault !== undefined) throw r.contracts.fault;
@@ -119,7 +121,7 @@ function attempted(
   started: number,
   result: NodeResult,
 ): NodeResult | Promise<NodeResult> {
-  if (r.signal.aborted) throw new LeaseLost();
+  if (r.aborted) throw new LeaseLost();
   // The node swallowed a store fault of `ctx.act`/`ctx.perform`: its result rests on a write that
   // never happened, so it is not used.
   if (r.contracts.fault !== undefined) throw r.contracts.fault;
