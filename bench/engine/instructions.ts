@@ -5,9 +5,11 @@
  * `node --predictable` (no concurrent compilation, no time-based GC heuristics) two runs of the same
  * code agree to about 0.01 %. Counts include what a fresh process pays in that window: the
  * interpreter and baseline code, compiling (on the main thread here), GC and SQLite itself.
- * `node bench/engine/instructions.ts <size> <steps>` (the runner passes a sync file prefix).
+ * `node bench/engine/instructions.ts <size> <steps> [floor]` (the runner passes a sync file prefix);
+ * `floor` measures the raw commit floor's loop instead (node:sqlite, BEGIN IMMEDIATE; INSERT; COMMIT).
  */
 import { writeFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import type { GraphSpec, NodeType } from '../../src/engine/index.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
@@ -54,16 +56,46 @@ const tool: NodeType<null> = {
   execute: () => ({ kind: 'ok', writes: { messages: msg } }),
 };
 
-const t = await openTestStore('sqlite');
-try {
-  const engine = createEngine(t.store, { fanOut: false });
-  for (const type of [reason, tool] as NodeType<never>[]) engine.register(type);
-  await engine.start(loopGraph(20));
-  const graph = loopGraph(steps);
-  pause('start');
-  const out = await engine.start(graph);
-  pause('end');
-  console.log(JSON.stringify({ status: out.status, steps: out.step }));
-} finally {
-  await t.dispose();
+/** The bench's floor loop (noema-cases.ts `rawCommitFloor`), 20 steps of warm-up then the measured ones. */
+async function floor(): Promise<void> {
+  const t = await openTestStore('sqlite', null);
+  await t.store.close();
+  const db = new DatabaseSync(t.url);
+  try {
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('CREATE TABLE steps (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO steps (body) VALUES (?)');
+    const step = () => {
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(msg);
+      db.exec('COMMIT');
+    };
+    for (let i = 0; i < 20; i++) step();
+    pause('start');
+    for (let i = 0; i < steps; i++) step();
+    pause('end');
+    console.log(JSON.stringify({ status: 'floor', steps }));
+  } finally {
+    db.close();
+    await t.dispose();
+  }
 }
+
+async function engineLoop(): Promise<void> {
+  const t = await openTestStore('sqlite');
+  try {
+    const engine = createEngine(t.store, { fanOut: false });
+    for (const type of [reason, tool] as NodeType<never>[]) engine.register(type);
+    await engine.start(loopGraph(20));
+    const graph = loopGraph(steps);
+    pause('start');
+    const out = await engine.start(graph);
+    pause('end');
+    console.log(JSON.stringify({ status: out.status, steps: out.step }));
+  } finally {
+    await t.dispose();
+  }
+}
+
+await (process.argv[4] === 'floor' ? floor() : engineLoop());
