@@ -13,7 +13,7 @@ import type { SqlValue } from './store.ts';
 export function assertStorableParams(params: readonly SqlValue[]): void {
   for (let i = 0; i < params.length; i++) {
     const p = params[i];
-    if (typeof p === 'string' && p.includes('\u0000')) {
+    if (typeof p === 'string' && !isStorableText(p)) {
       throw invalidInput(
         'a text value contains a NUL character (\\u0000), which the store cannot hold',
         { parameter: i + 1 },
@@ -21,4 +21,9 @@ export function assertStorableParams(params: readonly SqlValue[]): void {
       );
     }
   }
+}
+
+/** Whether both backends can store `text` as it is (no NUL character). */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\u0000');
 }

@@ -59,6 +59,13 @@ export class RunEvents {
   /** A timed flush in flight: the run's next transaction waits for it, so commits stay in seq order. */
   #flushing: Promise<void> | null = null;
   readonly #flushFailing = new Incident('NOEMA_EVENT_FLUSH_FAILED');
+  /** `transactionSync`'s callback and its events while it runs (see there). */
+  #syncFn: ((tx: SyncTransaction, emit: Emit) => unknown) | null = null;
+  #syncEmitted: EngineEvent[] = NONE;
+  readonly #syncEmit: Emit = (body) => {
+    this.#syncEmitted = this.#collect(this.#syncEmitted, body);
+  };
+  readonly #syncBody = (tx: SyncTransaction): unknown => this.#syncFn!(tx, this.#syncEmit);
 
   constructor(bus: EventBus, run_id: string) {
     this.#bus = bus;
@@ -150,17 +157,23 @@ export class RunEvents {
     // Without fan-out nothing is ever unsent; the check keeps a carried event from being dropped.
     if (!store.transactionSync || this.#bus.fanOut || this.#flushing || this.#unsent.length > 0)
       return STORE_BUSY;
-    let emitted: EngineEvent[] = NONE;
+    // Nothing else of the run can run until this returns, so the callback and its events live in
+    // fields read by closures made once per run, not in two new closures per step.
+    // (A nested call, which the store refuses, restores the outer call's fields.)
+    const outerFn = this.#syncFn;
+    const outerEmitted = this.#syncEmitted;
+    this.#syncFn = fn;
+    this.#syncEmitted = NONE;
     let committed = false;
     this.#open++;
     try {
-      const emit: Emit = (body) => {
-        emitted = this.#collect(emitted, body);
-      };
-      const result = store.transactionSync((tx) => fn(tx, emit), options);
+      const result = store.transactionSync(this.#syncBody, options) as T | typeof STORE_BUSY;
       committed = result !== STORE_BUSY;
       return result;
     } finally {
+      const emitted = this.#syncEmitted;
+      this.#syncFn = outerFn;
+      this.#syncEmitted = outerEmitted;
       this.#closed(committed, NONE, emitted);
     }
   }

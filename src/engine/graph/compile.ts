@@ -109,5 +109,10 @@ export function unknownRoutes(
   if (route === undefined) return NO_ROUTES;
   const known = graph.knownRoutes.get(node);
   if (!Array.isArray(route)) return known?.has(route) ? NO_ROUTES : [route];
-  return route.filter((r) => !known?.has(r));
+  return unknownOf(known, route);
+}
+
+// Apart from its caller: a closure over `known` there would cost every call a context allocation.
+function unknownOf(known: Set<string | undefined> | undefined, routes: string[]): string[] {
+  return routes.filter((r) => !known?.has(r));
 }

@@ -61,14 +61,17 @@ function corrupt(graph: CompiledGraph, what: string): NoemaError {
   });
 }
 
+/** `name`'s index; `what` (and `of`, the node a route belongs to) only name it in the error. */
 function indexOf(
   graph: CompiledGraph,
   ix: Map<string, number> | undefined,
   name: string,
   what: string,
+  of?: string,
 ): number {
   const i = ix?.get(name);
-  if (i === undefined) throw corrupt(graph, `unknown ${what} "${name}"`);
+  if (i === undefined)
+    throw corrupt(graph, `unknown ${what}${of === undefined ? '' : ` of ${of}`} "${name}"`);
   return i;
 }
 
@@ -79,7 +82,7 @@ function nameAt(graph: CompiledGraph, names: readonly string[] | undefined, i: J
 }
 
 export function encodeDelta(graph: CompiledGraph, t: Tables, d: NodeDelta): Json[] {
-  const routeIx = (r: string) => indexOf(graph, t.routeIx.get(d.n), r, `route of ${d.n}`);
+  const routeIx = (r: string) => indexOf(graph, t.routeIx.get(d.n), r, 'route', d.n);
   const w: Json[] = [];
   for (const [name, v] of Object.entries(d.w ?? {}))
     if (v !== undefined) w.push(indexOf(graph, t.channelIx, name, 'channel'), v);
@@ -123,36 +126,39 @@ function decodeDelta(graph: CompiledGraph, t: Tables, raw: Json): NodeDelta {
  * the row (about 1.5 µs for a 1 KB message, more than the whole encoding).
  */
 export function encodeDeltaText(graph: CompiledGraph, t: Tables, d: NodeDelta): string {
-  const out: Json[] = [indexOf(graph, t.nodeIx, d.n, 'node'), null, null, null, null];
-  let last = 0;
+  const n = indexOf(graph, t.nodeIx, d.n, 'node');
+  let w: Json[] | null = null;
   if (d.w !== undefined) {
-    const w: Json[] = [];
+    w = [];
     for (const name in d.w) {
       if (!Object.hasOwn(d.w, name)) continue;
       const v = d.w[name];
       if (v === undefined) continue;
       w.push(indexOf(graph, t.channelIx, name, 'channel'), v);
     }
-    out[1] = w;
-    last = 1;
   }
+  let r: Json = null;
   if (d.r !== undefined) {
     const ix = t.routeIx.get(d.n);
-    out[2] = Array.isArray(d.r)
-      ? d.r.map((r) => indexOf(graph, ix, r, `route of ${d.n}`))
-      : indexOf(graph, ix, d.r, `route of ${d.n}`);
-    last = 2;
+    r = Array.isArray(d.r) ? routeIndexes(graph, ix, d.n, d.r) : indexOf(graph, ix, d.r, 'route', d.n);
   }
-  if (d.o !== undefined) {
-    out[3] = [d.o];
-    last = 3;
-  }
-  if (d.a !== undefined && d.a !== null) {
-    out[4] = d.a;
-    last = 4;
-  }
-  out.length = last + 1;
-  return JSON.stringify(out);
+  // Trailing absent fields are left out by building the array at its length (no truncation).
+  if (d.a !== undefined && d.a !== null)
+    return JSON.stringify([n, w, r, d.o === undefined ? null : [d.o], d.a]);
+  if (d.o !== undefined) return JSON.stringify([n, w, r, [d.o]]);
+  if (d.r !== undefined) return JSON.stringify([n, w, r]);
+  if (w !== null) return JSON.stringify([n, w]);
+  return JSON.stringify([n]);
+}
+
+// Apart from encodeDeltaText, for the same reason as encodeStep.
+function routeIndexes(
+  graph: CompiledGraph,
+  ix: Map<string, number> | undefined,
+  node: string,
+  routes: string[],
+): number[] {
+  return routes.map((r) => indexOf(graph, ix, r, 'route', node));
 }
 
 /** The row body of `entry`; a one-node step without contracts or artifacts is a bare delta array. */
@@ -161,6 +167,11 @@ export function encodeEntry(graph: CompiledGraph, entry: JournalEntry): string {
   const t = tables(graph);
   if (entry.deltas.length === 1 && !entry.c && !entry.z && !entry.f)
     return encodeDeltaText(graph, t, entry.deltas[0]!);
+  return encodeStep(graph, t, entry);
+}
+
+// Apart from encodeEntry: its closure would cost every row (most take the path above) a context.
+function encodeStep(graph: CompiledGraph, t: Tables, entry: StepEntry): string {
   const deltas = entry.deltas.map((d) => encodeDelta(graph, t, d));
   const body: Record<string, Json> = { m: deltas };
   if (entry.c) body.c = entry.c;

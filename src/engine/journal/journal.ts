@@ -36,7 +36,16 @@ export function fencedAppendStatement(
   body: string,
   owner: string,
 ): { sql: string; params: SqlValue[] } {
-  return { sql: fencedInsert(dialect.forShare), params: [jidOf(runPk, seq), body, runPk, owner] };
+  return { sql: fencedAppendSql(dialect), params: fencedAppendParams(runPk, seq, body, owner) };
+}
+
+/** The fenced append's text, the same string every time (it is the statement cache's key). */
+export function fencedAppendSql(dialect: Dialect): string {
+  return fencedInsert(dialect.forShare);
+}
+
+export function fencedAppendParams(runPk: number, seq: number, body: string, owner: string): SqlValue[] {
+  return [jidOf(runPk, seq), body, runPk, owner];
 }
 
 function appended(r: RunResult): boolean {

@@ -17,11 +17,16 @@ import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, reachesTerminal, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
-import { fencedAppendStatement, type LoadedRun, snapshotStatement } from '../journal/journal.ts';
+import {
+  fencedAppendParams,
+  fencedAppendSql,
+  type LoadedRun,
+  snapshotStatement,
+} from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
-import { isPromiseLike, runNode } from './node-runner.ts';
+import { isPromiseLike, type NodeRun, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
 import { runWrites, runWritesSync, type StepWrite } from './step-writes.ts';
@@ -44,19 +49,23 @@ export async function executeRun(
   events: RunEvents,
 ): Promise<RunOutcome> {
   const abort = new AbortController();
-  // Read once: the step loop checks it every step, and each getter call has a cost.
-  const signal = abort.signal;
   const state = loaded.state;
   const rc = new RunContracts(deps, run, state, contracts, events);
-  const nodeRun = {
+  const nodeRun: NodeRun = {
     deps,
     run,
     graph,
     state,
     contracts: rc,
     attempts: loaded.attempts,
-    signal,
+    signal: abort.signal,
+    aborted: false,
     events,
+  };
+  // The step loop reads `nodeRun.aborted`, a plain field: `signal.aborted` is a call into Node per read.
+  const stop = () => {
+    nodeRun.aborted = true;
+    abort.abort();
   };
   const beatLog = incidentLog(`run ${run.run_id}: lease heartbeat`);
   const timer = setInterval(
@@ -64,7 +73,7 @@ export async function executeRun(
       heartbeat(deps.store, run.run_pk, deps.owner, deps.now(), deps.leaseMs).then(
         (held) => {
           beatLog.ok();
-          if (!held) abort.abort();
+          if (!held) stop();
         },
         // The next tick retries; if the lease expires meanwhile, the fenced writes notice.
         (err: unknown) => beatLog.fail(err),
@@ -91,7 +100,7 @@ export async function executeRun(
   }
   try {
     for (;;) {
-      if (signal.aborted) throw new LeaseLost();
+      if (nodeRun.aborted) throw new LeaseLost();
       if (state.frontier.length === 0) {
         return outcome(
           'failed',
@@ -152,7 +161,7 @@ export async function executeRun(
     if ((err as { retryable?: unknown } | null)?.retryable === true) {
       // Stop whatever of this run is still in flight (its writes are fenced anyway), and give the
       // lease up if the store answers, so another process need not wait for it to expire.
-      abort.abort();
+      stop();
       await abandonLease(deps.store, run.run_pk, deps.owner, deps.now()).catch(() => {});
       throw err;
     }
@@ -304,9 +313,11 @@ function commitStep(
   const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
   // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
+  // Read here, not in the callback: nothing runs between the two (the callback is synchronous).
+  const observed = events.observed;
   const committed = events.transactionSync((tx, emit) => {
     runWritesSync(tx, writes);
-    if (events.observed) emitStep(emit, run, state.step, work, status, now);
+    if (observed) emitStep(emit, run, state.step, work, status, now);
   }, durability);
   if (committed !== STORE_BUSY) return status;
   return events
@@ -332,8 +343,13 @@ function stepWrites(
   now: number,
 ): StepWrite[] {
   const { store, owner } = deps;
-  const append = fencedAppendStatement(store.dialect, run.run_pk, seq, body, owner);
-  const writes: StepWrite[] = [{ sql: append.sql, params: append.params, miss: leaseLost }];
+  const writes: StepWrite[] = [
+    {
+      sql: fencedAppendSql(store.dialect),
+      params: fencedAppendParams(run.run_pk, seq, body, owner),
+      miss: leaseLost,
+    },
+  ];
   // Most steps create nothing: the loops below are skipped, not entered empty.
   if (work.contracts.length > 0)
     for (const c of work.contracts)

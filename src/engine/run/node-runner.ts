@@ -23,6 +23,8 @@ export interface NodeRun {
   contracts: RunContracts;
   attempts: Map<string, AttemptEntry[]>;
   signal: AbortSignal;
+  /** `signal.aborted`, kept by whoever aborts it: read on every step, where the getter costs a call. */
+  aborted: boolean;
   events: RunEvents;
 }
 
@@ -75,6 +77,20 @@ function attemptNode(
   }
   // A synchronous node's result is used as is: no extra turn of the microtask queue per step.
   if (!isPromiseLike(returned)) return attempted(r, entry, spec, type, notes, watch, started, returned);
+  return settled(r, entry, spec, type, notes, watch, started, returned);
+}
+
+// Apart from attemptNode: closures there would cost every synchronous node a context allocation.
+function settled(
+  r: NodeRun,
+  entry: FrontierEntry,
+  spec: NodeSpec,
+  type: NodeType<never>,
+  notes: CorrectiveNote[],
+  watch: boolean,
+  started: number,
+  returned: PromiseLike<NodeResult>,
+): Promise<NodeResult> {
   return Promise.resolve(returned).then(
     (result) => attempted(r, entry, spec, type, notes, watch, started, result),
     (err: unknown) => attempted(r, entry, spec, type, notes, watch, started, failureOf(r, err)),
@@ -83,7 +99,7 @@ function attemptNode(
 
 /** What a throwing node amounts to: the run's failure, or (lease lost, store fault) the step's end. */
 function failureOf(r: NodeRun, err: unknown): NodeResult {
-  if (err instanceof LeaseLost || r.signal.aborted) throw new LeaseLost();
+  if (err instanceof LeaseLost || r.aborted) throw new LeaseLost();
   // A store fault is not the node's failure: the run stops here and is reclaimed.
   if (isStoreFault(err)) throw err;
   if (r.contracts.fault !== undefined) throw r.contracts.fault;
@@ -105,7 +121,7 @@ function attempted(
   started: number,
   result: NodeResult,
 ): NodeResult | Promise<NodeResult> {
-  if (r.signal.aborted) throw new LeaseLost();
+  if (r.aborted) throw new LeaseLost();
   // The node swallowed a store fault of `ctx.act`/`ctx.perform`: its result rests on a write that
   // never happened, so it is not used.
   if (r.contracts.fault !== undefined) throw r.contracts.fault;
@@ -181,7 +197,8 @@ function contextFor(
 ): NodeContext {
   const { deps, run, state, contracts, graph, events } = r;
   let acts = 0;
-  const all = contracts.all();
+  // Most runs hold no contract: two fresh empty lists, without copying and filtering nothing.
+  const all = contracts.byId.size === 0 ? null : contracts.all();
   return {
     run_id: run.run_id,
     node_id: spec.id,
@@ -191,9 +208,9 @@ function contextFor(
     config: (spec.config ?? null) as Json,
     state: state.channels,
     input_context: inputContextOf(graph, state, entry),
-    corrective_context: [...notes],
-    pending_executions: pendingExecutions(all),
-    completed_executions: completedExecutions(all),
+    corrective_context: notes.length === 0 ? [] : [...notes],
+    pending_executions: all === null ? [] : pendingExecutions(all),
+    completed_executions: all === null ? [] : completedExecutions(all),
     perform: (id) => contracts.perform(spec.id, type, id, r.signal),
     act: (action_type, payload, options) => {
       const key = options?.key ?? `#${acts++}`;

@@ -4,7 +4,7 @@ import { NoemaError } from '../../core/errors.ts';
 import { LruMap } from '../../core/lru.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, nestedTransaction, runInTransactionScope } from '../nesting.ts';
-import { assertStorableParams } from '../params.ts';
+import { assertStorableParams, isStorableText } from '../params.ts';
 import {
   type Dialect,
   type Queryable,
@@ -98,15 +98,20 @@ export interface SqliteStoreOptions {
   setting?: string;
 }
 
-/** Parameters as node:sqlite takes them: booleans as 0/1; the caller's array itself when it has none. */
+/**
+ * Parameters as node:sqlite takes them: booleans as 0/1; the caller's array itself when it has none.
+ * One pass for the storable-text check too (it runs for every statement).
+ */
 function bind(params: readonly SqlValue[]): readonly SQLInputValue[] {
-  assertStorableParams(params);
   let out: SQLInputValue[] | null = null;
   for (let i = 0; i < params.length; i++) {
     const p = params[i];
-    if (typeof p !== 'boolean') continue;
-    out ??= params.slice() as SQLInputValue[];
-    out[i] = p ? 1 : 0;
+    if (typeof p === 'string') {
+      if (!isStorableText(p)) assertStorableParams(params);
+    } else if (typeof p === 'boolean') {
+      out ??= params.slice() as SQLInputValue[];
+      out[i] = p ? 1 : 0;
+    }
   }
   return out ?? (params as readonly SQLInputValue[]);
 }
@@ -179,7 +184,9 @@ class SqliteConnection implements Queryable {
   runSync(sql: string, params: readonly SqlValue[] = NO_PARAMS): RunResult {
     try {
       const r = this.statement(sql).run(...bind(params));
-      return { changes: Number(r.changes) };
+      // node:sqlite's own result, with `changes` as a number (it is one unless BigInts were asked for).
+      if (typeof r.changes !== 'number') r.changes = Number(r.changes);
+      return r as RunResult;
     } catch (err) {
       throw translateSqliteError(err);
     }
