@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The `noema` executable. Noema needs Node 24; when started by an older system Node, it
 // re-runs itself on the Node 24 that `npm install` placed in node_modules/.bin.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ if (major < 24) {
     );
     process.exit(2);
   }
+  const { spawnSync } = await import('node:child_process');
   const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, NOEMA_REEXEC: '1' },
