@@ -45,25 +45,69 @@ const SUBJECTS = 100;
 const onlyGetWorld = process.env.NOEMA_BENCH_WORLD === 'get_world';
 
 /**
- * The store, counting commits: each transaction (asynchronous or synchronous), and each statement run outside one (its own
- * implicit transaction). Reads pass through.
+ * The store, counting commits — each transaction (asynchronous or synchronous), and each statement
+ * run outside one (its own implicit transaction) — and statements: every query, lock and notify,
+ * inside a transaction or not (on PostgreSQL each is a round trip; BEGIN and COMMIT not counted).
+ * `BENCH_WORLD_STATEMENTS=1` also tallies them by SQL text, to print where they go.
  */
-function countingStore(store: Store): { store: Store; commits: number } {
-  const counter = { store, commits: 0 };
+function countingStore(store: Store): {
+  store: Store;
+  commits: number;
+  statements: number;
+  bySql: Map<string, number> | null;
+} {
+  const counter = {
+    store,
+    commits: 0,
+    statements: 0,
+    bySql: process.env.BENCH_WORLD_STATEMENTS === '1' ? new Map<string, number>() : null,
+  };
+  const STATEMENTS = new Set<string | symbol>(['run', 'get', 'all', 'lockKey', 'lockRows', 'notify']);
+  const counting = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop) as unknown;
+        if (typeof value !== 'function') return value;
+        if (!STATEMENTS.has(prop)) return (value as (...a: unknown[]) => unknown).bind(t);
+        return (...args: unknown[]) => {
+          counter.statements++;
+          if (counter.bySql) {
+            const key = `${String(prop)} ${String(args[0]).replace(/\s+/g, ' ').slice(0, 110)}`;
+            counter.bySql.set(key, (counter.bySql.get(key) ?? 0) + 1);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  const direct = counting(store);
   counter.store = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop) as unknown;
       if (typeof value !== 'function') return value;
-      if (prop === 'transaction' || prop === 'run')
-        return (...args: unknown[]) => {
+      if (prop === 'transaction')
+        return (fn: (tx: object) => unknown, ...rest: unknown[]) => {
           counter.commits++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+          return (value as (...a: unknown[]) => unknown).call(
+            target,
+            (tx: object) => fn(counting(tx)),
+            ...rest,
+          );
         };
+      if (prop === 'run')
+        return (...args: Parameters<Store['run']>) => {
+          counter.commits++;
+          return direct.run(...args);
+        };
+      if (prop === 'get' || prop === 'all') return Reflect.get(direct, prop) as unknown;
       // A synchronous transaction commits too, unless the store declined it (the caller then
       // commits the same work through `transaction`, counted there).
       if (prop === 'transactionSync')
-        return (...args: unknown[]) => {
-          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return (fn: (tx: object) => unknown, ...rest: unknown[]) => {
+          const out = (value as (...a: unknown[]) => unknown).call(
+            target,
+            (tx: object) => fn(counting(tx)),
+            ...rest,
+          );
           if (out !== STORE_BUSY) counter.commits++;
           return out;
         };
@@ -225,9 +269,21 @@ const bench: Bench = {
             const floorCpu: number[] = [];
             let turnCommits = 0;
             let floorCommits = 0;
+            let turnStatements = 0;
+            let floorStatements = 0;
+            /** The statements of one side's last round, by SQL text (BENCH_WORLD_STATEMENTS=1). */
+            const tally = (label: string) => {
+              if (!counted.bySql) return;
+              const rows = [...counted.bySql].sort((a, b) => b[1] - a[1]);
+              console.log(`--- ${label} [${kind}]: statements per subject, by SQL`);
+              for (const [sql, n] of rows) console.log(`${(n / SUBJECTS).toFixed(2).padStart(6)}  ${sql}`);
+              counted.bySql.clear();
+            };
             for (let r = 0; r < rounds; r++) {
               await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });
               const c0 = counted.commits;
+              const s0 = counted.statements;
+              counted.bySql?.clear();
               const u0 = process.cpuUsage();
               const t0 = performance.now();
               const out = await runtime.runTurn({ world_slug: `w${r}` });
@@ -235,9 +291,13 @@ const bench: Bench = {
               const u = process.cpuUsage(u0);
               turnCpu.push(u.user + u.system);
               turnCommits = counted.commits - c0;
+              turnStatements = counted.statements - s0;
+              if (r === rounds - 1) tally('turn');
               if (out.status !== 'committed')
                 throw new Error(`bench turn failed: ${JSON.stringify(out.failure)}`);
               const fc0 = counted.commits;
+              const fs0 = counted.statements;
+              counted.bySql?.clear();
               const fu0 = process.cpuUsage();
               const f0 = performance.now();
               for (let i = 0; i < SUBJECTS; i++) {
@@ -277,6 +337,8 @@ const bench: Bench = {
               const fu = process.cpuUsage(fu0);
               floorCpu.push(fu.user + fu.system);
               floorCommits = counted.commits - fc0;
+              floorStatements = counted.statements - fs0;
+              if (r === rounds - 1) tally('floor');
             }
             const turn = summarize(turnMs.map((x) => x * 1000)).p50 / 1000;
             const floor = summarize(floorMs.map((x) => x * 1000)).p50 / 1000;
@@ -326,6 +388,14 @@ const bench: Bench = {
               value: turnCommits / SUBJECTS,
               anchor: 'floor',
               anchor_value: floorCommits / SUBJECTS,
+            });
+            ctx.row({
+              case: `statements per subject (queries, locks; each a round trip on PostgreSQL), turn vs the same calls via invokeSource [${kind}]`,
+              metric: 'statements',
+              unit: 'statements',
+              value: turnStatements / SUBJECTS,
+              anchor: 'floor',
+              anchor_value: floorStatements / SUBJECTS,
             });
             await runtime.close();
           }
