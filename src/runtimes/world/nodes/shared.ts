@@ -30,6 +30,8 @@ export interface ConversationEntry {
   node: string;
   kind: 'tool_call' | 'tool_result';
   message: { role: 'assistant' | 'user'; content: string };
+  /** A tool call's contract payload, performed at the start of the node's next generation. */
+  elected?: Json;
 }
 
 /** An accepted generation's `model_output_kind`, in the `marks` channel until the attempt ends. */

@@ -1,7 +1,7 @@
 /**
  * `world.llm_tool_loop`: one generation of a subject's `llm_tool_loop` per execution. The model
- * answers a ToolLoopOutput; a tool call (validated: listed, arguments match) becomes a PENDING
- * `model_elected_tool` contract for `world.tool`, a final patch is validated against the live
+ * answers a ToolLoopOutput; a tool call (validated: listed, arguments match) is recorded in the
+ * loop with its contract payload and performed at the start of the node's next generation, a final patch is validated against the live
  * working world and — for the node `apply.from` names — staged with its patch_seq and per-patch
  * transitions. Model-content failures return `retry_generation` (the engine's one retry lane:
  * same node, source and contract, corrective context appended, each attempt a new LLM call).
@@ -62,10 +62,10 @@ export function toolLoopNode(
       const world = workingWorld(t, ch.patches);
       let loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
       let round = loop.filter((c) => c.kind === 'tool_result').length;
-      // The tool call this node's previous generation elected runs first, in this execution: its
-      // contract was committed with that generation's step, so it runs once however often this
-      // execution is retried or re-executed after a crash.
-      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round);
+      // The tool call this node's previous generation elected (recorded with that generation's step)
+      // runs first, in this execution, as an action shared by its attempts: it runs once however often
+      // this execution is retried or re-executed after a crash.
+      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round, loop);
       if (elected !== null && 'fail' in elected) return elected.fail;
       const performed = elected?.entry ?? null;
       if (performed !== null) {
@@ -179,6 +179,24 @@ export function toolLoopNode(
           node: node.id,
           kind: 'tool_call',
           message: { role: 'assistant', content: JSON.stringify(output) },
+          // Performed at the start of the next generation (`performElectedTool`).
+          elected: {
+            source_hash: found.tool.source_ref.hash,
+            request: output.tool_call.arguments as Json,
+            ...(found.tool.result_schema_ref
+              ? { result_schema_hash: found.tool.result_schema_ref.hash }
+              : {}),
+            kind: 'model_elected_tool',
+            tool_name: found.tool.name,
+            links: {
+              ...attemptLinks(ch.attempt, ctx.run_id),
+              workflow_hash: subject.workflow_hash,
+              workflow_node_id: node.id,
+              workflow_subject_entity_id: subject.entity_id,
+              parent_source_invocation_id: out.source_invocation_id,
+              tool_loop_round: round,
+            } as unknown as Json,
+          },
         };
         return {
           kind: 'ok',
@@ -191,28 +209,6 @@ export function toolLoopNode(
               kind: 'tool_call',
             } as OutputMark as never,
           },
-          contracts: [
-            {
-              action_type: 'model_elected_tool',
-              payload: {
-                source_hash: found.tool.source_ref.hash,
-                request: output.tool_call.arguments as Json,
-                ...(found.tool.result_schema_ref
-                  ? { result_schema_hash: found.tool.result_schema_ref.hash }
-                  : {}),
-                kind: 'model_elected_tool',
-                tool_name: found.tool.name,
-                links: {
-                  ...attemptLinks(ch.attempt, ctx.run_id),
-                  workflow_hash: subject.workflow_hash,
-                  workflow_node_id: node.id,
-                  workflow_subject_entity_id: subject.entity_id,
-                  parent_source_invocation_id: out.source_invocation_id,
-                  tool_loop_round: round,
-                } as unknown as Json,
-              },
-            },
-          ],
         };
       }
       const patch = output.patch as WorldPatch;
