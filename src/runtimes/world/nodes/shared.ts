@@ -60,6 +60,12 @@ export function attemptLinks(a: AttemptInput, run_id: string): InvocationLinks {
   return { run_id, attempt_id: a.attempt_id, world_slug: a.world_slug, attempted_turn: a.attempted_turn };
 }
 
+/** Whether a subject sees a source with this visibility in any world (not by where it is). */
+export function alwaysVisibleTo(target: AmbientTarget, subjectId: string): boolean {
+  if (target === 'all_subjects' || target === 'acting_subject' || target === 'world') return true;
+  return 'entity_id' in target && target.entity_id === subjectId;
+}
+
 /** Whether a subject sees (or, before its workflow, runs) a source with this visibility. */
 export function visibleTo(target: AmbientTarget, subjectId: string, world: WorkingWorld): boolean {
   if (target === 'all_subjects' || target === 'acting_subject' || target === 'world') return true;

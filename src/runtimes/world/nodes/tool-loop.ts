@@ -12,12 +12,13 @@ import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
-import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
+import { type StagedPatch, type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
 import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
 import {
   type AmbientEntry,
+  alwaysVisibleTo,
   attemptLinks,
   type ConversationEntry,
   channelsOf,
@@ -30,6 +31,22 @@ import { performElectedTool } from './tool.ts';
 // that ends the attempt (its commit, or its failure record), with no commit of its own.
 const markOutput = (store: Store, id: string, kind: 'invalid' | 'tool_call' | 'final_patch') =>
   store.transaction((tx) => setModelOutputKind(tx, id, kind));
+
+/**
+ * Whether the generation after this node's final one surely opens with an action (a
+ * before_subject_workflow source the next subject sees whatever the world), so this step may commit
+ * with that action's running record rather than on its own. Not when it opens with its model call:
+ * a crash during that call would make this step's (finished) call again.
+ */
+function nextOpensWithAction(t: TurnContext, at: ToolLoopConfig): boolean {
+  const subject = t.plan.subjects[at.subject]!;
+  if (at.node + 1 < t.plan.workflows.get(subject.workflow_hash)!.nodes.length) return false;
+  const next = t.plan.subjects[at.subject + 1];
+  if (!next) return false;
+  return (t.plan.workflows.get(next.workflow_hash)!.ambient_sources ?? []).some(
+    (b) => b.run === 'before_subject_workflow' && alwaysVisibleTo(b.visible_to, next.entity_id),
+  );
+}
 
 export interface ToolLoopConfig {
   subject: number;
@@ -201,6 +218,8 @@ export function toolLoopNode(
         return {
           kind: 'ok',
           route: 'tool',
+          // The next generation opens with the elected call's action: this step commits with it.
+          commitsWithNext: true,
           writes: {
             ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
             conversation: (performed ? [performed, call] : call) as unknown as Json,
@@ -243,6 +262,7 @@ export function toolLoopNode(
       return {
         kind: 'ok',
         route: 'final',
+        commitsWithNext: nextOpensWithAction(t, ctx.config),
         writes,
         output: { final: patch as unknown as Json, source_invocation_id: out.source_invocation_id },
       };
