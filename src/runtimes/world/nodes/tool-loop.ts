@@ -1,9 +1,9 @@
 /**
  * `world.llm_tool_loop`: one generation of a subject's `llm_tool_loop` per execution. The model
  * answers a ToolLoopOutput; a tool call (validated: listed, arguments match) is recorded in the
- * loop with its contract payload and performed at the start of the node's next generation, a final patch is validated against the live
- * working world and — for the node `apply.from` names — staged with its patch_seq and per-patch
- * transitions. Model-content failures return `retry_generation` (the engine's one retry lane:
+ * loop with its contract payload and performed at the start of the node's next generation (or by
+ * `world.tool`, in graphs that have it); a final patch is validated against the live working world
+ * and — for the node `apply.from` names — staged with its patch_seq and per-patch transitions. Model-content failures return `retry_generation` (the engine's one retry lane:
  * same node, source and contract, corrective context appended, each attempt a new LLM call).
  */
 

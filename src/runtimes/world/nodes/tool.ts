@@ -73,10 +73,9 @@ export function toolNode(): NodeType<{ subject: number; node: string; generator:
     },
     async execute(ctx) {
       const { subject, node, generator } = ctx.config;
-      const round = channelsOf(ctx).conversation.filter(
-        (c) => c.subject === subject && c.node === node && c.kind === 'tool_result',
-      ).length;
-      const r = await performElectedTool(ctx, generator, subject, node, round);
+      const loop = channelsOf(ctx).conversation.filter((c) => c.subject === subject && c.node === node);
+      const round = loop.filter((c) => c.kind === 'tool_result').length;
+      const r = await performElectedTool(ctx, generator, subject, node, round, loop);
       if (r === null)
         return { kind: 'fail', code: 'TOOL_CALL_MISSING', message: 'no pending tool call for this node' };
       if ('fail' in r) return r.fail;
