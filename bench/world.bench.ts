@@ -13,10 +13,16 @@
  * `NOEMA_BENCH_WORLD=get_world` skips the 100-subject turn (for iterating on reads),
  * `BENCH_WORLD_TURN_ONLY=1` runs the turn part alone; the default runs everything.
  * The turn and its floor alternate round by round (same warm-up, same rounds, medians); each is
- * reported as wall time and, beside it, as this process's CPU time.
+ * reported as wall time and, beside it, as this process's CPU time. Since stop 17 the floor's calls
+ * are the turn's own — each round replays the requests that round's turn sent (its prompts) with
+ * the result schemas it asked for, in its order — where before they were the same sources with a
+ * one-word prompt and no result schema; that floor is still measured and printed beside it. Beside
+ * commits the bench counts statements (queries, locks, notifications: a round trip each on
+ * PostgreSQL); `BENCH_WORLD_STATEMENTS=1` prints them by SQL text.
  */
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
+import type { JsonSchema } from '../src/core/schema-registry.ts';
 import { commitTurn } from '../src/runtimes/world/commit.ts';
 import {
   assembleScenario,
@@ -34,7 +40,13 @@ import {
 import { clearSnapshotCache } from '../src/runtimes/world/snapshots.ts';
 import { getWorldRow, readWorldState } from '../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../src/runtimes/world/turn-context.ts';
-import { invokeSource } from '../src/sources/index.ts';
+import {
+  getJsonSchema,
+  getResponseSource,
+  type InvocationKind,
+  invokeSource,
+  type StoredResponseSource,
+} from '../src/sources/index.ts';
 import { STORE_BUSY, type Store } from '../src/store/store.ts';
 import { startScriptedModel } from '../src/testing/scripted-model/index.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
@@ -45,25 +57,69 @@ const SUBJECTS = 100;
 const onlyGetWorld = process.env.NOEMA_BENCH_WORLD === 'get_world';
 
 /**
- * The store, counting commits: each transaction (asynchronous or synchronous), and each statement run outside one (its own
- * implicit transaction). Reads pass through.
+ * The store, counting commits — each transaction (asynchronous or synchronous), and each statement
+ * run outside one (its own implicit transaction) — and statements: every query, lock and notify,
+ * inside a transaction or not (on PostgreSQL each is a round trip; BEGIN and COMMIT not counted).
+ * `BENCH_WORLD_STATEMENTS=1` also tallies them by SQL text, to print where they go.
  */
-function countingStore(store: Store): { store: Store; commits: number } {
-  const counter = { store, commits: 0 };
+function countingStore(store: Store): {
+  store: Store;
+  commits: number;
+  statements: number;
+  bySql: Map<string, number> | null;
+} {
+  const counter = {
+    store,
+    commits: 0,
+    statements: 0,
+    bySql: process.env.BENCH_WORLD_STATEMENTS === '1' ? new Map<string, number>() : null,
+  };
+  const STATEMENTS = new Set<string | symbol>(['run', 'get', 'all', 'lockKey', 'lockRows', 'notify']);
+  const counting = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, prop) {
+        const value = Reflect.get(t, prop) as unknown;
+        if (typeof value !== 'function') return value;
+        if (!STATEMENTS.has(prop)) return (value as (...a: unknown[]) => unknown).bind(t);
+        return (...args: unknown[]) => {
+          counter.statements++;
+          if (counter.bySql) {
+            const key = `${String(prop)} ${String(args[0]).replace(/\s+/g, ' ').slice(0, 110)}`;
+            counter.bySql.set(key, (counter.bySql.get(key) ?? 0) + 1);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  const direct = counting(store);
   counter.store = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop) as unknown;
       if (typeof value !== 'function') return value;
-      if (prop === 'transaction' || prop === 'run')
-        return (...args: unknown[]) => {
+      if (prop === 'transaction')
+        return (fn: (tx: object) => unknown, ...rest: unknown[]) => {
           counter.commits++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+          return (value as (...a: unknown[]) => unknown).call(
+            target,
+            (tx: object) => fn(counting(tx)),
+            ...rest,
+          );
         };
+      if (prop === 'run')
+        return (...args: Parameters<Store['run']>) => {
+          counter.commits++;
+          return direct.run(...args);
+        };
+      if (prop === 'get' || prop === 'all') return Reflect.get(direct, prop) as unknown;
       // A synchronous transaction commits too, unless the store declined it (the caller then
       // commits the same work through `transaction`, counted there).
       if (prop === 'transactionSync')
-        return (...args: unknown[]) => {
-          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+        return (fn: (tx: object) => unknown, ...rest: unknown[]) => {
+          const out = (value as (...a: unknown[]) => unknown).call(
+            target,
+            (tx: object) => fn(counting(tx)),
+            ...rest,
+          );
           if (out !== STORE_BUSY) counter.commits++;
           return out;
         };
@@ -219,67 +275,130 @@ const bench: Bench = {
             const counted = countingStore(store);
             const runtime = createWorldRuntime(counted.store, { env });
             const rounds = ctx.quick ? 2 : 5;
-            const turnMs: number[] = [];
-            const floorMs: number[] = [];
-            const turnCpu: number[] = [];
-            const floorCpu: number[] = [];
-            let turnCommits = 0;
-            let floorCommits = 0;
-            for (let r = 0; r < rounds; r++) {
-              await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });
+            /** One side's rounds: wall and CPU times, and the last round's commits and statements. */
+            type Side = { ms: number[]; cpu: number[]; commits: number; statements: number };
+            const side = (): Side => ({ ms: [], cpu: [], commits: 0, statements: 0 });
+            const turnSide = side();
+            const floorSide = side();
+            const minimalSide = side();
+            /** The statements of one side's last round, by SQL text (BENCH_WORLD_STATEMENTS=1). */
+            const tally = (label: string) => {
+              if (!counted.bySql) return;
+              const rows = [...counted.bySql].sort((a, b) => b[1] - a[1]);
+              console.log(`--- ${label} [${kind}]: statements per subject, by SQL`);
+              for (const [sql, n] of rows) console.log(`${(n / SUBJECTS).toFixed(2).padStart(6)}  ${sql}`);
+            };
+            const timed = async (s: Side, label: string, last: boolean, run: () => Promise<void>) => {
               const c0 = counted.commits;
+              const s0 = counted.statements;
+              counted.bySql?.clear();
               const u0 = process.cpuUsage();
               const t0 = performance.now();
-              const out = await runtime.runTurn({ world_slug: `w${r}` });
-              turnMs.push(performance.now() - t0);
+              await run();
+              s.ms.push(performance.now() - t0);
               const u = process.cpuUsage(u0);
-              turnCpu.push(u.user + u.system);
-              turnCommits = counted.commits - c0;
-              if (out.status !== 'committed')
-                throw new Error(`bench turn failed: ${JSON.stringify(out.failure)}`);
-              const fc0 = counted.commits;
-              const fu0 = process.cpuUsage();
-              const f0 = performance.now();
-              for (let i = 0; i < SUBJECTS; i++) {
-                const links = { workflow_subject_entity_id: `e${i}`, attempted_turn: 1 };
-                await invokeSource(counted.store, {
-                  source: weather,
-                  request: { turn: 1 },
-                  kind: 'ambient_context',
-                  links,
-                  env,
-                });
-                const messages = [{ role: 'user' as const, content: `e${i}` }];
-                await invokeSource(counted.store, {
-                  source: llm,
-                  request: { messages },
-                  kind: 'llm_generation',
-                  links,
-                  env,
-                });
-                const tool = await invokeSource(counted.store, {
-                  source: fountain,
-                  request: { actor_id: `e${i}`, turn: 1 },
-                  kind: 'model_elected_tool',
-                  links,
-                  env,
-                });
-                messages.push({ role: 'user', content: `Tool result ${JSON.stringify(tool.output)}` });
-                await invokeSource(counted.store, {
-                  source: llm,
-                  request: { messages },
-                  kind: 'llm_generation',
-                  links,
-                  env,
-                });
-              }
-              floorMs.push(performance.now() - f0);
-              const fu = process.cpuUsage(fu0);
-              floorCpu.push(fu.user + fu.system);
-              floorCommits = counted.commits - fc0;
+              s.cpu.push(u.user + u.system);
+              s.commits = counted.commits - c0;
+              s.statements = counted.statements - s0;
+              if (last) tally(label);
+            };
+            const documents = new Map<string, Promise<StoredResponseSource>>();
+            const schemas = new Map<string, Promise<{ hash: string; schema: JsonSchema }>>();
+            /** The turn's 400 calls as it made them: each one's source, request and result schema, in order. */
+            const callsOf = async (attempt_id: string) => {
+              const rows = await store.all<{
+                source_hash: string;
+                invocation_kind: InvocationKind;
+                request_json: string;
+                output_schema_hash: string | null;
+                workflow_subject_entity_id: string;
+              }>(
+                `SELECT source_hash, invocation_kind, request_json, output_schema_hash, workflow_subject_entity_id
+                 FROM source_invocations WHERE attempt_id = ? ORDER BY invocation_seq`,
+                [attempt_id],
+              );
+              if (rows.length !== 4 * SUBJECTS) throw new Error(`the turn made ${rows.length} calls`);
+              return Promise.all(
+                rows.map(async (c) => {
+                  let source = documents.get(c.source_hash);
+                  if (!source) {
+                    source = getResponseSource(store, c.source_hash);
+                    documents.set(c.source_hash, source);
+                  }
+                  const h = c.output_schema_hash;
+                  let schema = h ? schemas.get(h) : undefined;
+                  if (h && !schema) {
+                    schema = getJsonSchema(store, h);
+                    schemas.set(h, schema);
+                  }
+                  return {
+                    source: await source,
+                    request: JSON.parse(c.request_json) as unknown,
+                    kind: c.invocation_kind,
+                    ...(schema ? { resultSchema: await schema } : {}),
+                    links: { workflow_subject_entity_id: c.workflow_subject_entity_id, attempted_turn: 1 },
+                  };
+                }),
+              );
+            };
+            for (let r = 0; r < rounds; r++) {
+              const last = r === rounds - 1;
+              await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });
+              let out: Awaited<ReturnType<typeof runtime.runTurn>> | null = null;
+              await timed(turnSide, 'turn', last, async () => {
+                out = await runtime.runTurn({ world_slug: `w${r}` });
+              });
+              const turned = out as unknown as Awaited<ReturnType<typeof runtime.runTurn>>;
+              if (turned.status !== 'committed')
+                throw new Error(`bench turn failed: ${JSON.stringify(turned.failure)}`);
+              // The floor: the same 400 calls — the requests the turn sent (its prompts) and the result
+              // schemas it asked for — made directly, in the same order.
+              const calls = await callsOf(turned.attempt_id);
+              await timed(floorSide, 'floor', last, async () => {
+                for (const call of calls) await invokeSource(counted.store, { ...call, env });
+              });
+              // The floor before stop 17, kept for comparison: the same sources with minimal requests
+              // (a one-word prompt, no result schema).
+              await timed(minimalSide, 'floor of minimal requests', last, async () => {
+                for (let i = 0; i < SUBJECTS; i++) {
+                  const links = { workflow_subject_entity_id: `e${i}`, attempted_turn: 1 };
+                  await invokeSource(counted.store, {
+                    source: weather,
+                    request: { turn: 1 },
+                    kind: 'ambient_context',
+                    links,
+                    env,
+                  });
+                  const messages = [{ role: 'user' as const, content: `e${i}` }];
+                  await invokeSource(counted.store, {
+                    source: llm,
+                    request: { messages },
+                    kind: 'llm_generation',
+                    links,
+                    env,
+                  });
+                  const tool = await invokeSource(counted.store, {
+                    source: fountain,
+                    request: { actor_id: `e${i}`, turn: 1 },
+                    kind: 'model_elected_tool',
+                    links,
+                    env,
+                  });
+                  messages.push({ role: 'user', content: `Tool result ${JSON.stringify(tool.output)}` });
+                  await invokeSource(counted.store, {
+                    source: llm,
+                    request: { messages },
+                    kind: 'llm_generation',
+                    links,
+                    env,
+                  });
+                }
+              });
             }
-            const turn = summarize(turnMs.map((x) => x * 1000)).p50 / 1000;
-            const floor = summarize(floorMs.map((x) => x * 1000)).p50 / 1000;
+            const p50 = (xs: number[]) => summarize(xs.map((x) => x * 1000)).p50 / 1000;
+            const turn = p50(turnSide.ms);
+            const floor = p50(floorSide.ms);
+            const minimal = p50(minimalSide.ms);
             ctx.row({
               case: `turn of ${SUBJECTS} subjects (400 source calls) [${kind}]`,
               metric: 'wall p50',
@@ -300,8 +419,9 @@ const bench: Bench = {
             // The same rounds measured as this process's CPU time (user + system), which the load of a
             // shared machine inflates far less than wall time. On SQLite the store's work is in this
             // process; on PostgreSQL the server's is not (the wall ratio is the one that counts there).
-            const turnCpuMs = summarize(turnCpu).p50 / 1000;
-            const floorCpuMs = summarize(floorCpu).p50 / 1000;
+            const turnCpuMs = summarize(turnSide.cpu).p50 / 1000;
+            const floorCpuMs = summarize(floorSide.cpu).p50 / 1000;
+            const minimalCpuMs = summarize(minimalSide.cpu).p50 / 1000;
             ctx.row({
               case: `turn of ${SUBJECTS} subjects, this process's CPU time [${kind}]`,
               metric: 'cpu p50',
@@ -320,12 +440,36 @@ const bench: Bench = {
               ratio: 1.3 / (turnCpuMs / floorCpuMs),
             });
             ctx.row({
+              case: `turn ÷ floor of minimal requests (the floor before stop 17), wall [${kind}]`,
+              metric: 'ratio',
+              unit: '×',
+              value: turn / minimal,
+              anchor: 'minimal floor, ms',
+              anchor_value: minimal,
+            });
+            ctx.row({
+              case: `turn ÷ floor of minimal requests (the floor before stop 17), CPU [${kind}]`,
+              metric: 'ratio',
+              unit: '×',
+              value: turnCpuMs / minimalCpuMs,
+              anchor: 'minimal floor, ms',
+              anchor_value: minimalCpuMs,
+            });
+            ctx.row({
               case: `commits per subject, turn vs the same calls via invokeSource [${kind}]`,
               metric: 'commits',
               unit: 'commits',
-              value: turnCommits / SUBJECTS,
+              value: turnSide.commits / SUBJECTS,
               anchor: 'floor',
-              anchor_value: floorCommits / SUBJECTS,
+              anchor_value: floorSide.commits / SUBJECTS,
+            });
+            ctx.row({
+              case: `statements per subject (queries, locks; each a round trip on PostgreSQL), turn vs the same calls via invokeSource [${kind}]`,
+              metric: 'statements',
+              unit: 'statements',
+              value: turnSide.statements / SUBJECTS,
+              anchor: 'floor',
+              anchor_value: floorSide.statements / SUBJECTS,
             });
             await runtime.close();
           }

@@ -236,6 +236,14 @@ export interface NodeEffects {
   contracts?: NewContract[];
   /** Artifacts persisted with the step (event `artifact.persisted`). */
   artifacts?: NewArtifact[];
+  /**
+   * The step need not commit on its own (`ok` results that leave the run running): it commits with
+   * the run's next transaction — the next execution's first action record (`ctx.act` /
+   * `ctx.perform`), or the next step. For a node that knows the next execution writes nothing
+   * outside the engine before such a record: a crash before then re-executes this step, as a crash
+   * just before its commit would. Every node of a step must say so.
+   */
+  commitsWithNext?: boolean;
 }
 
 /**

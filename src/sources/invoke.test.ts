@@ -44,6 +44,50 @@ describeEachStore('invokeSource', (factory) => {
     }
   });
 
+  test('a call whose seq a still-open transaction of its attempt (or run) took gets the next one once it commits', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      for (const links of [{ attempt_id: 'held' }, { run_id: 'held-run' }]) {
+        let inserted!: () => void;
+        const insertedFirst = new Promise<void>((r) => {
+          inserted = r;
+        });
+        let release!: () => void;
+        const released = new Promise<void>((r) => {
+          release = r;
+        });
+        const call = { source, request: { turn: 1 }, kind: 'ambient_context' as const, env: toys.env, links };
+        // The first call's running row stays uncommitted until the second call is trying to insert.
+        const first = invokeSource(store, call, {
+          running: (write) =>
+            store.transaction(async (tx) => {
+              const out = await write(tx);
+              inserted();
+              await released;
+              return out;
+            }),
+        });
+        await insertedFirst;
+        const second = invokeSource(store, call);
+        await new Promise((r) => setTimeout(r, 50));
+        release();
+        const outs = await Promise.all([first, second]);
+        assert.deepEqual(
+          outs.map((o) => [o.status, o.invocation_seq]),
+          [
+            ['succeeded', 1],
+            ['succeeded', 2],
+          ],
+        );
+      }
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
   test('a request failing its input schema, a bad turn or a bad kind is refused before anything is recorded', async () => {
     const { store, dispose } = await factory.open();
     try {

@@ -40,6 +40,14 @@ export interface Transaction extends Queryable {
    */
   notify(channel: string, payload: string): Promise<void>;
   /**
+   * As `notify`, for a caller that need not learn of a refusal before the transaction ends: the
+   * notification rides on the COMMIT's own round trip where the backend can (PostgreSQL sends it
+   * there, in a savepoint) instead of taking one of its own. A refusal still never aborts the
+   * transaction; `settled` is told once it has committed — `null` sent, or the refusal. Not told
+   * when the transaction rolls back (nothing is sent). Optional: without it, callers use `notify`.
+   */
+  notifyWithCommit?(channel: string, payload: string, settled?: (refused: Error | null) => void): void;
+  /**
    * Serializes this transaction with every other transaction that locks the same `scope`, until
    * it commits or rolls back (read-then-write on a key: allocate the next number, apply each
    * migration once). PostgreSQL takes a transaction-scoped advisory lock on a hash of `scope`;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getWorld } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
+import { recordingTransactions } from '../../src/testing/recording-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { count, finalPatch, invocationsOf, toolCall } from './helpers.ts';
 
@@ -174,6 +175,36 @@ describeEachStore('world model-content retries', (factory) => {
           [r.attempt_id],
         )) as { run_id: string };
         assert.equal((await kit.runtime.engine.getRun(run_id)).step, 4);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a generation that elects a tool has no commit of its own: its step commits with the tool call’s running record', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, txs } = recordingTransactions(raw);
+      const script = {
+        rules: [{ match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) }],
+        default: finalPatch('Bob texted Alice.'),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const journal = (t: string[]) =>
+          t.filter((sql) => sql.startsWith('INSERT INTO engine_journal')).length;
+        // The commits that create a contract, in order: the turn's and bob's ambient sources' (one
+        // journal row each, the RUNNING move), then the tool's (two: the electing generation's step,
+        // then the tool's RUNNING move).
+        const created = txs.filter((t) => t.some((sql) => sql.startsWith('INSERT INTO engine_contracts')));
+        const rows = created.map(journal);
+        assert.deepEqual(rows, [...rows.slice(0, -1).map(() => 1), 2]);
+        assert.ok(rows.length >= 2);
       } finally {
         await kit.close();
       }

@@ -121,19 +121,33 @@ export class EventBus {
         },
       );
     }
+    if (tx.notifyWithCommit) {
+      // Sent with the COMMIT, without a round trip of their own; a refusal is logged once it is known.
+      const settled = (refused: Error | null) => {
+        if (refused) this.#refused(events, refused);
+        else this.#notifyFailing.ok();
+      };
+      for (let i = 0; i < payloads.length; i++)
+        tx.notifyWithCommit(EVENTS_CHANNEL, payloads[i]!, i === payloads.length - 1 ? settled : undefined);
+      return;
+    }
     for (const payload of payloads) {
       try {
         await tx.notify(EVENTS_CHANNEL, payload);
       } catch (err) {
-        this.#notifyFailing.fail('noema: sending engine events to other processes failed; the step went on', {
-          run_id: events[0]!.run_id,
-          events: events.length,
-          error: (err as Error | null)?.message ?? String(err),
-        });
+        this.#refused(events, err);
         return;
       }
     }
     this.#notifyFailing.ok();
+  }
+
+  #refused(events: readonly EngineEvent[], err: unknown): void {
+    this.#notifyFailing.fail('noema: sending engine events to other processes failed; the step went on', {
+      run_id: events[0]!.run_id,
+      events: events.length,
+      error: (err as Error | null)?.message ?? String(err),
+    });
   }
 
   async close(): Promise<void> {

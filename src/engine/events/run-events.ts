@@ -6,12 +6,14 @@
 import { NoemaError } from '../../core/errors.ts';
 import { Incident, warn } from '../../core/warn.ts';
 import {
+  type SqlValue,
   STORE_BUSY,
   type SyncTransaction,
   type Transaction,
   type TransactionOptions,
 } from '../../store/store.ts';
 import type { EngineEvent } from '../engine.ts';
+import { runWrites, runWritesSync, type StepWrite } from '../run/step-writes.ts';
 import type { EventBus } from './bus.ts';
 
 /** An event before it is stamped: each member of the union without `seq`. */
@@ -42,6 +44,19 @@ const NOTIFY_ONLY: TransactionOptions = { durability: 'deferred' };
 
 /** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
 const NONE: EngineEvent[] = [];
+const NONE_CARRIED: CarriedStep[] = [];
+
+/**
+ * A step left to commit with the run's next transaction (`carry`): its statements, the probe that
+ * finds its journal row, and its events. `tried`: a transaction that wrote it did not report a
+ * commit, which may still have landed (its answer lost), so the next one probes first.
+ */
+export interface CarriedStep {
+  writes: readonly StepWrite[];
+  landed: { sql: string; params: SqlValue[] };
+  emit: ((emit: Emit) => void) | null;
+  tried: boolean;
+}
 
 export class RunEvents {
   readonly run_id: string;
@@ -58,6 +73,8 @@ export class RunEvents {
   #timer: NodeJS.Timeout | null = null;
   /** A timed flush in flight: the run's next transaction waits for it, so commits stay in seq order. */
   #flushing: Promise<void> | null = null;
+  /** Steps left to commit with the run's next transaction, oldest first. */
+  #carried: CarriedStep[] = [];
   readonly #flushFailing = new Incident('NOEMA_EVENT_FLUSH_FAILED');
   /** `transactionSync`'s callback and its events while it runs (see there). */
   #syncFn: ((tx: SyncTransaction, emit: Emit) => unknown) | null = null;
@@ -65,7 +82,12 @@ export class RunEvents {
   readonly #syncEmit: Emit = (body) => {
     this.#syncEmitted = this.#collect(this.#syncEmitted, body);
   };
-  readonly #syncBody = (tx: SyncTransaction): unknown => this.#syncFn!(tx, this.#syncEmit);
+  /** The carried steps `transactionSync`'s transaction wrote first (see `carry`). */
+  #syncSteps: CarriedStep[] = NONE_CARRIED;
+  readonly #syncBody = (tx: SyncTransaction): unknown => {
+    if (this.#carried.length > 0) this.#syncSteps = this.#writeCarriedSync(tx, this.#syncEmit);
+    return this.#syncFn!(tx, this.#syncEmit);
+  };
 
   constructor(bus: EventBus, run_id: string) {
     this.#bus = bus;
@@ -103,6 +125,42 @@ export class RunEvents {
   }
 
   /**
+   * Leaves a step to commit first in the run's next transaction (any of them: a contract's move, an
+   * attempt record, the next step, the run's end), instead of a transaction of its own.
+   */
+  carry(step: Omit<CarriedStep, 'tried'>): void {
+    this.#carried.push({ ...step, tried: false });
+  }
+
+  /** The carried steps' writes, first in a transaction; the ones a lost answer already committed are skipped. */
+  async #writeCarried(tx: Transaction, emit: Emit): Promise<CarriedStep[]> {
+    const steps = [...this.#carried];
+    for (const c of steps) {
+      if (c.tried && (await tx.get(c.landed.sql, c.landed.params))) continue;
+      c.tried = true;
+      await runWrites(tx, c.writes);
+      if (c.emit && this.observed) c.emit(emit);
+    }
+    return steps;
+  }
+
+  #writeCarriedSync(tx: SyncTransaction, emit: Emit): CarriedStep[] {
+    const steps = [...this.#carried];
+    for (const c of steps) {
+      if (c.tried && tx.get(c.landed.sql, c.landed.params)) continue;
+      c.tried = true;
+      runWritesSync(tx, c.writes);
+      if (c.emit && this.observed) c.emit(emit);
+    }
+    return steps;
+  }
+
+  /** After a commit: the steps it carried are durable (later ones, carried meanwhile, wait). */
+  #landed(steps: CarriedStep[]): void {
+    if (steps.length > 0) this.#carried = this.#carried.filter((c) => !steps.includes(c));
+  }
+
+  /**
    * Runs `fn` in one transaction. Events passed to `emit` describe what it commits: they go to other
    * processes with this commit (with the progress events not yet sent) and to this process's
    * subscribers after it; a rollback drops them and keeps the progress events for the next commit.
@@ -121,23 +179,32 @@ export class RunEvents {
       const emit: Emit = (body) => {
         emitted = this.#collect(emitted, body);
       };
+      let steps: CarriedStep[] = NONE_CARRIED;
       const result = await this.#bus.store.transaction(
         this.#bus.fanOut
           ? async (tx) => {
               emitted = NONE;
+              if (this.#carried.length > 0) steps = await this.#writeCarried(tx, emit);
               const r = await fn(tx, emit);
               if (carried.length > 0 || emitted.length > 0)
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
             }
-          : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
-            (tx) => {
-              emitted = NONE;
-              return fn(tx, emit);
-            },
+          : this.#carried.length > 0
+            ? async (tx) => {
+                emitted = NONE;
+                steps = await this.#writeCarried(tx, emit);
+                return fn(tx, emit);
+              }
+            : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
+              (tx) => {
+                emitted = NONE;
+                return fn(tx, emit);
+              },
         options,
       );
       committed = true;
+      this.#landed(steps);
       return result;
     } finally {
       this.#closed(committed, carried, emitted);
@@ -162,18 +229,22 @@ export class RunEvents {
     // (A nested call, which the store refuses, restores the outer call's fields.)
     const outerFn = this.#syncFn;
     const outerEmitted = this.#syncEmitted;
+    const outerSteps = this.#syncSteps;
     this.#syncFn = fn;
     this.#syncEmitted = NONE;
+    this.#syncSteps = NONE_CARRIED;
     let committed = false;
     this.#open++;
     try {
       const result = store.transactionSync(this.#syncBody, options) as T | typeof STORE_BUSY;
       committed = result !== STORE_BUSY;
+      if (committed) this.#landed(this.#syncSteps);
       return result;
     } finally {
       const emitted = this.#syncEmitted;
       this.#syncFn = outerFn;
       this.#syncEmitted = outerEmitted;
+      this.#syncSteps = outerSteps;
       this.#closed(committed, NONE, emitted);
     }
   }

@@ -23,6 +23,7 @@ import {
   type LoadedRun,
   snapshotStatement,
 } from '../journal/journal.ts';
+import { jidOf } from '../journal/key.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -38,6 +39,8 @@ interface StepWork {
   moved: ContractView[];
   waiting: ContractView[];
   artifacts: Array<{ artifact_id: string; node_id: string; artifact_type: string; payload: Json }>;
+  /** Every node of the step said it may commit with the run's next transaction. */
+  withNext: boolean;
 }
 
 export async function executeRun(
@@ -122,7 +125,14 @@ export async function executeRun(
           }),
         );
       }
-      const work: StepWork = { deltas: [], contracts: [], moved: [], waiting: [], artifacts: [] };
+      const work: StepWork = {
+        deltas: [],
+        contracts: [],
+        moved: [],
+        waiting: [],
+        artifacts: [],
+        withNext: true,
+      };
       const frontier = state.frontier;
       for (let i = 0; i < frontier.length; i++) {
         const entry = frontier[i]!;
@@ -219,6 +229,7 @@ function collect(
       message: `node ${node} chose route(s) no connector carries: ${unknown.join(', ')}`,
       node_id: node,
     };
+  if (result.kind !== 'ok' || result.commitsWithNext !== true) work.withNext = false;
   const d: NodeDelta = { n: node };
   if (written) d.w = writes;
   if (result.output !== undefined) d.o = result.output;
@@ -311,6 +322,16 @@ function commitStep(
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const now = deps.now();
   const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
+  if (status === 'running' && work.withNext) {
+    // Committed with the run's next transaction (see NodeEffects.commitsWithNext).
+    const step = state.step;
+    events.carry({
+      writes,
+      landed: { sql: 'SELECT 1 AS x FROM engine_journal WHERE jid = ?', params: [jidOf(run.run_pk, seq)] },
+      emit: (emit) => emitStep(emit, run, step, work, status, now),
+    });
+    return status;
+  }
   // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
   // Read here, not in the callback: nothing runs between the two (the callback is synchronous).

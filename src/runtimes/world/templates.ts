@@ -29,8 +29,9 @@ export function promptVariables(template: string): string[] {
   return [...template.matchAll(VARIABLE)].map((m) => m[1] ?? '');
 }
 
-export function renderPrompt(template: string, values: Record<string, string>): string {
-  return template.replace(VARIABLE, (_, name: string) => values[name.trim()] ?? '');
+/** Fills `{{name}}` variables with `value(name)` ('' for a name it does not know). */
+export function renderPrompt(template: string, value: (name: string) => string): string {
+  return template.replace(VARIABLE, (_, name: string) => value(name.trim()));
 }
 
 function unescapeToken(token: string): string {

@@ -2,6 +2,7 @@
  * Writes `source_invocations` rows: the `running` row before any byte is sent, then its one
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
+import { NoemaError } from '../../core/errors.ts';
 import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type { InvocationKind, InvocationLinks, RecordedResponse, SourceResponse } from '../source.ts';
@@ -21,31 +22,44 @@ export interface RunningInvocation {
   owner_process_id: string;
 }
 
-/** The next `invocation_seq` in the attempt (or run); 1 for a call outside both. */
-async function allocateSeq(tx: Transaction, links: InvocationLinks): Promise<number> {
-  if (links.invocation_seq != null) return links.invocation_seq;
-  const [column, id] = links.attempt_id
-    ? ['attempt_id', links.attempt_id]
-    : links.run_id
-      ? ['run_id', links.run_id]
-      : [];
-  if (!column || !id) return 1;
-  await tx.lockKey(`source_invocations:${column}:${id}`);
-  const scope = column === 'run_id' ? ' AND attempt_id IS NULL' : '';
-  const row = await tx.get<{ n: number | null }>(
-    `SELECT MAX(invocation_seq) AS n FROM source_invocations WHERE ${column} = ?${scope}`,
-    [id],
-  );
-  return Number(row?.n ?? 0) + 1;
-}
-
-const INSERT_RUNNING = `INSERT INTO source_invocations (
-  source_invocation_id, run_id, attempt_id, contract_id, world_slug, attempted_turn, invocation_seq,
+const COLUMNS = `source_invocation_id, run_id, attempt_id, contract_id, world_slug, attempted_turn, invocation_seq,
   workflow_hash, workflow_node_id, workflow_subject_entity_id, source_hash, interface_name, invocation_kind,
   ambient_source_id, tool_name, parent_source_invocation_id, input_schema_hash, output_schema_hash, llm_call_id,
   logical_generation_attempt, tool_loop_round, status, started_at, request_json, response_headers, metadata,
-  owner_process_id
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?)`;
+  owner_process_id`;
+
+/** The insert of a running row, with `seq` in the `invocation_seq` place. */
+const insertWith = (seq: string) =>
+  `INSERT INTO source_invocations (${COLUMNS})
+  VALUES (?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?)`;
+
+/** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
+const INSERT_GIVEN = insertWith('?');
+
+/**
+ * The next `invocation_seq` of the attempt (or of the run, for a call outside an attempt) is
+ * allocated by the insert itself — no lock and no read of its own: the scope's partial unique index
+ * turns away a number a concurrent call took first (after that call's transaction ends), and the
+ * insert is tried again.
+ */
+const insertNext = (scope: string, index: string) =>
+  `${insertWith(`(SELECT COALESCE(MAX(invocation_seq), 0) + 1 FROM source_invocations WHERE ${scope})`)}
+  ON CONFLICT ${index} DO NOTHING RETURNING invocation_seq`;
+const INSERT_NEXT_IN_ATTEMPT = insertNext(
+  'attempt_id = ?',
+  '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL',
+);
+const INSERT_NEXT_IN_RUN = insertNext(
+  'run_id = ? AND attempt_id IS NULL',
+  '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
+);
+
+/**
+ * Tries of an allocating insert. Each one turned away means another call of the scope committed its
+ * row meanwhile (each try, under READ COMMITTED, reads the numbers committed before it), so running
+ * out takes that many concurrent calls in one scope.
+ */
+const SEQ_TRIES = 100;
 
 export async function insertRunning(
   tx: Transaction,
@@ -53,7 +67,8 @@ export async function insertRunning(
   redactor: Redactor,
 ): Promise<number> {
   const l = inv.links;
-  const seq = await allocateSeq(tx, l);
+  const scope = l.invocation_seq != null ? null : l.attempt_id ? 'attempt' : l.run_id ? 'run' : null;
+  const given = l.invocation_seq ?? 1;
   const params: SqlValue[] = [
     inv.source_invocation_id,
     l.run_id ?? null,
@@ -61,7 +76,7 @@ export async function insertRunning(
     l.contract_id ?? null,
     l.world_slug ?? null,
     l.attempted_turn ?? null,
-    seq,
+    scope === 'attempt' ? l.attempt_id! : scope === 'run' ? l.run_id! : given,
     l.workflow_hash ?? null,
     l.workflow_node_id ?? null,
     l.workflow_subject_entity_id ?? null,
@@ -81,8 +96,19 @@ export async function insertRunning(
     redactor.jsonText(inv.metadata),
     inv.owner_process_id,
   ];
-  await tx.run(INSERT_RUNNING, params);
-  return seq;
+  if (scope === null) {
+    await tx.run(INSERT_GIVEN, params);
+    return given;
+  }
+  const sql = scope === 'attempt' ? INSERT_NEXT_IN_ATTEMPT : INSERT_NEXT_IN_RUN;
+  for (let i = 0; i < SEQ_TRIES; i++) {
+    const row = await tx.get<{ invocation_seq: number | string }>(sql, params);
+    if (row) return Number(row.invocation_seq);
+  }
+  throw new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
+    details: scope === 'attempt' ? { attempt_id: l.attempt_id } : { run_id: l.run_id },
+    retryable: true,
+  });
 }
 
 export interface InvocationOutcomeRow extends SourceResponse {

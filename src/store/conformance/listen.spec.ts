@@ -118,6 +118,81 @@ export function listenSpecs(factory: StoreFactory): void {
     });
   });
 
+  test('notifyWithCommit sends with the commit and tells it was sent; a rollback sends nothing and tells nothing', async (t) => {
+    await factory.withStore(async ({ store }) => {
+      if (!store.capabilities.supportsListenNotify || !store.listen) return t.skip(NO_LISTEN);
+      const got: string[] = [];
+      await store.listen('noema_a', (p) => got.push(p));
+      const told: Array<Error | null> = [];
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          tx.notifyWithCommit?.('noema_a', 'rolled-back', (r) => told.push(r));
+          throw new Error('no');
+        }),
+      );
+      await store.transaction(async (tx) => {
+        assert.ok(tx.notifyWithCommit, 'a backend with notifications sends them with the commit');
+        tx.notifyWithCommit('noema_a', 'one');
+        tx.notifyWithCommit('noema_a', 'two', (r) => told.push(r));
+      });
+      assert.deepEqual(told, [null], 'told once committed, before the transaction returns');
+      assert.ok(await until(() => got.length === 2));
+      await sleep(50);
+      assert.deepEqual(got, ['one', 'two']);
+    });
+  });
+
+  test('a notification queued with the commit that the server refuses leaves the transaction committed and is told', async (t) => {
+    await factory.withStore(async ({ store, url }) => {
+      if (!store.capabilities.supportsListenNotify || !store.listen) return t.skip(NO_LISTEN);
+      await store.run('CREATE TABLE t (id TEXT PRIMARY KEY)');
+      await refuseNotifications(url);
+      const refused = await openStore(parseStoreTarget(url));
+      try {
+        const told: Array<Error | null> = [];
+        await refused.transaction(async (tx) => {
+          await tx.run('INSERT INTO t (id) VALUES (?)', ['kept']);
+          tx.notifyWithCommit?.('noema_a', 'x', (r) => told.push(r));
+        });
+        assert.equal(told.length, 1);
+        assert.match(String(told[0]?.message), /notify refused by the test/);
+        const rows = await store.all<{ id: string }>('SELECT id FROM t');
+        assert.deepEqual(
+          rows.map((r) => r.id),
+          ['kept'],
+        );
+        await refused.transaction(async (tx) => tx.run('INSERT INTO t (id) VALUES (?)', ['next']));
+        assert.equal((await store.all('SELECT id FROM t')).length, 2, 'the connection is reused cleanly');
+      } finally {
+        await refused.close();
+      }
+    });
+  });
+
+  test('a COMMIT that fails with notifications queued rejects the transaction with its own error and tells nothing', async (t) => {
+    await factory.withStore(async ({ store }) => {
+      if (!store.capabilities.supportsListenNotify || !store.listen) return t.skip(NO_LISTEN);
+      // A deferred unique constraint is checked by COMMIT itself.
+      await store.run('CREATE TABLE d (id TEXT, CONSTRAINT d_id UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)');
+      const got: string[] = [];
+      await store.listen('noema_a', (p) => got.push(p));
+      const told: Array<Error | null> = [];
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO d (id) VALUES (?)', ['same']);
+          await tx.run('INSERT INTO d (id) VALUES (?)', ['same']);
+          tx.notifyWithCommit?.('noema_a', 'lost', (r) => told.push(r));
+        }),
+        (e: Error & { code?: string }) => e.code === 'CONFLICT',
+      );
+      assert.deepEqual(told, []);
+      assert.equal((await store.all('SELECT id FROM d')).length, 0, 'nothing committed');
+      await store.transaction(async (tx) => tx.notifyWithCommit?.('noema_a', 'after'));
+      assert.ok(await until(() => got.length === 1));
+      assert.deepEqual(got, ['after'], 'the failed commit sent nothing; the store goes on');
+    });
+  });
+
   test('a handler that throws is logged once and does not stop the other handlers', async (t) => {
     await factory.withStore(async ({ store }) => {
       if (!store.capabilities.supportsListenNotify || !store.listen) return t.skip(NO_LISTEN);

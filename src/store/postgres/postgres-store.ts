@@ -106,6 +106,41 @@ class PostgresQueryable implements Queryable {
   }
 }
 
+interface AtCommit {
+  sql: string;
+  settled: ((refused: Error | null) => void) | undefined;
+}
+
+/**
+ * COMMIT, with the notifications queued for it in the same round trip, in a savepoint: one the
+ * server refuses is rolled back to the savepoint and the transaction commits without them (a
+ * second round trip, on that path only), as `notify` would have. If the COMMIT itself fails the
+ * transaction is over, the savepoint with it, and the COMMIT's error stands.
+ */
+async function commitWith(client: pg.PoolClient, notes: readonly AtCommit[]): Promise<void> {
+  if (notes.length === 0) {
+    await client.query('COMMIT');
+    return;
+  }
+  const selects = notes.map((n) => n.sql).join('; ');
+  let refused: Error | null = null;
+  try {
+    await client.query(`SAVEPOINT noema_notify; ${selects}; RELEASE SAVEPOINT noema_notify; COMMIT`);
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK TO SAVEPOINT noema_notify; RELEASE SAVEPOINT noema_notify; COMMIT');
+    } catch (again) {
+      // No transaction block any more: the COMMIT failed, not a notification.
+      throw (again as { code?: string }).code === NO_ACTIVE_TRANSACTION ? err : again;
+    }
+    refused = translatePostgresError(err) as Error;
+  }
+  for (const n of notes) n.settled?.(refused);
+}
+
+/** SQLSTATE no_active_sql_transaction (ROLLBACK TO SAVEPOINT outside a transaction block). */
+const NO_ACTIVE_TRANSACTION = '25P01';
+
 class PostgresTransaction extends PostgresQueryable implements Transaction {
   readonly dialect = postgresDialect;
   /**
@@ -123,6 +158,14 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
       throw translatePostgresError(err);
     }
   }
+  notifyWithCommit(channel: string, payload: string, settled?: (refused: Error | null) => void): void {
+    this.atCommit.push({
+      sql: `SELECT pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)})`,
+      settled,
+    });
+  }
+  /** What `notifyWithCommit` queued, sent by the store with the COMMIT. */
+  readonly atCommit: AtCommit[] = [];
   async lockKey(scope: string): Promise<void> {
     await exec(this.client, 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }
@@ -208,15 +251,16 @@ export class PostgresStore extends PostgresQueryable implements Store {
             : 'BEGIN',
       );
       let result: T;
+      const tx = new PostgresTransaction(client);
       try {
-        result = await runInTransactionScope(this, () => fn(new PostgresTransaction(client)));
+        result = await runInTransactionScope(this, () => fn(tx));
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {
           broken = true;
         });
         throw err;
       }
-      await client.query('COMMIT');
+      await commitWith(client, tx.atCommit);
       return result;
     } catch (err) {
       throw translatePostgresError(err);

@@ -55,33 +55,41 @@ export function buildMessages(input: {
 }): Array<{ role: 'system' | 'user' | 'assistant'; content: string }> {
   const { t, node, subjectId, world } = input;
   const e = world.entities.get(subjectId)!;
-  const values: Record<string, string> = {
-    'world.projection': JSON.stringify(projection(world, subjectId), null, 2),
-    'world.slug': t.attempt.world_slug,
-    'world.attempted_turn': String(t.attempt.attempted_turn),
-    'world.simulation_time': t.attempt.simulation_time ?? '',
-    'subject.rendered': JSON.stringify(
-      {
-        entity_id: subjectId,
-        kind: e.kind,
-        environment_label: e.environment_label,
-        state: e.state,
-        memory: e.memory ?? '',
-      },
-      null,
-      2,
-    ),
-    'subject.entity_id': subjectId,
-    'ambient.visible': JSON.stringify(
-      visibleAmbient(input.ambient, input.workflowHash, subjectId, world),
-      null,
-      2,
-    ),
-    'tools.available': JSON.stringify(input.tools, null, 2),
+  // Each variable is rendered once, and only if the template names it (the projection walks the world).
+  const values: Record<string, () => string> = {
+    'world.projection': () => JSON.stringify(projection(world, subjectId), null, 2),
+    'world.slug': () => t.attempt.world_slug,
+    'world.attempted_turn': () => String(t.attempt.attempted_turn),
+    'world.simulation_time': () => t.attempt.simulation_time ?? '',
+    'subject.rendered': () =>
+      JSON.stringify(
+        {
+          entity_id: subjectId,
+          kind: e.kind,
+          environment_label: e.environment_label,
+          state: e.state,
+          memory: e.memory ?? '',
+        },
+        null,
+        2,
+      ),
+    'subject.entity_id': () => subjectId,
+    'ambient.visible': () =>
+      JSON.stringify(visibleAmbient(input.ambient, input.workflowHash, subjectId, world), null, 2),
+    'tools.available': () => JSON.stringify(input.tools, null, 2),
+  };
+  const rendered = new Map<string, string>();
+  const value = (name: string): string => {
+    let v = rendered.get(name);
+    if (v === undefined) {
+      v = Object.hasOwn(values, name) ? values[name]!() : '';
+      rendered.set(name, v);
+    }
+    return v;
   };
   const messages = node.prompt_template.messages.map((m) => ({
     role: m.role,
-    content: renderPrompt(m.content, values),
+    content: renderPrompt(m.content, value),
   }));
   for (const c of input.loop) messages.push(c.message);
   for (const n of input.corrective)

@@ -30,6 +30,8 @@ export interface ConversationEntry {
   node: string;
   kind: 'tool_call' | 'tool_result';
   message: { role: 'assistant' | 'user'; content: string };
+  /** A tool call's contract payload, performed at the start of the node's next generation. */
+  elected?: Json;
 }
 
 /** An accepted generation's `model_output_kind`, in the `marks` channel until the attempt ends. */
@@ -45,17 +47,45 @@ export async function writeOutputMarks(tx: Queryable, marks: readonly OutputMark
   for (const [kind, ids] of byKind) await setModelOutputKinds(tx, ids, kind);
 }
 
+/** Append channels flattened so far, by channel array (the engine appends to it in place). */
+const flattened = new WeakMap<object, { read: number; items: unknown[] }>();
+
+/**
+ * `channel`'s entries with nested lists spread, kept across executions and extended by what was
+ * appended since: a turn's channels grow with every subject, and each generation reads them. The
+ * list returned is shared: callers copy it to change it.
+ */
+function flat<T>(channel: ReadonlyArray<T | T[]>): readonly T[] {
+  let f = flattened.get(channel);
+  if (!f || f.read > channel.length) {
+    f = { read: 0, items: [] };
+    flattened.set(channel, f);
+  }
+  for (; f.read < channel.length; f.read++) {
+    const e = channel[f.read]!;
+    if (Array.isArray(e)) for (const x of e) f.items.push(x);
+    else f.items.push(e);
+  }
+  return f.items as T[];
+}
+
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
-  ambient: (ctx.state.ambient as unknown as AmbientEntry[][]).flat(),
+  ambient: flat(ctx.state.ambient as unknown as Array<AmbientEntry | AmbientEntry[]>),
   // A generation writes one entry, or two (the result of the tool it performed, then its own call).
-  conversation: (ctx.state.conversation as unknown as Array<ConversationEntry | ConversationEntry[]>).flat(),
+  conversation: flat(ctx.state.conversation as unknown as Array<ConversationEntry | ConversationEntry[]>),
   patches: ctx.state.patches as unknown as StagedPatch[],
   marks: (ctx.state.marks ?? []) as unknown as OutputMark[],
 });
 
 export function attemptLinks(a: AttemptInput, run_id: string): InvocationLinks {
   return { run_id, attempt_id: a.attempt_id, world_slug: a.world_slug, attempted_turn: a.attempted_turn };
+}
+
+/** Whether a subject sees a source with this visibility in any world (not by where it is). */
+export function alwaysVisibleTo(target: AmbientTarget, subjectId: string): boolean {
+  if (target === 'all_subjects' || target === 'acting_subject' || target === 'world') return true;
+  return 'entity_id' in target && target.entity_id === subjectId;
 }
 
 /** Whether a subject sees (or, before its workflow, runs) a source with this visibility. */

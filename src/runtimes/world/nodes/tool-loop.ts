@@ -1,9 +1,9 @@
 /**
  * `world.llm_tool_loop`: one generation of a subject's `llm_tool_loop` per execution. The model
- * answers a ToolLoopOutput; a tool call (validated: listed, arguments match) becomes a PENDING
- * `model_elected_tool` contract for `world.tool`, a final patch is validated against the live
- * working world and — for the node `apply.from` names — staged with its patch_seq and per-patch
- * transitions. Model-content failures return `retry_generation` (the engine's one retry lane:
+ * answers a ToolLoopOutput; a tool call (validated: listed, arguments match) is recorded in the
+ * loop with its contract payload and performed at the start of the node's next generation (or by
+ * `world.tool`, in graphs that have it); a final patch is validated against the live working world
+ * and — for the node `apply.from` names — staged with its patch_seq and per-patch transitions. Model-content failures return `retry_generation` (the engine's one retry lane:
  * same node, source and contract, corrective context appended, each attempt a new LLM call).
  */
 
@@ -12,12 +12,13 @@ import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
-import { type StagedPatch, type TurnContexts, workingWorld } from '../turn-context.ts';
+import { type StagedPatch, type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
 import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
 import {
   type AmbientEntry,
+  alwaysVisibleTo,
   attemptLinks,
   type ConversationEntry,
   channelsOf,
@@ -30,6 +31,22 @@ import { performElectedTool } from './tool.ts';
 // that ends the attempt (its commit, or its failure record), with no commit of its own.
 const markOutput = (store: Store, id: string, kind: 'invalid' | 'tool_call' | 'final_patch') =>
   store.transaction((tx) => setModelOutputKind(tx, id, kind));
+
+/**
+ * Whether the generation after this node's final one surely opens with an action (a
+ * before_subject_workflow source the next subject sees whatever the world), so this step may commit
+ * with that action's running record rather than on its own. Not when it opens with its model call:
+ * a crash during that call would make this step's (finished) call again.
+ */
+function nextOpensWithAction(t: TurnContext, at: ToolLoopConfig): boolean {
+  const subject = t.plan.subjects[at.subject]!;
+  if (at.node + 1 < t.plan.workflows.get(subject.workflow_hash)!.nodes.length) return false;
+  const next = t.plan.subjects[at.subject + 1];
+  if (!next) return false;
+  return (t.plan.workflows.get(next.workflow_hash)!.ambient_sources ?? []).some(
+    (b) => b.run === 'before_subject_workflow' && alwaysVisibleTo(b.visible_to, next.entity_id),
+  );
+}
 
 export interface ToolLoopConfig {
   subject: number;
@@ -62,10 +79,10 @@ export function toolLoopNode(
       const world = workingWorld(t, ch.patches);
       let loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
       let round = loop.filter((c) => c.kind === 'tool_result').length;
-      // The tool call this node's previous generation elected runs first, in this execution: its
-      // contract was committed with that generation's step, so it runs once however often this
-      // execution is retried or re-executed after a crash.
-      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round);
+      // The tool call this node's previous generation elected (recorded with that generation's step)
+      // runs first, in this execution, as an action shared by its attempts: it runs once however often
+      // this execution is retried or re-executed after a crash.
+      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round, loop);
       if (elected !== null && 'fail' in elected) return elected.fail;
       const performed = elected?.entry ?? null;
       if (performed !== null) {
@@ -179,10 +196,30 @@ export function toolLoopNode(
           node: node.id,
           kind: 'tool_call',
           message: { role: 'assistant', content: JSON.stringify(output) },
+          // Performed at the start of the next generation (`performElectedTool`).
+          elected: {
+            source_hash: found.tool.source_ref.hash,
+            request: output.tool_call.arguments as Json,
+            ...(found.tool.result_schema_ref
+              ? { result_schema_hash: found.tool.result_schema_ref.hash }
+              : {}),
+            kind: 'model_elected_tool',
+            tool_name: found.tool.name,
+            links: {
+              ...attemptLinks(ch.attempt, ctx.run_id),
+              workflow_hash: subject.workflow_hash,
+              workflow_node_id: node.id,
+              workflow_subject_entity_id: subject.entity_id,
+              parent_source_invocation_id: out.source_invocation_id,
+              tool_loop_round: round,
+            } as unknown as Json,
+          },
         };
         return {
           kind: 'ok',
           route: 'tool',
+          // The next generation opens with the elected call's action: this step commits with it.
+          commitsWithNext: true,
           writes: {
             ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
             conversation: (performed ? [performed, call] : call) as unknown as Json,
@@ -191,28 +228,6 @@ export function toolLoopNode(
               kind: 'tool_call',
             } as OutputMark as never,
           },
-          contracts: [
-            {
-              action_type: 'model_elected_tool',
-              payload: {
-                source_hash: found.tool.source_ref.hash,
-                request: output.tool_call.arguments as Json,
-                ...(found.tool.result_schema_ref
-                  ? { result_schema_hash: found.tool.result_schema_ref.hash }
-                  : {}),
-                kind: 'model_elected_tool',
-                tool_name: found.tool.name,
-                links: {
-                  ...attemptLinks(ch.attempt, ctx.run_id),
-                  workflow_hash: subject.workflow_hash,
-                  workflow_node_id: node.id,
-                  workflow_subject_entity_id: subject.entity_id,
-                  parent_source_invocation_id: out.source_invocation_id,
-                  tool_loop_round: round,
-                } as unknown as Json,
-              },
-            },
-          ],
         };
       }
       const patch = output.patch as WorldPatch;
@@ -247,6 +262,7 @@ export function toolLoopNode(
       return {
         kind: 'ok',
         route: 'final',
+        commitsWithNext: nextOpensWithAction(t, ctx.config),
         writes,
         output: { final: patch as unknown as Json, source_invocation_id: out.source_invocation_id },
       };

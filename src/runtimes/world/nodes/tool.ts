@@ -1,9 +1,10 @@
 /**
- * The tool call a generation elected: a `model_elected_tool` contract, created PENDING in the step
- * of the generation that asked for it and performed through the sources executor — durable before
- * the call — at the start of the node's next generation (`performElectedTool`), whose prompt it
- * opens as a JSON-bearing message. A failed tool call fails the attempt. `world.tool`, the node
- * that performed it in a step of its own, stays registered for attempts whose graph has it.
+ * The tool call a generation elected: recorded in the loop by the step of the generation that asked
+ * for it, and performed as a `model_elected_tool` contract through the sources executor — the
+ * contract created with the invocation's running row, durable before the call — at the start of the
+ * node's next generation (`performElectedTool`), whose prompt it opens as a JSON-bearing message. A
+ * failed tool call fails the attempt. `world.tool`, the node that performed it in a step of its own,
+ * stays registered for attempts whose graph has it.
  */
 import type { ContractView, Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
 import { type ConversationEntry, channelsOf } from './shared.ts';
@@ -20,7 +21,12 @@ function electedCall(ctx: NodeContext<unknown>, generator: string, round: number
 
 /**
  * Performs the call `generator` elected in round `round` and returns its result as the loop's next
- * message; `null` when it elected none; a failing result when the call failed.
+ * message; `null` when it elected none; a failing result when the call failed. The call is the
+ * one the generation's step recorded in the loop (`elected`, the last entry, not answered yet),
+ * created and performed here with `ctx.act` — its contract committed with the invocation's running
+ * row, and shared by every attempt of this execution, so a retry or a re-execution after a crash
+ * replays it instead of calling the tool again — or, for an attempt whose generation created it as
+ * a PENDING contract of its step (before it was recorded in the loop), that contract.
  */
 export async function performElectedTool(
   ctx: NodeContext<unknown>,
@@ -28,13 +34,18 @@ export async function performElectedTool(
   subject: number,
   node: string,
   round: number,
+  loop: readonly ConversationEntry[] = [],
 ): Promise<{ entry: ConversationEntry } | { fail: NodeResult } | null> {
-  const call = electedCall(ctx, generator, round);
-  if (!call) return null;
-  const payload = call.payload as { tool_name: string };
-  if (call.status === 'PENDING')
+  const last = loop.at(-1);
+  const recorded = last?.kind === 'tool_call' && last.elected ? last.elected : null;
+  const call = recorded ? null : electedCall(ctx, generator, round);
+  if (!recorded && !call) return null;
+  const payload = (recorded ?? call!.payload) as { tool_name: string };
+  if (recorded || call!.status === 'PENDING')
     ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'started' });
-  const done = await ctx.perform(call.contract_id);
+  const done = recorded
+    ? await ctx.act('model_elected_tool', recorded, { key: `tool:${round}`, acrossAttempts: true })
+    : await ctx.perform(call!.contract_id);
   if (done.status !== 'COMPLETED')
     return {
       fail: {
@@ -62,10 +73,9 @@ export function toolNode(): NodeType<{ subject: number; node: string; generator:
     },
     async execute(ctx) {
       const { subject, node, generator } = ctx.config;
-      const round = channelsOf(ctx).conversation.filter(
-        (c) => c.subject === subject && c.node === node && c.kind === 'tool_result',
-      ).length;
-      const r = await performElectedTool(ctx, generator, subject, node, round);
+      const loop = channelsOf(ctx).conversation.filter((c) => c.subject === subject && c.node === node);
+      const round = loop.filter((c) => c.kind === 'tool_result').length;
+      const r = await performElectedTool(ctx, generator, subject, node, round, loop);
       if (r === null)
         return { kind: 'fail', code: 'TOOL_CALL_MISSING', message: 'no pending tool call for this node' };
       if ('fail' in r) return r.fail;

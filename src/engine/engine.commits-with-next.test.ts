@@ -1,0 +1,119 @@
+/**
+ * A step whose nodes say `commitsWithNext` has no commit of its own: its journal row (and what it
+ * created) commits first in the run's next transaction — the next execution's action record, the
+ * next step, or the run's end. A transaction that carried it and failed leaves it to the next one,
+ * which writes it once even when the failed one's COMMIT had landed (its answer lost).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeEachStore } from '../testing/each-store.ts';
+import { CountingExecutor } from '../testing/engine-kit.ts';
+import { FaultyStore } from '../testing/faulty-store.ts';
+import { recordingTransactions } from '../testing/recording-store.ts';
+import { createEngine } from './create-engine.ts';
+import type { GraphSpec, Json, NodeType } from './engine.ts';
+import { EventBus } from './events/bus.ts';
+import { RunEvents } from './events/run-events.ts';
+
+/** Writes a note; the step commits with the next one's transaction when `withNext`. */
+const note: NodeType<{ withNext: boolean }> = {
+  type: 'note',
+  execute: (ctx) => ({ kind: 'ok', writes: { log: 'noted' }, commitsWithNext: ctx.config.withNext }),
+};
+
+/** Performs one action and logs its result, or fails the run. */
+const act: NodeType<{ fail?: boolean }> = {
+  type: 'act',
+  async execute(ctx) {
+    if (ctx.config.fail) return { kind: 'fail', code: 'INTERNAL', message: 'failed on purpose' };
+    const c = await ctx.act('tool_call', { tool: 'add', args: { a: 1, b: 2 } } as Json);
+    return { kind: 'ok', writes: { log: c.result } };
+  },
+};
+
+const graph = (withNext: boolean, fail = false): GraphSpec => ({
+  entry: 'note',
+  channels: { log: { reducer: 'append' } },
+  nodes: [
+    { id: 'note', type: 'note', config: { withNext } },
+    { id: 'act', type: 'act', config: { fail } },
+    { id: 'end', type: 'terminal' },
+  ],
+  connectors: [
+    { from: 'note', to: 'act' },
+    { from: 'act', to: 'end' },
+  ],
+});
+
+const isJournal = (sql: string) => sql.startsWith('INSERT INTO engine_journal');
+const isContractInsert = (sql: string) => sql.startsWith('INSERT INTO engine_contracts');
+
+describeEachStore('engine: steps that commit with the next transaction', (factory) => {
+  for (const withNext of [true, false]) {
+    test(`a step ${withNext ? 'with' : 'without'} commitsWithNext ${withNext ? 'commits in the next action record' : 'commits on its own'}`, async () => {
+      await factory.withStore(async ({ store: raw }) => {
+        const { store, txs } = recordingTransactions(raw);
+        const engine = createEngine(store, { actions: new CountingExecutor(), fanOut: false });
+        engine.register(note as NodeType<never>);
+        engine.register(act as NodeType<never>);
+        const out = await engine.start(graph(withNext));
+        assert.equal(out.status, 'completed', JSON.stringify(out.error));
+        assert.deepEqual((await engine.getRun(out.run_id)).state.log, ['noted', 3]);
+        const created = txs.find((t) => t.some(isContractInsert))!;
+        // The note's step row, then the action's own transition row, in the action's first commit.
+        assert.equal(created.filter(isJournal).length, withNext ? 2 : 1);
+        assert.equal(
+          txs.filter((t) => t.length === 1 && isJournal(t[0]!)).length,
+          withNext ? 0 : 1,
+          'a commit holding only the step row',
+        );
+        await engine.close();
+      });
+    });
+  }
+
+  test('a carried step commits with the run’s end when the next node fails the run', async () => {
+    await factory.withStore(async ({ store }) => {
+      const engine = createEngine(store, { actions: new CountingExecutor(), fanOut: false });
+      engine.register(note as NodeType<never>);
+      engine.register(act as NodeType<never>);
+      const out = await engine.start(graph(true, true));
+      assert.equal(out.status, 'failed');
+      const run = await engine.getRun(out.run_id);
+      assert.equal(run.step, 1, 'the note step is in the journal');
+      assert.deepEqual(run.state.log, ['noted']);
+      await engine.close();
+    });
+  });
+
+  test('a carried step whose transaction failed is written by the next one, once, even if that COMMIT had landed', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      await raw.run('CREATE TABLE carried (id INTEGER PRIMARY KEY)');
+      const store = new FaultyStore(raw);
+      const events = new RunEvents(new EventBus(store, 'test', false), 'run').claimed(1);
+      const insert = (id: number) => ({
+        sql: 'INSERT INTO carried (id) VALUES (?)',
+        params: [id],
+        miss: null,
+      });
+      const landed = (id: number) => ({ sql: 'SELECT 1 AS x FROM carried WHERE id = ?', params: [id] });
+      for (const [at, step, own] of [
+        ['commit', 1, 10],
+        ['after-commit', 2, 20],
+      ] as const) {
+        events.carry({ writes: [insert(step)], landed: landed(step), emit: null });
+        store.arm({ transaction: 1, at });
+        await assert.rejects(
+          events.transaction((tx) => tx.run('INSERT INTO carried (id) VALUES (?)', [own])),
+        );
+        store.disarm();
+        await events.transaction((tx) => tx.run('INSERT INTO carried (id) VALUES (?)', [own + 1]));
+      }
+      const rows = await raw.all<{ id: number }>('SELECT id FROM carried ORDER BY id');
+      assert.deepEqual(
+        rows.map((r) => Number(r.id)),
+        [1, 2, 11, 20, 21],
+      );
+    });
+  });
+});
