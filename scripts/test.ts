@@ -39,7 +39,7 @@ if (stores.includes('postgres')) {
 }
 const patterns =
   process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
-const blockingStdio = pathToFileURL(join(import.meta.dirname, 'blocking-stdio.ts')).href;
+const blockingStdio = pathToFileURL(join(import.meta.dirname, 'blocking-stdio.mjs')).href;
 console.log(`npm test: stores ${stores.join(', ')}; per-test timeout ${timeoutMs} ms`);
 const r = spawnSync(
   process.execPath,
@@ -49,7 +49,7 @@ const r = spawnSync(
     env: {
       ...process.env,
       STORES: stores.join(','),
-      // Every test process (the runner and each file's child) loads it: see scripts/blocking-stdio.ts.
+      // Every test process (the runner and each file's child) loads it: see scripts/blocking-stdio.mjs.
       NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${blockingStdio}`].filter(Boolean).join(' '),
     },
   },
