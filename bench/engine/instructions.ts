@@ -9,10 +9,10 @@
  * `floor` measures the raw commit floor's loop instead (node:sqlite, BEGIN IMMEDIATE; INSERT; COMMIT).
  */
 import { writeFileSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
-import type { GraphSpec, NodeType } from '../../src/engine/index.ts';
+import type { NodeType } from '../../src/engine/index.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
+import { floorDatabase, loopGraph } from './loop.ts';
 
 const size = Number(process.argv[2] ?? 32);
 const steps = Number(process.argv[3] ?? 200);
@@ -23,24 +23,6 @@ function pause(name: string): void {
   if (!sync) return;
   writeFileSync(`${sync}-${name}`, String(process.pid));
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
-}
-
-function loopGraph(n: number): GraphSpec {
-  return {
-    entry: 'reason',
-    channels: { messages: { reducer: 'append' } },
-    max_steps: n + 10,
-    nodes: [
-      { id: 'reason', type: 'bench_reason', config: { steps: n } },
-      { id: 'tool', type: 'bench_tool' },
-      { id: 'end', type: 'terminal' },
-    ],
-    connectors: [
-      { from: 'reason', to: 'tool', route: 'tool' },
-      { from: 'reason', to: 'end', route: 'done' },
-      { from: 'tool', to: 'reason' },
-    ],
-  };
 }
 
 const msg = 'x'.repeat(size);
@@ -60,24 +42,16 @@ const tool: NodeType<null> = {
 async function floor(): Promise<void> {
   const t = await openTestStore('sqlite', null);
   await t.store.close();
-  const db = new DatabaseSync(t.url);
+  const floor = floorDatabase(t.url);
   try {
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = NORMAL');
-    db.exec('CREATE TABLE steps (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-    const insert = db.prepare('INSERT INTO steps (body) VALUES (?)');
-    const step = () => {
-      db.exec('BEGIN IMMEDIATE');
-      insert.run(msg);
-      db.exec('COMMIT');
-    };
+    const step = () => floor.step(msg);
     for (let i = 0; i < 20; i++) step();
     pause('start');
     for (let i = 0; i < steps; i++) step();
     pause('end');
     console.log(JSON.stringify({ status: 'floor', steps }));
   } finally {
-    db.close();
+    floor.db.close();
     await t.dispose();
   }
 }

@@ -4,15 +4,15 @@
  * commit per step) measured in the same process.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
 import { migrations } from '../../src/app/migrations.ts';
-import type { Engine, GraphSpec, Json, NodeType } from '../../src/engine/index.ts';
+import type { Engine, Json, NodeType } from '../../src/engine/index.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { openStore } from '../../src/store/open.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { humanGraph, registerKit } from '../../src/testing/engine-kit.ts';
 import { openTestStore, type StoreKind } from '../../src/testing/stores.ts';
+import { floorDatabase, loopGraph } from './loop.ts';
 
 export interface LoopFigures {
   /** Microseconds per super-step, in order. */
@@ -35,25 +35,6 @@ export function bytesWritten(): number {
 
 export function message(size: number): string {
   return 'x'.repeat(size);
-}
-
-/** reason and tool each append one message; reason routes back to tool until 200 steps are done. */
-function loopGraph(steps: number): GraphSpec {
-  return {
-    entry: 'reason',
-    channels: { messages: { reducer: 'append' } },
-    max_steps: steps + 10,
-    nodes: [
-      { id: 'reason', type: 'bench_reason', config: { steps } },
-      { id: 'tool', type: 'bench_tool' },
-      { id: 'end', type: 'terminal' },
-    ],
-    connectors: [
-      { from: 'reason', to: 'tool', route: 'tool' },
-      { from: 'reason', to: 'end', route: 'done' },
-      { from: 'tool', to: 'reason' },
-    ],
-  };
 }
 
 function benchTypes(msg: string, stamps: bigint[]): NodeType<never>[] {
@@ -168,28 +149,18 @@ export async function noemaSuspendResume(iterations: number): Promise<{
 export async function rawCommitFloor(size: number, steps: number): Promise<LoopFigures> {
   const t = await openTestStore('sqlite', null);
   await t.store.close();
-  const db = new DatabaseSync(t.url);
+  const { db, step } = floorDatabase(t.url);
   try {
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = NORMAL');
-    db.exec('CREATE TABLE steps (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-    const insert = db.prepare('INSERT INTO steps (body) VALUES (?)');
     const msg = message(size);
     const us: number[] = [];
     // The same warm-up as every other side: 20 steps before the measured ones.
-    for (let i = 0; i < 20; i++) {
-      db.exec('BEGIN IMMEDIATE');
-      insert.run(msg);
-      db.exec('COMMIT');
-    }
+    for (let i = 0; i < 20; i++) step(msg);
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const before = statSync(t.url).size;
     const w0 = bytesWritten();
     for (let i = 0; i < steps; i++) {
       const t0 = process.hrtime.bigint();
-      db.exec('BEGIN IMMEDIATE');
-      insert.run(msg);
-      db.exec('COMMIT');
+      step(msg);
       us.push(Number(process.hrtime.bigint() - t0) / 1000);
     }
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
