@@ -1,12 +1,13 @@
 /**
- * The turn's commit writes its patches, audit events and output marks in multi-row statements: a
- * statement per patch would cost a round trip per patch inside the turn's one transaction.
+ * The turn's commit writes its patches, audit events, output marks and version rows in multi-row
+ * statements: a statement per patch (or per changed entity) would cost a round trip each inside the
+ * turn's one transaction.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { commitTurn } from '../../src/runtimes/world/commit.ts';
-import { getWorldRow, readWorldState } from '../../src/runtimes/world/state.ts';
+import { getWorldRow, readWorldState, versionRows, writeVersions } from '../../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../../src/runtimes/world/turn-context.ts';
 import type { Store, Transaction } from '../../src/store/store.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
@@ -103,6 +104,38 @@ describeEachStore('world turn commit, batched', (factory) => {
       } finally {
         await kit.close();
       }
+    });
+  });
+
+  test("a turn's version rows are written many per statement, every row kept", async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const entities = new Map(
+        Array.from({ length: 100 }, (_, k) => [
+          `e${k}`,
+          { kind: 'object', environment_label: 'park', state: `state ${k}` },
+        ]),
+      );
+      const environments = new Map(Array.from({ length: 5 }, (_, k) => [`env${k}`, { content: `c${k}` }]));
+      const world = { entities, environments } as unknown as Parameters<typeof versionRows>[2];
+      const rows = versionRows('w', 1, world, {
+        entities: new Map([...entities.keys()].map((id) => [id, null])),
+        environments: new Set(environments.keys()),
+      });
+      const { store, txs } = counting(raw);
+      await store.transaction((tx) => writeVersions(tx, rows));
+      // 100 = 64 + 32 + 4 rows, 5 = 4 + 1: five statements, where a row each took 105.
+      assert.deepEqual(txs, [5]);
+      const written = await raw.all<{ entity_id: string; state: string }>(
+        'SELECT entity_id, state FROM world_entity_versions WHERE world_slug = ? ORDER BY entity_id',
+        ['w'],
+      );
+      assert.equal(written.length, 100);
+      assert.ok(written.every((r) => r.state === `state ${r.entity_id.slice(1)}`));
+      const envs = await raw.all(
+        'SELECT environment_label FROM world_environment_versions WHERE world_slug = ?',
+        ['w'],
+      );
+      assert.equal(envs.length, 5);
     });
   });
 });

@@ -198,13 +198,50 @@ describeEachStore('world model-content retries', (factory) => {
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         const journal = (t: string[]) =>
           t.filter((sql) => sql.startsWith('INSERT INTO engine_journal')).length;
-        // The commits that create a contract, in order: the turn's and bob's ambient sources' (one
-        // journal row each, the RUNNING move), then the tool's (two: the electing generation's step,
-        // then the tool's RUNNING move).
+        // The commits that create a contract, in order: the turn's and bob's ambient sources' (no
+        // journal row: a RUNNING move joined to its running record writes none), then the tool's
+        // (one: the electing generation's step, carried into it).
         const created = txs.filter((t) => t.some((sql) => sql.startsWith('INSERT INTO engine_contracts')));
         const rows = created.map(journal);
-        assert.deepEqual(rows, [...rows.slice(0, -1).map(() => 1), 2]);
+        assert.deepEqual(rows, [...rows.slice(0, -1).map(() => 0), 1]);
         assert.ok(rows.length >= 2);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('an ambient entry names the invocation this process made without reading it back', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, reads } = recordingTransactions(raw);
+      const kit = await startParkKit(store, { script: { rules: [], default: finalPatch('Bob waits.') } });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        assert.deepEqual(
+          reads.filter((sql) => /FROM source_invocations WHERE attempt_id = \? AND contract_id/.test(sql)),
+          [],
+        );
+        const { run_id } = (await store.get<{ run_id: string }>(
+          'SELECT run_id FROM world_attempts WHERE attempt_id = ?',
+          [r.attempt_id],
+        )) as { run_id: string };
+        const entries = (
+          (await kit.runtime.engine.getRun(run_id)).state.ambient as unknown[]
+        ).flat() as Array<{
+          ambient_source_id: string;
+          source_invocation_id: string;
+        }>;
+        const rows = (await invocationsOf(store, r.attempt_id)).filter((x) => x.ambient_source_id);
+        assert.ok(entries.length > 0);
+        assert.deepEqual(
+          entries.map((e) => `${e.ambient_source_id} ${e.source_invocation_id}`).sort(),
+          rows.map((x) => `${x.ambient_source_id} ${x.source_invocation_id}`).sort(),
+        );
       } finally {
         await kit.close();
       }

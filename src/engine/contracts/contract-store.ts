@@ -1,6 +1,6 @@
 /** Contract rows: the indexed current state of each ExecutionContract (its history is in `transitions`). */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue } from '../../store/store.ts';
+import type { Dialect, Queryable, SqlValue } from '../../store/store.ts';
 import type { ContractStatus, ContractView, ExecutionContract, Json } from '../engine.ts';
 import { canTransition } from './transitions.ts';
 import { observationOf } from './views.ts';
@@ -126,6 +126,56 @@ export function updateContractStatement(
       expected,
     ],
   };
+}
+
+/**
+ * The run's lease as a condition of a contract write: the write changes no row unless `owner` still
+ * holds the run's lease (the dialect's `forShare` makes a concurrent claim wait for the transaction).
+ * A move joined to an executor's transaction is fenced this way instead of by a journal row.
+ */
+export interface LeaseFence {
+  dialect: Dialect;
+  runPk: number;
+  owner: string;
+}
+
+const leaseHeldSql = (forShare: string) =>
+  `EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare})`;
+
+// The statements' text is the statement cache's key: built once per dialect.
+const fencedInsertSql = new Map<string, string>();
+const fencedUpdateSql = new Map<string, string>();
+
+/** `insertContractStatement` fenced by the run's lease: it inserts no row when the lease moved. */
+export function insertContractFencedStatement(
+  fence: LeaseFence,
+  c: ContractView,
+  now: number,
+): { sql: string; params: SqlValue[] } {
+  const { params } = insertContractStatement(fence.runPk, c, now);
+  let sql = fencedInsertSql.get(fence.dialect.forShare);
+  if (sql === undefined) {
+    sql = `INSERT INTO engine_contracts (${COLUMNS}, run_pk, created_at, updated_at)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${leaseHeldSql(fence.dialect.forShare)}`;
+    fencedInsertSql.set(fence.dialect.forShare, sql);
+  }
+  return { sql, params: [...params, fence.runPk, fence.owner] };
+}
+
+/** `updateContractStatement` fenced by the run's lease: it changes no row when the lease moved. */
+export function updateContractFencedStatement(
+  fence: LeaseFence,
+  next: ContractView,
+  expected: ContractStatus,
+  now: number,
+): { sql: string; params: SqlValue[] } {
+  const { sql: base, params } = updateContractStatement(next, expected, now);
+  let sql = fencedUpdateSql.get(fence.dialect.forShare);
+  if (sql === undefined) {
+    sql = `${base} AND ${leaseHeldSql(fence.dialect.forShare)}`;
+    fencedUpdateSql.set(fence.dialect.forShare, sql);
+  }
+  return { sql, params: [...params, fence.runPk, fence.owner] };
 }
 
 /** Walks back over `next.transitions` from its status to `expected`; every step must be a legal move. */

@@ -128,3 +128,15 @@ test('a large body is abbreviated and marked truncated rather than dropped', () 
     truncated: true,
   });
 });
+
+test('each payload is exactly the JSON of its NotifyMessage (origin, events, gaps)', () => {
+  const { payloads } = encodeBatches('origin "quoted" 語', randomEvents(300, 11));
+  assert.ok(payloads.length > 1);
+  for (const p of payloads) {
+    const msg = JSON.parse(p) as NotifyMessage;
+    const expected: NotifyMessage = { origin: msg.origin, events: msg.events };
+    if (msg.gaps) expected.gaps = msg.gaps;
+    assert.equal(p, JSON.stringify(expected));
+    assert.equal(msg.origin, 'origin "quoted" 語');
+  }
+});

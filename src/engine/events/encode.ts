@@ -27,28 +27,26 @@ export interface EncodedBatches {
 export function encodeBatches(origin: string, events: readonly EngineEvent[]): EncodedBatches {
   const payloads: string[] = [];
   const dropped: EngineEvent[] = [];
-  let batch: EngineEvent[] = [];
+  // Each event's JSON, kept from measuring it: the payload is `JSON.stringify` of a NotifyMessage
+  // (keys in its order) assembled from them, not every event stringified a second time.
+  let batch: string[] = [];
   let gaps: Array<{ run_id: string; seq: number }> = [];
   let size = 0;
+  const head = `{"origin":${JSON.stringify(origin)},"events":[`;
   const push = () => {
-    if (batch.length > 0 || gaps.length > 0) {
-      const msg: NotifyMessage = { origin, events: batch };
-      if (gaps.length > 0) msg.gaps = gaps;
-      payloads.push(JSON.stringify(msg));
-    }
+    if (batch.length > 0 || gaps.length > 0)
+      payloads.push(`${head}${batch.join(',')}]${gaps.length > 0 ? `,"gaps":${JSON.stringify(gaps)}` : ''}}`);
     batch = [];
     gaps = [];
     size = 0;
   };
   for (const e of events) {
     let json = JSON.stringify(e);
-    let event = e;
     let bytes = Buffer.byteLength(json, 'utf8');
     if (bytes > MAX_NOTIFY_BYTES - 100) {
       // Large bodies stay in the store (artifacts by artifact_id); remote listeners get the event
       // without them, marked `truncated`, so they know to read the store rather than trust the null.
-      event = abbreviate(e);
-      json = JSON.stringify(event);
+      json = JSON.stringify(abbreviate(e));
       bytes = Buffer.byteLength(json, 'utf8');
     }
     if (bytes > MAX_NOTIFY_BYTES - 100) {
@@ -62,7 +60,7 @@ export function encodeBatches(origin: string, events: readonly EngineEvent[]): E
       continue;
     }
     if (size + bytes > MAX_NOTIFY_BYTES) push();
-    batch.push(event);
+    batch.push(json);
     size += bytes + 1;
   }
   push();

@@ -5,8 +5,15 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
-import type { Queryable, Transaction, TransactionOptions } from '../../store/store.ts';
-import { insertContract, updateContract, viewOf } from '../contracts/contract-store.ts';
+import type { Queryable, SqlValue, Transaction, TransactionOptions } from '../../store/store.ts';
+import {
+  insertContract,
+  insertContractFencedStatement,
+  type LeaseFence,
+  updateContract,
+  updateContractFencedStatement,
+  viewOf,
+} from '../contracts/contract-store.ts';
 import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
 import type {
@@ -210,7 +217,6 @@ export class RunContracts {
     } else c = await this.#move(c, 'RUNNING', `node:${node}`, {});
     // A joined settle that reported failure may still have committed (its answer lost).
     if (join.tried && (await hasStatus(this.#deps.store, join.tried))) {
-      this.#state.seq += 1;
       this.byId.set(c.contract_id, join.tried);
       return join.tried;
     }
@@ -228,9 +234,7 @@ export class RunContracts {
         details: { contract_id: join.next.contract_id },
       });
     }
-    const { store, owner } = this.#deps;
     const from = join.next;
-    const seq = this.#state.seq + 1;
     let next: ContractView | null = null;
     await this.#events.transaction(async (tx, emit) => {
       next = null;
@@ -244,23 +248,23 @@ export class RunContracts {
       const { to, extra } = settleMove(o);
       const n = nextView(from, to, 'executor', extra, now);
       join.tried = n;
-      const entry: TransitionEntry = { k: 't', c: n.contract_id, s: n.status, by: 'executor' };
-      if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+      // No journal row: the lease fences the contract's own update (see #runningJoin).
+      if (!(await this.#fencedWrite(tx, updateContractFencedStatement(this.#fence(), n, from.status, now))))
         throw new LeaseLost();
-      if (!(await updateContract(tx, n, from.status, now))) throw new LeaseLost();
       if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
       next = n;
     }, SETTLE_WITH_FINISH);
     if (next === null) return;
     const settled = next as ContractView;
-    this.#state.seq = seq;
     this.byId.set(settled.contract_id, settled);
     join.settled = settled;
   }
 
   /**
    * The PENDING → RUNNING move an executor that `joinsTransitions` commits with its own writes
-   * (inserting the contract, when `fresh`, instead of updating it).
+   * (inserting the contract, when `fresh`, instead of updating it). Joined moves write no journal
+   * row: the contract write itself is fenced by the lease, the executor's rows record the call, and
+   * the contract's `transitions` its history — a row would only cost a statement more per move.
    */
   #runningJoin(c: ContractView, node: string, fresh: boolean): RunningJoin {
     const now = this.#deps.now();
@@ -281,11 +285,20 @@ export class RunContracts {
             details: { contract_id: c.contract_id, from: 'RUNNING' },
           });
         }
-        const value = await this.#commit(next, fresh ? null : c.status, async (tx) => {
-          if (fresh) await insertContract(tx, this.#run.run_pk, next, now);
-          else if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
-          return write(tx);
-        });
+        const fence = this.#fence();
+        const move = fresh
+          ? insertContractFencedStatement(fence, next, now)
+          : updateContractFencedStatement(fence, next, c.status, now);
+        const value = await this.#commit(
+          next,
+          fresh ? null : c.status,
+          async (tx) => {
+            if (!(await this.#fencedWrite(tx, move))) throw new LeaseLost();
+            return write(tx);
+          },
+          false,
+          false,
+        );
         join.committed = true;
         return value as T;
       },
@@ -365,6 +378,15 @@ export class RunContracts {
     }
   }
 
+  #fence(): LeaseFence {
+    return { dialect: this.#deps.store.dialect, runPk: this.#run.run_pk, owner: this.#deps.owner };
+  }
+
+  /** Runs a lease-fenced write; false when it changed no row (the lease or the contract moved). */
+  async #fencedWrite(tx: Transaction, w: { sql: string; params: SqlValue[] }): Promise<boolean> {
+    return (await tx.run(w.sql, w.params)).changes === 1;
+  }
+
   #sawFault(err: unknown): unknown {
     if (this.fault === undefined) this.fault = err;
     return err;
@@ -391,7 +413,8 @@ export class RunContracts {
   }
 
   /**
-   * One transaction: the contract write plus a fenced journal row; then the cache and the event.
+   * One transaction: the contract write plus a fenced journal row (unless `journaled` is false: a
+   * joined move, whose `write` is fenced itself); then the cache and the event.
    * With `retry`, a store fault is retried a few times; a retry that finds the contract already in
    * its new status knows the earlier COMMIT landed although its answer was lost.
    */
@@ -400,10 +423,11 @@ export class RunContracts {
     from: ContractStatus | null,
     write: (tx: Transaction) => Promise<T>,
     retry = false,
+    journaled = true,
   ): Promise<T | undefined> {
     let value: T | undefined;
     const { store, owner } = this.#deps;
-    const seq = this.#state.seq + 1;
+    const seq = journaled ? this.#state.seq + 1 : this.#state.seq;
     const entry: TransitionEntry = {
       k: 't',
       c: next.contract_id,
@@ -415,7 +439,10 @@ export class RunContracts {
         await this.#events.transaction(async (tx, emit) => {
           // A retry finding the contract already moved knows the earlier COMMIT landed.
           if (attempt > 0 && (await hasStatus(tx, next))) return;
-          if (!(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner)))
+          if (
+            journaled &&
+            !(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner))
+          )
             throw new LeaseLost();
           value = await write(tx);
           if (this.#events.observed) this.#emitTransitions(emit, next, from);

@@ -71,13 +71,20 @@ export function worldRuntimeOn(engine: Engine): WorldRuntime | undefined {
 export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = {}): WorldRuntime {
   const env = () => options.env ?? process.env;
   const leaseMs = options.leaseMs ?? 30_000;
+  const contexts = new TurnContexts(store);
   const engine =
     options.engine ??
     createEngine(store, {
-      actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
+      actions: sourcesExecutor(store, {
+        ...(options.env ? { env: options.env } : {}),
+        onInvoked: (contract, id) => {
+          const links = (contract.payload as { links?: { attempt_id?: unknown } } | null)?.links;
+          if (typeof links?.attempt_id === 'string')
+            contexts.invoked(links.attempt_id, contract.contract_id, id);
+        },
+      }),
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     });
-  const contexts = new TurnContexts(store);
   engine.register(turnAmbientNode(store, contexts) as never);
   engine.register(subjectAmbientNode(store, contexts) as never);
   engine.register(toolLoopNode(store, contexts, env) as never);

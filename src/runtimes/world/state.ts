@@ -7,6 +7,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
+import { insertBatched } from './batched-insert.ts';
 import { type SnapshotBase, snapshotBase } from './snapshots.ts';
 import { type ChangedLayer, changesAfter } from './version-tails.ts';
 import type { EntityState, WorkingWorld } from './world-patch.ts';
@@ -128,19 +129,20 @@ export function versionRows(
   return out;
 }
 
-/** Writes a turn's version rows (from `versionRows`). */
+/** Writes a turn's version rows (from `versionRows`), many rows per statement. */
 export async function writeVersions(tx: Queryable, rows: ReturnType<typeof versionRows>): Promise<void> {
-  for (const row of rows.entities)
-    await tx.run(
-      `INSERT INTO world_entity_versions (world_slug, entity_id, turn, kind, environment_label, state, memory_append)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      row,
-    );
-  for (const row of rows.environments)
-    await tx.run(
-      'INSERT INTO world_environment_versions (world_slug, environment_label, turn, content) VALUES (?, ?, ?, ?)',
-      row,
-    );
+  await insertBatched(
+    tx,
+    'INSERT INTO world_entity_versions (world_slug, entity_id, turn, kind, environment_label, state, memory_append)',
+    '(?, ?, ?, ?, ?, ?, ?)',
+    rows.entities,
+  );
+  await insertBatched(
+    tx,
+    'INSERT INTO world_environment_versions (world_slug, environment_label, turn, content)',
+    '(?, ?, ?, ?)',
+    rows.environments,
+  );
 }
 
 /** Text bytes of a row, 8 per number, 0 per NULL (what the snapshot policy counts as change bytes). */

@@ -50,6 +50,12 @@ export interface TurnContext {
   working: { applied: number; world: WorkingWorld };
   sources: Map<string, StoredResponseSource>;
   schemas: Map<string, { hash: string; schema: JsonSchema }>;
+  /**
+   * contract_id → source_invocation_id of the calls this process made for the attempt (the sources
+   * executor's `onInvoked`), so their invocation need not be read back; a contract replayed from
+   * the journal is not in it.
+   */
+  invoked: Map<string, string>;
 }
 
 /** Scenario plans kept per runtime (content-addressed, so never stale). */
@@ -59,6 +65,7 @@ export class TurnContexts {
   readonly #store: Store;
   readonly #cache = new Map<string, Promise<TurnContext>>();
   readonly #plans = new Map<string, Promise<LoadedScenario>>();
+  readonly #invoked = new Map<string, Map<string, string>>();
 
   constructor(store: Store) {
     this.#store = store;
@@ -68,11 +75,18 @@ export class TurnContexts {
   get(attempt: AttemptInput, world?: WorldRow): Promise<TurnContext> {
     let p = this.#cache.get(attempt.attempt_id);
     if (!p) {
-      p = this.#load(attempt, world);
-      p.catch(() => this.#cache.delete(attempt.attempt_id));
+      const invoked = new Map<string, string>();
+      p = this.#load(attempt, invoked, world);
+      p.catch(() => this.forget(attempt.attempt_id));
       this.#cache.set(attempt.attempt_id, p);
+      this.#invoked.set(attempt.attempt_id, invoked);
     }
     return p;
+  }
+
+  /** Notes a call made for an attempt whose context this process holds (see TurnContext.invoked). */
+  invoked(attempt_id: string, contract_id: string, source_invocation_id: string): void {
+    this.#invoked.get(attempt_id)?.set(contract_id, source_invocation_id);
   }
 
   /** The scenario's turn plan (without entities), loaded once per runtime. */
@@ -92,9 +106,10 @@ export class TurnContexts {
 
   forget(attempt_id: string): void {
     this.#cache.delete(attempt_id);
+    this.#invoked.delete(attempt_id);
   }
 
-  async #load(attempt: AttemptInput, row?: WorldRow): Promise<TurnContext> {
+  async #load(attempt: AttemptInput, invoked: Map<string, string>, row?: WorldRow): Promise<TurnContext> {
     const plan = await this.plan(attempt.scenario_hash);
     const world = row ?? (await getWorldRow(this.#store, attempt.world_slug));
     const base = await readWorldState(this.#store, world, attempt.attempted_turn - 1);
@@ -105,6 +120,7 @@ export class TurnContexts {
       working: { applied: 0, world: cloneWorld(base) },
       sources: new Map(),
       schemas: new Map(),
+      invoked,
     };
   }
 

@@ -16,11 +16,13 @@ import { type TurnContext, type TurnContexts, workingWorld } from '../turn-conte
 import type { WorkingWorld } from '../world-patch.ts';
 import { type AmbientEntry, attemptLinks, channelsOf, templateContext, visibleTo } from './shared.ts';
 
-async function invocationOf(store: Store, attemptId: string, contractId: string): Promise<string | null> {
-  // attempt_id leads an index; contract_id has none of its own.
+async function invocationOf(store: Store, t: TurnContext, contractId: string): Promise<string | null> {
+  const known = t.invoked.get(contractId);
+  if (known !== undefined) return known;
+  // Replayed (performed by an earlier process): attempt_id leads an index; contract_id has none.
   const row = await store.get<{ source_invocation_id: string }>(
     'SELECT source_invocation_id FROM source_invocations WHERE attempt_id = ? AND contract_id = ? ORDER BY invocation_seq DESC LIMIT 1',
-    [attemptId, contractId],
+    [t.attempt.attempt_id, contractId],
   );
   return row?.source_invocation_id ?? null;
 }
@@ -75,7 +77,7 @@ export async function performAmbient(
       },
       { key: `${workflow_hash.slice(0, 16)}:${b.id}`, acrossAttempts },
     );
-    const source_invocation_id = await invocationOf(store, ch.attempt.attempt_id, contract.contract_id);
+    const source_invocation_id = await invocationOf(store, t, contract.contract_id);
     if (contract.status !== 'COMPLETED') {
       ctx.update({
         kind: 'ambient_source',
