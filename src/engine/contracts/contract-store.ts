@@ -1,7 +1,8 @@
 /** Contract rows: the indexed current state of each ExecutionContract (its history is in `transitions`). */
 import { NoemaError } from '../../core/errors.ts';
-import type { Dialect, Queryable, SqlValue } from '../../store/store.ts';
+import type { Queryable, SqlValue } from '../../store/store.ts';
 import type { ContractStatus, ContractView, ExecutionContract, Json } from '../engine.ts';
+import { type LeaseFence, leaseHeldSql } from '../run/lease-fence.ts';
 import { canTransition } from './transitions.ts';
 import { observationOf } from './views.ts';
 
@@ -127,20 +128,6 @@ export function updateContractStatement(
     ],
   };
 }
-
-/**
- * The run's lease as a condition of a contract write: the write changes no row unless `owner` still
- * holds the run's lease (the dialect's `forShare` makes a concurrent claim wait for the transaction).
- * A move joined to an executor's transaction is fenced this way instead of by a journal row.
- */
-export interface LeaseFence {
-  dialect: Dialect;
-  runPk: number;
-  owner: string;
-}
-
-const leaseHeldSql = (forShare: string) =>
-  `EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare})`;
 
 // The statements' text is the statement cache's key: built once per dialect.
 const fencedInsertSql = new Map<string, string>();

@@ -5,6 +5,7 @@
 import type { Dialect, Queryable, RunResult, SqlValue, Store, Transaction } from '../../store/store.ts';
 import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
+import { leaseHeldSql } from '../run/lease-fence.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
 import { decodeEntry } from './codec.ts';
 import type { AttemptEntry } from './entries.ts';
@@ -59,7 +60,7 @@ function fencedInsert(forShare: string): string {
   let sql = fencedSql.get(forShare);
   if (sql === undefined) {
     sql = `INSERT INTO engine_journal (jid, body)
-     SELECT ?, ? WHERE EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare})
+     SELECT ?, ? WHERE ${leaseHeldSql(forShare)}
      ON CONFLICT DO NOTHING`;
     fencedSql.set(forShare, sql);
   }

@@ -9,7 +9,6 @@ import type { Queryable, SqlValue, Transaction, TransactionOptions } from '../..
 import {
   insertContract,
   insertContractFencedStatement,
-  type LeaseFence,
   updateContract,
   updateContractFencedStatement,
   viewOf,
@@ -28,6 +27,7 @@ import type { Emit, RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
+import type { LeaseFence } from './lease-fence.ts';
 import type { RunState } from './state.ts';
 import { isStoreFault } from './store-fault.ts';
 
