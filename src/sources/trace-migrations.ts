@@ -1,9 +1,10 @@
 /**
  * Sources migrations 340–369 (the trace's write path): chunk batches persisted while an LLM
- * call streams, fewer indexes on the hot `source_invocations` row, and the LLM trace storing
- * the output (and the request messages) once.
+ * call streams, fewer indexes on the hot `source_invocations` row, the LLM trace storing
+ * the output (and the request messages) once, and status checks SQLite evaluates cheaply.
  */
 import type { Migration } from '../store/index.ts';
+import { statusCheckMigration } from './status-check-migration.ts';
 
 // Streamed chunks written while the call runs, in batches (`[offset_ms, data]` pairs from
 // `first_seq` on), so a killed process leaves what had arrived. The finish writes
@@ -62,4 +63,5 @@ export const sourcesTraceMigrations: readonly Migration[] = [
   fewerIndexes,
   unreadIndexes,
   outputOnce,
+  statusCheckMigration,
 ];

@@ -122,6 +122,11 @@ export interface Dialect {
    * ` FOR UPDATE SKIP LOCKED` where `capabilities.supportsSkipLocked`, otherwise empty.
    */
   readonly forUpdateSkipLocked: string;
+  /**
+   * `ALTER TABLE … DROP CONSTRAINT / ADD CONSTRAINT` changes a table's CHECK constraints in place
+   * (PostgreSQL). Where false (SQLite), a migration changing one rebuilds the table.
+   */
+  readonly alterConstraints: boolean;
 }
 
 /**

@@ -37,6 +37,7 @@ export const postgresDialect: Dialect = {
   forShare: ' FOR SHARE',
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
+  alterConstraints: true,
 };
 
 const capabilities: StoreCapabilities = {

@@ -81,6 +81,7 @@ export const sqliteDialect: Dialect = {
   forShare: '',
   forUpdate: '',
   forUpdateSkipLocked: '',
+  alterConstraints: false,
 };
 
 const capabilities: StoreCapabilities = {
