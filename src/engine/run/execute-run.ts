@@ -30,7 +30,7 @@ import { type EngineDeps, LeaseLost } from './deps.ts';
 import { isPromiseLike, type NodeRun, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
-import { runWrites, runWritesSync, type StepWrite } from './step-writes.ts';
+import { runWrites, type StepWrite } from './step-writes.ts';
 
 interface StepWork {
   deltas: NodeDelta[];
@@ -334,13 +334,12 @@ function commitStep(
   }
   // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
-  // Read here, not in the callback: nothing runs between the two (the callback is synchronous).
-  const observed = events.observed;
-  const committed = events.transactionSync((tx, emit) => {
-    runWritesSync(tx, writes);
-    if (observed) emitStep(emit, run, state.step, work, status, now);
-  }, durability);
-  if (committed !== STORE_BUSY) return status;
+  // Read here, not while committing: nothing runs between the two (the commit is synchronous).
+  // Unobserved (the usual case), the commit is its statements alone: no closure per step.
+  const describe = events.observed
+    ? (emit: Emit) => emitStep(emit, run, state.step, work, status, now)
+    : null;
+  if (events.commitSync(writes, describe, durability) !== STORE_BUSY) return status;
   return events
     .transaction(async (tx, emit) => {
       await runWrites(tx, writes);
