@@ -4,15 +4,15 @@
  * the corrective context survives a crash. One lane: same node, same config, a new call each time.
  */
 import { isNoemaError } from '../../core/errors.ts';
-import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
-import type { CorrectiveNote, Json, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
+import type { CorrectiveNote, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
 import type { RunEvents } from '../events/run-events.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import type { AttemptEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import type { RunContracts, RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
-import { type FrontierEntry, inputContextOf, type RunState } from './state.ts';
+import { StepContext } from './node-context.ts';
+import type { FrontierEntry, RunState } from './state.ts';
 import { isStoreFault } from './store-fault.ts';
 
 export interface NodeRun {
@@ -71,7 +71,9 @@ function attemptNode(
   r.contracts.fault = undefined;
   let returned: NodeResult | PromiseLike<NodeResult>;
   try {
-    returned = type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+    returned = type.execute(
+      new StepContext(r, entry, spec, type, attempt, notes) as unknown as NodeContext<never>,
+    );
   } catch (err) {
     return attempted(r, entry, spec, type, notes, watch, started, failureOf(r, err));
   }
@@ -185,54 +187,4 @@ async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
   });
   r.state.seq = seq;
   r.attempts.set(entry.n, [...(r.attempts.get(entry.n) ?? []), entry]);
-}
-
-function contextFor(
-  r: NodeRun,
-  entry: FrontierEntry,
-  spec: NodeSpec,
-  type: NodeType<never>,
-  attempt: number,
-  notes: CorrectiveNote[],
-): NodeContext {
-  const { deps, run, state, contracts, graph, events } = r;
-  let acts = 0;
-  // Most runs hold no contract: two fresh empty lists, without copying and filtering nothing.
-  const all = contracts.byId.size === 0 ? null : contracts.all();
-  return {
-    run_id: run.run_id,
-    node_id: spec.id,
-    node_type: spec.type,
-    step: state.step + 1,
-    attempt,
-    config: (spec.config ?? null) as Json,
-    state: state.channels,
-    input_context: inputContextOf(graph, state, entry),
-    corrective_context: notes.length === 0 ? [] : [...notes],
-    pending_executions: all === null ? [] : pendingExecutions(all),
-    completed_executions: all === null ? [] : completedExecutions(all),
-    perform: (id) => contracts.perform(spec.id, type, id, r.signal),
-    act: (action_type, payload, options) => {
-      const key = options?.key ?? `#${acts++}`;
-      return contracts.act(
-        spec.id,
-        type,
-        // Attempts count from 1, so 0 names an action shared by every attempt of the execution.
-        contracts.actId(spec.id, options?.acrossAttempts ? 0 : attempt, key),
-        action_type,
-        payload,
-        r.signal,
-      );
-    },
-    update: (data) =>
-      events.progress({
-        type: 'node.updated',
-        run_id: run.run_id,
-        node_id: spec.id,
-        step: state.step + 1,
-        data,
-        at: deps.now(),
-      }),
-    signal: r.signal,
-  };
 }
