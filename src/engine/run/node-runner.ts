@@ -38,12 +38,15 @@ export function runNode(
   spec: NodeSpec,
   type: NodeType<never>,
 ): NodeResult | Promise<NodeResult> {
-  const earlier = r.attempts.get(spec.id);
-  const notes: CorrectiveNote[] = earlier
+  // Most executions have no earlier attempt: they share one empty list (never mutated, see retryAfter).
+  const earlier = r.attempts.size === 0 ? undefined : r.attempts.get(spec.id);
+  const notes: readonly CorrectiveNote[] = earlier
     ? earlier.map((a) => ({ attempt: a.t, error: a.e, corrective: a.x }))
-    : [];
+    : NO_NOTES;
   return attemptNode(r, entry, spec, type, notes);
 }
+
+const NO_NOTES: readonly CorrectiveNote[] = [];
 
 /** One attempt of the node, then what its result asks for (another attempt after a journaled failure). */
 function attemptNode(
@@ -51,7 +54,7 @@ function attemptNode(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
 ): NodeResult | Promise<NodeResult> {
   const { deps, run, state } = r;
   const attempt = notes.length + 1;
@@ -88,7 +91,7 @@ function settled(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
   watch: boolean,
   started: number,
   returned: PromiseLike<NodeResult>,
@@ -118,7 +121,7 @@ function attempted(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
   watch: boolean,
   started: number,
   result: NodeResult,
@@ -158,12 +161,13 @@ async function retryAfter(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
   result: Extract<NodeResult, { kind: 'retry_generation' }>,
 ): Promise<NodeResult> {
   const attempt = notes.length + 1;
   await journalAttempt(r, { k: 'g', n: spec.id, t: attempt, e: result.error, x: result.corrective });
-  notes.push({ attempt, error: result.error, corrective: result.corrective });
+  // A new list: `notes` may be the shared empty one.
+  const next = [...notes, { attempt, error: result.error, corrective: result.corrective }];
   if (attempt >= (spec.max_generation_attempts ?? 1)) {
     return {
       kind: 'fail',
@@ -171,7 +175,7 @@ async function retryAfter(
       message: `node ${spec.id} produced no acceptable output in ${attempt} attempt(s): ${result.error}`,
     };
   }
-  return attemptNode(r, entry, spec, type, notes);
+  return attemptNode(r, entry, spec, type, next);
 }
 
 export function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
