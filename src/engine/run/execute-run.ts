@@ -250,12 +250,15 @@ function collect(
       node_id: node,
     };
   if (result.kind !== 'ok' || result.commitsWithNext !== true) work.withNext = false;
-  const d: NodeDelta = { n: node };
-  if (written) d.w = writes;
-  if (result.output !== undefined) d.o = result.output;
-  if (result.attachments !== undefined) d.a = result.attachments;
-  if (result.route !== undefined) d.r = result.route;
-  work.deltas.push(d);
+  // One literal with every field (absent ones undefined): every delta has one shape, where adding
+  // the present fields one by one made a chain of shapes the step's readers had to tell apart.
+  work.deltas.push({
+    n: node,
+    w: written ? writes : undefined,
+    o: result.output,
+    a: result.attachments,
+    r: result.route,
+  });
   if (result.kind === 'ok' && !result.contracts && !result.artifacts) return null;
   const now = deps.now();
   for (const nc of result.contracts ?? []) {
