@@ -76,17 +76,19 @@ export class RunEvents {
   /** Steps left to commit with the run's next transaction, oldest first. */
   #carried: CarriedStep[] = [];
   readonly #flushFailing = new Incident('NOEMA_EVENT_FLUSH_FAILED');
-  /** `transactionSync`'s callback and its events while it runs (see there). */
-  #syncFn: ((tx: SyncTransaction, emit: Emit) => unknown) | null = null;
+  /** `commitSync`'s writes, what describes them and their events while it runs (see there). */
+  #syncWrites: readonly StepWrite[] = [];
+  #syncDescribe: ((emit: Emit) => void) | null = null;
   #syncEmitted: EngineEvent[] = NONE;
   readonly #syncEmit: Emit = (body) => {
     this.#syncEmitted = this.#collect(this.#syncEmitted, body);
   };
-  /** The carried steps `transactionSync`'s transaction wrote first (see `carry`). */
+  /** The carried steps `commitSync`'s transaction wrote first (see `carry`). */
   #syncSteps: CarriedStep[] = NONE_CARRIED;
-  readonly #syncBody = (tx: SyncTransaction): unknown => {
+  readonly #syncBody = (tx: SyncTransaction): void => {
     if (this.#carried.length > 0) this.#syncSteps = this.#writeCarriedSync(tx, this.#syncEmit);
-    return this.#syncFn!(tx, this.#syncEmit);
+    runWritesSync(tx, this.#syncWrites);
+    if (this.#syncDescribe !== null) this.#syncDescribe(this.#syncEmit);
   };
 
   constructor(bus: EventBus, run_id: string) {
@@ -212,37 +214,42 @@ export class RunEvents {
   }
 
   /**
-   * As `transaction`, without a promise, when the store offers `transactionSync` and nothing needs a
-   * turn of the event loop (no fan-out to notify, no timed flush in flight, the connection free).
-   * Otherwise `STORE_BUSY`, without calling `fn`: the caller runs the same work through `transaction`.
+   * Commits `writes` (after any carried steps) as `transaction` would, without a promise, when the
+   * store offers `transactionSync` and nothing needs a turn of the event loop (no fan-out to notify,
+   * no timed flush in flight, the connection free); `describe`, if any, emits the events of what it
+   * commits. Otherwise `STORE_BUSY`, having written nothing: the caller commits through `transaction`.
+   * Statements, not a callback: a step's commit allocates no closure.
    */
-  transactionSync<T>(
-    fn: (tx: SyncTransaction, emit: Emit) => T,
+  commitSync(
+    writes: readonly StepWrite[],
+    describe: ((emit: Emit) => void) | null,
     options?: TransactionOptions,
-  ): T | typeof STORE_BUSY {
+  ): true | typeof STORE_BUSY {
     const store = this.#bus.store;
     // Without fan-out nothing is ever unsent; the check keeps a carried event from being dropped.
     if (!store.transactionSync || this.#bus.fanOut || this.#flushing || this.#unsent.length > 0)
       return STORE_BUSY;
-    // Nothing else of the run can run until this returns, so the callback and its events live in
-    // fields read by closures made once per run, not in two new closures per step.
-    // (A nested call, which the store refuses, restores the outer call's fields.)
-    const outerFn = this.#syncFn;
+    // Nothing else of the run can run until this returns, so the statements and their events live
+    // in fields read by a closure made once per run. (A nested call, which the store refuses,
+    // restores the outer call's fields.)
+    const outerWrites = this.#syncWrites;
+    const outerDescribe = this.#syncDescribe;
     const outerEmitted = this.#syncEmitted;
     const outerSteps = this.#syncSteps;
-    this.#syncFn = fn;
+    this.#syncWrites = writes;
+    this.#syncDescribe = describe;
     this.#syncEmitted = NONE;
     this.#syncSteps = NONE_CARRIED;
     let committed = false;
     this.#open++;
     try {
-      const result = store.transactionSync(this.#syncBody, options) as T | typeof STORE_BUSY;
-      committed = result !== STORE_BUSY;
+      committed = store.transactionSync(this.#syncBody, options) !== STORE_BUSY;
       if (committed) this.#landed(this.#syncSteps);
-      return result;
+      return committed ? true : STORE_BUSY;
     } finally {
       const emitted = this.#syncEmitted;
-      this.#syncFn = outerFn;
+      this.#syncWrites = outerWrites;
+      this.#syncDescribe = outerDescribe;
       this.#syncEmitted = outerEmitted;
       this.#syncSteps = outerSteps;
       this.#closed(committed, NONE, emitted);

@@ -30,7 +30,23 @@ import { type EngineDeps, LeaseLost } from './deps.ts';
 import { isPromiseLike, type NodeRun, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
 import { applyStep, type NodeDelta, type RunState } from './state.ts';
-import { runWrites, runWritesSync, type StepWrite } from './step-writes.ts';
+import { runWrites, type StepWrite } from './step-writes.ts';
+
+type StepArtifact = { artifact_id: string; node_id: string; artifact_type: string; payload: Json };
+
+/**
+ * Shared empty lists, never pushed to: most steps create no contract or artifact, so a step's lists
+ * start as these and are replaced by their own on the first push (see `add`).
+ */
+const NO_VIEWS: ContractView[] = [];
+const NO_ARTIFACTS: StepArtifact[] = [];
+
+/** `list` with `item` added: a new list in place of a shared empty one. */
+function add<T>(list: T[], item: T, empty: T[]): T[] {
+  if (list === empty) return [item];
+  list.push(item);
+  return list;
+}
 
 interface StepWork {
   deltas: NodeDelta[];
@@ -38,7 +54,7 @@ interface StepWork {
   /** Existing PENDING contracts a suspending node moved to WAITING (`wait_on`). */
   moved: ContractView[];
   waiting: ContractView[];
-  artifacts: Array<{ artifact_id: string; node_id: string; artifact_type: string; payload: Json }>;
+  artifacts: StepArtifact[];
   /** Every node of the step said it may commit with the run's next transaction. */
   withNext: boolean;
 }
@@ -101,6 +117,7 @@ export async function executeRun(
       at: deps.now(),
     });
   }
+  let stepped = false;
   try {
     for (;;) {
       if (nodeRun.aborted) throw new LeaseLost();
@@ -113,7 +130,9 @@ export async function executeRun(
           }),
         );
       }
-      if (reachesTerminal(graph, state.frontier)) {
+      // After a step's commit the frontier is known not to be terminal (the commit would have
+      // completed the run): only a run's first frontier is checked here.
+      if (!stepped && reachesTerminal(graph, state.frontier)) {
         return outcome('completed', await finish(deps, events, run, state, 'completed', null));
       }
       if (state.step >= graph.maxSteps) {
@@ -127,10 +146,10 @@ export async function executeRun(
       }
       const work: StepWork = {
         deltas: [],
-        contracts: [],
-        moved: [],
-        waiting: [],
-        artifacts: [],
+        contracts: NO_VIEWS,
+        moved: NO_VIEWS,
+        waiting: NO_VIEWS,
+        artifacts: NO_ARTIFACTS,
         withNext: true,
       };
       const frontier = state.frontier;
@@ -163,6 +182,7 @@ export async function executeRun(
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
       if (loaded.attempts.size > 0) loaded.attempts.clear();
       if (status !== 'running') return outcome(status);
+      stepped = true;
     }
   } catch (err) {
     if (err instanceof LeaseLost)
@@ -230,26 +250,30 @@ function collect(
       node_id: node,
     };
   if (result.kind !== 'ok' || result.commitsWithNext !== true) work.withNext = false;
-  const d: NodeDelta = { n: node };
-  if (written) d.w = writes;
-  if (result.output !== undefined) d.o = result.output;
-  if (result.attachments !== undefined) d.a = result.attachments;
-  if (result.route !== undefined) d.r = result.route;
-  work.deltas.push(d);
+  // One literal with every field (absent ones undefined): every delta has one shape, where adding
+  // the present fields one by one made a chain of shapes the step's readers had to tell apart.
+  work.deltas.push({
+    n: node,
+    w: written ? writes : undefined,
+    o: result.output,
+    a: result.attachments,
+    r: result.route,
+  });
   if (result.kind === 'ok' && !result.contracts && !result.artifacts) return null;
   const now = deps.now();
   for (const nc of result.contracts ?? []) {
-    work.contracts.push(
+    work.contracts = add(
+      work.contracts,
       viewOf(createContract(uuidv7(), nc.action_type, nc.payload, `node:${node}`, now), node, null),
+      NO_VIEWS,
     );
   }
   for (const a of result.artifacts ?? [])
-    work.artifacts.push({
-      artifact_id: uuidv7(),
-      node_id: node,
-      artifact_type: a.artifact_type,
-      payload: a.payload,
-    });
+    work.artifacts = add(
+      work.artifacts,
+      { artifact_id: uuidv7(), node_id: node, artifact_type: a.artifact_type, payload: a.payload },
+      NO_ARTIFACTS,
+    );
   if (result.kind === 'suspend' && 'wait_on' in result) {
     const existing = runContracts.get(result.wait_on);
     const p = existing?.payload as Record<string, Json> | null | undefined;
@@ -267,8 +291,8 @@ function collect(
       existing.node_id,
       null,
     );
-    work.moved.push(waiting);
-    work.waiting.push(waiting);
+    work.moved = add(work.moved, waiting, NO_VIEWS);
+    work.waiting = add(work.waiting, waiting, NO_VIEWS);
   } else if (result.kind === 'suspend') {
     const payload = result.contract.payload as Record<string, Json> | null;
     const schema = payload && typeof payload === 'object' ? payload.response_schema : undefined;
@@ -292,8 +316,8 @@ function collect(
       node,
       null,
     );
-    work.contracts.push(waiting);
-    work.waiting.push(waiting);
+    work.contracts = add(work.contracts, waiting, NO_VIEWS);
+    work.waiting = add(work.waiting, waiting, NO_VIEWS);
   }
   return null;
 }
@@ -334,13 +358,12 @@ function commitStep(
   }
   // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
-  // Read here, not in the callback: nothing runs between the two (the callback is synchronous).
-  const observed = events.observed;
-  const committed = events.transactionSync((tx, emit) => {
-    runWritesSync(tx, writes);
-    if (observed) emitStep(emit, run, state.step, work, status, now);
-  }, durability);
-  if (committed !== STORE_BUSY) return status;
+  // Read here, not while committing: nothing runs between the two (the commit is synchronous).
+  // Unobserved (the usual case), the commit is its statements alone: no closure per step.
+  const describe = events.observed
+    ? (emit: Emit) => emitStep(emit, run, state.step, work, status, now)
+    : null;
+  if (events.commitSync(writes, describe, durability) !== STORE_BUSY) return status;
   return events
     .transaction(async (tx, emit) => {
       await runWrites(tx, writes);

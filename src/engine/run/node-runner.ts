@@ -4,15 +4,15 @@
  * the corrective context survives a crash. One lane: same node, same config, a new call each time.
  */
 import { isNoemaError } from '../../core/errors.ts';
-import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
-import type { CorrectiveNote, Json, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
+import type { CorrectiveNote, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
 import type { RunEvents } from '../events/run-events.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import type { AttemptEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import type { RunContracts, RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
-import { type FrontierEntry, inputContextOf, type RunState } from './state.ts';
+import { StepContext } from './node-context.ts';
+import type { FrontierEntry, RunState } from './state.ts';
 import { isStoreFault } from './store-fault.ts';
 
 export interface NodeRun {
@@ -38,12 +38,15 @@ export function runNode(
   spec: NodeSpec,
   type: NodeType<never>,
 ): NodeResult | Promise<NodeResult> {
-  const earlier = r.attempts.get(spec.id);
-  const notes: CorrectiveNote[] = earlier
+  // Most executions have no earlier attempt: they share one empty list (never mutated, see retryAfter).
+  const earlier = r.attempts.size === 0 ? undefined : r.attempts.get(spec.id);
+  const notes: readonly CorrectiveNote[] = earlier
     ? earlier.map((a) => ({ attempt: a.t, error: a.e, corrective: a.x }))
-    : [];
+    : NO_NOTES;
   return attemptNode(r, entry, spec, type, notes);
 }
+
+const NO_NOTES: readonly CorrectiveNote[] = [];
 
 /** One attempt of the node, then what its result asks for (another attempt after a journaled failure). */
 function attemptNode(
@@ -51,7 +54,7 @@ function attemptNode(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
 ): NodeResult | Promise<NodeResult> {
   const { deps, run, state } = r;
   const attempt = notes.length + 1;
@@ -71,7 +74,9 @@ function attemptNode(
   r.contracts.fault = undefined;
   let returned: NodeResult | PromiseLike<NodeResult>;
   try {
-    returned = type.execute(contextFor(r, entry, spec, type, attempt, notes) as NodeContext<never>);
+    returned = type.execute(
+      new StepContext(r, entry, spec, type, attempt, notes) as unknown as NodeContext<never>,
+    );
   } catch (err) {
     return attempted(r, entry, spec, type, notes, watch, started, failureOf(r, err));
   }
@@ -86,7 +91,7 @@ function settled(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
   watch: boolean,
   started: number,
   returned: PromiseLike<NodeResult>,
@@ -116,7 +121,7 @@ function attempted(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
   watch: boolean,
   started: number,
   result: NodeResult,
@@ -156,12 +161,13 @@ async function retryAfter(
   entry: FrontierEntry,
   spec: NodeSpec,
   type: NodeType<never>,
-  notes: CorrectiveNote[],
+  notes: readonly CorrectiveNote[],
   result: Extract<NodeResult, { kind: 'retry_generation' }>,
 ): Promise<NodeResult> {
   const attempt = notes.length + 1;
   await journalAttempt(r, { k: 'g', n: spec.id, t: attempt, e: result.error, x: result.corrective });
-  notes.push({ attempt, error: result.error, corrective: result.corrective });
+  // A new list: `notes` may be the shared empty one.
+  const next = [...notes, { attempt, error: result.error, corrective: result.corrective }];
   if (attempt >= (spec.max_generation_attempts ?? 1)) {
     return {
       kind: 'fail',
@@ -169,7 +175,7 @@ async function retryAfter(
       message: `node ${spec.id} produced no acceptable output in ${attempt} attempt(s): ${result.error}`,
     };
   }
-  return attemptNode(r, entry, spec, type, notes);
+  return attemptNode(r, entry, spec, type, next);
 }
 
 export function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
@@ -185,54 +191,4 @@ async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
   });
   r.state.seq = seq;
   r.attempts.set(entry.n, [...(r.attempts.get(entry.n) ?? []), entry]);
-}
-
-function contextFor(
-  r: NodeRun,
-  entry: FrontierEntry,
-  spec: NodeSpec,
-  type: NodeType<never>,
-  attempt: number,
-  notes: CorrectiveNote[],
-): NodeContext {
-  const { deps, run, state, contracts, graph, events } = r;
-  let acts = 0;
-  // Most runs hold no contract: two fresh empty lists, without copying and filtering nothing.
-  const all = contracts.byId.size === 0 ? null : contracts.all();
-  return {
-    run_id: run.run_id,
-    node_id: spec.id,
-    node_type: spec.type,
-    step: state.step + 1,
-    attempt,
-    config: (spec.config ?? null) as Json,
-    state: state.channels,
-    input_context: inputContextOf(graph, state, entry),
-    corrective_context: notes.length === 0 ? [] : [...notes],
-    pending_executions: all === null ? [] : pendingExecutions(all),
-    completed_executions: all === null ? [] : completedExecutions(all),
-    perform: (id) => contracts.perform(spec.id, type, id, r.signal),
-    act: (action_type, payload, options) => {
-      const key = options?.key ?? `#${acts++}`;
-      return contracts.act(
-        spec.id,
-        type,
-        // Attempts count from 1, so 0 names an action shared by every attempt of the execution.
-        contracts.actId(spec.id, options?.acrossAttempts ? 0 : attempt, key),
-        action_type,
-        payload,
-        r.signal,
-      );
-    },
-    update: (data) =>
-      events.progress({
-        type: 'node.updated',
-        run_id: run.run_id,
-        node_id: spec.id,
-        step: state.step + 1,
-        data,
-        at: deps.now(),
-      }),
-    signal: r.signal,
-  };
 }

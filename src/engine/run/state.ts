@@ -4,7 +4,7 @@
  * so a state rebuilt from the journal equals the state the writer had.
  */
 import type { InputContext, Json } from '../engine.ts';
-import { type CompiledGraph, firedConnectors } from '../graph/compile.ts';
+import { type CompiledConnector, type CompiledGraph, firedConnectors } from '../graph/compile.ts';
 
 /** One executed node as journaled: writes, output, attachments, route. */
 export interface NodeDelta {
@@ -55,6 +55,15 @@ export function applyWrites(
 
 /** Applies one super-step's node deltas and computes the next frontier (mutates `state`). */
 export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonly NodeDelta[]): void {
+  const only = deltas.length === 1 ? deltas[0]! : null;
+  if (only !== null && !Array.isArray(only.r)) {
+    // The usual step, one node choosing at most one route: its frontier is made once and shared.
+    applyWrites(graph, state, only.w);
+    applyOutput(state, only);
+    state.frontier = frontierOf(firedConnectors(graph, only.n, only.r));
+    state.step += 1;
+    return;
+  }
   const frontier: FrontierEntry[] = [];
   // Small frontiers (the usual one node) are searched; a wide fan-out gets an index.
   let index: Map<string, FrontierEntry> | null = null;
@@ -62,29 +71,60 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
   for (let i = 0; i < deltas.length; i++) {
     const d = deltas[i]!;
     applyWrites(graph, state, d.w);
-    if (d.o !== undefined || d.a !== undefined) {
-      const out: { o?: Json; a?: Json[] } = {};
-      if (d.o !== undefined) out.o = d.o;
-      if (d.a !== undefined) out.a = d.a;
-      state.outputs[d.n] = out;
-    }
-    // In order of first trigger; a node triggered twice runs once, with every connector that fired it.
-    const fired = firedConnectors(graph, d.n, d.r);
-    for (let j = 0; j < fired.length; j++) {
-      const c = fired[j]!;
-      const e = index ? index.get(c.to) : findEntry(frontier, c.to);
-      if (e) {
-        e.via.push(c.id);
-        continue;
-      }
-      const added = { node: c.to, via: [c.id] };
-      frontier.push(added);
-      if (index) index.set(c.to, added);
-      else if (frontier.length > 8) index = new Map(frontier.map((f) => [f.node, f]));
-    }
+    applyOutput(state, d);
+    index = addFired(frontier, firedConnectors(graph, d.n, d.r), index);
   }
   state.frontier = frontier;
   state.step += 1;
+}
+
+function applyOutput(state: RunState, d: NodeDelta): void {
+  if (d.o === undefined && d.a === undefined) return;
+  const out: { o?: Json; a?: Json[] } = {};
+  if (d.o !== undefined) out.o = d.o;
+  if (d.a !== undefined) out.a = d.a;
+  state.outputs[d.n] = out;
+}
+
+/**
+ * Adds what `fired` triggers to `frontier`, in order of first trigger; a node triggered twice runs
+ * once, with every connector that fired it. Returns the index by node once the frontier is wide.
+ */
+function addFired(
+  frontier: FrontierEntry[],
+  fired: readonly CompiledConnector[],
+  index: Map<string, FrontierEntry> | null,
+): Map<string, FrontierEntry> | null {
+  for (let j = 0; j < fired.length; j++) {
+    const c = fired[j]!;
+    const e = index ? index.get(c.to) : findEntry(frontier, c.to);
+    if (e) {
+      e.via.push(c.id);
+      continue;
+    }
+    const added = { node: c.to, via: [c.id] };
+    frontier.push(added);
+    if (index) index.set(c.to, added);
+    else if (frontier.length > 8) index = new Map(frontier.map((f) => [f.node, f]));
+  }
+  return index;
+}
+
+/**
+ * The frontier a single node's fired connectors make, per (cached, see firedConnectors) list of
+ * them: shared by every step and run that fires it, so nothing may mutate it (applyStep builds
+ * its own frontier whenever it merges).
+ */
+const frontiers = new WeakMap<readonly CompiledConnector[], FrontierEntry[]>();
+
+function frontierOf(fired: readonly CompiledConnector[]): FrontierEntry[] {
+  let frontier = frontiers.get(fired);
+  if (frontier === undefined) {
+    frontier = [];
+    addFired(frontier, fired, null);
+    frontiers.set(fired, frontier);
+  }
+  return frontier;
 }
 
 function findEntry(frontier: readonly FrontierEntry[], node: string): FrontierEntry | undefined {

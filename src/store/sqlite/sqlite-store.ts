@@ -164,7 +164,11 @@ class SqliteConnection implements Queryable {
     }
   }
 
-  /** Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK), prepared once per connection. */
+  /**
+   * Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK), prepared once per connection.
+   * Through `get()`, which returns nothing for a statement without rows: `run()` would build a
+   * `{ changes, lastInsertRowid }` object twice per transaction that nobody reads.
+   */
   control(sql: 'BEGIN IMMEDIATE' | 'BEGIN DEFERRED' | 'COMMIT' | 'ROLLBACK'): void {
     try {
       let stmt = this.#control.get(sql);
@@ -172,7 +176,7 @@ class SqliteConnection implements Queryable {
         stmt = this.#db.prepare(sql);
         this.#control.set(sql, stmt);
       }
-      stmt.run();
+      stmt.get();
     } catch (err) {
       throw translateSqliteError(err);
     }
