@@ -293,8 +293,19 @@ export class RunContracts {
           next,
           fresh ? null : c.status,
           async (tx) => {
-            if (!(await this.#fencedWrite(tx, move))) throw new LeaseLost();
-            return write(tx);
+            // Issued before the executor's record and checked after it: where the store pipelines,
+            // the two travel in one round trip. A lost lease still commits nothing (thrown before COMMIT).
+            const fenced = tx.run(move.sql, move.params);
+            fenced.catch(() => {});
+            let value: T;
+            try {
+              value = await write(tx);
+            } catch (err) {
+              if ((await fenced).changes !== 1) throw new LeaseLost();
+              throw err;
+            }
+            if ((await fenced).changes !== 1) throw new LeaseLost();
+            return value;
           },
           false,
           false,
