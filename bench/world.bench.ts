@@ -20,7 +20,8 @@
  * commits the bench counts statements (queries, locks, notifications) and, since stop 18, their round
  * trips: statements a transaction issues while others of it are in flight are pipelined on
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
- * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text.
+ * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each side
+ * (default 5), for steadier medians on a loaded machine.
  */
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
@@ -292,7 +293,7 @@ const bench: Bench = {
             const hash = await scenario(store, SUBJECTS, SUBJECTS, workflow);
             const counted = countingStore(store);
             const runtime = createWorldRuntime(counted.store, { env });
-            const rounds = ctx.quick ? 2 : 5;
+            const rounds = Number(process.env.BENCH_WORLD_ROUNDS) || (ctx.quick ? 2 : 5);
             /** One side's rounds: wall and CPU times, and the last round's commits and statements. */
             type Side = { ms: number[]; cpu: number[]; commits: number; statements: number; waits: number };
             const side = (): Side => ({ ms: [], cpu: [], commits: 0, statements: 0, waits: 0 });
