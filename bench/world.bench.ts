@@ -17,8 +17,11 @@
  * are the turn's own — each round replays the requests that round's turn sent (its prompts) with
  * the result schemas it asked for, in its order — where before they were the same sources with a
  * one-word prompt and no result schema; that floor is still measured and printed beside it. Beside
- * commits the bench counts statements (queries, locks, notifications: a round trip each on
- * PostgreSQL); `BENCH_WORLD_STATEMENTS=1` prints them by SQL text.
+ * commits the bench counts statements (queries, locks, notifications) and, since stop 18, their round
+ * trips: statements a transaction issues while others of it are in flight are pipelined on
+ * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
+ * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each side
+ * (default 5), for steadier medians on a loaded machine.
  */
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
@@ -66,31 +69,47 @@ function countingStore(store: Store): {
   store: Store;
   commits: number;
   statements: number;
+  /** Statements issued with none of the same handle in flight: the round trips they cost on PostgreSQL. */
+  waits: number;
   bySql: Map<string, number> | null;
 } {
   const counter = {
     store,
     commits: 0,
     statements: 0,
+    waits: 0,
     bySql: process.env.BENCH_WORLD_STATEMENTS === '1' ? new Map<string, number>() : null,
   };
   const STATEMENTS = new Set<string | symbol>(['run', 'get', 'all', 'lockKey', 'lockRows', 'notify']);
-  const counting = <T extends object>(target: T): T =>
-    new Proxy(target, {
+  const counting = <T extends object>(target: T): T => {
+    // Statements of this handle not yet answered: one issued behind them rides their round trip
+    // on a store that pipelines (see Transaction), so it is not counted as a wait of its own.
+    let inFlight = 0;
+    return new Proxy(target, {
       get(t, prop) {
         const value = Reflect.get(t, prop) as unknown;
         if (typeof value !== 'function') return value;
         if (!STATEMENTS.has(prop)) return (value as (...a: unknown[]) => unknown).bind(t);
         return (...args: unknown[]) => {
           counter.statements++;
+          if (inFlight === 0) counter.waits++;
           if (counter.bySql) {
             const key = `${String(prop)} ${String(args[0]).replace(/\s+/g, ' ').slice(0, 110)}`;
             counter.bySql.set(key, (counter.bySql.get(key) ?? 0) + 1);
           }
-          return (value as (...a: unknown[]) => unknown).apply(t, args);
+          const out = (value as (...a: unknown[]) => unknown).apply(t, args);
+          if (out instanceof Promise) {
+            inFlight++;
+            const settle = () => {
+              inFlight--;
+            };
+            out.then(settle, settle);
+          }
+          return out;
         };
       },
     });
+  };
   const direct = counting(store);
   counter.store = new Proxy(store, {
     get(target, prop) {
@@ -274,10 +293,10 @@ const bench: Bench = {
             const hash = await scenario(store, SUBJECTS, SUBJECTS, workflow);
             const counted = countingStore(store);
             const runtime = createWorldRuntime(counted.store, { env });
-            const rounds = ctx.quick ? 2 : 5;
+            const rounds = Number(process.env.BENCH_WORLD_ROUNDS) || (ctx.quick ? 2 : 5);
             /** One side's rounds: wall and CPU times, and the last round's commits and statements. */
-            type Side = { ms: number[]; cpu: number[]; commits: number; statements: number };
-            const side = (): Side => ({ ms: [], cpu: [], commits: 0, statements: 0 });
+            type Side = { ms: number[]; cpu: number[]; commits: number; statements: number; waits: number };
+            const side = (): Side => ({ ms: [], cpu: [], commits: 0, statements: 0, waits: 0 });
             const turnSide = side();
             const floorSide = side();
             const minimalSide = side();
@@ -291,6 +310,7 @@ const bench: Bench = {
             const timed = async (s: Side, label: string, last: boolean, run: () => Promise<void>) => {
               const c0 = counted.commits;
               const s0 = counted.statements;
+              const w0 = counted.waits;
               counted.bySql?.clear();
               const u0 = process.cpuUsage();
               const t0 = performance.now();
@@ -300,6 +320,7 @@ const bench: Bench = {
               s.cpu.push(u.user + u.system);
               s.commits = counted.commits - c0;
               s.statements = counted.statements - s0;
+              s.waits = counted.waits - w0;
               if (last) tally(label);
             };
             const documents = new Map<string, Promise<StoredResponseSource>>();
@@ -470,6 +491,14 @@ const bench: Bench = {
               value: turnSide.statements / SUBJECTS,
               anchor: 'floor',
               anchor_value: floorSide.statements / SUBJECTS,
+            });
+            ctx.row({
+              case: `statement round trips per subject (statements issued with none of their transaction in flight; pipelined ones share one on PostgreSQL), turn vs the same calls via invokeSource [${kind}]`,
+              metric: 'round trips',
+              unit: 'round trips',
+              value: turnSide.waits / SUBJECTS,
+              anchor: 'floor',
+              anchor_value: floorSide.waits / SUBJECTS,
             });
             await runtime.close();
           }

@@ -310,10 +310,13 @@ export interface ActionContext {
   transitions?: {
     running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
     /**
-     * Runs the executor's finish writes in the transaction that also settles the contract: `write`
+     * Commits the executor's finish writes and settles the contract with their outcome: `write`
      * returns the outcome (COMPLETED/FAILED with it), `null` (the engine settles it after `execute`
      * returns, as usual) or `'landed'` (a retry found an earlier attempt of this very transaction
-     * committed). May be called again after a retryable store fault.
+     * committed). May be called again after a retryable store fault. For an executor with `recover`,
+     * which must then find the outcome in what `write` commits, the settle rides on the run's next
+     * transaction (before any later RUNNING commit, so before any later call); otherwise it commits
+     * in the same transaction as `write`.
      */
     finished(write: (tx: Transaction) => Promise<ActionOutcome | 'landed' | null>): Promise<void>;
   };

@@ -7,6 +7,7 @@ import { listenSpecs } from './conformance/listen.spec.ts';
 import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
 import { paramSpecs } from './conformance/params.spec.ts';
+import { pipeliningSpecs } from './conformance/pipelining.spec.ts';
 import { syncTransactionSpecs } from './conformance/sync-transactions.spec.ts';
 import { errorSpecs, transactionSpecs } from './conformance/transactions.spec.ts';
 
@@ -20,3 +21,4 @@ describeEachStore('store: locks and catalog', lockSpecs);
 describeEachStore('store: deferred durability', durabilitySpecs);
 describeEachStore('store: synchronous transactions', syncTransactionSpecs);
 describeEachStore('store: full-text search', fullTextSpecs);
+describeEachStore('store: statements issued before earlier ones answer', pipeliningSpecs);

@@ -28,7 +28,17 @@ export interface Queryable {
   get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
 }
 
-/** A transaction handle. Valid only inside the callback it was passed to. */
+/**
+ * A transaction handle. Valid only inside the callback it was passed to.
+ *
+ * Statements run in the order they are issued, and a caller may issue one before the ones before it
+ * have answered (independent writes whose results it checks afterwards): PostgreSQL then sends them
+ * without waiting (pipelined), so the statements issued together take one round trip instead of one
+ * each; SQLite runs each as it is issued. A statement that fails rejects its own promise; on
+ * PostgreSQL the ones issued after it in the same transaction reject too (the transaction is aborted),
+ * so check results in issue order — the first rejection is the cause — and handle every promise
+ * issued. Either way the transaction must then roll back (throw from the callback).
+ */
 export interface Transaction extends Queryable {
   /** The store's dialect, for queries built from its fragments (full-text search). */
   readonly dialect: Dialect;

@@ -1,7 +1,8 @@
 /**
  * How few commits a source-backed `ctx.act` takes, and which of them wait for the disk: the
  * contract is created with its RUNNING move and the invocation's running row (synchronous, before
- * the call), settled with the finished row (deferred), and read documents are cached.
+ * the call), the finished row commits alone (deferred), the settle with the run's next commit, and
+ * read documents are cached.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -110,10 +111,14 @@ describeEachStore('source-backed ctx.act: commits', (factory) => {
       for (const t of txs.filter((t) => has(t, /^INSERT INTO source_invocations/)))
         assert.equal(t.durability, 'immediate', 'the running commit is synchronous');
       for (const t of txs.filter((t) => has(t, /^UPDATE source_invocations SET status/)))
-        assert.equal(t.durability, 'deferred', 'the settle with the finished row is deferred');
+        assert.equal(t.durability, 'deferred', 'the finished row commits deferred');
+      // A step commit carries the settle of the contract its node performed (UPDATE engine_contracts).
       const steps = txs.filter(
-        (t) => has(t, /^INSERT INTO engine_journal/) && !has(t, /source_invocations|engine_contracts/),
+        (t) =>
+          has(t, /^INSERT INTO engine_journal/) && !has(t, /source_invocations|INSERT INTO engine_contracts/),
       );
+      for (const t of steps)
+        assert.ok(has(t, /^UPDATE engine_contracts/), "the step commits its act's settle");
       assert.equal(steps.length, 2);
       assert.equal(steps[0]!.durability, 'deferred', 'a step leaving the run running is deferred');
       assert.equal(steps[1]!.durability, 'immediate', 'the step that completes the run is synchronous');

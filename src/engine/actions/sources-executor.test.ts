@@ -229,7 +229,7 @@ describeEachStore('engine actions through sources', (factory) => {
       await dispose();
     }
   });
-  test('the contract moves commit in the invocation’s own transactions: RUNNING with the running row, COMPLETED with the finished row', async () => {
+  test('the contract moves commit with others: RUNNING with the running row, COMPLETED with the run’s next commit after the finished row', async () => {
     const { store: raw, dispose } = await factory.open();
     const { url, server } = await toyServer();
     try {
@@ -258,7 +258,15 @@ describeEachStore('engine actions through sources', (factory) => {
       assert.equal(running.length, 1);
       assert.equal(finished.length, 1);
       assert.ok(has(running[0]!, contractMove), 'RUNNING is committed with the running row');
-      assert.ok(has(finished[0]!, contractMove), 'COMPLETED is committed with the finished row');
+      // The finished row is the outcome's durable record (recovery reads it): the settle rides on the
+      // run's next commit, the step that used the result, not on a statement of the finish's own.
+      assert.equal(has(finished[0]!, contractMove), false, 'the finished row commits alone');
+      const after = txs.slice(txs.indexOf(finished[0]!) + 1);
+      const settle = after.find((t) => has(t, contractMove));
+      assert.ok(
+        settle && has(settle, /^INSERT INTO engine_journal/),
+        'COMPLETED is committed with the next step',
+      );
       assert.equal(txs.filter((t) => has(t, contractMove)).length, 2, 'no contract move commits on its own');
       assert.deepEqual(
         c?.transitions.map((t) => `${t.to}@${t.actor}`),

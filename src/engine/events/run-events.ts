@@ -146,6 +146,41 @@ export class RunEvents {
     return steps;
   }
 
+  /**
+   * `fn` after the carried steps' writes. Untried steps' writes are only issued before `fn` runs, and
+   * checked after it: `fn`'s statements follow them in the same round trip where the store pipelines
+   * (they run after them either way). A failed carried write is the transaction's error, not what
+   * `fn` met after it.
+   */
+  async #afterCarried<T>(
+    tx: Transaction,
+    emit: Emit,
+    fn: (tx: Transaction, emit: Emit) => Promise<T>,
+  ): Promise<{ steps: CarriedStep[]; result: T }> {
+    const steps = [...this.#carried];
+    if (steps.some((c) => c.tried)) {
+      const written = await this.#writeCarried(tx, emit);
+      return { steps: written, result: await fn(tx, emit) };
+    }
+    const checks = steps.map((c) => {
+      c.tried = true;
+      const check = runWrites(tx, c.writes);
+      check.catch(() => {});
+      return check;
+    });
+    // Described now, in commit order; dropped with the transaction if a write is refused.
+    if (this.observed) for (const c of steps) c.emit?.(emit);
+    let result: T;
+    try {
+      result = await fn(tx, emit);
+    } catch (err) {
+      for (const check of checks) await check;
+      throw err;
+    }
+    for (const check of checks) await check;
+    return { steps, result };
+  }
+
   #writeCarriedSync(tx: SyncTransaction, emit: Emit): CarriedStep[] {
     const steps = [...this.#carried];
     for (const c of steps) {
@@ -186,8 +221,9 @@ export class RunEvents {
         this.#bus.fanOut
           ? async (tx) => {
               emitted = NONE;
-              if (this.#carried.length > 0) steps = await this.#writeCarried(tx, emit);
-              const r = await fn(tx, emit);
+              let r: T;
+              if (this.#carried.length > 0) ({ steps, result: r } = await this.#afterCarried(tx, emit, fn));
+              else r = await fn(tx, emit);
               if (carried.length > 0 || emitted.length > 0)
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
@@ -195,8 +231,9 @@ export class RunEvents {
           : this.#carried.length > 0
             ? async (tx) => {
                 emitted = NONE;
-                steps = await this.#writeCarried(tx, emit);
-                return fn(tx, emit);
+                const out = await this.#afterCarried(tx, emit, fn);
+                steps = out.steps;
+                return out.result;
               }
             : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
               (tx) => {

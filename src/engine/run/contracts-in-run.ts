@@ -224,9 +224,13 @@ export class RunContracts {
   }
 
   /**
-   * The executor's finish transaction joined by the contract's settle: `write` (the executor's rows)
+   * The executor's finish transaction and the contract's settle: `write` (the executor's rows)
    * returns the outcome to settle with, `null` (the engine settles it later itself) or `landed` (an
-   * earlier attempt of this transaction committed; the contract holds the outcome computed then).
+   * earlier attempt of this transaction committed; `join.tried` holds the outcome computed then).
+   * An executor that can `recover` an outcome from those rows commits them alone, and the settle is
+   * carried to the run's next transaction (before any later call's RUNNING commit, which is one):
+   * until then its rows are the outcome's durable record, which recovery reads after a crash, so
+   * the settle need not cost this commit a statement and its events. Otherwise both commit together.
    */
   async #joinFinished(join: RunningJoin, write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void> {
     if (!join.committed || join.settled) {
@@ -235,29 +239,47 @@ export class RunContracts {
       });
     }
     const from = join.next;
-    let next: ContractView | null = null;
-    await this.#events.transaction(async (tx, emit) => {
-      next = null;
-      const o = await write(tx);
-      if (o === 'landed') {
-        next = join.tried;
-        return;
-      }
-      if (o === null) return;
-      const now = this.#deps.now();
+    const settleOf = (o: FinishedWrite): ContractView | null => {
+      if (o === 'landed') return join.tried;
+      if (o === null) return null;
       const { to, extra } = settleMove(o);
-      const n = nextView(from, to, 'executor', extra, now);
-      join.tried = n;
-      // No journal row: the lease fences the contract's own update (see #runningJoin).
-      if (!(await this.#fencedWrite(tx, updateContractFencedStatement(this.#fence(), n, from.status, now))))
-        throw new LeaseLost();
-      if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
-      next = n;
-    }, SETTLE_WITH_FINISH);
+      join.tried = nextView(from, to, 'executor', extra, this.#deps.now());
+      return join.tried;
+    };
+    let next: ContractView | null = null;
+    if (this.#deps.actions?.recover) {
+      await this.#deps.store.transaction(async (tx) => {
+        next = settleOf(await write(tx));
+      }, SETTLE_WITH_FINISH);
+      if (next !== null) this.#carrySettle(next, from.status);
+    } else {
+      await this.#events.transaction(async (tx, emit) => {
+        next = settleOf(await write(tx));
+        if (next === null) return;
+        // No journal row: the lease fences the contract's own update (see #runningJoin).
+        const n = next as ContractView;
+        const w = updateContractFencedStatement(this.#fence(), n, from.status, n.transitions.at(-1)!.at);
+        if (!(await this.#fencedWrite(tx, w))) throw new LeaseLost();
+        if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
+      }, SETTLE_WITH_FINISH);
+    }
     if (next === null) return;
     const settled = next as ContractView;
     this.byId.set(settled.contract_id, settled);
     join.settled = settled;
+  }
+
+  /** The settle `#joinFinished` leaves to the run's next transaction: fenced by the lease, as there. */
+  #carrySettle(n: ContractView, from: ContractStatus): void {
+    const w = updateContractFencedStatement(this.#fence(), n, from, n.transitions.at(-1)!.at);
+    this.#events.carry({
+      writes: [{ sql: w.sql, params: w.params, miss: () => new LeaseLost() }],
+      landed: {
+        sql: 'SELECT 1 AS x FROM engine_contracts WHERE contract_id = ? AND status = ?',
+        params: [n.contract_id, n.status],
+      },
+      emit: (emit) => this.#emitTransitions(emit, n, from),
+    });
   }
 
   /**
@@ -293,8 +315,19 @@ export class RunContracts {
           next,
           fresh ? null : c.status,
           async (tx) => {
-            if (!(await this.#fencedWrite(tx, move))) throw new LeaseLost();
-            return write(tx);
+            // Issued before the executor's record and checked after it: where the store pipelines,
+            // the two travel in one round trip. A lost lease still commits nothing (thrown before COMMIT).
+            const fenced = tx.run(move.sql, move.params);
+            fenced.catch(() => {});
+            let value: T;
+            try {
+              value = await write(tx);
+            } catch (err) {
+              if ((await fenced).changes !== 1) throw new LeaseLost();
+              throw err;
+            }
+            if ((await fenced).changes !== 1) throw new LeaseLost();
+            return value;
           },
           false,
           false,

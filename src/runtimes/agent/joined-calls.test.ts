@@ -5,11 +5,11 @@ import { describeEachStore } from '../../testing/each-store.ts';
 import { recordingTransactions } from '../../testing/recording-store.ts';
 
 const has = (sqls: string[], re: RegExp) => sqls.some((q) => re.test(q));
-// Created with its RUNNING move (INSERT) or moved (UPDATE): either way in the invocation's transaction.
+// Created with its RUNNING move (INSERT) or moved (UPDATE): either way in the running row's transaction.
 const contractMove = /^(UPDATE|INSERT INTO) engine_contracts/;
 
 describeEachStore('agent sessions: model and tool calls are joined to their contracts', (factory) => {
-  test("every model and tool call commits its contract's RUNNING and final moves with its invocation rows", async () => {
+  test("every model and tool call commits its contract's RUNNING move with its running row, its final move with the run's next commit", async () => {
     await factory.withStore(async ({ store: raw }) => {
       const { store, txs } = recordingTransactions(raw);
       const kit = await startAgentKit(store, {
@@ -30,8 +30,20 @@ describeEachStore('agent sessions: model and tool calls are joined to their cont
         assert.equal(running.length, called.length, 'one running row per call');
         assert.equal(finished.length, called.length, 'one finished row per call');
         for (const t of running) assert.ok(has(t, contractMove), 'RUNNING commits with the running row');
-        for (const t of finished)
-          assert.ok(has(t, contractMove), 'the final move commits with the finished row');
+        // The finished row is the outcome's durable record (recovery reads it), so the final move
+        // rides on the run's next commit after it, not on a statement of the finish's own.
+        const settle = /^UPDATE engine_contracts/;
+        for (const t of finished) {
+          assert.equal(has(t, contractMove), false, 'the finished row commits alone');
+          const next = txs.slice(txs.indexOf(t) + 1).find((u) => has(u, settle));
+          assert.ok(next, 'a later commit of the run settles it');
+        }
+        // Each settle rides on a step (its journal row) or on the next action's RUNNING commit.
+        const alone = txs.filter(
+          (t) =>
+            has(t, settle) && !has(t, /^INSERT INTO (engine_journal|source_invocations|engine_contracts)/),
+        );
+        assert.equal(alone.length, 0, 'no final move commits on its own');
         // The streamed reasoning call went through the same joined path.
         const reasoning = called.filter((c) => (c.payload as { stream?: string }).stream === 'response');
         assert.ok(reasoning.length >= 1, 'the reasoning call streams its response');

@@ -1,4 +1,7 @@
-/** The scale-out store on PostgreSQL through a `pg` pool: prepared statements, LISTEN/NOTIFY, SKIP LOCKED. */
+/**
+ * The scale-out store on PostgreSQL through a `pg` pool: prepared statements, LISTEN/NOTIFY, SKIP LOCKED,
+ * and pipelined connections (statements issued together travel together).
+ */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { incidentLog } from '../../core/incident-log.ts';
@@ -204,6 +207,9 @@ export class PostgresStore extends PostgresQueryable implements Store {
       connectionString: options.url,
       max: options.max ?? 10,
       connectionTimeoutMillis: 5_000,
+      // A statement is sent when it is issued, not when the one before it has answered: the
+      // statements a transaction issues before awaiting them share one round trip (see Transaction).
+      pipeline: true,
     });
     // An idle client dying (server restart) must not crash the process; the pool replaces it.
     const poolLog = incidentLog(`PostgreSQL pool at ${redactUrl(options.url)}: an idle connection`);
