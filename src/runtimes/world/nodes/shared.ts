@@ -69,6 +69,36 @@ function flat<T>(channel: ReadonlyArray<T | T[]>): readonly T[] {
   return f.items as T[];
 }
 
+/** The `conversation` channel's entries by subject, kept like `flat` and extended by what was appended. */
+const bySubject = new WeakMap<
+  readonly ConversationEntry[],
+  { read: number; entries: Map<number, ConversationEntry[]> }
+>();
+
+/**
+ * The messages of one subject node's tool loop so far, in order: a lookup, not a scan of the whole
+ * turn's conversation (which every generation would otherwise walk). `conversation` is a list
+ * `channelsOf` returned; the list returned is fresh (callers may keep it).
+ */
+export function loopOf(
+  conversation: readonly ConversationEntry[],
+  subject: number,
+  node: string,
+): ConversationEntry[] {
+  let index = bySubject.get(conversation);
+  if (!index || index.read > conversation.length) {
+    index = { read: 0, entries: new Map() };
+    bySubject.set(conversation, index);
+  }
+  for (; index.read < conversation.length; index.read++) {
+    const c = conversation[index.read]!;
+    const list = index.entries.get(c.subject);
+    if (list) list.push(c);
+    else index.entries.set(c.subject, [c]);
+  }
+  return (index.entries.get(subject) ?? []).filter((c) => c.node === node);
+}
+
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
   ambient: flat(ctx.state.ambient as unknown as Array<AmbientEntry | AmbientEntry[]>),
