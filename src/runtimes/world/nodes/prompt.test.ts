@@ -9,7 +9,7 @@ import type { LlmToolLoopNode } from '../documents.ts';
 import type { TurnContext } from '../turn-context.ts';
 import type { WorkingWorld } from '../world-patch.ts';
 import { buildMessages } from './prompt.ts';
-import { type AmbientEntry, type ConversationEntry, loopOf } from './shared.ts';
+import { type AmbientEntry, ambientOf, type ConversationEntry, loopOf } from './shared.ts';
 
 const turn = (): TurnContext =>
   ({
@@ -48,7 +48,7 @@ const entry = (subject: string | null, inject_as: string, result: unknown): Ambi
   result: result as never,
 });
 
-const prompt = (t: TurnContext, w: WorkingWorld, ambient: AmbientEntry[]) =>
+const prompt = (t: TurnContext, w: WorkingWorld, ambient: AmbientEntry[], fresh: AmbientEntry[] = []) =>
   buildMessages({
     t,
     node,
@@ -56,6 +56,7 @@ const prompt = (t: TurnContext, w: WorkingWorld, ambient: AmbientEntry[]) =>
     subjectId: 'bob',
     world: w,
     ambient,
+    fresh,
     loop: [],
     toolsAvailable: () => '[]',
     corrective: [],
@@ -80,8 +81,9 @@ test("a subject's later generation sees the ambient entries appended or replaced
     entry('bob', '/ambient/mail', 'bye'),
   ]);
   assert.ok(replaced.includes('"mail": "bye"') && !replaced.includes('"hi"'), replaced);
-  // What a fresh attempt (no reuse) renders for the same entries.
+  // What a fresh attempt (no reuse) renders for the same entries, in the channel or just added.
   assert.equal(replaced, prompt(turn(), w, [shared, entry('bob', '/ambient/mail', 'bye')]));
+  assert.equal(replaced, prompt(turn(), w, [shared], [entry('bob', '/ambient/mail', 'bye')]));
 });
 
 test("a subject's text follows a patch that changed it between its generations", () => {
@@ -112,4 +114,22 @@ test("a node's loop is its subject's and node's messages, in order, as the conve
   conversation.splice(2);
   assert.deepEqual(loopOf(conversation, 0, 'act'), expect(0, 'act'));
   assert.deepEqual(loopOf(conversation, 1, 'act'), expect(1, 'act'));
+});
+
+test("a subject's ambient lookup is the channel's shared entries and its own, in channel order", () => {
+  const channel = [
+    entry(null, '/ambient/a', 1),
+    entry('bob', '/ambient/b', 2),
+    entry('ann', '/ambient/c', 3),
+    entry(null, '/ambient/d', 4),
+  ];
+  const scan = (id: string) =>
+    channel.filter((e) => e.run !== 'before_subject_workflow' || e.subject_entity_id === id);
+  assert.deepEqual(ambientOf(channel, 'bob'), scan('bob'));
+  channel.push(entry('bob', '/ambient/e', 5), entry(null, '/ambient/f', 6));
+  assert.deepEqual(ambientOf(channel, 'bob'), scan('bob'));
+  assert.deepEqual(ambientOf(channel, 'ann'), scan('ann'));
+  assert.deepEqual(ambientOf(channel, 'cat'), scan('cat'));
+  channel.splice(2);
+  assert.deepEqual(ambientOf(channel, 'bob'), scan('bob'));
 });

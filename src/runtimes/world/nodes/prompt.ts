@@ -9,7 +9,7 @@ import type { LlmToolLoopNode } from '../documents.ts';
 import { injectAt, renderPrompt } from '../templates.ts';
 import type { TurnContext } from '../turn-context.ts';
 import type { EntityState, WorkingWorld } from '../world-patch.ts';
-import { type AmbientEntry, type ConversationEntry, visibleTo } from './shared.ts';
+import { type AmbientEntry, ambientOf, type ConversationEntry, visibleTo } from './shared.ts';
 
 /** The subject's environment and the entities in it (memory only for the subject itself). */
 export function projection(world: WorkingWorld, subjectId: string): unknown {
@@ -31,12 +31,10 @@ function visibleEntries(
   subjectId: string,
   world: WorkingWorld,
 ): AmbientEntry[] {
-  // Other subjects' entries (most of a turn's) are refused first, on their short subject ids, before
-  // the workflow hashes (equal strings, but separate copies compared character by character).
   return entries.filter(
     (e) =>
-      !(e.run === 'before_subject_workflow' && e.subject_entity_id !== subjectId) &&
       e.workflow_hash === workflowHash &&
+      (e.run !== 'before_subject_workflow' || e.subject_entity_id === subjectId) &&
       visibleTo(e.visible_to, subjectId, world),
   );
 }
@@ -65,12 +63,14 @@ const ambientTexts = new WeakMap<TurnContext, Map<string, { visible: AmbientEntr
 
 function visibleAmbientText(
   t: TurnContext,
-  entries: readonly AmbientEntry[],
+  channel: readonly AmbientEntry[],
+  fresh: readonly AmbientEntry[],
   workflowHash: string,
   subjectId: string,
   world: WorkingWorld,
 ): string {
-  const visible = visibleEntries(entries, workflowHash, subjectId, world);
+  const visible = visibleEntries(ambientOf(channel, subjectId), workflowHash, subjectId, world);
+  if (fresh.length > 0) visible.push(...visibleEntries(fresh, workflowHash, subjectId, world));
   let bySubject = ambientTexts.get(t);
   if (!bySubject) {
     bySubject = new Map();
@@ -97,7 +97,10 @@ export function buildMessages(input: {
   workflowHash: string;
   subjectId: string;
   world: WorkingWorld;
+  /** The `ambient` channel as `channelsOf` returned it. */
   ambient: readonly AmbientEntry[];
+  /** Ambient entries this generation added (not in the channel yet). */
+  fresh: readonly AmbientEntry[];
   loop: readonly ConversationEntry[];
   /** `{{tools.available}}`: the node's tools (name, description, arguments_schema) as JSON. */
   toolsAvailable: () => string;
@@ -129,7 +132,8 @@ export function buildMessages(input: {
       return text;
     },
     'subject.entity_id': () => subjectId,
-    'ambient.visible': () => visibleAmbientText(t, input.ambient, input.workflowHash, subjectId, world),
+    'ambient.visible': () =>
+      visibleAmbientText(t, input.ambient, input.fresh, input.workflowHash, subjectId, world),
     'tools.available': input.toolsAvailable,
   };
   const rendered = new Map<string, string>();

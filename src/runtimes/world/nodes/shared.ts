@@ -99,6 +99,44 @@ export function loopOf(
   return (index.entries.get(subject) ?? []).filter((c) => c.node === node);
 }
 
+/** The `ambient` channel's entries by position: shared ones, and each subject's own, kept like `flat`. */
+const ambientIndex = new WeakMap<
+  readonly AmbientEntry[],
+  { read: number; shared: number[]; bySubject: Map<string | null, number[]> }
+>();
+
+/**
+ * The entries of `ambient` (a list `channelsOf` returned) that are not another subject's
+ * before_subject_workflow results, in order: a lookup, where a filter would walk every subject's
+ * results at each generation of the turn.
+ */
+export function ambientOf(ambient: readonly AmbientEntry[], subjectId: string): AmbientEntry[] {
+  let index = ambientIndex.get(ambient);
+  if (!index || index.read > ambient.length) {
+    index = { read: 0, shared: [], bySubject: new Map() };
+    ambientIndex.set(ambient, index);
+  }
+  for (; index.read < ambient.length; index.read++) {
+    const e = ambient[index.read]!;
+    if (e.run !== 'before_subject_workflow') index.shared.push(index.read);
+    else {
+      const own = index.bySubject.get(e.subject_entity_id);
+      if (own) own.push(index.read);
+      else index.bySubject.set(e.subject_entity_id, [index.read]);
+    }
+  }
+  const shared = index.shared;
+  const own = index.bySubject.get(subjectId) ?? [];
+  const out: AmbientEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < shared.length || j < own.length) {
+    const next = j >= own.length || (i < shared.length && shared[i]! < own[j]!) ? shared[i++]! : own[j++]!;
+    out.push(ambient[next]!);
+  }
+  return out;
+}
+
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
   ambient: flat(ctx.state.ambient as unknown as Array<AmbientEntry | AmbientEntry[]>),

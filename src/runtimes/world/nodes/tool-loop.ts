@@ -133,7 +133,6 @@ export function toolLoopNode(
       }
       // The subject's before_subject_workflow sources run before its workflow's first generation, in
       // this execution (shared by its retries, so a retry does not call them again).
-      let ambient = ch.ambient;
       let fresh: AmbientEntry[] = [];
       if (ctx.config.node === 0 && round === 0) {
         if (ctx.attempt === 1)
@@ -148,7 +147,6 @@ export function toolLoopNode(
         );
         if (!Array.isArray(r)) return r;
         fresh = r;
-        if (r.length > 0) ambient = [...ambient, ...r];
       }
       const callsLeft = round < node.max_tool_calls;
       // The contract stays the same across rounds (D13: no changed output contract); a call past
@@ -163,7 +161,8 @@ export function toolLoopNode(
         workflowHash: subject.workflow_hash,
         subjectId: subject.entity_id,
         world,
-        ambient,
+        ambient: ch.ambient,
+        fresh,
         loop,
         toolsAvailable: () => {
           setup.toolsText ??= JSON.stringify(
