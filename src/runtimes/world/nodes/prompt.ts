@@ -59,7 +59,10 @@ export function visibleAmbient(
  * `{{ambient.visible}}` of each subject, by attempt, with the entries it was rendered from: a
  * subject's later generations see the same entries (the same objects), so they reuse the text.
  */
-const ambientTexts = new WeakMap<TurnContext, Map<string, { visible: AmbientEntry[]; text: string }>>();
+const ambientTexts = new WeakMap<
+  TurnContext,
+  Map<string, { workflowHash: string; visible: AmbientEntry[]; text: string }>
+>();
 
 function visibleAmbientText(
   t: TurnContext,
@@ -76,12 +79,15 @@ function visibleAmbientText(
     bySubject = new Map();
     ambientTexts.set(t, bySubject);
   }
-  const key = `${workflowHash}:${subjectId}`;
-  const known = bySubject.get(key);
-  if (known && known.visible.length === visible.length && known.visible.every((e, i) => e === visible[i]))
+  const known = bySubject.get(subjectId);
+  if (
+    known?.workflowHash === workflowHash &&
+    known.visible.length === visible.length &&
+    known.visible.every((e, i) => e === visible[i])
+  )
     return known.text;
   const text = JSON.stringify(injected(visible), null, 2);
-  bySubject.set(key, { visible, text });
+  bySubject.set(subjectId, { workflowHash, visible, text });
   return text;
 }
 

@@ -63,9 +63,7 @@ interface ToolLoopSetup {
  * Built once per attempt and node, not per generation: a turn runs two or more generations for each
  * subject, and each would otherwise look up every tool's schema and render the tool list again.
  */
-const setups = new WeakMap<TurnContext, Map<string, ToolLoopSetup>>();
-
-const setupKey = (workflowHash: string, node: LlmToolLoopNode) => `${workflowHash}:${node.id}`;
+const setups = new WeakMap<TurnContext, Map<LlmToolLoopNode, ToolLoopSetup>>();
 
 async function buildToolLoopSetup(
   contexts: TurnContexts,
@@ -73,11 +71,10 @@ async function buildToolLoopSetup(
   workflowHash: string,
   node: LlmToolLoopNode,
 ): Promise<ToolLoopSetup> {
-  const key = setupKey(workflowHash, node);
   const offered: ToolLoopSetup['offered'] = [];
   for (const tool of node.available_tools ?? [])
     offered.push({ tool, args: await contexts.schema(t, tool.arguments_schema_ref.hash) });
-  const resultSchema = await contexts.composed(t, `tool-loop:${key}`, () =>
+  const resultSchema = await contexts.composed(t, `tool-loop:${workflowHash}:${node.id}`, () =>
     composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
   );
   const setup = { offered, resultSchema, toolsText: null };
@@ -86,7 +83,9 @@ async function buildToolLoopSetup(
     byNode = new Map();
     setups.set(t, byNode);
   }
-  byNode.set(key, setup);
+  // By the node's own value: each workflow document of the plan is parsed once, so a node belongs to
+  // one workflow, and the lookup hashes no string.
+  byNode.set(node, setup);
   return setup;
 }
 
@@ -152,8 +151,7 @@ export function toolLoopNode(
       // The contract stays the same across rounds (D13: no changed output contract); a call past
       // max_tool_calls fails the attempt rather than being hidden from the schema.
       const setup =
-        setups.get(t)?.get(setupKey(subject.workflow_hash, node)) ??
-        (await buildToolLoopSetup(contexts, t, subject.workflow_hash, node));
+        setups.get(t)?.get(node) ?? (await buildToolLoopSetup(contexts, t, subject.workflow_hash, node));
       const offered = setup.offered;
       const messages = buildMessages({
         t,
@@ -186,7 +184,8 @@ export function toolLoopNode(
         attempt: ctx.attempt,
       });
       const out = await invokeSource(store, {
-        source: await contexts.source(t, node.llm_source_ref.hash),
+        source:
+          t.sources.get(node.llm_source_ref.hash) ?? (await contexts.source(t, node.llm_source_ref.hash)),
         request: { messages, schema_name: 'tool_loop_output' },
         kind: 'llm_generation',
         links: {
