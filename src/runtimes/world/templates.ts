@@ -35,6 +35,8 @@ export function renderPrompt(template: string, value: (name: string) => string):
 }
 
 function unescapeToken(token: string): string {
+  // Most tokens have no escape: skip the two scans for them.
+  if (!token.includes('~')) return token;
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 

@@ -69,6 +69,74 @@ function flat<T>(channel: ReadonlyArray<T | T[]>): readonly T[] {
   return f.items as T[];
 }
 
+/** The `conversation` channel's entries by subject, kept like `flat` and extended by what was appended. */
+const bySubject = new WeakMap<
+  readonly ConversationEntry[],
+  { read: number; entries: Map<number, ConversationEntry[]> }
+>();
+
+/**
+ * The messages of one subject node's tool loop so far, in order: a lookup, not a scan of the whole
+ * turn's conversation (which every generation would otherwise walk). `conversation` is a list
+ * `channelsOf` returned; the list returned is fresh (callers may keep it).
+ */
+export function loopOf(
+  conversation: readonly ConversationEntry[],
+  subject: number,
+  node: string,
+): ConversationEntry[] {
+  let index = bySubject.get(conversation);
+  if (!index || index.read > conversation.length) {
+    index = { read: 0, entries: new Map() };
+    bySubject.set(conversation, index);
+  }
+  for (; index.read < conversation.length; index.read++) {
+    const c = conversation[index.read]!;
+    const list = index.entries.get(c.subject);
+    if (list) list.push(c);
+    else index.entries.set(c.subject, [c]);
+  }
+  return (index.entries.get(subject) ?? []).filter((c) => c.node === node);
+}
+
+/** The `ambient` channel's entries by position: shared ones, and each subject's own, kept like `flat`. */
+const ambientIndex = new WeakMap<
+  readonly AmbientEntry[],
+  { read: number; shared: number[]; bySubject: Map<string | null, number[]> }
+>();
+
+/**
+ * The entries of `ambient` (a list `channelsOf` returned) that are not another subject's
+ * before_subject_workflow results, in order: a lookup, where a filter would walk every subject's
+ * results at each generation of the turn.
+ */
+export function ambientOf(ambient: readonly AmbientEntry[], subjectId: string): AmbientEntry[] {
+  let index = ambientIndex.get(ambient);
+  if (!index || index.read > ambient.length) {
+    index = { read: 0, shared: [], bySubject: new Map() };
+    ambientIndex.set(ambient, index);
+  }
+  for (; index.read < ambient.length; index.read++) {
+    const e = ambient[index.read]!;
+    if (e.run !== 'before_subject_workflow') index.shared.push(index.read);
+    else {
+      const own = index.bySubject.get(e.subject_entity_id);
+      if (own) own.push(index.read);
+      else index.bySubject.set(e.subject_entity_id, [index.read]);
+    }
+  }
+  const shared = index.shared;
+  const own = index.bySubject.get(subjectId) ?? [];
+  const out: AmbientEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < shared.length || j < own.length) {
+    const next = j >= own.length || (i < shared.length && shared[i]! < own[j]!) ? shared[i++]! : own[j++]!;
+    out.push(ambient[next]!);
+  }
+  return out;
+}
+
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
   ambient: flat(ctx.state.ambient as unknown as Array<AmbientEntry | AmbientEntry[]>),

@@ -8,9 +8,11 @@
  */
 
 import { validateCompiled } from '../../../core/compiled-validators.ts';
+import type { JsonSchema } from '../../../core/schema-registry.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
+import type { AvailableTool, LlmToolLoopNode } from '../documents.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
 import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
@@ -22,6 +24,7 @@ import {
   attemptLinks,
   type ConversationEntry,
   channelsOf,
+  loopOf,
   type OutputMark,
 } from './shared.ts';
 import { performElectedTool } from './tool.ts';
@@ -46,6 +49,44 @@ function nextOpensWithAction(t: TurnContext, at: ToolLoopConfig): boolean {
   return (t.plan.workflows.get(next.workflow_hash)!.ambient_sources ?? []).some(
     (b) => b.run === 'before_subject_workflow' && alwaysVisibleTo(b.visible_to, next.entity_id),
   );
+}
+
+/** What every generation of one workflow's tool-loop node offers: the same for the whole attempt. */
+interface ToolLoopSetup {
+  offered: Array<{ tool: AvailableTool; args: { hash: string; schema: JsonSchema } }>;
+  resultSchema: { hash: string; schema: JsonSchema };
+  /** `{{tools.available}}`, rendered when a prompt first names it. */
+  toolsText: string | null;
+}
+
+/**
+ * Built once per attempt and node, not per generation: a turn runs two or more generations for each
+ * subject, and each would otherwise look up every tool's schema and render the tool list again.
+ */
+const setups = new WeakMap<TurnContext, Map<LlmToolLoopNode, ToolLoopSetup>>();
+
+async function buildToolLoopSetup(
+  contexts: TurnContexts,
+  t: TurnContext,
+  workflowHash: string,
+  node: LlmToolLoopNode,
+): Promise<ToolLoopSetup> {
+  const offered: ToolLoopSetup['offered'] = [];
+  for (const tool of node.available_tools ?? [])
+    offered.push({ tool, args: await contexts.schema(t, tool.arguments_schema_ref.hash) });
+  const resultSchema = await contexts.composed(t, `tool-loop:${workflowHash}:${node.id}`, () =>
+    composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
+  );
+  const setup = { offered, resultSchema, toolsText: null };
+  let byNode = setups.get(t);
+  if (!byNode) {
+    byNode = new Map();
+    setups.set(t, byNode);
+  }
+  // By the node's own value: each workflow document of the plan is parsed once, so a node belongs to
+  // one workflow, and the lookup hashes no string.
+  byNode.set(node, setup);
+  return setup;
 }
 
 export interface ToolLoopConfig {
@@ -77,7 +118,7 @@ export function toolLoopNode(
       const node = wf.nodes[ctx.config.node]!;
       const applies = wf.apply.from === `${node.id}.final`;
       const world = workingWorld(t, ch.patches);
-      let loop = ch.conversation.filter((c) => c.subject === ctx.config.subject && c.node === node.id);
+      let loop = loopOf(ch.conversation, ctx.config.subject, node.id);
       let round = loop.filter((c) => c.kind === 'tool_result').length;
       // The tool call this node's previous generation elected (recorded with that generation's step)
       // runs first, in this execution, as an action shared by its attempts: it runs once however often
@@ -91,7 +132,6 @@ export function toolLoopNode(
       }
       // The subject's before_subject_workflow sources run before its workflow's first generation, in
       // this execution (shared by its retries, so a retry does not call them again).
-      let ambient = ch.ambient;
       let fresh: AmbientEntry[] = [];
       if (ctx.config.node === 0 && round === 0) {
         if (ctx.attempt === 1)
@@ -106,34 +146,34 @@ export function toolLoopNode(
         );
         if (!Array.isArray(r)) return r;
         fresh = r;
-        if (r.length > 0) ambient = [...ambient, ...r];
       }
       const callsLeft = round < node.max_tool_calls;
-      const tools = await Promise.all(
-        (node.available_tools ?? []).map(async (tool) => ({
-          tool,
-          args: await contexts.schema(t, tool.arguments_schema_ref.hash),
-        })),
-      );
       // The contract stays the same across rounds (D13: no changed output contract); a call past
       // max_tool_calls fails the attempt rather than being hidden from the schema.
-      const offered = tools;
-      const resultSchema = await contexts.composed(t, `tool-loop:${subject.workflow_hash}:${node.id}`, () =>
-        composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
-      );
+      const setup =
+        setups.get(t)?.get(node) ?? (await buildToolLoopSetup(contexts, t, subject.workflow_hash, node));
+      const offered = setup.offered;
       const messages = buildMessages({
         t,
         node,
         workflowHash: subject.workflow_hash,
         subjectId: subject.entity_id,
         world,
-        ambient,
+        ambient: ch.ambient,
+        fresh,
         loop,
-        tools: offered.map((o) => ({
-          name: o.tool.name,
-          description: o.tool.description,
-          arguments_schema: o.args.schema,
-        })),
+        toolsAvailable: () => {
+          setup.toolsText ??= JSON.stringify(
+            offered.map((o) => ({
+              name: o.tool.name,
+              description: o.tool.description,
+              arguments_schema: o.args.schema,
+            })),
+            null,
+            2,
+          );
+          return setup.toolsText;
+        },
         corrective: ctx.corrective_context,
       });
       ctx.update({
@@ -144,7 +184,8 @@ export function toolLoopNode(
         attempt: ctx.attempt,
       });
       const out = await invokeSource(store, {
-        source: await contexts.source(t, node.llm_source_ref.hash),
+        source:
+          t.sources.get(node.llm_source_ref.hash) ?? (await contexts.source(t, node.llm_source_ref.hash)),
         request: { messages, schema_name: 'tool_loop_output' },
         kind: 'llm_generation',
         links: {
@@ -155,7 +196,7 @@ export function toolLoopNode(
           logical_generation_attempt: ctx.attempt,
           tool_loop_round: round,
         },
-        resultSchema,
+        resultSchema: setup.resultSchema,
         signal: ctx.signal,
         env: env(),
       });

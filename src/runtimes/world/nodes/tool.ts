@@ -7,7 +7,7 @@
  * stays registered for attempts whose graph has it.
  */
 import type { ContractView, Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
-import { type ConversationEntry, channelsOf } from './shared.ts';
+import { type ConversationEntry, channelsOf, loopOf } from './shared.ts';
 
 /** The elected call of `generator` (a node id) in tool-loop round `round`, if there is one. */
 function electedCall(ctx: NodeContext<unknown>, generator: string, round: number): ContractView | undefined {
@@ -73,7 +73,7 @@ export function toolNode(): NodeType<{ subject: number; node: string; generator:
     },
     async execute(ctx) {
       const { subject, node, generator } = ctx.config;
-      const loop = channelsOf(ctx).conversation.filter((c) => c.subject === subject && c.node === node);
+      const loop = loopOf(channelsOf(ctx).conversation, subject, node);
       const round = loop.filter((c) => c.kind === 'tool_result').length;
       const r = await performElectedTool(ctx, generator, subject, node, round, loop);
       if (r === null)
