@@ -4,7 +4,9 @@
  * Every test has a timeout (NOEMA_TEST_TIMEOUT_MS, default 120 s) so a regression that hangs
  * fails with the test's name instead of stalling CI.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -41,9 +43,24 @@ const patterns =
   process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['src/**/*.test.ts', 'test/**/*.test.ts'];
 const blockingStdio = pathToFileURL(join(import.meta.dirname, 'blocking-stdio.mjs')).href;
 console.log(`npm test: stores ${stores.join(', ')}; per-test timeout ${timeoutMs} ms`);
-const r = spawnSync(
+// The report goes to a file, relayed here as it grows: with --test-force-exit the runner exits as soon
+// as the last file's tests end, and a report written to a pipe could lose its tail — the last results
+// and the summary (seen under load: the report stopped mid-file, exit 0). A file destination is
+// flushed and closed by the runner before it exits.
+const reportDir = mkdtempSync(join(tmpdir(), 'noema-test-report-'));
+const report = join(reportDir, 'report.txt');
+writeFileSync(report, '');
+const runner = spawn(
   process.execPath,
-  ['--test', '--test-concurrency=3', `--test-timeout=${timeoutMs}`, '--test-force-exit', ...patterns],
+  [
+    '--test',
+    '--test-concurrency=3',
+    `--test-timeout=${timeoutMs}`,
+    '--test-force-exit',
+    '--test-reporter=spec',
+    `--test-reporter-destination=${report}`,
+    ...patterns,
+  ],
   {
     stdio: 'inherit',
     env: {
@@ -54,4 +71,23 @@ const r = spawnSync(
     },
   },
 );
-process.exit(r.status ?? 1);
+const fd = openSync(report, 'r');
+const chunk = Buffer.alloc(1 << 16);
+/** Copies what the report gained since the last call to stdout (queued there; flushed before this process ends). */
+const relay = () => {
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) return;
+    process.stdout.write(Buffer.from(chunk.subarray(0, n)));
+  }
+};
+const tail = setInterval(relay, 200);
+const code = await new Promise<number>((resolve) =>
+  runner.on('exit', (status) => resolve(status ?? 1)),
+);
+clearInterval(tail);
+relay();
+closeSync(fd);
+rmSync(reportDir, { recursive: true, force: true });
+// Not process.exit(): nothing else keeps this process alive, and ending on its own flushes stdout.
+process.exitCode = code;
