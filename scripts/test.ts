@@ -82,9 +82,7 @@ const relay = () => {
   }
 };
 const tail = setInterval(relay, 200);
-const code = await new Promise<number>((resolve) =>
-  runner.on('exit', (status) => resolve(status ?? 1)),
-);
+const code = await new Promise<number>((resolve) => runner.on('exit', (status) => resolve(status ?? 1)));
 clearInterval(tail);
 relay();
 closeSync(fd);
