@@ -315,8 +315,7 @@ export interface ActionContext {
      * returns, as usual) or `'landed'` (a retry found an earlier attempt of this very transaction
      * committed). May be called again after a retryable store fault. For an executor with `recover`,
      * which must then find the outcome in what `write` commits, the settle rides on the run's next
-     * transaction (before any later RUNNING commit, so before any later call); otherwise it commits
-     * in the same transaction as `write`.
+     * transaction (see docs/engine.md for the window that leaves); otherwise it commits with `write`.
      */
     finished(write: (tx: Transaction) => Promise<ActionOutcome | 'landed' | null>): Promise<void>;
   };

@@ -228,9 +228,10 @@ export class RunContracts {
    * returns the outcome to settle with, `null` (the engine settles it later itself) or `landed` (an
    * earlier attempt of this transaction committed; `join.tried` holds the outcome computed then).
    * An executor that can `recover` an outcome from those rows commits them alone, and the settle is
-   * carried to the run's next transaction (before any later call's RUNNING commit, which is one):
-   * until then its rows are the outcome's durable record, which recovery reads after a crash, so
-   * the settle need not cost this commit a statement and its events. Otherwise both commit together.
+   * carried to the run's next transaction (a later contract's RUNNING commit, the step, the run's
+   * end; not a call a node makes directly): until then its rows are the outcome's durable record,
+   * which recovery reads after a crash, so the settle need not cost this commit a statement and its
+   * events. Otherwise both commit together.
    */
   async #joinFinished(join: RunningJoin, write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void> {
     if (!join.committed || join.settled) {
@@ -258,8 +259,7 @@ export class RunContracts {
         if (next === null) return;
         // No journal row: the lease fences the contract's own update (see #runningJoin).
         const n = next as ContractView;
-        const w = updateContractFencedStatement(this.#fence(), n, from.status, n.transitions.at(-1)!.at);
-        if (!(await this.#fencedWrite(tx, w))) throw new LeaseLost();
+        if (!(await this.#fencedWrite(tx, this.#settleStatement(n, from.status)))) throw new LeaseLost();
         if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
       }, SETTLE_WITH_FINISH);
     }
@@ -269,9 +269,14 @@ export class RunContracts {
     join.settled = settled;
   }
 
+  /** The joined settle's update of the contract row, fenced by the run's lease. */
+  #settleStatement(n: ContractView, from: ContractStatus): { sql: string; params: SqlValue[] } {
+    return updateContractFencedStatement(this.#fence(), n, from, n.transitions.at(-1)!.at);
+  }
+
   /** The settle `#joinFinished` leaves to the run's next transaction: fenced by the lease, as there. */
   #carrySettle(n: ContractView, from: ContractStatus): void {
-    const w = updateContractFencedStatement(this.#fence(), n, from, n.transitions.at(-1)!.at);
+    const w = this.#settleStatement(n, from);
     this.#events.carry({
       writes: [{ sql: w.sql, params: w.params, miss: () => new LeaseLost() }],
       landed: {

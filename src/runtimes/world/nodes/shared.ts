@@ -47,33 +47,53 @@ export async function writeOutputMarks(tx: Queryable, marks: readonly OutputMark
   for (const [kind, ids] of byKind) await setModelOutputKinds(tx, ids, kind);
 }
 
-/** Append channels flattened so far, by channel array (the engine appends to it in place). */
-const flattened = new WeakMap<object, { read: number; items: unknown[] }>();
+/** What `grown` keeps per list: how far it has read, and the index built from that much. */
+type Grown<I> = { read: number; index: I };
 
 /**
- * `channel`'s entries with nested lists spread, kept across executions and extended by what was
- * appended since: a turn's channels grow with every subject, and each generation reads them. The
- * list returned is shared: callers copy it to change it.
+ * The index `cache` keeps for the append-only `list`, extended by what was appended since it was last
+ * read (rebuilt if the list got shorter): a turn's channels grow with every subject, and each
+ * generation reads them, so none of them is walked whole each time.
  */
-function flat<T>(channel: ReadonlyArray<T | T[]>): readonly T[] {
-  let f = flattened.get(channel);
-  if (!f || f.read > channel.length) {
-    f = { read: 0, items: [] };
-    flattened.set(channel, f);
+function grown<T, I>(
+  cache: WeakMap<readonly T[], Grown<I>>,
+  list: readonly T[],
+  make: () => I,
+  add: (index: I, item: T, at: number) => void,
+): I {
+  let g = cache.get(list);
+  if (!g || g.read > list.length) {
+    g = { read: 0, index: make() };
+    cache.set(list, g);
   }
-  for (; f.read < channel.length; f.read++) {
-    const e = channel[f.read]!;
-    if (Array.isArray(e)) for (const x of e) f.items.push(x);
-    else f.items.push(e);
-  }
-  return f.items as T[];
+  for (; g.read < list.length; g.read++) add(g.index, list[g.read]!, g.read);
+  return g.index;
 }
 
-/** The `conversation` channel's entries by subject, kept like `flat` and extended by what was appended. */
-const bySubject = new WeakMap<
-  readonly ConversationEntry[],
-  { read: number; entries: Map<number, ConversationEntry[]> }
->();
+/** Append channels flattened so far, by channel array (the engine appends to it in place). */
+const flattened = new WeakMap<readonly unknown[], Grown<unknown[]>>();
+const newList = (): unknown[] => [];
+const spreadInto = (items: unknown[], e: unknown): void => {
+  if (Array.isArray(e)) for (const x of e) items.push(x);
+  else items.push(e);
+};
+
+/**
+ * `channel`'s entries with nested lists spread, kept across executions. The list returned is
+ * shared: callers copy it to change it.
+ */
+function flat<T>(channel: ReadonlyArray<T | T[]>): readonly T[] {
+  return grown(flattened, channel, newList, spreadInto) as T[];
+}
+
+/** The `conversation` channel's entries by subject. */
+const bySubject = new WeakMap<readonly ConversationEntry[], Grown<Map<number, ConversationEntry[]>>>();
+const newSubjectMap = () => new Map<number, ConversationEntry[]>();
+const addBySubject = (entries: Map<number, ConversationEntry[]>, c: ConversationEntry): void => {
+  const list = entries.get(c.subject);
+  if (list) list.push(c);
+  else entries.set(c.subject, [c]);
+};
 
 /**
  * The messages of one subject node's tool loop so far, in order: a lookup, not a scan of the whole
@@ -85,25 +105,22 @@ export function loopOf(
   subject: number,
   node: string,
 ): ConversationEntry[] {
-  let index = bySubject.get(conversation);
-  if (!index || index.read > conversation.length) {
-    index = { read: 0, entries: new Map() };
-    bySubject.set(conversation, index);
-  }
-  for (; index.read < conversation.length; index.read++) {
-    const c = conversation[index.read]!;
-    const list = index.entries.get(c.subject);
-    if (list) list.push(c);
-    else index.entries.set(c.subject, [c]);
-  }
-  return (index.entries.get(subject) ?? []).filter((c) => c.node === node);
+  const entries = grown(bySubject, conversation, newSubjectMap, addBySubject);
+  return (entries.get(subject) ?? []).filter((c) => c.node === node);
 }
 
-/** The `ambient` channel's entries by position: shared ones, and each subject's own, kept like `flat`. */
-const ambientIndex = new WeakMap<
-  readonly AmbientEntry[],
-  { read: number; shared: number[]; bySubject: Map<string | null, number[]> }
->();
+/** The `ambient` channel's entries by position: shared ones, and each subject's own. */
+type AmbientIndex = { shared: number[]; bySubject: Map<string | null, number[]> };
+const ambientIndex = new WeakMap<readonly AmbientEntry[], Grown<AmbientIndex>>();
+const newAmbientIndex = (): AmbientIndex => ({ shared: [], bySubject: new Map() });
+const addAmbient = (index: AmbientIndex, e: AmbientEntry, at: number): void => {
+  if (e.run !== 'before_subject_workflow') index.shared.push(at);
+  else {
+    const own = index.bySubject.get(e.subject_entity_id);
+    if (own) own.push(at);
+    else index.bySubject.set(e.subject_entity_id, [at]);
+  }
+};
 
 /**
  * The entries of `ambient` (a list `channelsOf` returned) that are not another subject's
@@ -111,20 +128,7 @@ const ambientIndex = new WeakMap<
  * results at each generation of the turn.
  */
 export function ambientOf(ambient: readonly AmbientEntry[], subjectId: string): AmbientEntry[] {
-  let index = ambientIndex.get(ambient);
-  if (!index || index.read > ambient.length) {
-    index = { read: 0, shared: [], bySubject: new Map() };
-    ambientIndex.set(ambient, index);
-  }
-  for (; index.read < ambient.length; index.read++) {
-    const e = ambient[index.read]!;
-    if (e.run !== 'before_subject_workflow') index.shared.push(index.read);
-    else {
-      const own = index.bySubject.get(e.subject_entity_id);
-      if (own) own.push(index.read);
-      else index.bySubject.set(e.subject_entity_id, [index.read]);
-    }
-  }
+  const index = grown(ambientIndex, ambient, newAmbientIndex, addAmbient);
   const shared = index.shared;
   const own = index.bySubject.get(subjectId) ?? [];
   const out: AmbientEntry[] = [];
