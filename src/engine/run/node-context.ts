@@ -1,7 +1,10 @@
 /**
  * The `NodeContext` a node's `execute` receives. A class rather than a literal: a step builds it from
- * a few fields, and what most nodes never read — `input_context`, empty contract and corrective lists,
- * the `perform` / `act` / `update` callbacks — is made on first read instead of on every step.
+ * a few fields, and what most nodes never read — `input_context`, the contract and corrective lists,
+ * the `perform` / `act` / `update` callbacks — is made on first read instead of on every step. What
+ * follows from the run (its id, the node's spec, the run's state and signal) is read through getters:
+ * a context is made on every step, mostly before V8 has optimized the code that makes it, and each
+ * field it defines costs that step.
  */
 import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
 import type {
@@ -16,30 +19,30 @@ import type {
 import type { NodeRun } from './node-runner.ts';
 import { type FrontierEntry, inputContextOf } from './state.ts';
 
+/** What a context makes on first read. */
+interface Made {
+  input: InputContext | null;
+  corrective: CorrectiveNote[] | null;
+  pending: ContractView[] | null;
+  completed: ContractView[] | null;
+  perform: NodeContext['perform'] | null;
+  act: NodeContext['act'] | null;
+  update: NodeContext['update'] | null;
+  /** Unkeyed `act` calls so far: the key of the next one is `#<n>`. */
+  acts: number;
+}
+
+const NO_NOTES: readonly CorrectiveNote[] = [];
+
 export class StepContext implements NodeContext {
-  readonly run_id: string;
-  readonly node_id: string;
-  readonly node_type: string;
   readonly step: number;
   readonly attempt: number;
-  readonly config: Json;
-  readonly state: Readonly<Record<string, Json>>;
-  readonly signal: AbortSignal;
   readonly #r: NodeRun;
   readonly #entry: FrontierEntry;
   readonly #spec: NodeSpec;
   readonly #type: NodeType<never>;
-  #input: InputContext | null = null;
-  #corrective: CorrectiveNote[] | null;
-  // The contract lists are taken when the context is made (a node's own `act` adds contracts later);
-  // null stands for an empty list not yet made.
-  #pending: ContractView[] | null = null;
-  #completed: ContractView[] | null = null;
-  #perform: NodeContext['perform'] | null = null;
-  #act: NodeContext['act'] | null = null;
-  #update: NodeContext['update'] | null = null;
-  /** Unkeyed `act` calls so far: the key of the next one is `#<n>`. */
-  #acts = 0;
+  readonly #notes: readonly CorrectiveNote[];
+  #made: Made | null = null;
 
   constructor(
     r: NodeRun,
@@ -53,53 +56,94 @@ export class StepContext implements NodeContext {
     this.#entry = entry;
     this.#spec = spec;
     this.#type = type;
-    this.run_id = r.run.run_id;
-    this.node_id = spec.id;
-    this.node_type = spec.type;
     this.step = r.state.step + 1;
     this.attempt = attempt;
-    this.config = (spec.config ?? null) as Json;
-    this.state = r.state.channels;
-    this.signal = r.signal;
-    this.#corrective = notes.length === 0 ? null : [...notes];
-    // Most runs hold no contract: nothing to copy or filter.
+    this.#notes = notes;
+    // The contract lists are taken when the context is made (a node's own `act` adds contracts
+    // later). Most runs hold no contract: nothing to copy or filter.
     if (r.contracts.byId.size > 0) {
       const all = r.contracts.all();
-      this.#pending = pendingExecutions(all);
-      this.#completed = completedExecutions(all);
+      const made = this.#lazy();
+      made.pending = pendingExecutions(all);
+      made.completed = completedExecutions(all);
     }
   }
 
+  #lazy(): Made {
+    this.#made ??= {
+      input: null,
+      corrective: null,
+      pending: null,
+      completed: null,
+      perform: null,
+      act: null,
+      update: null,
+      acts: 0,
+    };
+    return this.#made;
+  }
+
+  get run_id(): string {
+    return this.#r.run.run_id;
+  }
+
+  get node_id(): string {
+    return this.#spec.id;
+  }
+
+  get node_type(): string {
+    return this.#spec.type;
+  }
+
+  get config(): Json {
+    return (this.#spec.config ?? null) as Json;
+  }
+
+  get state(): Readonly<Record<string, Json>> {
+    return this.#r.state.channels;
+  }
+
+  get signal(): AbortSignal {
+    return this.#r.signal;
+  }
+
   get input_context(): InputContext {
-    this.#input ??= inputContextOf(this.#r.graph, this.#r.state, this.#entry);
-    return this.#input;
+    const made = this.#lazy();
+    made.input ??= inputContextOf(this.#r.graph, this.#r.state, this.#entry);
+    return made.input;
   }
 
   get corrective_context(): readonly CorrectiveNote[] {
-    this.#corrective ??= [];
-    return this.#corrective;
+    // A copy: the run's list of notes grows with later attempts.
+    const made = this.#lazy();
+    made.corrective ??= this.#notes === NO_NOTES ? [] : [...this.#notes];
+    return made.corrective;
   }
 
   get pending_executions(): readonly ContractView[] {
-    this.#pending ??= [];
-    return this.#pending;
+    const made = this.#lazy();
+    made.pending ??= [];
+    return made.pending;
   }
 
   get completed_executions(): readonly ContractView[] {
-    this.#completed ??= [];
-    return this.#completed;
+    const made = this.#lazy();
+    made.completed ??= [];
+    return made.completed;
   }
 
   // The callbacks are closures (made once per context), so a node may call them detached.
   get perform(): NodeContext['perform'] {
-    this.#perform ??= (id) => this.#r.contracts.perform(this.#spec.id, this.#type, id, this.#r.signal);
-    return this.#perform;
+    const made = this.#lazy();
+    made.perform ??= (id) => this.#r.contracts.perform(this.#spec.id, this.#type, id, this.#r.signal);
+    return made.perform;
   }
 
   get act(): NodeContext['act'] {
-    this.#act ??= (action_type, payload, options) => {
+    const made = this.#lazy();
+    made.act ??= (action_type, payload, options) => {
       const contracts = this.#r.contracts;
-      const key = options?.key ?? `#${this.#acts++}`;
+      const key = options?.key ?? `#${made.acts++}`;
       return contracts.act(
         this.#spec.id,
         this.#type,
@@ -110,11 +154,12 @@ export class StepContext implements NodeContext {
         this.#r.signal,
       );
     };
-    return this.#act;
+    return made.act;
   }
 
   get update(): NodeContext['update'] {
-    this.#update ??= (data) =>
+    const made = this.#lazy();
+    made.update ??= (data) =>
       this.#r.events.progress({
         type: 'node.updated',
         run_id: this.run_id,
@@ -123,6 +168,6 @@ export class StepContext implements NodeContext {
         data,
         at: this.#r.deps.now(),
       });
-    return this.#update;
+    return made.update;
   }
 }
