@@ -72,10 +72,12 @@ export async function invokeSource(
   const env = call.env ?? process.env;
   const links = call.links ?? {};
   checkInvocationInput(call.kind, links);
+  const id = uuidv7();
   let plan: SourcePlan | null = null;
   let planFailure: SourceFailure | null = null;
   try {
     plan = await impl.plan({
+      source_invocation_id: id,
       iface: call.source.content.interface,
       store,
       request: call.request,
@@ -91,7 +93,6 @@ export async function invokeSource(
     planFailure = err;
   }
   const redactor = createRedactor([...secretsFromEnv(env), ...(plan?.secrets ?? [])]);
-  const id = uuidv7();
   const started_at = Date.now();
   const lease = processLease(store);
   const release = lease.hold();
@@ -99,7 +100,7 @@ export async function invokeSource(
     const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
     const seq = await running(async (tx) => {
       await lease.touch(tx, started_at);
-      const n = await insertRunning(
+      return insertRunning(
         tx,
         {
           source_invocation_id: id,
@@ -116,9 +117,8 @@ export async function invokeSource(
           owner_process_id: lease.processId,
         },
         redactor,
+        plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
       );
-      await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
-      return n;
     }).catch(async (err: unknown) => {
       // Its COMMIT may have succeeded although it reported failure (the connection lost on the
       // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
@@ -155,7 +155,15 @@ export async function invokeSource(
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     let recorded = null as RecordedResponse | null;
-    /** Finishes the row (and the kind's rows); `landed` when an earlier attempt already committed it. */
+    const finishContext = {
+      status,
+      ended_at,
+      failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+      output: result.success?.output,
+      validation,
+      redactor,
+    };
+    /** Finishes the row (with the kind's columns); `landed` when an earlier attempt already committed it. */
     const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
       const finished = await finishInvocation(
         tx,
@@ -170,22 +178,14 @@ export async function invokeSource(
           validation_status: validation.status === 'not_checked' ? null : validation.status,
         },
         redactor,
+        plan?.finish && ((recorded) => plan!.finish!({ ...finishContext, recorded })),
       );
       // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
       // succeed though it reported failure — then the row already holds this very outcome.
       if (!finished && (await finishedAs(tx, id, status, ended_at))) return 'landed';
       interrupted = !finished;
       recorded = finished;
-      await plan?.finish?.({
-        tx,
-        status,
-        ended_at,
-        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-        output: result.success?.output,
-        validation,
-        redactor,
-        recorded: finished,
-      });
+      if (finished) await plan?.finished?.(tx);
       return 'written';
     };
     const outcomeOf = (): InvocationOutcome => ({
@@ -308,11 +308,13 @@ async function finishAsInternal(
   const validation = { status: 'not_checked' as const, errors: [] };
   try {
     await store.transaction(async (tx) => {
-      const recorded = await finishInvocation(tx, id, row, redactor);
-      await plan?.finish?.({ tx, ...finish, validation, redactor, recorded });
+      const kind =
+        plan?.finish &&
+        ((recorded: RecordedResponse) => plan.finish!({ ...finish, validation, redactor, recorded }));
+      if (await finishInvocation(tx, id, row, redactor, kind)) await plan?.finished?.(tx);
     });
   } catch {
-    // The kind's own rows refused too: record the invocation alone; recovery is the last resort.
+    // The kind's columns refused too: record the invocation alone; recovery is the last resort.
     await store.transaction((tx) => finishInvocation(tx, id, row, redactor));
   }
 }

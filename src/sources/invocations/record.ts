@@ -5,7 +5,14 @@
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
-import type { InvocationKind, InvocationLinks, RecordedResponse, SourceResponse } from '../source.ts';
+import type {
+  InvocationKind,
+  InvocationLinks,
+  RecordedResponse,
+  SourceResponse,
+  TraceColumns,
+  TraceValues,
+} from '../source.ts';
 
 export interface RunningInvocation {
   source_invocation_id: string;
@@ -28,13 +35,10 @@ const COLUMNS = `source_invocation_id, run_id, attempt_id, contract_id, world_sl
   logical_generation_attempt, tool_loop_round, status, started_at, request_json, response_headers, metadata,
   owner_process_id`;
 
-/** The insert of a running row, with `seq` in the `invocation_seq` place. */
-const insertWith = (seq: string) =>
-  `INSERT INTO source_invocations (${COLUMNS})
-  VALUES (?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?)`;
-
-/** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
-const INSERT_GIVEN = insertWith('?');
+/** The insert of a running row with a kind's trace columns, with `seq` in the `invocation_seq` place. */
+const insertWith = (seq: string, trace: readonly string[]) =>
+  `INSERT INTO source_invocations (${COLUMNS}${trace.map((c) => `, ${c}`).join('')})
+  VALUES (?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?${',?'.repeat(trace.length)})`;
 
 /**
  * The next `invocation_seq` of the attempt (or of the run, for a call outside an attempt) is
@@ -42,8 +46,8 @@ const INSERT_GIVEN = insertWith('?');
  * turns away a number a concurrent call took first (after that call's transaction ends), and the
  * insert is tried again.
  */
-const insertNext = (scope: string, index: string) =>
-  `${insertWith(`(SELECT COALESCE(MAX(invocation_seq), 0) + 1 FROM source_invocations WHERE ${scope})`)}
+const insertNext = (scope: string, index: string, trace: readonly string[]) =>
+  `${insertWith(`(SELECT COALESCE(MAX(invocation_seq), 0) + 1 FROM source_invocations WHERE ${scope})`, trace)}
   ON CONFLICT ${index} DO NOTHING`;
 
 /**
@@ -53,14 +57,37 @@ const insertNext = (scope: string, index: string) =>
  * pipelines both share one round trip.
  */
 const SEQ_OF = 'SELECT invocation_seq FROM source_invocations WHERE source_invocation_id = ?';
-const INSERT_NEXT_IN_ATTEMPT = insertNext(
-  'attempt_id = ?',
-  '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL',
-);
-const INSERT_NEXT_IN_RUN = insertNext(
-  'run_id = ? AND attempt_id IS NULL',
-  '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
-);
+
+/** The three inserts of a running row for one list of trace columns. */
+interface Inserts {
+  /** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
+  given: string;
+  inAttempt: string;
+  inRun: string;
+}
+
+const inserts = (trace: readonly string[]): Inserts => ({
+  given: insertWith('?', trace),
+  inAttempt: insertNext('attempt_id = ?', '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL', trace),
+  inRun: insertNext(
+    'run_id = ? AND attempt_id IS NULL',
+    '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
+    trace,
+  ),
+});
+
+const PLAIN_INSERTS = inserts([]);
+const traceInserts = new WeakMap<TraceColumns, Inserts>();
+
+function insertsFor(trace: TraceColumns | undefined): Inserts {
+  if (!trace) return PLAIN_INSERTS;
+  let sql = traceInserts.get(trace);
+  if (!sql) {
+    sql = inserts(trace.names);
+    traceInserts.set(trace, sql);
+  }
+  return sql;
+}
 
 /**
  * Tries of an allocating insert. Each one turned away means another call of the scope committed its
@@ -69,11 +96,14 @@ const INSERT_NEXT_IN_RUN = insertNext(
  */
 const SEQ_TRIES = 100;
 
+/** Inserts the running row, with the kind's trace columns (`trace`) when it has any. */
 export async function insertRunning(
   tx: Transaction,
   inv: RunningInvocation,
   redactor: Redactor,
+  trace?: TraceValues,
 ): Promise<number> {
+  const sql = insertsFor(trace?.columns);
   const l = inv.links;
   const scope = l.invocation_seq != null ? null : l.attempt_id ? 'attempt' : l.run_id ? 'run' : null;
   const given = l.invocation_seq ?? 1;
@@ -104,14 +134,15 @@ export async function insertRunning(
     redactor.jsonText(inv.metadata),
     inv.owner_process_id,
   ];
+  if (trace) for (const v of trace.values) params.push(v);
   if (scope === null) {
-    await tx.run(INSERT_GIVEN, params);
+    await tx.run(sql.given, params);
     return given;
   }
-  const sql = scope === 'attempt' ? INSERT_NEXT_IN_ATTEMPT : INSERT_NEXT_IN_RUN;
+  const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
   const key = [inv.source_invocation_id];
   for (let i = 0; i < SEQ_TRIES; i++) {
-    const inserted = tx.run(sql, params);
+    const inserted = tx.run(insert, params);
     const taken = tx.get<{ invocation_seq: number | string }>(SEQ_OF, key);
     // Checked in issue order: if the insert failed, the read's own failure is not the cause.
     taken.catch(() => {});
@@ -135,22 +166,49 @@ export interface InvocationOutcomeRow extends SourceResponse {
 
 // Only a running row is finished: recovery may have marked it interrupted meanwhile, and the
 // first terminal state wins.
-const FINISH = `UPDATE source_invocations SET status = ?, failure_class = ?, failure_message = ?, ended_at = ?,
+const finishWith = (trace: readonly string[]) =>
+  `UPDATE source_invocations SET status = ?, failure_class = ?, failure_message = ?, ended_at = ?,
   duration_ms = ?, response_json = ?, response_text = ?, response_headers = ?, http_status = ?, validation_status = ?,
-  model_output_kind = ? WHERE source_invocation_id = ? AND status = 'running'`;
+  model_output_kind = ?${trace.map((c) => `, ${c} = ?`).join('')} WHERE source_invocation_id = ? AND status = 'running'`;
 
-/** Finishes a running row; null when it was not running any more (recovery interrupted it). */
+const PLAIN_FINISH = finishWith([]);
+const traceFinishes = new WeakMap<TraceColumns, string>();
+
+function finishFor(trace: TraceColumns | undefined): string {
+  if (!trace) return PLAIN_FINISH;
+  let sql = traceFinishes.get(trace);
+  if (sql === undefined) {
+    sql = finishWith(trace.names);
+    traceFinishes.set(trace, sql);
+  }
+  return sql;
+}
+
+/**
+ * Finishes a running row, with the kind's trace columns (`trace`, given what the row's own
+ * columns are written with) in the same statement; null when it was not running any more
+ * (recovery interrupted it), and then nothing was written.
+ */
 export async function finishInvocation(
   q: Queryable,
   id: string,
   o: InvocationOutcomeRow,
   redactor: Redactor,
+  trace?: (recorded: RecordedResponse) => TraceValues | undefined,
 ): Promise<RecordedResponse | null> {
   // The output's one JSON encoding: the same pass tells whether it needs redacting.
   const json = o.response_json === undefined ? null : redactor.jsonTextChecked(o.response_json);
   const responseText = o.response_text == null ? null : redactor.text(o.response_text);
   const headers = JSON.stringify(redactor.headers(o.response_headers ?? {}));
-  const r = await q.run(FINISH, [
+  const recorded: RecordedResponse = {
+    response_text: responseText,
+    has_response_json: json !== null,
+    response_json_clean: json?.clean ?? true,
+    response_headers: headers,
+    from: { response_text: o.response_text ?? null, response_headers: o.response_headers },
+  };
+  const kind = trace?.(recorded);
+  const params: SqlValue[] = [
     o.status,
     o.failure_class,
     o.failure_message === null ? null : redactor.text(o.failure_message),
@@ -162,14 +220,9 @@ export async function finishInvocation(
     o.http_status ?? null,
     o.validation_status,
     o.model_output_kind ?? null,
-    id,
-  ]);
-  if (r.changes !== 1) return null;
-  return {
-    response_text: responseText,
-    has_response_json: json !== null,
-    response_json_clean: json?.clean ?? true,
-    response_headers: headers,
-    from: { response_text: o.response_text ?? null, response_headers: o.response_headers },
-  };
+  ];
+  if (kind) for (const v of kind.values) params.push(v);
+  params.push(id);
+  const r = await q.run(finishFor(kind?.columns), params);
+  return r.changes === 1 ? recorded : null;
 }
