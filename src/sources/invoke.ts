@@ -14,7 +14,13 @@ import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { processLease } from './invocations/process-lease.ts';
 import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
-import { finishInvocation, insertRunning } from './invocations/record.ts';
+import {
+  finishedRow,
+  finishInvocation,
+  finishRow,
+  insertRunningRow,
+  runningRow,
+} from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
@@ -98,27 +104,28 @@ export async function invokeSource(
   const release = lease.hold();
   try {
     const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
+    // Encoded before the transaction opens: it holds the write lock for the statement alone.
+    const row = runningRow(
+      {
+        source_invocation_id: id,
+        source_hash: call.source.hash,
+        interface_name: impl.name,
+        invocation_kind: call.kind,
+        links,
+        input_schema_hash: call.inputSchema?.hash ?? null,
+        output_schema_hash: call.resultSchema?.hash ?? null,
+        llm_call_id: plan?.llm_call_id ?? null,
+        request_json: plan ? plan.request_json : call.request,
+        metadata: { ...links.metadata, ...plan?.metadata },
+        started_at,
+        owner_process_id: lease.processId,
+      },
+      redactor,
+      plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
+    );
     const seq = await running(async (tx) => {
       await lease.touch(tx, started_at);
-      return insertRunning(
-        tx,
-        {
-          source_invocation_id: id,
-          source_hash: call.source.hash,
-          interface_name: impl.name,
-          invocation_kind: call.kind,
-          links,
-          input_schema_hash: call.inputSchema?.hash ?? null,
-          output_schema_hash: call.resultSchema?.hash ?? null,
-          llm_call_id: plan?.llm_call_id ?? null,
-          request_json: plan ? plan.request_json : call.request,
-          metadata: { ...links.metadata, ...plan?.metadata },
-          started_at,
-          owner_process_id: lease.processId,
-        },
-        redactor,
-        plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
-      );
+      return insertRunningRow(tx, row);
     }).catch(async (err: unknown) => {
       // Its COMMIT may have succeeded although it reported failure (the connection lost on the
       // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
@@ -155,31 +162,34 @@ export async function invokeSource(
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     let recorded = null as RecordedResponse | null;
-    const finishContext = {
-      status,
-      ended_at,
-      failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-      output: result.success?.output,
-      validation,
+    // Encoded before the transaction opens (and written as it is by a retry).
+    const finishing = finishedRow(
+      id,
+      {
+        ...response,
+        status,
+        failure_class: failure?.failureClass ?? null,
+        failure_message: failure?.message ?? null,
+        started_at,
+        ended_at,
+        validation_status: validation.status === 'not_checked' ? null : validation.status,
+      },
       redactor,
-    };
+      plan?.finish &&
+        ((recorded) =>
+          plan!.finish!({
+            status,
+            ended_at,
+            failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+            output: result.success?.output,
+            validation,
+            redactor,
+            recorded,
+          })),
+    );
     /** Finishes the row (with the kind's columns); `landed` when an earlier attempt already committed it. */
     const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
-      const finished = await finishInvocation(
-        tx,
-        id,
-        {
-          ...response,
-          status,
-          failure_class: failure?.failureClass ?? null,
-          failure_message: failure?.message ?? null,
-          started_at,
-          ended_at,
-          validation_status: validation.status === 'not_checked' ? null : validation.status,
-        },
-        redactor,
-        plan?.finish && ((recorded) => plan!.finish!({ ...finishContext, recorded })),
-      );
+      const finished = await finishRow(tx, finishing);
       // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
       // succeed though it reported failure — then the row already holds this very outcome.
       if (!finished && (await finishedAs(tx, id, status, ended_at))) return 'landed';

@@ -96,13 +96,31 @@ function insertsFor(trace: TraceColumns | undefined): Inserts {
  */
 const SEQ_TRIES = 100;
 
+/** A running row ready to insert: its values encoded and redacted, before the transaction opens. */
+export interface RunningRow {
+  sql: Inserts;
+  scope: 'attempt' | 'run' | null;
+  given: number;
+  params: SqlValue[];
+  /** For the error of a scope whose seq could not be allocated. */
+  links: InvocationLinks;
+}
+
 /** Inserts the running row, with the kind's trace columns (`trace`) when it has any. */
-export async function insertRunning(
+export function insertRunning(
   tx: Transaction,
   inv: RunningInvocation,
   redactor: Redactor,
   trace?: TraceValues,
 ): Promise<number> {
+  return insertRunningRow(tx, runningRow(inv, redactor, trace));
+}
+
+/**
+ * Encodes a running row (with the kind's trace columns): done before its transaction opens, so
+ * the transaction holds the write lock only for the statement.
+ */
+export function runningRow(inv: RunningInvocation, redactor: Redactor, trace?: TraceValues): RunningRow {
   const sql = insertsFor(trace?.columns);
   const l = inv.links;
   const scope = l.invocation_seq != null ? null : l.attempt_id ? 'attempt' : l.run_id ? 'run' : null;
@@ -135,12 +153,18 @@ export async function insertRunning(
     inv.owner_process_id,
   ];
   if (trace) for (const v of trace.values) params.push(v);
+  return { sql, scope, given, params, links: l };
+}
+
+/** Inserts a running row; returns its `invocation_seq`. */
+export async function insertRunningRow(tx: Transaction, row: RunningRow): Promise<number> {
+  const { sql, scope, given, params, links: l } = row;
   if (scope === null) {
     await tx.run(sql.given, params);
     return given;
   }
   const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
-  const key = [inv.source_invocation_id];
+  const key = [params[0]!];
   for (let i = 0; i < SEQ_TRIES; i++) {
     const inserted = tx.run(insert, params);
     const taken = tx.get<{ invocation_seq: number | string }>(SEQ_OF, key);
@@ -184,18 +208,36 @@ function finishFor(trace: TraceColumns | undefined): string {
   return sql;
 }
 
+/** A finished row ready to write: its values encoded and redacted, before the transaction opens. */
+export interface FinishedRow {
+  sql: string;
+  params: SqlValue[];
+  /** What the row's own columns are written with. */
+  recorded: RecordedResponse;
+}
+
 /**
  * Finishes a running row, with the kind's trace columns (`trace`, given what the row's own
  * columns are written with) in the same statement; null when it was not running any more
  * (recovery interrupted it), and then nothing was written.
  */
-export async function finishInvocation(
+export function finishInvocation(
   q: Queryable,
   id: string,
   o: InvocationOutcomeRow,
   redactor: Redactor,
   trace?: (recorded: RecordedResponse) => TraceValues | undefined,
 ): Promise<RecordedResponse | null> {
+  return finishRow(q, finishedRow(id, o, redactor, trace));
+}
+
+/** Encodes the finish of a row (see `runningRow`); the same one is written again by a retry. */
+export function finishedRow(
+  id: string,
+  o: InvocationOutcomeRow,
+  redactor: Redactor,
+  trace?: (recorded: RecordedResponse) => TraceValues | undefined,
+): FinishedRow {
   // The output's one JSON encoding: the same pass tells whether it needs redacting.
   const json = o.response_json === undefined ? null : redactor.jsonTextChecked(o.response_json);
   const responseText = o.response_text == null ? null : redactor.text(o.response_text);
@@ -223,6 +265,11 @@ export async function finishInvocation(
   ];
   if (kind) for (const v of kind.values) params.push(v);
   params.push(id);
-  const r = await q.run(finishFor(kind?.columns), params);
-  return r.changes === 1 ? recorded : null;
+  return { sql: finishFor(kind?.columns), params, recorded };
+}
+
+/** Writes a finished row; null when it was not running any more, and then nothing was written. */
+export async function finishRow(q: Queryable, row: FinishedRow): Promise<RecordedResponse | null> {
+  const r = await q.run(row.sql, row.params);
+  return r.changes === 1 ? row.recorded : null;
 }
