@@ -9,16 +9,19 @@ import { validateCompiled } from '../core/compiled-validators.ts';
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import type { Queryable, Store, Transaction } from '../store/store.ts';
+import { STORE_BUSY, type Store, type SyncTransaction, type Transaction } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
-import { processLease } from './invocations/process-lease.ts';
+import { type ProcessLease, processLease } from './invocations/process-lease.ts';
 import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
 import {
   finishedRow,
   finishInvocation,
   finishRow,
+  finishRowSync,
   insertRunningRow,
+  insertRunningRowSync,
+  type RunningRow,
   runningRow,
 } from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
@@ -103,7 +106,6 @@ export async function invokeSource(
   const lease = processLease(store);
   const release = lease.hold();
   try {
-    const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
     // Encoded before the transaction opens: it holds the write lock for the statement alone.
     const row = runningRow(
       {
@@ -123,10 +125,7 @@ export async function invokeSource(
       redactor,
       plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
     );
-    const seq = await running(async (tx) => {
-      await lease.touch(tx, started_at);
-      return insertRunningRow(tx, row);
-    }).catch(async (err: unknown) => {
+    const seq = await commitRunning(store, options, lease, row, started_at).catch(async (err: unknown) => {
       // Its COMMIT may have succeeded although it reported failure (the connection lost on the
       // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
       const notSent = new SourceFailure(
@@ -187,16 +186,30 @@ export async function invokeSource(
             recorded,
           })),
     );
+    /** After the row was finished (or not, `recorded` null): `landed` when an earlier attempt committed it. */
+    const finishedWith = (finished: RecordedResponse | null): 'landed' | 'written' => {
+      interrupted = !finished;
+      recorded = finished;
+      return 'written';
+    };
     /** Finishes the row (with the kind's columns); `landed` when an earlier attempt already committed it. */
     const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
       const finished = await finishRow(tx, finishing);
       // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
       // succeed though it reported failure — then the row already holds this very outcome.
-      if (!finished && (await finishedAs(tx, id, status, ended_at))) return 'landed';
-      interrupted = !finished;
-      recorded = finished;
-      if (finished) await plan?.finished?.(tx);
-      return 'written';
+      if (!finished && finishedAs(await tx.get<FinalState>(FINAL_STATE, [id]), status, ended_at))
+        return 'landed';
+      const after = finished && plan?.afterFinish?.();
+      if (after) await tx.run(after.sql, after.params);
+      return finishedWith(finished);
+    };
+    /** `finishRows` in a synchronous transaction, where the store offers one. */
+    const finishRowsSync = (tx: SyncTransaction): 'landed' | 'written' => {
+      const finished = finishRowSync(tx, finishing);
+      if (!finished && finishedAs(tx.get<FinalState>(FINAL_STATE, [id]), status, ended_at)) return 'landed';
+      const after = finished && plan?.afterFinish?.();
+      if (after) tx.run(after.sql, after.params);
+      return finishedWith(finished);
     };
     const outcomeOf = (): InvocationOutcome => ({
       ok: !failure,
@@ -236,7 +249,11 @@ export async function invokeSource(
         // The running row was committed durably before sending; if the database server crashes
         // before this commit reaches disk, the row is `running` again and recovery interrupts it.
         // Whoever uses the result commits after this, and that commit's flush covers this one.
-        await retryStoreFault(() => store.transaction(finishRows, { durability: 'deferred' }));
+        await retryStoreFault(async () => {
+          // Synchronously where the store can (no turn of the event loop inside the transaction).
+          const done = store.transactionSync?.(finishRowsSync, DEFERRED);
+          if (done === undefined || done === STORE_BUSY) await store.transaction(finishRows, DEFERRED);
+        });
       } catch (err) {
         // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
         failure = new SourceFailure(
@@ -262,12 +279,37 @@ export async function invokeSource(
 
 const FINISH_RETRY_DELAYS_MS = [25, 100, 400];
 
-async function finishedAs(q: Queryable, id: string, status: string, ended_at: number): Promise<boolean> {
-  const row = await q.get<{ status: string; ended_at: number | null }>(
-    'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?',
-    [id],
-  );
+const DEFERRED = { durability: 'deferred' } as const;
+
+type FinalState = { status: string; ended_at: number | null };
+const FINAL_STATE = 'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?';
+
+/** Whether the row already holds this outcome (an earlier attempt's COMMIT succeeded after all). */
+function finishedAs(row: FinalState | undefined, status: string, ended_at: number): boolean {
   return row?.status === status && Number(row.ended_at) === ended_at;
+}
+
+/**
+ * Commits the running row: in the caller's transaction when it passed a runner; else
+ * synchronously where the store offers it and the lease needs no write (no turn of the event
+ * loop inside the transaction); else in a transaction of its own.
+ */
+async function commitRunning(
+  store: Store,
+  options: InvokeOptions,
+  lease: ProcessLease,
+  row: RunningRow,
+  now: number,
+): Promise<number> {
+  if (!options.running && store.transactionSync && !lease.needsTouch(now)) {
+    const seq = store.transactionSync((tx) => insertRunningRowSync(tx, row));
+    if (seq !== STORE_BUSY) return seq;
+  }
+  const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
+  return running(async (tx) => {
+    await lease.touch(tx, now);
+    return insertRunningRow(tx, row);
+  });
 }
 
 /** Runs `write` again after a retryable store error (busy, briefly unreachable), a few times. */
@@ -321,7 +363,8 @@ async function finishAsInternal(
       const kind =
         plan?.finish &&
         ((recorded: RecordedResponse) => plan.finish!({ ...finish, validation, redactor, recorded }));
-      if (await finishInvocation(tx, id, row, redactor, kind)) await plan?.finished?.(tx);
+      const after = (await finishInvocation(tx, id, row, redactor, kind)) && plan?.afterFinish?.();
+      if (after) await tx.run(after.sql, after.params);
     });
   } catch {
     // The kind's columns refused too: record the invocation alone; recovery is the last resort.

@@ -151,6 +151,12 @@ export interface TraceValues {
   values: SqlValue[];
 }
 
+/** One statement a kind adds to a transaction of the invocation. */
+export interface TraceStatement {
+  sql: string;
+  params: SqlValue[];
+}
+
 /** Ids known when the running row is written. */
 export interface BeginContext {
   source_invocation_id: string;
@@ -248,8 +254,11 @@ export interface SourcePlan {
   progress?(q: Queryable, redactor: Redactor): Promise<void>;
   /** This kind's own columns of the finished row, written by the statement that finishes it. */
   finish?(ctx: FinishContext): TraceValues;
-  /** After the row was finished, in that same transaction (LLM: drops the chunk batches). */
-  finished?(tx: Queryable): Promise<void>;
+  /**
+   * A statement to run once the row is finished, in that same transaction (LLM: dropping the
+   * chunk batches the finish wrote whole), or null when there is nothing to do.
+   */
+  afterFinish?(): TraceStatement | null;
 }
 
 /** An implementation of one `interface.name`. Register it in `registry.ts`. */

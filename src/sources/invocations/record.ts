@@ -3,7 +3,7 @@
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
+import type { Queryable, SqlValue, SyncTransaction, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type {
   InvocationKind,
@@ -158,7 +158,7 @@ export function runningRow(inv: RunningInvocation, redactor: Redactor, trace?: T
 
 /** Inserts a running row; returns its `invocation_seq`. */
 export async function insertRunningRow(tx: Transaction, row: RunningRow): Promise<number> {
-  const { sql, scope, given, params, links: l } = row;
+  const { sql, scope, given, params } = row;
   if (scope === null) {
     await tx.run(sql.given, params);
     return given;
@@ -173,7 +173,27 @@ export async function insertRunningRow(tx: Transaction, row: RunningRow): Promis
     if ((await inserted).changes === 1) return Number((await taken)!.invocation_seq);
     await taken;
   }
-  throw new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
+  throw seqNotAllocated(row);
+}
+
+/** `insertRunningRow` in a synchronous transaction (a store with synchronous statements). */
+export function insertRunningRowSync(tx: SyncTransaction, row: RunningRow): number {
+  const { sql, scope, given, params } = row;
+  if (scope === null) {
+    tx.run(sql.given, params);
+    return given;
+  }
+  const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
+  const key = [params[0]!];
+  for (let i = 0; i < SEQ_TRIES; i++) {
+    if (tx.run(insert, params).changes === 1)
+      return Number(tx.get<{ invocation_seq: number | string }>(SEQ_OF, key)!.invocation_seq);
+  }
+  throw seqNotAllocated(row);
+}
+
+function seqNotAllocated({ scope, links: l }: RunningRow): NoemaError {
+  return new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
     details: scope === 'attempt' ? { attempt_id: l.attempt_id } : { run_id: l.run_id },
     retryable: true,
   });
@@ -272,4 +292,9 @@ export function finishedRow(
 export async function finishRow(q: Queryable, row: FinishedRow): Promise<RecordedResponse | null> {
   const r = await q.run(row.sql, row.params);
   return r.changes === 1 ? row.recorded : null;
+}
+
+/** `finishRow` in a synchronous transaction. */
+export function finishRowSync(tx: SyncTransaction, row: FinishedRow): RecordedResponse | null {
+  return tx.run(row.sql, row.params).changes === 1 ? row.recorded : null;
 }

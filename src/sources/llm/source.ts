@@ -147,7 +147,7 @@ export const llmChatCompletionsSource: ResponseSource = {
           ctx.redactor,
         );
       },
-      finished: (tx) => dropChunkBatches(tx, llm_call_id, state),
+      afterFinish: () => dropChunkBatches(llm_call_id, state),
     };
   },
 };

@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
-import { type RecordedResponse, type TraceValues, traceColumns } from '../source.ts';
+import { type RecordedResponse, type TraceStatement, type TraceValues, traceColumns } from '../source.ts';
 import type { StreamChunk, StreamState } from './stream.ts';
 
 const RUNNING_COLUMNS = traceColumns(
@@ -191,6 +191,8 @@ export function llmFinishedColumns(e: LlmCallEnd, redactor: Redactor): TraceValu
 }
 
 /** After the finish wrote the whole stream into `llm_chunks_json`: the batches written while it streamed go. */
-export async function dropChunkBatches(q: Queryable, llmCallId: string, s: StreamState): Promise<void> {
-  if (s.persisted > 0) await q.run('DELETE FROM llm_call_chunks WHERE llm_call_id = ?', [llmCallId]);
+export function dropChunkBatches(llmCallId: string, s: StreamState): TraceStatement | null {
+  return s.persisted > 0
+    ? { sql: 'DELETE FROM llm_call_chunks WHERE llm_call_id = ?', params: [llmCallId] }
+    : null;
 }
