@@ -13,6 +13,47 @@ import {
 } from './index.ts';
 
 describeEachStore('invokeSource', (factory) => {
+  test('its transactions run synchronously where the store has synchronous ones, once the lease is registered', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      const calls = { transaction: 0, transactionSync: 0 };
+      const counting = new Proxy(store, {
+        get(target, key) {
+          const v = Reflect.get(target, key);
+          if (typeof v !== 'function') return v;
+          if (key !== 'transaction' && key !== 'transactionSync') return v.bind(target);
+          return (...args: unknown[]) => {
+            calls[key] += 1;
+            return v.apply(target, args);
+          };
+        },
+      });
+      const call = () =>
+        invokeSource(counting, {
+          source,
+          request: { turn: 1 },
+          kind: 'ambient_context',
+          env: toys.env,
+          links: { attempt_id: 'sync' },
+        });
+      // The first call registers the process lease, in an asynchronous transaction.
+      assert.equal((await call()).invocation_seq, 1);
+      Object.assign(calls, { transaction: 0, transactionSync: 0 });
+      const second = await call();
+      assert.equal(second.ok, true, second.error?.message);
+      assert.equal(second.invocation_seq, 2, 'the attempt allocates its next seq');
+      assert.equal((await getSourceInvocation(store, second.source_invocation_id)).status, 'succeeded');
+      const sync = store.transactionSync !== undefined;
+      assert.equal(calls.transaction, sync ? 0 : 2);
+      assert.equal(calls.transactionSync, sync ? 2 : 0);
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
   test('concurrent invocations in one attempt get distinct, gapless invocation_seq values', async () => {
     const { store, dispose } = await factory.open();
     const toys = await startToyServices();
