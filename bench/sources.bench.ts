@@ -349,7 +349,8 @@ export default {
             value: long.p50,
           });
           // Where the added time goes: the wall time of the two transactions inside traced calls
-          // (they run cold, after the fetch path's work, so they cost more than the tight loop).
+          // (they run cold, after the fetch path's work, so they cost more than the tight loop),
+          // asynchronous or synchronous ones alike.
           const inTx: number[] = [];
           let txTime = 0;
           const transaction: Store['transaction'] = async (fn, options) => {
@@ -360,10 +361,22 @@ export default {
               txTime += Number(process.hrtime.bigint() - t0) / 1000;
             }
           };
+          // Where the store has synchronous transactions, invokeSource commits in those.
+          const transactionSync: Store['transactionSync'] = store.transactionSync
+            ? (fn, options) => {
+                const t0 = process.hrtime.bigint();
+                try {
+                  return store.transactionSync!(fn, options);
+                } finally {
+                  txTime += Number(process.hrtime.bigint() - t0) / 1000;
+                }
+              }
+            : undefined;
           // Everything else goes to the store itself (its methods use private fields).
           const timed = new Proxy(store, {
             get: (target, prop) => {
               if (prop === 'transaction') return transaction;
+              if (prop === 'transactionSync') return transactionSync;
               const v = Reflect.get(target, prop, target);
               return typeof v === 'function' ? v.bind(target) : v;
             },
