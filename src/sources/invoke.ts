@@ -186,7 +186,7 @@ export async function invokeSource(
             recorded,
           })),
     );
-    /** After the row was finished (or not, `recorded` null): `landed` when an earlier attempt committed it. */
+    /** Notes how the finishing statement went: `finished` null means recovery interrupted the row first. */
     const finishedWith = (finished: RecordedResponse | null): 'landed' | 'written' => {
       interrupted = !finished;
       recorded = finished;
