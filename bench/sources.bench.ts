@@ -17,7 +17,7 @@ import { PROGRESS_INTERVAL_MS } from '../src/sources/invocations/progress.ts';
 import { finishInvocation, insertRunning } from '../src/sources/invocations/record.ts';
 import { llmChatCompletionsSource } from '../src/sources/llm/source.ts';
 import { newStreamState } from '../src/sources/llm/stream.ts';
-import { appendChunkBatch, finishLlmCall, insertLlmCall } from '../src/sources/llm/trace.ts';
+import { appendChunkBatch, llmFinishedColumns, llmRunningColumns } from '../src/sources/llm/trace.ts';
 import { createRedactor } from '../src/sources/redact.ts';
 import { openStore } from '../src/store/index.ts';
 import type { Store } from '../src/store/store.ts';
@@ -36,7 +36,7 @@ const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vendi
 
 /**
  * The lifecycle's store work alone — the two transactions `invokeSource` adds around a call
- * (running rows; finished rows with 15 chunks and an artifact) — without any network I/O.
+ * (the running row; the finished row with 15 chunks and an artifact) — without any network I/O.
  */
 export function storeLifecycle(
   store: Store,
@@ -53,7 +53,6 @@ export function storeLifecycle(
   }));
   return async () => {
     const id = uuidv7();
-    const llmId = uuidv7();
     const started_at = Date.now();
     await store.transaction(async (tx) => {
       await lease.touch(tx, started_at);
@@ -67,34 +66,28 @@ export function storeLifecycle(
           links: {},
           input_schema_hash: null,
           output_schema_hash: null,
-          llm_call_id: llmId,
+          llm_call_id: id,
           request_json: request,
           metadata: { model: 'scripted' },
           started_at,
           owner_process_id: lease.processId,
         },
         redactor,
-      );
-      await insertLlmCall(
-        tx,
-        {
-          llm_call_id: llmId,
-          source_invocation_id: id,
-          links: {},
-          endpoint_name: 'default',
-          base_url: 'http://127.0.0.1/v1',
-          model: 'scripted',
-          schema_delivery: 'response_format',
-
-          request_json: {
+        llmRunningColumns(
+          {
+            endpoint_name: 'default',
+            base_url: 'http://127.0.0.1/v1',
             model: 'scripted',
-            ...request,
-            response_format: { type: 'json_schema', json_schema: { name: 'r', schema: SCHEMA } },
+            schema_delivery: 'response_format',
+            request_json: {
+              model: 'scripted',
+              ...request,
+              response_format: { type: 'json_schema', json_schema: { name: 'r', schema: SCHEMA } },
+            },
+            messages_in_request: true,
           },
-          messages_in_request: true,
-          started_at,
-        },
-        redactor,
+          redactor,
+        ),
       );
     });
     // As invokeSource does: once the registering transaction committed, later calls skip the
@@ -103,7 +96,7 @@ export function storeLifecycle(
     const ended_at = Date.now();
     await store.transaction(
       async (tx) => {
-        const recorded = await finishInvocation(
+        await finishInvocation(
           tx,
           id,
           {
@@ -119,32 +112,26 @@ export function storeLifecycle(
             http_status: 200,
           },
           redactor,
-        );
-        await finishLlmCall(
-          tx,
-          llmId,
-          {
-            status: 'succeeded',
-            failure_class: null,
-            failure_message: null,
-            http_status: 200,
-            response_headers: { 'content-type': 'text/event-stream' },
-            normalized_text: JSON.stringify(REPLY),
-            stream: {
-              chunks,
-              persisted: 0,
-              rawText: JSON.stringify(REPLY),
-              finishReason: 'stop',
-              usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
-              firstChunkAt: started_at,
-            },
-            started_at,
-            ended_at,
-            artifacts: [{ kind: 'parsed_output', content: REPLY }],
-            recorded,
-            output_recorded: true,
-          },
-          redactor,
+          (recorded) =>
+            llmFinishedColumns(
+              {
+                http_status: 200,
+                response_headers: { 'content-type': 'text/event-stream' },
+                normalized_text: JSON.stringify(REPLY),
+                stream: {
+                  chunks,
+                  persisted: 0,
+                  rawText: JSON.stringify(REPLY),
+                  finishReason: 'stop',
+                  usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+                  firstChunkAt: started_at,
+                },
+                artifacts: [{ kind: 'parsed_output', content: REPLY }],
+                recorded,
+                output_recorded: true,
+              },
+              redactor,
+            ),
         );
       },
       { durability },
@@ -157,6 +144,7 @@ function chunkBatchWrite(store: Store): () => Promise<void> {
   const redactor = createRedactor([]);
   const state = newStreamState();
   const id = uuidv7();
+  const ids = { source_invocation_id: id, llm_call_id: id };
   let offset = 0;
   return async () => {
     for (let i = 0; i < 10; i++) {
@@ -166,7 +154,7 @@ function chunkBatchWrite(store: Store): () => Promise<void> {
         data: `{"choices":[{"delta":{"content":"${'x'.repeat(16)}"}}]}`,
       });
     }
-    await store.transaction((tx) => appendChunkBatch(tx, id, state, redactor));
+    await store.transaction((tx) => appendChunkBatch(tx, ids, state, redactor));
   };
 }
 
@@ -361,7 +349,8 @@ export default {
             value: long.p50,
           });
           // Where the added time goes: the wall time of the two transactions inside traced calls
-          // (they run cold, after the fetch path's work, so they cost more than the tight loop).
+          // (they run cold, after the fetch path's work, so they cost more than the tight loop),
+          // asynchronous or synchronous ones alike.
           const inTx: number[] = [];
           let txTime = 0;
           const transaction: Store['transaction'] = async (fn, options) => {
@@ -372,10 +361,22 @@ export default {
               txTime += Number(process.hrtime.bigint() - t0) / 1000;
             }
           };
+          // Where the store has synchronous transactions, invokeSource commits in those.
+          const transactionSync: Store['transactionSync'] = store.transactionSync
+            ? (fn, options) => {
+                const t0 = process.hrtime.bigint();
+                try {
+                  return store.transactionSync!(fn, options);
+                } finally {
+                  txTime += Number(process.hrtime.bigint() - t0) / 1000;
+                }
+              }
+            : undefined;
           // Everything else goes to the store itself (its methods use private fields).
           const timed = new Proxy(store, {
             get: (target, prop) => {
               if (prop === 'transaction') return transaction;
+              if (prop === 'transactionSync') return transactionSync;
               const v = Reflect.get(target, prop, target);
               return typeof v === 'function' ? v.bind(target) : v;
             },

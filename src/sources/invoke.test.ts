@@ -1,7 +1,7 @@
 /** invokeSource's bookkeeping: sequence numbers per attempt under concurrency, schemas, refusals. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SqlValue, Transaction, TransactionOptions } from '../store/store.ts';
+import type { SqlValue, SyncTransaction, Transaction, TransactionOptions } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { startToyServices, toySources } from '../testing/toys/index.ts';
 import {
@@ -13,6 +13,47 @@ import {
 } from './index.ts';
 
 describeEachStore('invokeSource', (factory) => {
+  test('its transactions run synchronously where the store has synchronous ones, once the lease is registered', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      const calls = { transaction: 0, transactionSync: 0 };
+      const counting = new Proxy(store, {
+        get(target, key) {
+          const v = Reflect.get(target, key);
+          if (typeof v !== 'function') return v;
+          if (key !== 'transaction' && key !== 'transactionSync') return v.bind(target);
+          return (...args: unknown[]) => {
+            calls[key] += 1;
+            return v.apply(target, args);
+          };
+        },
+      });
+      const call = () =>
+        invokeSource(counting, {
+          source,
+          request: { turn: 1 },
+          kind: 'ambient_context',
+          env: toys.env,
+          links: { attempt_id: 'sync' },
+        });
+      // The first call registers the process lease, in an asynchronous transaction.
+      assert.equal((await call()).invocation_seq, 1);
+      Object.assign(calls, { transaction: 0, transactionSync: 0 });
+      const second = await call();
+      assert.equal(second.ok, true, second.error?.message);
+      assert.equal(second.invocation_seq, 2, 'the attempt allocates its next seq');
+      assert.equal((await getSourceInvocation(store, second.source_invocation_id)).status, 'succeeded');
+      const sync = store.transactionSync !== undefined;
+      assert.equal(calls.transaction, sync ? 0 : 2);
+      assert.equal(calls.transactionSync, sync ? 2 : 0);
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
   test('concurrent invocations in one attempt get distinct, gapless invocation_seq values', async () => {
     const { store, dispose } = await factory.open();
     const toys = await startToyServices();
@@ -145,16 +186,24 @@ describeEachStore('invokeSource', (factory) => {
     const toys = await startToyServices();
     try {
       const source = await putResponseSource(store, toySources.weather);
-      // The first terminal write fails, as a store refusing the value would.
+      // The first terminal write fails, as a store refusing the value would (in a transaction of
+      // either kind: where the store has synchronous ones, the finish runs in one).
       let refused = false;
-      const refusing = (tx: Transaction): Transaction =>
+      const refuses = (sql: string) => {
+        if (refused || !sql.startsWith('UPDATE source_invocations SET status')) return false;
+        refused = true;
+        return true;
+      };
+      const refusing = <T extends Transaction | SyncTransaction>(tx: T): T =>
         new Proxy(tx, {
           get(target, key) {
             if (key !== 'run') return Reflect.get(target, key);
             return (sql: string, params?: readonly SqlValue[]) => {
-              if (!refused && sql.startsWith('UPDATE source_invocations SET status')) {
-                refused = true;
-                return Promise.reject(new Error('invalid byte sequence'));
+              const sync = !('notify' in target);
+              if (refuses(sql)) {
+                const err = new Error('invalid byte sequence');
+                if (sync) throw err;
+                return Promise.reject(err);
               }
               return target.run(sql, params);
             };
@@ -162,9 +211,14 @@ describeEachStore('invokeSource', (factory) => {
         });
       const flaky = new Proxy(store, {
         get(target, key) {
-          if (key !== 'transaction') return Reflect.get(target, key);
-          return <T>(fn: (tx: Transaction) => Promise<T>, o?: TransactionOptions) =>
-            target.transaction((tx) => fn(refusing(tx)), o);
+          if (key === 'transaction')
+            return <T>(fn: (tx: Transaction) => Promise<T>, o?: TransactionOptions) =>
+              target.transaction((tx) => fn(refusing(tx)), o);
+          if (key === 'transactionSync' && target.transactionSync)
+            return <T>(fn: (tx: SyncTransaction) => T, o?: TransactionOptions) =>
+              target.transactionSync!((tx) => fn(refusing(tx)), o);
+          const v = Reflect.get(target, key);
+          return typeof v === 'function' ? v.bind(target) : v;
         },
       });
       const out = await invokeSource(flaky, {

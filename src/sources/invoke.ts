@@ -9,12 +9,21 @@ import { validateCompiled } from '../core/compiled-validators.ts';
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import type { Queryable, Store, Transaction } from '../store/store.ts';
+import { STORE_BUSY, type Store, type SyncTransaction, type Transaction } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
-import { processLease } from './invocations/process-lease.ts';
+import { type ProcessLease, processLease } from './invocations/process-lease.ts';
 import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
-import { finishInvocation, insertRunning } from './invocations/record.ts';
+import {
+  finishedRow,
+  finishInvocation,
+  finishRow,
+  finishRowSync,
+  insertRunningRow,
+  insertRunningRowSync,
+  type RunningRow,
+  runningRow,
+} from './invocations/record.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
@@ -72,10 +81,12 @@ export async function invokeSource(
   const env = call.env ?? process.env;
   const links = call.links ?? {};
   checkInvocationInput(call.kind, links);
+  const id = uuidv7();
   let plan: SourcePlan | null = null;
   let planFailure: SourceFailure | null = null;
   try {
     plan = await impl.plan({
+      source_invocation_id: id,
       iface: call.source.content.interface,
       store,
       request: call.request,
@@ -91,35 +102,30 @@ export async function invokeSource(
     planFailure = err;
   }
   const redactor = createRedactor([...secretsFromEnv(env), ...(plan?.secrets ?? [])]);
-  const id = uuidv7();
   const started_at = Date.now();
   const lease = processLease(store);
   const release = lease.hold();
   try {
-    const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
-    const seq = await running(async (tx) => {
-      await lease.touch(tx, started_at);
-      const n = await insertRunning(
-        tx,
-        {
-          source_invocation_id: id,
-          source_hash: call.source.hash,
-          interface_name: impl.name,
-          invocation_kind: call.kind,
-          links,
-          input_schema_hash: call.inputSchema?.hash ?? null,
-          output_schema_hash: call.resultSchema?.hash ?? null,
-          llm_call_id: plan?.llm_call_id ?? null,
-          request_json: plan ? plan.request_json : call.request,
-          metadata: { ...links.metadata, ...plan?.metadata },
-          started_at,
-          owner_process_id: lease.processId,
-        },
-        redactor,
-      );
-      await plan?.begin?.(tx, { source_invocation_id: id, started_at, redactor });
-      return n;
-    }).catch(async (err: unknown) => {
+    // Encoded before the transaction opens: it holds the write lock for the statement alone.
+    const row = runningRow(
+      {
+        source_invocation_id: id,
+        source_hash: call.source.hash,
+        interface_name: impl.name,
+        invocation_kind: call.kind,
+        links,
+        input_schema_hash: call.inputSchema?.hash ?? null,
+        output_schema_hash: call.resultSchema?.hash ?? null,
+        llm_call_id: plan?.llm_call_id ?? null,
+        request_json: plan ? plan.request_json : call.request,
+        metadata: { ...links.metadata, ...plan?.metadata },
+        started_at,
+        owner_process_id: lease.processId,
+      },
+      redactor,
+      plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
+    );
+    const seq = await commitRunning(store, options, lease, row, started_at).catch(async (err: unknown) => {
       // Its COMMIT may have succeeded although it reported failure (the connection lost on the
       // answer). Nothing was sent, so a row left behind must not stay `running` under a live owner.
       const notSent = new SourceFailure(
@@ -155,38 +161,55 @@ export async function invokeSource(
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     let recorded = null as RecordedResponse | null;
-    /** Finishes the row (and the kind's rows); `landed` when an earlier attempt already committed it. */
-    const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
-      const finished = await finishInvocation(
-        tx,
-        id,
-        {
-          ...response,
-          status,
-          failure_class: failure?.failureClass ?? null,
-          failure_message: failure?.message ?? null,
-          started_at,
-          ended_at,
-          validation_status: validation.status === 'not_checked' ? null : validation.status,
-        },
-        redactor,
-      );
-      // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
-      // succeed though it reported failure — then the row already holds this very outcome.
-      if (!finished && (await finishedAs(tx, id, status, ended_at))) return 'landed';
+    // Encoded before the transaction opens (and written as it is by a retry).
+    const finishing = finishedRow(
+      id,
+      {
+        ...response,
+        status,
+        failure_class: failure?.failureClass ?? null,
+        failure_message: failure?.message ?? null,
+        started_at,
+        ended_at,
+        validation_status: validation.status === 'not_checked' ? null : validation.status,
+      },
+      redactor,
+      plan?.finish &&
+        ((recorded) =>
+          plan!.finish!({
+            status,
+            ended_at,
+            failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
+            output: result.success?.output,
+            validation,
+            redactor,
+            recorded,
+          })),
+    );
+    /** Notes how the finishing statement went: `finished` null means recovery interrupted the row first. */
+    const finishedWith = (finished: RecordedResponse | null): 'landed' | 'written' => {
       interrupted = !finished;
       recorded = finished;
-      await plan?.finish?.({
-        tx,
-        status,
-        ended_at,
-        failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
-        output: result.success?.output,
-        validation,
-        redactor,
-        recorded: finished,
-      });
       return 'written';
+    };
+    /** Finishes the row (with the kind's columns); `landed` when an earlier attempt already committed it. */
+    const finishRows = async (tx: Transaction): Promise<'landed' | 'written'> => {
+      const finished = await finishRow(tx, finishing);
+      // Not finished now: recovery marked it interrupted, or an earlier attempt's COMMIT did
+      // succeed though it reported failure — then the row already holds this very outcome.
+      if (!finished && finishedAs(await tx.get<FinalState>(FINAL_STATE, [id]), status, ended_at))
+        return 'landed';
+      const after = finished && plan?.afterFinish?.();
+      if (after) await tx.run(after.sql, after.params);
+      return finishedWith(finished);
+    };
+    /** `finishRows` in a synchronous transaction, where the store offers one. */
+    const finishRowsSync = (tx: SyncTransaction): 'landed' | 'written' => {
+      const finished = finishRowSync(tx, finishing);
+      if (!finished && finishedAs(tx.get<FinalState>(FINAL_STATE, [id]), status, ended_at)) return 'landed';
+      const after = finished && plan?.afterFinish?.();
+      if (after) tx.run(after.sql, after.params);
+      return finishedWith(finished);
     };
     const outcomeOf = (): InvocationOutcome => ({
       ok: !failure,
@@ -226,7 +249,11 @@ export async function invokeSource(
         // The running row was committed durably before sending; if the database server crashes
         // before this commit reaches disk, the row is `running` again and recovery interrupts it.
         // Whoever uses the result commits after this, and that commit's flush covers this one.
-        await retryStoreFault(() => store.transaction(finishRows, { durability: 'deferred' }));
+        await retryStoreFault(async () => {
+          // Synchronously where the store can (no turn of the event loop inside the transaction).
+          const done = store.transactionSync?.(finishRowsSync, DEFERRED);
+          if (done === undefined || done === STORE_BUSY) await store.transaction(finishRows, DEFERRED);
+        });
       } catch (err) {
         // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
         failure = new SourceFailure(
@@ -252,12 +279,37 @@ export async function invokeSource(
 
 const FINISH_RETRY_DELAYS_MS = [25, 100, 400];
 
-async function finishedAs(q: Queryable, id: string, status: string, ended_at: number): Promise<boolean> {
-  const row = await q.get<{ status: string; ended_at: number | null }>(
-    'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?',
-    [id],
-  );
+const DEFERRED = { durability: 'deferred' } as const;
+
+type FinalState = { status: string; ended_at: number | null };
+const FINAL_STATE = 'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?';
+
+/** Whether the row already holds this outcome (an earlier attempt's COMMIT succeeded after all). */
+function finishedAs(row: FinalState | undefined, status: string, ended_at: number): boolean {
   return row?.status === status && Number(row.ended_at) === ended_at;
+}
+
+/**
+ * Commits the running row: in the caller's transaction when it passed a runner; else
+ * synchronously where the store offers it and the lease needs no write (no turn of the event
+ * loop inside the transaction); else in a transaction of its own.
+ */
+async function commitRunning(
+  store: Store,
+  options: InvokeOptions,
+  lease: ProcessLease,
+  row: RunningRow,
+  now: number,
+): Promise<number> {
+  if (!options.running && store.transactionSync && !lease.needsTouch(now)) {
+    const seq = store.transactionSync((tx) => insertRunningRowSync(tx, row));
+    if (seq !== STORE_BUSY) return seq;
+  }
+  const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
+  return running(async (tx) => {
+    await lease.touch(tx, now);
+    return insertRunningRow(tx, row);
+  });
 }
 
 /** Runs `write` again after a retryable store error (busy, briefly unreachable), a few times. */
@@ -308,11 +360,14 @@ async function finishAsInternal(
   const validation = { status: 'not_checked' as const, errors: [] };
   try {
     await store.transaction(async (tx) => {
-      const recorded = await finishInvocation(tx, id, row, redactor);
-      await plan?.finish?.({ tx, ...finish, validation, redactor, recorded });
+      const kind =
+        plan?.finish &&
+        ((recorded: RecordedResponse) => plan.finish!({ ...finish, validation, redactor, recorded }));
+      const after = (await finishInvocation(tx, id, row, redactor, kind)) && plan?.afterFinish?.();
+      if (after) await tx.run(after.sql, after.params);
     });
   } catch {
-    // The kind's own rows refused too: record the invocation alone; recovery is the last resort.
+    // The kind's columns refused too: record the invocation alone; recovery is the last resort.
     await store.transaction((tx) => finishInvocation(tx, id, row, redactor));
   }
 }

@@ -5,7 +5,7 @@
  * row. This file is the contract; read it before adding a kind.
  */
 import type { JsonSchema } from '../core/schema-registry.ts';
-import type { Queryable } from '../store/store.ts';
+import type { Queryable, SqlValue } from '../store/store.ts';
 import type { Redactor } from './redact.ts';
 
 /**
@@ -124,6 +124,37 @@ export interface PlanInput {
   timeoutMs: number | undefined;
   /** The caller's stream observer (`SourceCall.onChunk`). */
   onChunk?: (text: string) => void;
+  /**
+   * The id the invocation will be recorded under (absent when a plan is made without recording
+   * it). The LLM source uses it as its `llm_call_id`: the trace is a part of the invocation row.
+   */
+  source_invocation_id?: string;
+}
+
+/**
+ * A kind's own columns on the invocation row, named once per kind (a module constant): the
+ * statements that write them are prepared once per list.
+ */
+export interface TraceColumns {
+  readonly names: readonly string[];
+}
+
+/** Names a kind's trace columns (call once, at module level). */
+export function traceColumns(...names: string[]): TraceColumns {
+  for (const n of names) if (!/^[a-z][a-z0-9_]*$/.test(n)) throw new Error(`bad trace column name ${n}`);
+  return Object.freeze({ names: Object.freeze(names) });
+}
+
+/** Values for a kind's trace columns, in the order of `columns.names`. */
+export interface TraceValues {
+  columns: TraceColumns;
+  values: SqlValue[];
+}
+
+/** One statement a kind adds to a transaction of the invocation. */
+export interface TraceStatement {
+  sql: string;
+  params: SqlValue[];
 }
 
 /** Ids known when the running row is written. */
@@ -183,7 +214,6 @@ export interface RecordedResponse {
 
 /** How the invocation ended, as the implementation's `finish` hook sees it. */
 export interface FinishContext {
-  tx: Queryable;
   status: 'succeeded' | 'failed';
   ended_at: number;
   failure: { failure_class: FailureClass; message: string } | null;
@@ -191,29 +221,29 @@ export interface FinishContext {
   validation: { status: 'valid' | 'invalid' | 'not_checked'; errors: unknown[] };
   redactor: Redactor;
   /**
-   * The invocation row finished in this same transaction with this response; null when it was
-   * not (recovery marked it interrupted), and then the kind's rows must keep their own copy.
+   * What the invocation row's own columns are finished with, in the same statement as the
+   * kind's: the kind's columns refer to these values instead of storing them again.
    */
-  recorded: RecordedResponse | null;
+  recorded: RecordedResponse;
 }
 
 /**
  * One planned call. `plan` builds it without I/O; `invokeSource` then writes the `running`
- * row (calling `begin` in that same transaction), calls `execute`, and writes the outcome
- * (calling `finish` in that same transaction).
+ * row (with the columns `begin` returns), calls `execute`, and writes the outcome (with the
+ * columns `finish` returns, in the same statement).
  */
 export interface SourcePlan {
   /** Recorded as `source_invocations.request_json` (redacted before writing). */
   request_json: unknown;
   metadata?: Record<string, unknown>;
-  /** Set when this kind keeps a rich trace row linked from the invocation (LLM: `llm_calls`). */
+  /** Set when this kind keeps a rich trace on the invocation row (LLM: the `llm_calls` view). */
   llm_call_id?: string;
   /** The deadline for `execute` unless the caller overrides it; none when undefined. */
   timeout_ms?: number;
   /** Configured secret values this call uses; redacted from every record. */
   secrets?: readonly string[];
-  /** Extra rows this kind owns, written in the transaction that records the running invocation. */
-  begin?(tx: Queryable, ctx: BeginContext): Promise<void>;
+  /** This kind's own columns of the running row, written by the statement that inserts it. */
+  begin?(ctx: BeginContext): TraceValues;
   /** Performs the I/O. Throws `SourceFailure` for every expected failure. */
   execute(ctx: ExecuteContext): Promise<SourceSuccess>;
   /**
@@ -222,8 +252,13 @@ export interface SourcePlan {
    * itself or after `execute` settled; a failure here is logged and does not fail the call.
    */
   progress?(q: Queryable, redactor: Redactor): Promise<void>;
-  /** Closes this kind's rows, in the transaction that finishes the invocation. */
-  finish?(ctx: FinishContext): Promise<void>;
+  /** This kind's own columns of the finished row, written by the statement that finishes it. */
+  finish?(ctx: FinishContext): TraceValues;
+  /**
+   * A statement to run once the row is finished, in that same transaction (LLM: dropping the
+   * chunk batches the finish wrote whole), or null when there is nothing to do.
+   */
+  afterFinish?(): TraceStatement | null;
 }
 
 /** An implementation of one `interface.name`. Register it in `registry.ts`. */

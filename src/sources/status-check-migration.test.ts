@@ -9,8 +9,9 @@ import { uuidv7 } from '../core/ids.ts';
 import { migrate } from '../store/index.ts';
 import type { Store } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
+import { writeLegacyCalls } from '../testing/legacy-trace-rows.ts';
 import { startScriptedModel } from '../testing/scripted-model/index.ts';
-import { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } from './index.ts';
+import { getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } from './index.ts';
 import { insertRunning } from './invocations/record.ts';
 import { createRedactor } from './redact.ts';
 
@@ -52,7 +53,7 @@ const runningInAttempt = (store: Store, sourceHash: string, parent: string | nul
 
 describeEachStore('migration 344: the trace status checks as equalities', (factory) => {
   test('carries every invocation and LLM call row unchanged, and the tables check, index and reference as before', async () => {
-    const { store, dispose } = await factory.open(migrations.filter((m) => m.id !== 344));
+    const { store, dispose } = await factory.open(migrations.filter((m) => m.id < 344 || m.id > 345));
     const model = await startScriptedModel({
       script: { rules: [], default: { json: REPLY, chunk_chars: 5 } },
     });
@@ -61,36 +62,28 @@ describeEachStore('migration 344: the trace status checks as equalities', (facto
         version: 1,
         interface: { name: 'llm_chat_completions', model: 'scripted-1', schema_delivery: 'response_format' },
       });
-      const schema = await putJsonSchema(store, { type: 'object', required: ['kind'] });
-      const env = { NOEMA_LLM_BASE_URL: model.url };
-      const call = () =>
-        invokeSource(store, { source, request: MESSAGES, kind: 'manual', resultSchema: schema, env });
-      const finished = await call();
-      assert.equal(finished.ok, true, finished.error?.message);
-      const parent = finished.source_invocation_id;
-      assert.equal(await runningInAttempt(store, source.hash, parent), 1);
+      // Rows as the code of the time wrote them (the trace in a table of its own).
+      const [first] = await writeLegacyCalls(store, source.hash, 'p0');
+      const parent = first!.source_invocation_id;
       const before = await rows(store);
-      const readBefore = {
-        invocation: await getSourceInvocation(store, parent),
-        llmCall: await getLlmCall(store, finished.llm_call_id!),
-      };
 
-      const report = await migrate(store, migrations);
+      const report = await migrate(
+        store,
+        migrations.filter((m) => m.id !== 345),
+      );
       assert.deepEqual(
         report.applied.map((m) => m.id),
         [344],
       );
       assert.deepEqual(await rows(store), before);
-      assert.deepEqual(await getSourceInvocation(store, parent), readBefore.invocation);
-      assert.deepEqual(await getLlmCall(store, finished.llm_call_id!), readBefore.llmCall);
       assert.equal(
         (await store.tableNames()).some((t) => t.includes('before_344')),
         false,
         'no table of the rebuild is left behind',
       );
 
-      // The attempt's unique index came back: the next seq is allocated after the carried row's.
-      assert.equal(await runningInAttempt(store, source.hash, parent), 2);
+      // The attempt's unique index came back: the next seq is allocated after the carried rows'.
+      assert.equal(await runningInAttempt(store, source.hash, parent), 5);
       // The status check still refuses an unknown status, on both tables.
       await assert.rejects(store.run("UPDATE source_invocations SET status = 'paused'"));
       await assert.rejects(store.run("UPDATE llm_calls SET status = 'paused'"));
@@ -103,8 +96,17 @@ describeEachStore('migration 344: the trace status checks as equalities', (facto
         ),
       );
       await assert.rejects(runningInAttempt(store, source.hash, uuidv7()));
-      // And calls go on being traced.
-      const after = await call();
+      // And, with the later migrations, calls go on being traced.
+      await migrate(store, migrations);
+      const schema = await putJsonSchema(store, { type: 'object', required: ['kind'] });
+      const env = { NOEMA_LLM_BASE_URL: model.url };
+      const after = await invokeSource(store, {
+        source,
+        request: MESSAGES,
+        kind: 'manual',
+        resultSchema: schema,
+        env,
+      });
       assert.equal(after.ok, true, after.error?.message);
       assert.equal((await getSourceInvocation(store, after.source_invocation_id)).status, 'succeeded');
     } finally {

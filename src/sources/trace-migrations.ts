@@ -1,9 +1,11 @@
 /**
  * Sources migrations 340–369 (the trace's write path): chunk batches persisted while an LLM
  * call streams, fewer indexes on the hot `source_invocations` row, the LLM trace storing
- * the output (and the request messages) once, and status checks SQLite evaluates cheaply.
+ * the output (and the request messages) once, status checks SQLite evaluates cheaply, and the
+ * LLM trace on its invocation row.
  */
 import type { Migration } from '../store/index.ts';
+import { llmTraceOnInvocationMigration } from './llm-trace-migration.ts';
 import { statusCheckMigration } from './status-check-migration.ts';
 
 // Streamed chunks written while the call runs, in batches (`[offset_ms, data]` pairs from
@@ -64,4 +66,5 @@ export const sourcesTraceMigrations: readonly Migration[] = [
   unreadIndexes,
   outputOnce,
   statusCheckMigration,
+  llmTraceOnInvocationMigration,
 ];

@@ -219,7 +219,8 @@ describeEachStore('engine actions through sources', (factory) => {
       const [c] = (await engine.getRun(out.run_id)).completed_executions;
       assert.match(c?.error_message ?? '', /^protocol: .*upstream says \[REDACTED\]/);
       const { tables, text } = await everyStoredRow(store);
-      for (const t of ['engine_contracts', 'engine_journal', 'source_invocations', 'llm_calls']) {
+      // The LLM trace is on the invocation row (the llm_calls view reads it there).
+      for (const t of ['engine_contracts', 'engine_journal', 'source_invocations', 'llm_call_chunks']) {
         assert.ok(tables.includes(t), `${t} is scanned`);
       }
       assert.ok(text.includes('Bearer [REDACTED]'), 'the echoed header is kept, redacted');

@@ -12,23 +12,18 @@ export async function setModelOutputKind(
 ): Promise<void> {
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(kind))
     throw invalidInput('model_output_kind must be a lower_snake name', { kind });
+  // The LLM trace (the `llm_calls` view) reads it from the same row.
   await q.run('UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id = ?', [
     kind,
     sourceInvocationId,
   ]);
-  // By primary key: llm_calls has no index on source_invocation_id, and a scan grows with every call ever made.
-  await q.run(
-    `UPDATE llm_calls SET model_output_kind = ?
-     WHERE llm_call_id = (SELECT llm_call_id FROM source_invocations WHERE source_invocation_id = ?)`,
-    [kind, sourceInvocationId],
-  );
 }
 
 /** Ids per statement of `setModelOutputKinds` (a bound well inside every backend's parameter limit). */
 const IDS_PER_STATEMENT = 200;
 
 /**
- * `setModelOutputKind` for many invocations of one kind, a statement per table for up to 200 of
+ * `setModelOutputKind` for many invocations of one kind, one statement for up to 200 of
  * them: a turn's commit marks every accepted generation of the turn at once.
  */
 export async function setModelOutputKinds(
@@ -43,11 +38,6 @@ export async function setModelOutputKinds(
     const list = ids.map(() => '?').join(', ');
     await q.run(
       `UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id IN (${list})`,
-      [kind, ...ids],
-    );
-    await q.run(
-      `UPDATE llm_calls SET model_output_kind = ?
-       WHERE llm_call_id IN (SELECT llm_call_id FROM source_invocations WHERE source_invocation_id IN (${list}))`,
       [kind, ...ids],
     );
   }

@@ -17,6 +17,8 @@ export interface ProcessLease {
   hold(): () => void;
   /** Registers or refreshes the lease inside a transaction already open, when needed. */
   touch(tx: Queryable, now: number): Promise<void>;
+  /** Whether `touch` at `now` would write (the lease is not known stored, or its beat is due). */
+  needsTouch(now: number): boolean;
   /** Call after the transaction that ran `touch` committed: only then is the lease known stored. */
   committed(now: number): void;
   /** Recovery elsewhere took this process for dead (a row was interrupted): register again. */
@@ -99,6 +101,9 @@ function createLease(store: Store): ProcessLease {
         released = true;
         inFlight -= 1;
       };
+    },
+    needsTouch(now) {
+      return !registered || now - lastBeat > HEARTBEAT_MS / 2;
     },
     async touch(tx, now) {
       if (!registered) {

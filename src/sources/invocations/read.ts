@@ -27,8 +27,19 @@ export type SourceInvocationRecord = Record<string, unknown> & {
   failure_class: string | null;
 };
 
+/** The invocation's own columns (the row also holds its LLM trace, read as `llm_calls`). */
+const INVOCATION_COLUMNS = `source_invocation_id, run_id, attempt_id, contract_id, world_slug, attempted_turn,
+  invocation_seq, workflow_hash, workflow_node_id, workflow_subject_entity_id, source_hash, interface_name,
+  invocation_kind, ambient_source_id, tool_name, parent_source_invocation_id, input_schema_hash,
+  output_schema_hash, llm_call_id, logical_generation_attempt, tool_loop_round, model_output_kind, status,
+  failure_class, failure_message, started_at, ended_at, duration_ms, request_json, response_json,
+  response_text, response_headers, http_status, validation_status, metadata, owner_process_id`;
+
 export async function getSourceInvocation(q: Queryable, id: string): Promise<SourceInvocationRecord> {
-  const row = await q.get('SELECT * FROM source_invocations WHERE source_invocation_id = ?', [id]);
+  const row = await q.get(
+    `SELECT ${INVOCATION_COLUMNS} FROM source_invocations WHERE source_invocation_id = ?`,
+    [id],
+  );
   if (!row) {
     throw new NoemaError('UNKNOWN_SOURCE_INVOCATION', `no source invocation ${id}`, {
       details: { source_invocation_id: id },
@@ -119,13 +130,26 @@ type LlmRow = Row & {
   inv_response_headers: unknown;
 };
 
-// The output, the request messages and the response headers are stored once, on the invocation:
-// a finished call refers to them (see migration 343) and the record is read back whole, as it
-// was sent and seen.
-const LLM_CALL = `SELECT l.*, s.request_json AS inv_request_json, s.response_json AS inv_response_json,
-  s.response_text AS inv_response_text, s.response_headers AS inv_response_headers
-  FROM llm_calls l LEFT JOIN source_invocations s ON s.source_invocation_id = l.source_invocation_id
-  WHERE l.llm_call_id = ?`;
+// The output, the request messages and the response headers are stored once, on the invocation
+// (see migration 343), and the trace is a part of that row (migration 345): the record is read
+// back whole, as it was sent and seen.
+const LLM_CALL_COLUMNS = `llm_call_id, source_invocation_id, run_id, attempt_id, workflow_hash, workflow_node_id,
+  workflow_subject_entity_id, logical_generation_attempt, tool_loop_round, model_output_kind,
+  llm_endpoint_name AS endpoint_name, llm_base_url AS base_url, llm_model AS model,
+  llm_schema_delivery AS schema_delivery, llm_request_json AS request_json, status, failure_class, failure_message,
+  llm_http_status AS http_status, llm_response_headers AS response_headers, llm_raw_text AS raw_text,
+  llm_normalized_text AS normalized_text, llm_finish_reason AS finish_reason, llm_prompt_tokens AS prompt_tokens,
+  llm_completion_tokens AS completion_tokens, llm_total_tokens AS total_tokens, llm_usage_json AS usage_json,
+  llm_chunk_count AS chunk_count, llm_chunks_json AS chunks_json, llm_artifacts_json AS artifacts_json, started_at,
+  llm_first_chunk_at AS first_chunk_at, ended_at, duration_ms, llm_normalized_is_raw AS normalized_is_raw,
+  request_json AS inv_request_json, response_json AS inv_response_json, response_text AS inv_response_text,
+  response_headers AS inv_response_headers`;
+
+/** A call made since migration 345: its id is its invocation's. */
+const LLM_CALL = `SELECT ${LLM_CALL_COLUMNS} FROM source_invocations WHERE source_invocation_id = ? AND llm_call_id = ?`;
+/** A call recorded before, with an id of its own (through the index only those rows enter). */
+const LLM_CALL_BEFORE_345 = `SELECT ${LLM_CALL_COLUMNS} FROM source_invocations
+  WHERE llm_call_id = ? AND llm_call_id <> source_invocation_id`;
 
 /** The wire body, with `messages` from the invocation's request when stored there only. */
 function requestBody(stored: unknown, invocationRequest: unknown): unknown {
@@ -166,7 +190,7 @@ export async function getLlmCall(
   id: string,
   options: { maxChunks?: number } = {},
 ): Promise<Record<string, unknown>> {
-  const row = await q.get<LlmRow>(LLM_CALL, [id]);
+  const row = (await q.get<LlmRow>(LLM_CALL, [id, id])) ?? (await q.get<LlmRow>(LLM_CALL_BEFORE_345, [id]));
   if (!row) throw new NoemaError('UNKNOWN_LLM_CALL', `no LLM call ${id}`, { details: { llm_call_id: id } });
   const maxChunks = Math.min(options.maxChunks ?? MAX_CHUNKS, MAX_CHUNKS);
   const {

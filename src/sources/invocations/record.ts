@@ -3,9 +3,16 @@
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
+import type { Queryable, SqlValue, SyncTransaction, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
-import type { InvocationKind, InvocationLinks, RecordedResponse, SourceResponse } from '../source.ts';
+import type {
+  InvocationKind,
+  InvocationLinks,
+  RecordedResponse,
+  SourceResponse,
+  TraceColumns,
+  TraceValues,
+} from '../source.ts';
 
 export interface RunningInvocation {
   source_invocation_id: string;
@@ -28,13 +35,10 @@ const COLUMNS = `source_invocation_id, run_id, attempt_id, contract_id, world_sl
   logical_generation_attempt, tool_loop_round, status, started_at, request_json, response_headers, metadata,
   owner_process_id`;
 
-/** The insert of a running row, with `seq` in the `invocation_seq` place. */
-const insertWith = (seq: string) =>
-  `INSERT INTO source_invocations (${COLUMNS})
-  VALUES (?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?)`;
-
-/** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
-const INSERT_GIVEN = insertWith('?');
+/** The insert of a running row with a kind's trace columns, with `seq` in the `invocation_seq` place. */
+const insertWith = (seq: string, trace: readonly string[]) =>
+  `INSERT INTO source_invocations (${COLUMNS}${trace.map((c) => `, ${c}`).join('')})
+  VALUES (?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?${',?'.repeat(trace.length)})`;
 
 /**
  * The next `invocation_seq` of the attempt (or of the run, for a call outside an attempt) is
@@ -42,8 +46,8 @@ const INSERT_GIVEN = insertWith('?');
  * turns away a number a concurrent call took first (after that call's transaction ends), and the
  * insert is tried again.
  */
-const insertNext = (scope: string, index: string) =>
-  `${insertWith(`(SELECT COALESCE(MAX(invocation_seq), 0) + 1 FROM source_invocations WHERE ${scope})`)}
+const insertNext = (scope: string, index: string, trace: readonly string[]) =>
+  `${insertWith(`(SELECT COALESCE(MAX(invocation_seq), 0) + 1 FROM source_invocations WHERE ${scope})`, trace)}
   ON CONFLICT ${index} DO NOTHING`;
 
 /**
@@ -53,14 +57,37 @@ const insertNext = (scope: string, index: string) =>
  * pipelines both share one round trip.
  */
 const SEQ_OF = 'SELECT invocation_seq FROM source_invocations WHERE source_invocation_id = ?';
-const INSERT_NEXT_IN_ATTEMPT = insertNext(
-  'attempt_id = ?',
-  '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL',
-);
-const INSERT_NEXT_IN_RUN = insertNext(
-  'run_id = ? AND attempt_id IS NULL',
-  '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
-);
+
+/** The three inserts of a running row for one list of trace columns. */
+interface Inserts {
+  /** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
+  given: string;
+  inAttempt: string;
+  inRun: string;
+}
+
+const inserts = (trace: readonly string[]): Inserts => ({
+  given: insertWith('?', trace),
+  inAttempt: insertNext('attempt_id = ?', '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL', trace),
+  inRun: insertNext(
+    'run_id = ? AND attempt_id IS NULL',
+    '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
+    trace,
+  ),
+});
+
+const PLAIN_INSERTS = inserts([]);
+const traceInserts = new WeakMap<TraceColumns, Inserts>();
+
+function insertsFor(trace: TraceColumns | undefined): Inserts {
+  if (!trace) return PLAIN_INSERTS;
+  let sql = traceInserts.get(trace);
+  if (!sql) {
+    sql = inserts(trace.names);
+    traceInserts.set(trace, sql);
+  }
+  return sql;
+}
 
 /**
  * Tries of an allocating insert. Each one turned away means another call of the scope committed its
@@ -69,11 +96,32 @@ const INSERT_NEXT_IN_RUN = insertNext(
  */
 const SEQ_TRIES = 100;
 
-export async function insertRunning(
+/** A running row ready to insert: its values encoded and redacted, before the transaction opens. */
+export interface RunningRow {
+  sql: Inserts;
+  scope: 'attempt' | 'run' | null;
+  given: number;
+  params: SqlValue[];
+  /** For the error of a scope whose seq could not be allocated. */
+  links: InvocationLinks;
+}
+
+/** Inserts the running row, with the kind's trace columns (`trace`) when it has any. */
+export function insertRunning(
   tx: Transaction,
   inv: RunningInvocation,
   redactor: Redactor,
+  trace?: TraceValues,
 ): Promise<number> {
+  return insertRunningRow(tx, runningRow(inv, redactor, trace));
+}
+
+/**
+ * Encodes a running row (with the kind's trace columns): done before its transaction opens, so
+ * the transaction holds the write lock only for the statement.
+ */
+export function runningRow(inv: RunningInvocation, redactor: Redactor, trace?: TraceValues): RunningRow {
+  const sql = insertsFor(trace?.columns);
   const l = inv.links;
   const scope = l.invocation_seq != null ? null : l.attempt_id ? 'attempt' : l.run_id ? 'run' : null;
   const given = l.invocation_seq ?? 1;
@@ -104,21 +152,48 @@ export async function insertRunning(
     redactor.jsonText(inv.metadata),
     inv.owner_process_id,
   ];
+  if (trace) for (const v of trace.values) params.push(v);
+  return { sql, scope, given, params, links: l };
+}
+
+/** Inserts a running row; returns its `invocation_seq`. */
+export async function insertRunningRow(tx: Transaction, row: RunningRow): Promise<number> {
+  const { sql, scope, given, params } = row;
   if (scope === null) {
-    await tx.run(INSERT_GIVEN, params);
+    await tx.run(sql.given, params);
     return given;
   }
-  const sql = scope === 'attempt' ? INSERT_NEXT_IN_ATTEMPT : INSERT_NEXT_IN_RUN;
-  const key = [inv.source_invocation_id];
+  const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
+  const key = [params[0]!];
   for (let i = 0; i < SEQ_TRIES; i++) {
-    const inserted = tx.run(sql, params);
+    const inserted = tx.run(insert, params);
     const taken = tx.get<{ invocation_seq: number | string }>(SEQ_OF, key);
     // Checked in issue order: if the insert failed, the read's own failure is not the cause.
     taken.catch(() => {});
     if ((await inserted).changes === 1) return Number((await taken)!.invocation_seq);
     await taken;
   }
-  throw new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
+  throw seqNotAllocated(row);
+}
+
+/** `insertRunningRow` in a synchronous transaction (a store with synchronous statements). */
+export function insertRunningRowSync(tx: SyncTransaction, row: RunningRow): number {
+  const { sql, scope, given, params } = row;
+  if (scope === null) {
+    tx.run(sql.given, params);
+    return given;
+  }
+  const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
+  const key = [params[0]!];
+  for (let i = 0; i < SEQ_TRIES; i++) {
+    if (tx.run(insert, params).changes === 1)
+      return Number(tx.get<{ invocation_seq: number | string }>(SEQ_OF, key)!.invocation_seq);
+  }
+  throw seqNotAllocated(row);
+}
+
+function seqNotAllocated({ scope, links: l }: RunningRow): NoemaError {
+  return new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
     details: scope === 'attempt' ? { attempt_id: l.attempt_id } : { run_id: l.run_id },
     retryable: true,
   });
@@ -135,22 +210,67 @@ export interface InvocationOutcomeRow extends SourceResponse {
 
 // Only a running row is finished: recovery may have marked it interrupted meanwhile, and the
 // first terminal state wins.
-const FINISH = `UPDATE source_invocations SET status = ?, failure_class = ?, failure_message = ?, ended_at = ?,
+const finishWith = (trace: readonly string[]) =>
+  `UPDATE source_invocations SET status = ?, failure_class = ?, failure_message = ?, ended_at = ?,
   duration_ms = ?, response_json = ?, response_text = ?, response_headers = ?, http_status = ?, validation_status = ?,
-  model_output_kind = ? WHERE source_invocation_id = ? AND status = 'running'`;
+  model_output_kind = ?${trace.map((c) => `, ${c} = ?`).join('')} WHERE source_invocation_id = ? AND status = 'running'`;
 
-/** Finishes a running row; null when it was not running any more (recovery interrupted it). */
-export async function finishInvocation(
+const PLAIN_FINISH = finishWith([]);
+const traceFinishes = new WeakMap<TraceColumns, string>();
+
+function finishFor(trace: TraceColumns | undefined): string {
+  if (!trace) return PLAIN_FINISH;
+  let sql = traceFinishes.get(trace);
+  if (sql === undefined) {
+    sql = finishWith(trace.names);
+    traceFinishes.set(trace, sql);
+  }
+  return sql;
+}
+
+/** A finished row ready to write: its values encoded and redacted, before the transaction opens. */
+export interface FinishedRow {
+  sql: string;
+  params: SqlValue[];
+  /** What the row's own columns are written with. */
+  recorded: RecordedResponse;
+}
+
+/**
+ * Finishes a running row, with the kind's trace columns (`trace`, given what the row's own
+ * columns are written with) in the same statement; null when it was not running any more
+ * (recovery interrupted it), and then nothing was written.
+ */
+export function finishInvocation(
   q: Queryable,
   id: string,
   o: InvocationOutcomeRow,
   redactor: Redactor,
+  trace?: (recorded: RecordedResponse) => TraceValues | undefined,
 ): Promise<RecordedResponse | null> {
+  return finishRow(q, finishedRow(id, o, redactor, trace));
+}
+
+/** Encodes the finish of a row (see `runningRow`); the same one is written again by a retry. */
+export function finishedRow(
+  id: string,
+  o: InvocationOutcomeRow,
+  redactor: Redactor,
+  trace?: (recorded: RecordedResponse) => TraceValues | undefined,
+): FinishedRow {
   // The output's one JSON encoding: the same pass tells whether it needs redacting.
   const json = o.response_json === undefined ? null : redactor.jsonTextChecked(o.response_json);
   const responseText = o.response_text == null ? null : redactor.text(o.response_text);
   const headers = JSON.stringify(redactor.headers(o.response_headers ?? {}));
-  const r = await q.run(FINISH, [
+  const recorded: RecordedResponse = {
+    response_text: responseText,
+    has_response_json: json !== null,
+    response_json_clean: json?.clean ?? true,
+    response_headers: headers,
+    from: { response_text: o.response_text ?? null, response_headers: o.response_headers },
+  };
+  const kind = trace?.(recorded);
+  const params: SqlValue[] = [
     o.status,
     o.failure_class,
     o.failure_message === null ? null : redactor.text(o.failure_message),
@@ -162,14 +282,19 @@ export async function finishInvocation(
     o.http_status ?? null,
     o.validation_status,
     o.model_output_kind ?? null,
-    id,
-  ]);
-  if (r.changes !== 1) return null;
-  return {
-    response_text: responseText,
-    has_response_json: json !== null,
-    response_json_clean: json?.clean ?? true,
-    response_headers: headers,
-    from: { response_text: o.response_text ?? null, response_headers: o.response_headers },
-  };
+  ];
+  if (kind) for (const v of kind.values) params.push(v);
+  params.push(id);
+  return { sql: finishFor(kind?.columns), params, recorded };
+}
+
+/** Writes a finished row; null when it was not running any more, and then nothing was written. */
+export async function finishRow(q: Queryable, row: FinishedRow): Promise<RecordedResponse | null> {
+  const r = await q.run(row.sql, row.params);
+  return r.changes === 1 ? row.recorded : null;
+}
+
+/** `finishRow` in a synchronous transaction. */
+export function finishRowSync(tx: SyncTransaction, row: FinishedRow): RecordedResponse | null {
+  return tx.run(row.sql, row.params).changes === 1 ? row.recorded : null;
 }

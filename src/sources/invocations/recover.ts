@@ -1,6 +1,6 @@
 /**
  * Startup recovery: invocations left `running` by a dead process become `interrupted` (and
- * their `llm_calls` rows with them). A live owner's rows are never touched: the owner is dead
+ * with them their LLM traces, which are a part of the row). A live owner's rows are never touched: the owner is dead
  * when its pid is gone on this host, or when its heartbeat is older than its lease.
  */
 import type { Store } from '../../store/store.ts';
@@ -57,13 +57,6 @@ export async function recoverInterruptedInvocations(store: Store, now = Date.now
   for (const o of dead) {
     interrupted += await store.transaction(async (tx) => {
       const message = `interrupted: the owning process (pid ${o.pid ?? '?'} on ${o.hostname ?? '?'}) stopped before the call finished`;
-      await tx.run(
-        `UPDATE llm_calls SET status = 'interrupted', failure_class = 'interrupted', failure_message = ?,
-                ended_at = ?, duration_ms = ? - started_at
-          WHERE status = 'running' AND source_invocation_id IN
-                (SELECT source_invocation_id FROM source_invocations WHERE owner_process_id = ? AND status = 'running')`,
-        [message, now, now, o.owner_process_id],
-      );
       const r = await tx.run(
         `UPDATE source_invocations SET status = 'interrupted', failure_class = 'interrupted', failure_message = ?,
                 ended_at = ?, duration_ms = CASE WHEN ? >= started_at THEN ? - started_at ELSE 0 END

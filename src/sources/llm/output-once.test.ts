@@ -49,14 +49,14 @@ const stored = async (store: Store, id: string) =>
   ))!;
 
 /**
- * Rewrites a call's row as it was stored before migration 343 (every value explicit, taken
+ * Rewrites a call's trace as it was stored before migration 343 (every value explicit, taken
  * from what the reader returned) and checks that it reads back byte for byte the same.
  */
 async function assertReadsSameAsExplicitRow(store: Store, id: string): Promise<void> {
   const before = await getLlmCall(store, id);
   await store.run(
-    `UPDATE llm_calls SET raw_text = ?, normalized_text = ?, normalized_is_raw = 0, artifacts_json = ?, request_json = ?,
-       response_headers = ?
+    `UPDATE source_invocations SET llm_raw_text = ?, llm_normalized_text = ?, llm_normalized_is_raw = 0,
+       llm_artifacts_json = ?, llm_request_json = ?, llm_response_headers = ?
      WHERE llm_call_id = ?`,
     [
       before.raw_text as string | null,

@@ -41,6 +41,8 @@ function contentOf(chunks: Array<{ data: string }>): string {
 function failingFirstBatch(store: Store): { store: Store; failures: () => number } {
   let failures = 0;
   const wrapped: Store = Object.create(store);
+  // The invocation's own rows may commit synchronously, on the store itself.
+  if (store.transactionSync) wrapped.transactionSync = store.transactionSync.bind(store);
   wrapped.transaction = (fn, options) =>
     store.transaction((tx) => {
       const faulty: Transaction = Object.create(tx);

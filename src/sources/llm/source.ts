@@ -11,19 +11,26 @@ import type { ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
 import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
 import { newStreamState, readCompletionStream } from './stream.ts';
-import { appendChunkBatch, encodeChunk, finishLlmCall, insertLlmCall } from './trace.ts';
+import {
+  appendChunkBatch,
+  dropChunkBatches,
+  encodeChunk,
+  llmFinishedColumns,
+  llmRunningColumns,
+} from './trace.ts';
 
 const REJECTS_FORMAT = /response_format|json_schema|structured output|structured_output/i;
 
 export const llmChatCompletionsSource: ResponseSource = {
   name: 'llm_chat_completions',
   interfaceSchema: llmInterfaceSchema,
-  plan({ iface: raw, request, links, resultSchema, env, timeoutMs, onChunk }) {
+  plan({ iface: raw, request, links, resultSchema, env, timeoutMs, onChunk, source_invocation_id }) {
     const iface = raw as unknown as LlmInterface;
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
     const { body, messages } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
-    const llm_call_id = uuidv7();
+    // The trace is a part of the invocation row: the call's id is its invocation's.
+    const llm_call_id = source_invocation_id ?? uuidv7();
     const state = newStreamState();
     const artifacts: Array<{ kind: string; content: unknown }> = [];
     let response: SourceResponse = {};
@@ -31,6 +38,7 @@ export const llmChatCompletionsSource: ResponseSource = {
     let startedAt = Date.now();
     // The call's redactor, known once the running row is written (not for a plan run alone).
     let redactor: Redactor | null = null;
+    let invocationId = llm_call_id;
     const sendsFormat = body.response_format !== undefined;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -45,15 +53,12 @@ export const llmChatCompletionsSource: ResponseSource = {
       llm_call_id,
       timeout_ms: timeoutMs ?? endpoint.timeoutMs,
       secrets: endpoint.apiKey ? [endpoint.apiKey] : [],
-      async begin(tx, ctx) {
+      begin(ctx) {
         startedAt = ctx.started_at;
         redactor = ctx.redactor;
-        await insertLlmCall(
-          tx,
+        invocationId = ctx.source_invocation_id;
+        return llmRunningColumns(
           {
-            llm_call_id,
-            source_invocation_id: ctx.source_invocation_id,
-            links,
             endpoint_name: endpoint.name,
             base_url: endpoint.baseUrl,
             model: endpoint.model,
@@ -61,7 +66,6 @@ export const llmChatCompletionsSource: ResponseSource = {
             request_json: body,
             // The invocation's request_json is `req`: its messages are stored there only.
             messages_in_request: messages === req.messages,
-            started_at: ctx.started_at,
           },
           ctx.redactor,
         );
@@ -118,32 +122,24 @@ export const llmChatCompletionsSource: ResponseSource = {
           });
         }
       },
-      progress: (q, redactor) => appendChunkBatch(q, llm_call_id, state, redactor),
-      async finish(ctx) {
+      progress: (q, redactor) =>
+        appendChunkBatch(q, { source_invocation_id: invocationId, llm_call_id }, state, redactor),
+      finish(ctx) {
         // A new list each time: a finish retried after a store fault must not repeat these.
         const finished = [...artifacts];
         if (ctx.output !== undefined) finished.push({ kind: 'parsed_output', content: ctx.output });
         // invokeSource recorded `response` on the invocation row: the parsed output is its response_json.
         const outputRecorded =
-          ctx.output !== undefined &&
-          ctx.recorded?.has_response_json === true &&
-          ctx.output === response.response_json;
+          ctx.output !== undefined && ctx.recorded.has_response_json && ctx.output === response.response_json;
         if (ctx.validation.status === 'invalid') {
           finished.push({ kind: 'validation_error', content: { errors: ctx.validation.errors } });
         }
-        await finishLlmCall(
-          ctx.tx,
-          llm_call_id,
+        return llmFinishedColumns(
           {
-            status: ctx.status,
-            failure_class: ctx.failure?.failure_class ?? null,
-            failure_message: ctx.failure?.message ?? null,
             http_status: response.http_status ?? null,
             response_headers: response.response_headers ?? {},
             normalized_text: normalized,
             stream: state,
-            started_at: startedAt,
-            ended_at: ctx.ended_at,
             artifacts: finished,
             recorded: ctx.recorded,
             output_recorded: outputRecorded,
@@ -151,6 +147,7 @@ export const llmChatCompletionsSource: ResponseSource = {
           ctx.redactor,
         );
       },
+      afterFinish: () => dropChunkBatches(llm_call_id, state),
     };
   },
 };

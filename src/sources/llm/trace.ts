@@ -1,16 +1,43 @@
 /**
- * The rich LLM trace (`llm_calls` with its chunks and artifacts): started in the
- * transaction that records the running invocation, finished in the one that ends it.
+ * The rich LLM trace (the `llm_calls` view: request, chunks, artifacts, usage), kept in `llm_*`
+ * columns of the invocation row itself: written by the statement that inserts the running row
+ * and by the one that finishes it (one row, one statement per transaction).
  */
 import type { Queryable } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
-import type { InvocationLinks, RecordedResponse } from '../source.ts';
+import { type RecordedResponse, type TraceStatement, type TraceValues, traceColumns } from '../source.ts';
 import type { StreamChunk, StreamState } from './stream.ts';
 
+const RUNNING_COLUMNS = traceColumns(
+  'llm_endpoint_name',
+  'llm_base_url',
+  'llm_model',
+  'llm_schema_delivery',
+  'llm_request_json',
+  'llm_response_headers',
+  'llm_normalized_is_raw',
+  'llm_chunk_count',
+  'llm_artifacts_json',
+);
+
+const FINISHED_COLUMNS = traceColumns(
+  'llm_http_status',
+  'llm_response_headers',
+  'llm_raw_text',
+  'llm_normalized_text',
+  'llm_normalized_is_raw',
+  'llm_finish_reason',
+  'llm_prompt_tokens',
+  'llm_completion_tokens',
+  'llm_total_tokens',
+  'llm_usage_json',
+  'llm_chunk_count',
+  'llm_chunks_json',
+  'llm_artifacts_json',
+  'llm_first_chunk_at',
+);
+
 export interface LlmCallStart {
-  llm_call_id: string;
-  source_invocation_id: string;
-  links: InvocationLinks;
   endpoint_name: string;
   base_url: string;
   model: string;
@@ -22,52 +49,37 @@ export interface LlmCallStart {
    * `.messages`): stored once, there, and the body keeps `"messages": null` in their place.
    */
   messages_in_request: boolean;
-  started_at: number;
 }
 
-export async function insertLlmCall(q: Queryable, c: LlmCallStart, redactor: Redactor): Promise<void> {
-  const l = c.links;
-  await q.run(
-    `INSERT INTO llm_calls (llm_call_id, source_invocation_id, run_id, attempt_id, workflow_hash, workflow_node_id,
-       workflow_subject_entity_id, logical_generation_attempt, tool_loop_round, endpoint_name, base_url, model,
-       schema_delivery, request_json, status, started_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)`,
-    [
-      c.llm_call_id,
-      c.source_invocation_id,
-      l.run_id ?? null,
-      l.attempt_id ?? null,
-      l.workflow_hash ?? null,
-      l.workflow_node_id ?? null,
-      l.workflow_subject_entity_id ?? null,
-      l.logical_generation_attempt ?? null,
-      l.tool_loop_round ?? null,
+/** The running row's LLM columns. */
+export function llmRunningColumns(c: LlmCallStart, redactor: Redactor): TraceValues {
+  return {
+    columns: RUNNING_COLUMNS,
+    values: [
       c.endpoint_name,
       redactor.text(c.base_url),
       c.model,
       c.schema_delivery,
       redactor.jsonText(c.messages_in_request ? { ...c.request_json, messages: null } : c.request_json),
-      c.started_at,
+      '{}',
+      0,
+      0,
+      '[]',
     ],
-  );
+  };
 }
 
 export interface LlmCallEnd {
-  status: 'succeeded' | 'failed';
-  failure_class: string | null;
-  failure_message: string | null;
   http_status: number | null;
   response_headers: Record<string, string>;
   normalized_text: string | null;
   stream: StreamState;
-  started_at: number;
-  ended_at: number;
   artifacts: Array<{ kind: string; content: unknown }>;
   /**
-   * What the invocation row finished with in this transaction (null if it did not): `raw_text`
+   * What the invocation row's own columns are finished with by the same statement: `raw_text`
    * equal to its `response_text` is not stored again.
    */
-  recorded: RecordedResponse | null;
+  recorded: RecordedResponse;
   /** The `parsed_output` artifact's content is the invocation's recorded `response_json`. */
   output_recorded: boolean;
 }
@@ -76,8 +88,8 @@ export interface LlmCallEnd {
 export const CONTENT_IN_RESPONSE_JSON = 'response_json';
 
 /**
- * `llm_calls.response_headers` of a finished call whose headers are its invocation's (JSON
- * `null`, which a headers object never serializes to): the reader puts them back.
+ * `llm_response_headers` of a finished call whose headers are its invocation's (JSON `null`,
+ * which a headers object never serializes to): the reader puts them back.
  */
 export const HEADERS_IN_INVOCATION = 'null';
 
@@ -107,7 +119,7 @@ function chunksJson(chunks: StreamChunk[], from: number, to: number, redactor: R
  */
 export async function appendChunkBatch(
   q: Queryable,
-  id: string,
+  ids: { source_invocation_id: string; llm_call_id: string },
   s: StreamState,
   redactor: Redactor,
 ): Promise<void> {
@@ -118,13 +130,14 @@ export async function appendChunkBatch(
   s.persisted = to;
   try {
     await q.run('INSERT INTO llm_call_chunks (llm_call_id, first_seq, chunks_json) VALUES (?, ?, ?)', [
-      id,
+      ids.llm_call_id,
       from + 1,
       chunksJson(s.chunks, from, to, redactor),
     ]);
     await q.run(
-      `UPDATE llm_calls SET chunk_count = ?, first_chunk_at = ? WHERE llm_call_id = ? AND status = 'running'`,
-      [to, s.firstChunkAt, id],
+      `UPDATE source_invocations SET llm_chunk_count = ?, llm_first_chunk_at = ?
+       WHERE source_invocation_id = ? AND status = 'running'`,
+      [to, s.firstChunkAt, ids.source_invocation_id],
     );
   } catch (err) {
     // The transaction rolls back: the next batch starts where this one did, leaving no gap.
@@ -138,22 +151,16 @@ function usageNumber(usage: Record<string, unknown> | null, key: string): number
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-export async function finishLlmCall(
-  q: Queryable,
-  id: string,
-  e: LlmCallEnd,
-  redactor: Redactor,
-): Promise<void> {
+/** The finished row's LLM columns (status, failure and times are the invocation's own). */
+export function llmFinishedColumns(e: LlmCallEnd, redactor: Redactor): TraceValues {
   const s = e.stream;
-  // The whole stream goes to chunks_json below: the batches written while it streamed go.
-  if (s.persisted > 0) await q.run('DELETE FROM llm_call_chunks WHERE llm_call_id = ?', [id]);
   // The output is stored once: where it equals what the invocation row holds, NULL (or a
-  // reference) here, and the reader puts it back. A value the invocation row was finished from
+  // reference) here, and the reader puts it back. A value the invocation row is finished from
   // is known equal without redacting and encoding it again (null below: in the invocation).
   const r = e.recorded;
-  const raw = r !== null && r.from.response_text === s.rawText ? null : redactor.text(s.rawText);
+  const raw = r.from.response_text === s.rawText ? null : redactor.text(s.rawText);
   const headers =
-    r !== null && r.from.response_headers === e.response_headers
+    r.from.response_headers === e.response_headers
       ? null
       : JSON.stringify(redactor.headers(e.response_headers));
   const normalizedIsRaw = e.normalized_text !== null && e.normalized_text === s.rawText;
@@ -162,19 +169,12 @@ export async function finishLlmCall(
       ? { seq: n + 1, kind: a.kind, content_in: CONTENT_IN_RESPONSE_JSON }
       : { seq: n + 1, kind: a.kind, content: a.content },
   );
-  await q.run(
-    `UPDATE llm_calls SET status = ?, failure_class = ?, failure_message = ?, http_status = ?, response_headers = ?,
-       raw_text = ?, normalized_text = ?, normalized_is_raw = ?, finish_reason = ?, prompt_tokens = ?, completion_tokens = ?,
-       total_tokens = ?, usage_json = ?, chunk_count = ?, chunks_json = ?, artifacts_json = ?, first_chunk_at = ?, ended_at = ?,
-       duration_ms = ?
-     WHERE llm_call_id = ? AND status = 'running'`,
-    [
-      e.status,
-      e.failure_class,
-      e.failure_message === null ? null : redactor.text(e.failure_message),
+  return {
+    columns: FINISHED_COLUMNS,
+    values: [
       e.http_status,
-      headers === null || r?.response_headers === headers ? HEADERS_IN_INVOCATION : headers,
-      raw === null || r?.response_text === raw ? null : raw,
+      headers === null || r.response_headers === headers ? HEADERS_IN_INVOCATION : headers,
+      raw === null || r.response_text === raw ? null : raw,
       e.normalized_text === null || normalizedIsRaw ? null : redactor.text(e.normalized_text),
       normalizedIsRaw ? 1 : 0,
       s.finishReason,
@@ -186,9 +186,13 @@ export async function finishLlmCall(
       chunksJson(s.chunks, 0, s.chunks.length, redactor),
       redactor.jsonText(artifacts),
       s.firstChunkAt,
-      e.ended_at,
-      Math.max(0, e.ended_at - e.started_at),
-      id,
     ],
-  );
+  };
+}
+
+/** After the finish wrote the whole stream into `llm_chunks_json`: the batches written while it streamed go. */
+export function dropChunkBatches(llmCallId: string, s: StreamState): TraceStatement | null {
+  return s.persisted > 0
+    ? { sql: 'DELETE FROM llm_call_chunks WHERE llm_call_id = ?', params: [llmCallId] }
+    : null;
 }

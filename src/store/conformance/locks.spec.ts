@@ -61,10 +61,11 @@ export function lockSpecs(factory: StoreFactory): void {
     assert.equal(n, 4);
   });
 
-  test('tableNames lists the tables of the schema, sorted', async () => {
+  test('tableNames lists the tables of the schema, sorted, and no view', async () => {
     await factory.withStore(async ({ store }) => {
       await store.run('CREATE TABLE zeta (id INTEGER PRIMARY KEY)');
       await store.run('CREATE TABLE alpha (id INTEGER PRIMARY KEY)');
+      await store.run('CREATE VIEW beta AS SELECT id FROM alpha');
       assert.deepEqual(await store.tableNames(), ['alpha', 'zeta']);
     }, null);
   });

@@ -278,7 +278,9 @@ export class PostgresStore extends PostgresQueryable implements Store {
 
   async tableNames(): Promise<string[]> {
     const rows = await this.all<{ name: string }>(
-      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
+      // Tables only, as on SQLite: a view is not a table (`llm_calls` is one).
+      `SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
     );
     return rows.map((r) => r.name);
   }
