@@ -3,7 +3,6 @@
  * a few fields, and what most nodes never read — `input_context`, empty contract and corrective lists,
  * the `perform` / `act` / `update` callbacks — is made on first read instead of on every step.
  */
-import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
 import type {
   ContractView,
   CorrectiveNote,
@@ -34,7 +33,9 @@ export class StepContext implements NodeContext {
   // The contract lists are taken when the context is made (a node's own `act` adds contracts later);
   // null stands for an empty list not yet made.
   #pending: ContractView[] | null = null;
-  #completed: ContractView[] | null = null;
+  #completed: readonly ContractView[] | null = null;
+  /** The run's finished contracts when the context was made: the first `length` of `list`. */
+  #completedAt: { list: readonly ContractView[]; length: number } | null = null;
   #perform: NodeContext['perform'] | null = null;
   #act: NodeContext['act'] | null = null;
   #update: NodeContext['update'] | null = null;
@@ -62,11 +63,11 @@ export class StepContext implements NodeContext {
     this.state = r.state.channels;
     this.signal = r.signal;
     this.#corrective = notes.length === 0 ? null : [...notes];
-    // Most runs hold no contract: nothing to copy or filter.
+    // Most runs hold no contract: nothing to copy. The finished ones (all of a long run's, which its
+    // nodes seldom read) are copied on first read, not per step.
     if (r.contracts.byId.size > 0) {
-      const all = r.contracts.all();
-      this.#pending = pendingExecutions(all);
-      this.#completed = completedExecutions(all);
+      this.#pending = r.contracts.pendingNow();
+      this.#completedAt = r.contracts.completedNow();
     }
   }
 
@@ -86,7 +87,10 @@ export class StepContext implements NodeContext {
   }
 
   get completed_executions(): readonly ContractView[] {
-    this.#completed ??= [];
+    if (this.#completed === null) {
+      const at = this.#completedAt;
+      this.#completed = at === null || at.length === 0 ? [] : at.list.slice(0, at.length);
+    }
     return this.#completed;
   }
 
