@@ -3,7 +3,6 @@
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
 import { NoemaError } from '../../core/errors.ts';
-import { LruMap } from '../../core/lru.ts';
 import type { Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type { InvocationKind, InvocationLinks, RecordedResponse, SourceResponse } from '../source.ts';
@@ -29,21 +28,13 @@ const COLUMNS = `source_invocation_id, run_id, attempt_id, contract_id, world_sl
   logical_generation_attempt, tool_loop_round, status, started_at, request_json, response_headers, metadata,
   owner_process_id`;
 
-/** The columns' placeholders, with `seq` in the `invocation_seq` place. */
-const valuesWith = (seq: string) =>
-  `?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?`;
-
 /** The insert of a running row, with `seq` in the `invocation_seq` place. */
-const insertWith = (seq: string) => `INSERT INTO source_invocations (${COLUMNS}) VALUES (${valuesWith(seq)})`;
+const insertWith = (seq: string) =>
+  `INSERT INTO source_invocations (${COLUMNS})
+  VALUES (?, ?, ?, ?, ?, ?, ${seq}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, '{}', ?, ?)`;
 
 /** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
 const INSERT_GIVEN = insertWith('?');
-
-const MAX_IN_ATTEMPT = 'SELECT COALESCE(MAX(invocation_seq), 0) FROM source_invocations WHERE attempt_id = ?';
-const MAX_IN_RUN =
-  'SELECT COALESCE(MAX(invocation_seq), 0) FROM source_invocations WHERE run_id = ? AND attempt_id IS NULL';
-const ATTEMPT_SEQ_INDEX = '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL';
-const RUN_SEQ_INDEX = '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL';
 
 /**
  * The next `invocation_seq` of the attempt (or of the run, for a call outside an attempt) is
@@ -51,8 +42,9 @@ const RUN_SEQ_INDEX = '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run
  * turns away a number a concurrent call took first (after that call's transaction ends), and the
  * insert is tried again.
  */
-const insertNext = (max: string, index: string) =>
-  `${insertWith(`(${max}) + 1`)} ON CONFLICT ${index} DO NOTHING`;
+const insertNext = (scope: string, index: string) =>
+  `${insertWith(`(SELECT COALESCE(MAX(invocation_seq), 0) + 1 FROM source_invocations WHERE ${scope})`)}
+  ON CONFLICT ${index} DO NOTHING`;
 
 /**
  * The number the insert took, read back by the row's key. Not `RETURNING`: SQLite buffers a
@@ -61,28 +53,14 @@ const insertNext = (max: string, index: string) =>
  * pipelines both share one round trip.
  */
 const SEQ_OF = 'SELECT invocation_seq FROM source_invocations WHERE source_invocation_id = ?';
-const INSERT_NEXT_IN_ATTEMPT = insertNext(MAX_IN_ATTEMPT, ATTEMPT_SEQ_INDEX);
-const INSERT_NEXT_IN_RUN = insertNext(MAX_IN_RUN, RUN_SEQ_INDEX);
-
-/**
- * The insert of a number this process expects to be the scope's next (its last `? - 1`): it inserts
- * only if that is still `MAX + 1` and no concurrent call took it, so a wrong guess inserts nothing
- * (and the allocating insert above follows) — never a gap, never a duplicate — and a right one
- * needs no read-back: the number is known.
- */
-const insertGuessed = (max: string, index: string) =>
-  `INSERT INTO source_invocations (${COLUMNS}) SELECT ${valuesWith('?')} WHERE (${max}) = ? - 1
-  ON CONFLICT ${index} DO NOTHING`;
-const INSERT_GUESSED_IN_ATTEMPT = insertGuessed(MAX_IN_ATTEMPT, ATTEMPT_SEQ_INDEX);
-const INSERT_GUESSED_IN_RUN = insertGuessed(MAX_IN_RUN, RUN_SEQ_INDEX);
-
-/**
- * The number after the last one this process allocated, per attempt (or run): an attempt's calls
- * are mostly made by one process, one after another, so its next insert can name its number. Only
- * a guess — checked by the insert — so it may be stale (a rolled-back insert, another process's
- * call); bounded, since attempts come and go.
- */
-const nextSeqGuess = new LruMap<string, number>(1024);
+const INSERT_NEXT_IN_ATTEMPT = insertNext(
+  'attempt_id = ?',
+  '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL',
+);
+const INSERT_NEXT_IN_RUN = insertNext(
+  'run_id = ? AND attempt_id IS NULL',
+  '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
+);
 
 /**
  * Tries of an allocating insert. Each one turned away means another call of the scope committed its
@@ -130,20 +108,6 @@ export async function insertRunning(
     await tx.run(INSERT_GIVEN, params);
     return given;
   }
-  const scopeKey = scope === 'attempt' ? l.attempt_id! : l.run_id!;
-  const guess = nextSeqGuess.get(scopeKey) ?? 1;
-  params[6] = guess;
-  params.push(scopeKey, guess);
-  const guessed = await tx.run(
-    scope === 'attempt' ? INSERT_GUESSED_IN_ATTEMPT : INSERT_GUESSED_IN_RUN,
-    params,
-  );
-  if (guessed.changes === 1) {
-    nextSeqGuess.set(scopeKey, guess + 1);
-    return guess;
-  }
-  params.length -= 2;
-  params[6] = scopeKey;
   const sql = scope === 'attempt' ? INSERT_NEXT_IN_ATTEMPT : INSERT_NEXT_IN_RUN;
   const key = [inv.source_invocation_id];
   for (let i = 0; i < SEQ_TRIES; i++) {
@@ -151,11 +115,7 @@ export async function insertRunning(
     const taken = tx.get<{ invocation_seq: number | string }>(SEQ_OF, key);
     // Checked in issue order: if the insert failed, the read's own failure is not the cause.
     taken.catch(() => {});
-    if ((await inserted).changes === 1) {
-      const seq = Number((await taken)!.invocation_seq);
-      nextSeqGuess.set(scopeKey, seq + 1);
-      return seq;
-    }
+    if ((await inserted).changes === 1) return Number((await taken)!.invocation_seq);
     await taken;
   }
   throw new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
