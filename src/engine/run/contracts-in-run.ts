@@ -108,7 +108,8 @@ export class RunContracts {
   readonly #state: RunState;
   readonly #events: RunEvents;
   /** The run's contracts in creation order; written only through `put`. */
-  readonly byId: Map<string, ContractView>;
+  readonly byId: ReadonlyMap<string, ContractView>;
+  readonly #byId = new Map<string, ContractView>();
   /** The unfinished ones, in creation order (a few at a time). */
   readonly #pending = new Map<string, ContractView>();
   /**
@@ -129,7 +130,7 @@ export class RunContracts {
     this.#events = events;
     this.#run = run;
     this.#state = state;
-    this.byId = new Map();
+    this.byId = this.#byId;
     for (const c of contracts) this.put(c);
   }
 
@@ -140,8 +141,8 @@ export class RunContracts {
   /** Records a contract's current view (a new contract, or a move of a known one). */
   put(c: ContractView): void {
     const id = c.contract_id;
-    const old = this.byId.get(id);
-    this.byId.set(id, c);
+    const old = this.#byId.get(id);
+    this.#byId.set(id, c);
     if (!this.#rank.has(id)) this.#rank.set(id, this.#rank.size);
     if (!isFinal(c.status)) {
       this.#pending.set(id, c);
