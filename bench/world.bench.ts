@@ -21,7 +21,8 @@
  * trips: statements a transaction issues while others of it are in flight are pipelined on
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
  * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each side
- * (default 5), for steadier medians on a loaded machine.
+ * (default 5), for steadier medians on a loaded machine; `BENCH_WORLD_SQL_TIME=1` (diagnostic, it
+ * slows both sides) times statements and commits (see countingStore).
  */
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
@@ -64,6 +65,10 @@ const onlyGetWorld = process.env.NOEMA_BENCH_WORLD === 'get_world';
  * run outside one (its own implicit transaction) — and statements: every query, lock and notify,
  * inside a transaction or not (on PostgreSQL each is a round trip; BEGIN and COMMIT not counted).
  * `BENCH_WORLD_STATEMENTS=1` also tallies them by SQL text, to print where they go.
+ * `BENCH_WORLD_SQL_TIME=1` (since stop 19) also times them: each statement's call (on SQLite the
+ * statement runs inside it, so this is its time in SQLite; on PostgreSQL only the time to issue it)
+ * by SQL text, and each transaction's end — from its callback's end to the transaction's (on SQLite
+ * the COMMIT) — by its statements, to show which commits cost what.
  */
 function countingStore(store: Store): {
   store: Store;
@@ -72,6 +77,7 @@ function countingStore(store: Store): {
   /** Statements issued with none of the same handle in flight: the round trips they cost on PostgreSQL. */
   waits: number;
   bySql: Map<string, number> | null;
+  timing: SqlTiming | null;
 } {
   const counter = {
     store,
@@ -79,9 +85,10 @@ function countingStore(store: Store): {
     statements: 0,
     waits: 0,
     bySql: process.env.BENCH_WORLD_STATEMENTS === '1' ? new Map<string, number>() : null,
+    timing: process.env.BENCH_WORLD_SQL_TIME === '1' ? newSqlTiming() : null,
   };
   const STATEMENTS = new Set<string | symbol>(['run', 'get', 'all', 'lockKey', 'lockRows', 'notify']);
-  const counting = <T extends object>(target: T): T => {
+  const counting = <T extends object>(target: T, shape?: string[]): T => {
     // Statements of this handle not yet answered: one issued behind them rides their round trip
     // on a store that pipelines (see Transaction), so it is not counted as a wait of its own.
     let inFlight = 0;
@@ -97,7 +104,14 @@ function countingStore(store: Store): {
             const key = `${String(prop)} ${String(args[0]).replace(/\s+/g, ' ').slice(0, 110)}`;
             counter.bySql.set(key, (counter.bySql.get(key) ?? 0) + 1);
           }
+          const timing = counter.timing;
+          const t0 = timing ? performance.now() : 0;
           const out = (value as (...a: unknown[]) => unknown).apply(t, args);
+          if (timing) {
+            const key = `${String(prop)} ${String(args[0]).replace(/\s+/g, ' ').slice(0, 90)}`;
+            timing.add(timing.bySql, key, performance.now() - t0);
+            shape?.push(key.slice(0, 28));
+          }
           if (out instanceof Promise) {
             inFlight++;
             const settle = () => {
@@ -118,6 +132,24 @@ function countingStore(store: Store): {
       if (prop === 'transaction')
         return (fn: (tx: object) => unknown, ...rest: unknown[]) => {
           counter.commits++;
+          const timing = counter.timing;
+          if (timing) {
+            const shape: string[] = [];
+            let end = 0;
+            const done = (value as (...a: unknown[]) => Promise<unknown>).call(
+              target,
+              async (tx: object) => {
+                const v = await fn(counting(tx, shape));
+                end = performance.now();
+                return v;
+              },
+              ...rest,
+            );
+            return done.then((v) => {
+              timing.add(timing.byCommit, shape.join(' | '), performance.now() - end);
+              return v;
+            });
+          }
           return (value as (...a: unknown[]) => unknown).call(
             target,
             (tx: object) => fn(counting(tx)),
@@ -134,18 +166,66 @@ function countingStore(store: Store): {
       // commits the same work through `transaction`, counted there).
       if (prop === 'transactionSync')
         return (fn: (tx: object) => unknown, ...rest: unknown[]) => {
+          const shape: string[] = [];
+          let end = 0;
           const out = (value as (...a: unknown[]) => unknown).call(
             target,
-            (tx: object) => fn(counting(tx)),
+            (tx: object) => {
+              const v = fn(counting(tx, shape));
+              end = performance.now();
+              return v;
+            },
             ...rest,
           );
-          if (out !== STORE_BUSY) counter.commits++;
+          if (out !== STORE_BUSY) {
+            counter.commits++;
+            counter.timing?.add(counter.timing.byCommit, shape.join(' | '), performance.now() - end);
+          }
           return out;
         };
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
   return counter;
+}
+/** Statement and commit times by SQL text and by transaction (BENCH_WORLD_SQL_TIME=1), per side. */
+interface SqlTiming {
+  side: string;
+  bySql: Map<string, { n: number; ms: number }>;
+  byCommit: Map<string, { n: number; ms: number }>;
+  add(to: Map<string, { n: number; ms: number }>, key: string, ms: number): void;
+}
+
+function newSqlTiming(): SqlTiming {
+  return {
+    side: '',
+    bySql: new Map(),
+    byCommit: new Map(),
+    add(to, key, ms) {
+      const k = `${this.side}\u0000${key}`;
+      const e = to.get(k);
+      if (e) {
+        e.n++;
+        e.ms += ms;
+      } else to.set(k, { n: 1, ms });
+    },
+  };
+}
+
+/** Prints one side's statement and commit times per round (the biggest first). */
+function printSqlTiming(t: SqlTiming, side: string, rounds: number, subjects: number, kind: string): void {
+  for (const [what, map] of [
+    ['statement time', t.bySql],
+    ['commit time (callback end to transaction end), by statements', t.byCommit],
+  ] as const) {
+    const rows = [...map].filter(([k]) => k.startsWith(`${side}\u0000`));
+    const total = rows.reduce((a, [, e]) => a + e.ms, 0);
+    console.log(`--- ${side} [${kind}]: ${what}, ms per round (${(total / rounds).toFixed(2)} in all)`);
+    for (const [k, e] of rows.sort((a, b) => b[1].ms - a[1].ms).slice(0, 14))
+      console.log(
+        `${(e.ms / rounds).toFixed(2).padStart(7)}  ${((e.ms / e.n) * 1000).toFixed(1).padStart(6)} µs × ${(e.n / rounds / subjects).toFixed(2)}/subject  ${k.slice(side.length + 1) || '(none)'}`,
+      );
+  }
 }
 const ENTITIES = 10_000;
 
@@ -318,6 +398,7 @@ const bench: Bench = {
                 const s0 = counted.statements;
                 const w0 = counted.waits;
                 counted.bySql?.clear();
+                if (counted.timing) counted.timing.side = label;
                 await run();
                 s.commits = counted.commits - c0;
                 s.statements = counted.statements - s0;
@@ -431,6 +512,9 @@ const bench: Bench = {
                 }
               });
             }
+            // Timed in the counting round alone (the timed rounds do not go through the proxy).
+            if (counted.timing)
+              for (const label of ['turn', 'floor']) printSqlTiming(counted.timing, label, 1, SUBJECTS, kind);
             const p50 = (xs: number[]) => summarize(xs.map((x) => x * 1000)).p50 / 1000;
             const turn = p50(turnSide.ms);
             const floor = p50(floorSide.ms);

@@ -59,6 +59,10 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   };
   // Compiled graphs by hash. Graphs come from callers, so the cache is bounded; a miss recompiles.
   const graphs = new LruMap<string, CompiledGraph>(GRAPH_CACHE);
+  // Hashes of graphs that passed validation here. Node types are registered once and never replaced,
+  // so a graph valid once stays valid: a runtime creating a run of the same graph every turn (a
+  // world's turn graph) validates it once, not per run.
+  const validGraphs = new LruMap<string, true>(GRAPH_CACHE);
 
   async function graphOf(hash: string): Promise<CompiledGraph> {
     let g = graphs.get(hash);
@@ -101,12 +105,25 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     validate: (graph) => assertValidGraph(graph, registry),
 
     async createRun(graph: GraphSpec, opts: StartOptions = {}) {
-      await assertValidGraph(graph, registry);
+      let hashed: { body: string; graph_hash: string } | null = null;
+      try {
+        const text = canonicalJson(graph);
+        hashed = { body: text, graph_hash: sha256Hex(text) };
+      } catch {
+        // Validation below says what is wrong with it (as it did before hashing).
+      }
+      if (hashed === null || validGraphs.get(hashed.graph_hash) !== true) {
+        await assertValidGraph(graph, registry);
+        if (hashed === null) {
+          const text = canonicalJson(graph);
+          hashed = { body: text, graph_hash: sha256Hex(text) };
+        }
+        validGraphs.set(hashed.graph_hash, true);
+      }
+      const { body, graph_hash } = hashed;
       const run_id = opts.run_id ?? uuidv7();
       if (!isUuid(run_id))
         throw new NoemaError('INVALID_INPUT', 'run_id must be a uuid', { details: { run_id } });
-      const body = canonicalJson(graph);
-      const graph_hash = sha256Hex(body);
       const input = opts.input ?? {};
       const undeclared = Object.keys(input).filter((k) => !graph.channels?.[k]);
       if (undeclared.length > 0) {

@@ -22,6 +22,34 @@ const detached: NodeType<null> = {
   },
 };
 
+/** The `a` argument of each listed contract's call: which contract is which. */
+const argsOf = (cs: readonly { payload: Json }[]) =>
+  cs.map((c) => (c.payload as { args: { a: number } }).args.a);
+
+/**
+ * Visit 1 creates contract 1 (left PENDING), visit 2 acts contract 2 (done at once), visit 3 performs
+ * contract 1, visit 4 only looks; each logs its lists (visits 1 and 4 before and after acting).
+ */
+const outOfOrder: NodeType<null> = {
+  type: 'out_of_order',
+  async execute(ctx) {
+    const visit = (ctx.state.log as unknown[]).length + 1;
+    const lists = () => [argsOf(ctx.pending_executions), argsOf(ctx.completed_executions)];
+    // Visits 2 and 3 first read their lists after their action: still the lists from before it.
+    const before = visit === 2 || visit === 3 ? [] : lists();
+    if (visit === 1)
+      return {
+        kind: 'ok',
+        route: 'again',
+        writes: { log: before },
+        contracts: [{ action_type: 'tool_call', payload: { tool: 'add', args: { a: 1, b: 1 } } }],
+      };
+    if (visit === 2) await ctx.act('tool_call', { tool: 'add', args: { a: 2, b: 3 } } as Json);
+    if (visit === 3) await ctx.perform(ctx.pending_executions[0]!.contract_id);
+    return { kind: 'ok', route: visit === 4 ? 'done' : 'again', writes: { log: [...before, ...lists()] } };
+  },
+};
+
 /** Writes who fed it (node ids, in order), read twice from one context. */
 const fed: NodeType<null> = {
   type: 'fed',
@@ -71,6 +99,34 @@ describeEachStore('engine: the node context', (factory) => {
       assert.equal(out.status, 'completed', JSON.stringify(out.error));
       // 5 from the executor; no contract when the context was made, so none after the act either.
       assert.deepEqual((await engine.getRun(out.run_id)).state.log, [[5, 0, 0]]);
+      await engine.close();
+    });
+  });
+
+  test('contract lists are in creation order, whatever order the contracts finished in, and stay as they were when the context was made', async () => {
+    await factory.withStore(async ({ store }) => {
+      const engine = createEngine(store, { actions: new CountingExecutor(), fanOut: false });
+      engine.register(outOfOrder as NodeType<never>);
+      const out = await engine.start({
+        entry: 'n',
+        channels: { log: { reducer: 'append' } },
+        nodes: [
+          { id: 'n', type: 'out_of_order' },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [
+          { from: 'n', to: 'n', route: 'again' },
+          { from: 'n', to: 'end', route: 'done' },
+        ],
+      });
+      assert.equal(out.status, 'completed', JSON.stringify(out.error));
+      // Each entry: pending and completed before the visit's action, then after it (same context).
+      assert.deepEqual((await engine.getRun(out.run_id)).state.log, [
+        [[], []],
+        [[1], []],
+        [[1], [2]],
+        [[], [1, 2], [], [1, 2]],
+      ]);
       await engine.close();
     });
   });

@@ -107,7 +107,18 @@ export class RunContracts {
   readonly #run: RunRef;
   readonly #state: RunState;
   readonly #events: RunEvents;
-  readonly byId: Map<string, ContractView>;
+  /** The run's contracts in creation order; written only through `put`. */
+  readonly byId: ReadonlyMap<string, ContractView>;
+  readonly #byId = new Map<string, ContractView>();
+  /** The unfinished ones, in creation order (a few at a time). */
+  readonly #pending = new Map<string, ContractView>();
+  /**
+   * The finished ones, in creation order. Grown in place only at its end, so a node context may
+   * keep it with its length as its list (`completedNow`); any other change makes a new array.
+   */
+  #completed: ContractView[] = [];
+  /** Creation rank of each contract, to place a finished one among the others. */
+  readonly #rank = new Map<string, number>();
   /**
    * The first store fault met while the current node ran. A node may catch the error `ctx.act`
    * threw and carry on; the run must still stop and be reclaimed, so the node runner checks this.
@@ -119,11 +130,49 @@ export class RunContracts {
     this.#events = events;
     this.#run = run;
     this.#state = state;
-    this.byId = new Map(contracts.map((c) => [c.contract_id, c]));
+    this.byId = this.#byId;
+    for (const c of contracts) this.put(c);
   }
 
   all(): ContractView[] {
     return this.byId.size === 0 ? [] : [...this.byId.values()];
+  }
+
+  /** Records a contract's current view (a new contract, or a move of a known one). */
+  put(c: ContractView): void {
+    const id = c.contract_id;
+    const old = this.#byId.get(id);
+    this.#byId.set(id, c);
+    if (!this.#rank.has(id)) this.#rank.set(id, this.#rank.size);
+    if (!isFinal(c.status)) {
+      this.#pending.set(id, c);
+      return;
+    }
+    this.#pending.delete(id);
+    const list = this.#completed;
+    if (old && isFinal(old.status)) {
+      // A finished contract seen again: replaced where it is, in a new array.
+      this.#completed = list.map((x) => (x.contract_id === id ? c : x));
+      return;
+    }
+    const rank = this.#rank.get(id)!;
+    let at = list.length;
+    while (at > 0 && this.#rank.get(list[at - 1]!.contract_id)! > rank) at--;
+    if (at === list.length) list.push(c);
+    else this.#completed = [...list.slice(0, at), c, ...list.slice(at)];
+  }
+
+  /** `pending_executions` now: the unfinished contracts in creation order. */
+  pendingNow(): ContractView[] {
+    return this.#pending.size === 0 ? [] : [...this.#pending.values()];
+  }
+
+  /**
+   * `completed_executions` now, without copying it: the first `length` items of `list`, which later
+   * changes leave as they are.
+   */
+  completedNow(): { list: readonly ContractView[]; length: number } {
+    return { list: this.#completed, length: this.#completed.length };
   }
 
   /** Deterministic id for `ctx.act`, so a re-executed node finds its journaled action. */
@@ -217,7 +266,7 @@ export class RunContracts {
     } else c = await this.#move(c, 'RUNNING', `node:${node}`, {});
     // A joined settle that reported failure may still have committed (its answer lost).
     if (join.tried && (await hasStatus(this.#deps.store, join.tried))) {
-      this.byId.set(c.contract_id, join.tried);
+      this.put(join.tried);
       return join.tried;
     }
     return this.#settle(c, outcome, 'executor');
@@ -265,7 +314,7 @@ export class RunContracts {
     }
     if (next === null) return;
     const settled = next as ContractView;
-    this.byId.set(settled.contract_id, settled);
+    this.put(settled);
     join.settled = settled;
   }
 
@@ -494,7 +543,7 @@ export class RunContracts {
       }
     }
     this.#state.seq = seq;
-    this.byId.set(next.contract_id, next);
+    this.put(next);
     return value;
   }
 }

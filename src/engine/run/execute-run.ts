@@ -176,9 +176,8 @@ export async function executeRun(
       }
       const committing = commitStep(deps, events, run, graph, state, work);
       const status = typeof committing === 'string' ? committing : await committing;
-      for (let i = 0; i < work.contracts.length; i++)
-        rc.byId.set(work.contracts[i]!.contract_id, work.contracts[i]!);
-      for (let i = 0; i < work.moved.length; i++) rc.byId.set(work.moved[i]!.contract_id, work.moved[i]!);
+      for (let i = 0; i < work.contracts.length; i++) rc.put(work.contracts[i]!);
+      for (let i = 0; i < work.moved.length; i++) rc.put(work.moved[i]!);
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
       if (loaded.attempts.size > 0) loaded.attempts.clear();
       if (status !== 'running') return outcome(status);

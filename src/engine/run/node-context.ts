@@ -6,7 +6,6 @@
  * a context is made on every step, mostly before V8 has optimized the code that makes it, and each
  * field it defines costs that step.
  */
-import { completedExecutions, pendingExecutions } from '../contracts/views.ts';
 import type {
   ContractView,
   CorrectiveNote,
@@ -24,7 +23,9 @@ interface Made {
   input: InputContext | null;
   corrective: CorrectiveNote[] | null;
   pending: ContractView[] | null;
-  completed: ContractView[] | null;
+  completed: readonly ContractView[] | null;
+  /** The run's finished contracts when the context was made: the first `length` of `list`. */
+  completedAt: { list: readonly ContractView[]; length: number } | null;
   perform: NodeContext['perform'] | null;
   act: NodeContext['act'] | null;
   update: NodeContext['update'] | null;
@@ -60,12 +61,12 @@ export class StepContext implements NodeContext {
     this.attempt = attempt;
     this.#notes = notes;
     // The contract lists are taken when the context is made (a node's own `act` adds contracts
-    // later). Most runs hold no contract: nothing to copy or filter.
+    // later). Most runs hold no contract: nothing to copy. The finished ones (all of a long run's,
+    // which its nodes seldom read) are copied on first read, not per step.
     if (r.contracts.byId.size > 0) {
-      const all = r.contracts.all();
       const made = this.#lazy();
-      made.pending = pendingExecutions(all);
-      made.completed = completedExecutions(all);
+      made.pending = r.contracts.pendingNow();
+      made.completedAt = r.contracts.completedNow();
     }
   }
 
@@ -75,6 +76,7 @@ export class StepContext implements NodeContext {
       corrective: null,
       pending: null,
       completed: null,
+      completedAt: null,
       perform: null,
       act: null,
       update: null,
@@ -128,7 +130,10 @@ export class StepContext implements NodeContext {
 
   get completed_executions(): readonly ContractView[] {
     const made = this.#lazy();
-    made.completed ??= [];
+    if (made.completed === null) {
+      const at = made.completedAt;
+      made.completed = at === null || at.length === 0 ? [] : at.list.slice(0, at.length);
+    }
     return made.completed;
   }
 

@@ -114,14 +114,18 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
     const base = { attempt_id: attempt.attempt_id, turn: attempt.attempted_turn };
     try {
       if (outcome.status === 'completed') {
-        const run = await engine.getRun(outcome.run_id);
-        const patches = run.state.patches as unknown as StagedPatch[];
-        const marks = (run.state.marks ?? []) as unknown as OutputMark[];
-        // The run's `commit` node committed the turn (a run of a graph from before that node
-        // existed is committed here).
-        if ((await getAttemptRow(store, attempt.attempt_id)).status === 'running') {
-          const t = await contexts.get(attempt);
-          await commitTurn(store, attempt, t.base, patches, marks);
+        // The run's `commit` node committed the turn; when it ran here, it left the patches, and the
+        // run is not read back (its whole journal and contracts) for them.
+        let patches = contexts.committedPatches(attempt.attempt_id);
+        if (!patches) {
+          const run = await engine.getRun(outcome.run_id);
+          patches = run.state.patches as unknown as StagedPatch[];
+          const marks = (run.state.marks ?? []) as unknown as OutputMark[];
+          // A run of a graph from before the `commit` node existed is committed here.
+          if ((await getAttemptRow(store, attempt.attempt_id)).status === 'running') {
+            const t = await contexts.get(attempt);
+            await commitTurn(store, attempt, t.base, patches, marks);
+          }
         }
         return {
           ...base,

@@ -66,6 +66,7 @@ export class TurnContexts {
   readonly #cache = new Map<string, Promise<TurnContext>>();
   readonly #plans = new Map<string, Promise<LoadedScenario>>();
   readonly #invoked = new Map<string, Map<string, string>>();
+  readonly #committed = new Map<string, readonly StagedPatch[]>();
 
   constructor(store: Store) {
     this.#store = store;
@@ -89,6 +90,19 @@ export class TurnContexts {
     this.#invoked.get(attempt_id)?.set(contract_id, source_invocation_id);
   }
 
+  /**
+   * Notes the patches the attempt's turn committed with, once this process's `commit` node saw it
+   * committed, so the run's end need not read the run back for them.
+   */
+  committed(attempt_id: string, patches: readonly StagedPatch[]): void {
+    this.#committed.set(attempt_id, patches);
+  }
+
+  /** The patches this process saw the attempt commit with (`committed`), if it did. */
+  committedPatches(attempt_id: string): readonly StagedPatch[] | undefined {
+    return this.#committed.get(attempt_id);
+  }
+
   /** The scenario's turn plan (without entities), loaded once per runtime. */
   plan(scenario_hash: string): Promise<LoadedScenario> {
     let p = this.#plans.get(scenario_hash);
@@ -107,6 +121,7 @@ export class TurnContexts {
   forget(attempt_id: string): void {
     this.#cache.delete(attempt_id);
     this.#invoked.delete(attempt_id);
+    this.#committed.delete(attempt_id);
   }
 
   async #load(attempt: AttemptInput, invoked: Map<string, string>, row?: WorldRow): Promise<TurnContext> {

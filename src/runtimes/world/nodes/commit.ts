@@ -30,6 +30,7 @@ export function commitNode(store: Store, contexts: TurnContexts): NodeType<Recor
         );
         if (row?.status !== 'committed') return { kind: 'fail', code: err.code, message: err.message };
       }
+      contexts.committed(ch.attempt.attempt_id, ch.patches);
       return { kind: 'ok' };
     },
   };

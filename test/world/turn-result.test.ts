@@ -1,0 +1,56 @@
+/** What `runTurn` answers for a committed turn, and what it reads to answer it. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { recordingTransactions } from '../../src/testing/recording-store.ts';
+import { startParkKit } from '../../src/testing/world-kit.ts';
+import { finalPatch, toolCall } from './helpers.ts';
+
+describeEachStore('world turn result', (factory) => {
+  test("a turn committed by this process answers its patches without reading the run's journal back", async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, txs, reads } = recordingTransactions(raw);
+      const script = {
+        rules: [{ match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) }],
+        default: finalPatch('Bob texted Alice.', [
+          { op: 'set_entity_state', entity_id: 'bob', state: 'texting' },
+        ]),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        const journalReads = () =>
+          [...txs.flat(), ...reads].filter((sql) => /FROM engine_journal WHERE jid BETWEEN/.test(sql)).length;
+        const before = journalReads();
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        // The run's journal is read once, when the run is claimed; not again for the answer.
+        assert.equal(journalReads() - before, 1);
+        const stored = await raw.all<{
+          patch_seq: number | string;
+          subject_entity_id: string;
+          narration: string;
+          effects_json: string;
+        }>(
+          'SELECT patch_seq, subject_entity_id, narration, effects_json FROM world_patches WHERE attempt_id = ? ORDER BY patch_seq',
+          [r.attempt_id],
+        );
+        assert.deepEqual(
+          r.patches,
+          stored.map((p) => ({
+            patch_seq: Number(p.patch_seq),
+            subject_entity_id: p.subject_entity_id,
+            narration: p.narration,
+            effects: JSON.parse(p.effects_json) as unknown[],
+          })),
+        );
+        assert.equal(r.patches[0]?.narration, 'Bob texted Alice.');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
