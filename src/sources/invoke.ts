@@ -302,7 +302,8 @@ function finishedAs(row: FinalState | undefined, status: string, ended_at: numbe
 /**
  * Commits the running row: in the caller's transaction when it passed a runner; else
  * synchronously where the store offers it and the lease needs no write (no turn of the event
- * loop inside the transaction); else in a transaction of its own.
+ * loop inside the transaction) — as its one statement committed on its own when its seq is given,
+ * else in a synchronous transaction; else in a transaction of its own.
  */
 async function commitRunning(
   store: Store,
