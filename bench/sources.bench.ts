@@ -350,7 +350,7 @@ export default {
           });
           // Where the added time goes: the wall time of the two transactions inside traced calls
           // (they run cold, after the fetch path's work, so they cost more than the tight loop),
-          // asynchronous or synchronous ones alike.
+          // asynchronous or synchronous ones alike, and single statements committed on their own.
           const inTx: number[] = [];
           let txTime = 0;
           const transaction: Store['transaction'] = async (fn, options) => {
@@ -372,11 +372,23 @@ export default {
                 }
               }
             : undefined;
+          // A statement committed on its own (runSync) is a transaction of one statement.
+          const runSync: Store['runSync'] = store.runSync
+            ? (sql, params, options) => {
+                const t0 = process.hrtime.bigint();
+                try {
+                  return store.runSync!(sql, params, options);
+                } finally {
+                  txTime += Number(process.hrtime.bigint() - t0) / 1000;
+                }
+              }
+            : undefined;
           // Everything else goes to the store itself (its methods use private fields).
           const timed = new Proxy(store, {
             get: (target, prop) => {
               if (prop === 'transaction') return transaction;
               if (prop === 'transactionSync') return transactionSync;
+              if (prop === 'runSync') return runSync;
               const v = Reflect.get(target, prop, target);
               return typeof v === 'function' ? v.bind(target) : v;
             },

@@ -7,47 +7,67 @@ import { startToyServices, toySources } from '../testing/toys/index.ts';
 import {
   getJsonSchema,
   getSourceInvocation,
+  type InvocationLinks,
   invokeSource,
   putJsonSchema,
   putResponseSource,
 } from './index.ts';
 
 describeEachStore('invokeSource', (factory) => {
-  test('its transactions run synchronously where the store has synchronous ones, once the lease is registered', async () => {
+  test('its writes run synchronously where the store has synchronous statements, once the lease is registered', async () => {
     const { store, dispose } = await factory.open();
     const toys = await startToyServices();
     try {
       const source = await putResponseSource(store, toySources.weather);
-      const calls = { transaction: 0, transactionSync: 0 };
+      const calls = { transaction: 0, transactionSync: 0, runSync: 0 };
       const counting = new Proxy(store, {
         get(target, key) {
           const v = Reflect.get(target, key);
           if (typeof v !== 'function') return v;
-          if (key !== 'transaction' && key !== 'transactionSync') return v.bind(target);
+          if (key !== 'transaction' && key !== 'transactionSync' && key !== 'runSync') return v.bind(target);
           return (...args: unknown[]) => {
             calls[key] += 1;
             return v.apply(target, args);
           };
         },
       });
-      const call = () =>
+      const call = (links: InvocationLinks) =>
         invokeSource(counting, {
           source,
           request: { turn: 1 },
           kind: 'ambient_context',
           env: toys.env,
-          links: { attempt_id: 'sync' },
+          links,
         });
       // The first call registers the process lease, in an asynchronous transaction.
-      assert.equal((await call()).invocation_seq, 1);
-      Object.assign(calls, { transaction: 0, transactionSync: 0 });
-      const second = await call();
+      assert.equal((await call({ attempt_id: 'sync' })).invocation_seq, 1);
+      const sync = store.transactionSync !== undefined;
+      const alone = store.runSync !== undefined;
+      // In an attempt the running row allocates its seq (an insert and a read): one synchronous
+      // transaction; the finish is one statement, committed on its own.
+      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
+      const second = await call({ attempt_id: 'sync' });
       assert.equal(second.ok, true, second.error?.message);
       assert.equal(second.invocation_seq, 2, 'the attempt allocates its next seq');
       assert.equal((await getSourceInvocation(store, second.source_invocation_id)).status, 'succeeded');
-      const sync = store.transactionSync !== undefined;
-      assert.equal(calls.transaction, sync ? 0 : 2);
-      assert.equal(calls.transactionSync, sync ? 2 : 0);
+      assert.deepEqual(calls, {
+        transaction: sync ? 0 : 2,
+        transactionSync: sync ? (alone ? 1 : 2) : 0,
+        runSync: alone ? 1 : 0,
+      });
+      // Outside an attempt and a run, the running row is one statement too.
+      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
+      const third = await call({});
+      assert.equal(third.ok, true, third.error?.message);
+      assert.equal(third.invocation_seq, 1);
+      const row = await getSourceInvocation(store, third.source_invocation_id);
+      assert.equal(row.status, 'succeeded');
+      assert.deepEqual(row.response_json, third.output);
+      assert.deepEqual(calls, {
+        transaction: sync ? 0 : 2,
+        transactionSync: alone || !sync ? 0 : 2,
+        runSync: alone ? 2 : 0,
+      });
     } finally {
       await toys.close();
       await dispose();
@@ -187,7 +207,8 @@ describeEachStore('invokeSource', (factory) => {
     try {
       const source = await putResponseSource(store, toySources.weather);
       // The first terminal write fails, as a store refusing the value would (in a transaction of
-      // either kind: where the store has synchronous ones, the finish runs in one).
+      // either kind, or as a statement committed on its own: where the store has synchronous ones, the
+      // finish runs so).
       let refused = false;
       const refuses = (sql: string) => {
         if (refused || !sql.startsWith('UPDATE source_invocations SET status')) return false;
@@ -217,6 +238,11 @@ describeEachStore('invokeSource', (factory) => {
           if (key === 'transactionSync' && target.transactionSync)
             return <T>(fn: (tx: SyncTransaction) => T, o?: TransactionOptions) =>
               target.transactionSync!((tx) => fn(refusing(tx)), o);
+          if (key === 'runSync' && target.runSync)
+            return (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
+              if (refuses(sql)) throw new Error('invalid byte sequence');
+              return target.runSync!(sql, params, o);
+            };
           const v = Reflect.get(target, key);
           return typeof v === 'function' ? v.bind(target) : v;
         },

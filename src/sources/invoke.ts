@@ -18,8 +18,10 @@ import {
   finishedRow,
   finishInvocation,
   finishRow,
+  finishRowAlone,
   finishRowSync,
   insertRunningRow,
+  insertRunningRowAlone,
   insertRunningRowSync,
   type RunningRow,
   runningRow,
@@ -186,6 +188,8 @@ export async function invokeSource(
             recorded,
           })),
     );
+    // The kind's statement after the finish (dropping the chunk batches a long stream wrote), if any.
+    const after = plan?.afterFinish?.() ?? null;
     /** Notes how the finishing statement went: `finished` null means recovery interrupted the row first. */
     const finishedWith = (finished: RecordedResponse | null): 'landed' | 'written' => {
       interrupted = !finished;
@@ -199,16 +203,14 @@ export async function invokeSource(
       // succeed though it reported failure — then the row already holds this very outcome.
       if (!finished && finishedAs(await tx.get<FinalState>(FINAL_STATE, [id]), status, ended_at))
         return 'landed';
-      const after = finished && plan?.afterFinish?.();
-      if (after) await tx.run(after.sql, after.params);
+      if (finished && after) await tx.run(after.sql, after.params);
       return finishedWith(finished);
     };
     /** `finishRows` in a synchronous transaction, where the store offers one. */
     const finishRowsSync = (tx: SyncTransaction): 'landed' | 'written' => {
       const finished = finishRowSync(tx, finishing);
       if (!finished && finishedAs(tx.get<FinalState>(FINAL_STATE, [id]), status, ended_at)) return 'landed';
-      const after = finished && plan?.afterFinish?.();
-      if (after) tx.run(after.sql, after.params);
+      if (finished && after) tx.run(after.sql, after.params);
       return finishedWith(finished);
     };
     const outcomeOf = (): InvocationOutcome => ({
@@ -250,6 +252,14 @@ export async function invokeSource(
         // before this commit reaches disk, the row is `running` again and recovery interrupts it.
         // Whoever uses the result commits after this, and that commit's flush covers this one.
         await retryStoreFault(async () => {
+          // One statement, committed on its own where the store can (no BEGIN/COMMIT around it).
+          const alone = after ? undefined : finishRowAlone(store, finishing, DEFERRED);
+          if (alone !== undefined) {
+            if (!alone && finishedAs(await store.get<FinalState>(FINAL_STATE, [id]), status, ended_at))
+              return;
+            finishedWith(alone);
+            return;
+          }
           // Synchronously where the store can (no turn of the event loop inside the transaction).
           const done = store.transactionSync?.(finishRowsSync, DEFERRED);
           if (done === undefined || done === STORE_BUSY) await store.transaction(finishRows, DEFERRED);
@@ -292,7 +302,8 @@ function finishedAs(row: FinalState | undefined, status: string, ended_at: numbe
 /**
  * Commits the running row: in the caller's transaction when it passed a runner; else
  * synchronously where the store offers it and the lease needs no write (no turn of the event
- * loop inside the transaction); else in a transaction of its own.
+ * loop inside the transaction) — as its one statement committed on its own when its seq is given,
+ * else in a synchronous transaction; else in a transaction of its own.
  */
 async function commitRunning(
   store: Store,
@@ -301,9 +312,11 @@ async function commitRunning(
   row: RunningRow,
   now: number,
 ): Promise<number> {
-  if (!options.running && store.transactionSync && !lease.needsTouch(now)) {
-    const seq = store.transactionSync((tx) => insertRunningRowSync(tx, row));
-    if (seq !== STORE_BUSY) return seq;
+  if (!options.running && !lease.needsTouch(now)) {
+    // One statement, committed on its own where the store can; else one synchronous transaction.
+    const seq =
+      insertRunningRowAlone(store, row) ?? store.transactionSync?.((tx) => insertRunningRowSync(tx, row));
+    if (seq !== undefined && seq !== STORE_BUSY) return seq;
   }
   const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
   return running(async (tx) => {

@@ -8,6 +8,7 @@ import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
 import { paramSpecs } from './conformance/params.spec.ts';
 import { pipeliningSpecs } from './conformance/pipelining.spec.ts';
+import { syncStatementSpecs } from './conformance/sync-statements.spec.ts';
 import { syncTransactionSpecs } from './conformance/sync-transactions.spec.ts';
 import { errorSpecs, transactionSpecs } from './conformance/transactions.spec.ts';
 
@@ -20,5 +21,6 @@ describeEachStore('store: parameter values', paramSpecs);
 describeEachStore('store: locks and catalog', lockSpecs);
 describeEachStore('store: deferred durability', durabilitySpecs);
 describeEachStore('store: synchronous transactions', syncTransactionSpecs);
+describeEachStore('store: synchronous single statements', syncStatementSpecs);
 describeEachStore('store: full-text search', fullTextSpecs);
 describeEachStore('store: statements issued before earlier ones answer', pipeliningSpecs);

@@ -229,6 +229,19 @@ export interface Store extends Queryable {
    */
   transactionSync?<T>(fn: (tx: SyncTransaction) => T, options?: TransactionOptions): T | typeof STORE_BUSY;
   /**
+   * Runs one write statement as a transaction of its own, synchronously: the database commits it as
+   * it runs (autocommit), with no BEGIN and COMMIT statements around it. Present only on backends
+   * whose statements are synchronous (SQLite), like `transactionSync`; as durable as a commit of
+   * `transaction`. Returns `STORE_BUSY`, without running the statement, when another transaction
+   * holds the connection: the caller falls back to `transaction` (or `run`). Calling it from inside
+   * a transaction of this store is a `NESTED_TRANSACTION` error. `durability` as in `transaction`.
+   */
+  runSync?(
+    sql: string,
+    params?: readonly SqlValue[],
+    options?: Pick<TransactionOptions, 'durability'>,
+  ): RunResult | typeof STORE_BUSY;
+  /**
    * Subscribes to a notification channel across processes. Present only when
    * `capabilities.supportsListenNotify`. The store keeps listening through a lost connection: it
    * reconnects with backoff, listens to every channel again, and reports the gap through

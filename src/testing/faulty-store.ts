@@ -50,6 +50,8 @@ export class FaultyStore implements Store {
   readonly listen?: (channel: string, handler: (payload: string) => void) => Promise<Unlisten>;
   /** Present exactly when the wrapped store has it, with the same faults as `transaction`. */
   readonly transactionSync?: Store['transactionSync'];
+  /** Present exactly when the wrapped store has it: a transaction of one statement, with its faults. */
+  readonly runSync?: Store['runSync'];
   #plan: FaultPlan | null = null;
   readonly #fault: (what: string) => Error;
 
@@ -58,6 +60,7 @@ export class FaultyStore implements Store {
     this.#fault = fault;
     if (inner.listen) this.listen = inner.listen.bind(inner);
     if (inner.transactionSync) this.transactionSync = (fn, options) => this.#transactionSync(fn, options);
+    if (inner.runSync) this.runSync = (sql, params, options) => this.#runSync(sql, params, options);
   }
 
   get dialect() {
@@ -200,6 +203,40 @@ export class FaultyStore implements Store {
       return result;
     }, options);
     if (result !== STORE_BUSY && fails && at === 'after-commit') {
+      this.injected.push(`transaction ${n} after commit`);
+      throw this.#fault(`transaction ${n} after commit`);
+    }
+    return result;
+  }
+
+  /**
+   * As a synchronous transaction of the one statement (counted as a transaction and a statement): a
+   * fault at `begin` or `commit` writes nothing, `after-commit` throws after the statement committed.
+   */
+  #runSync(
+    sql: string,
+    params?: readonly SqlValue[],
+    options?: TransactionOptions,
+  ): RunResult | typeof STORE_BUSY {
+    const n = this.counts.transactions + 1;
+    const fails = this.#plan?.transaction === n;
+    const at = this.#plan?.at ?? 'commit';
+    if (fails && at !== 'after-commit') {
+      this.counts.transactions = n;
+      this.injected.push(`transaction ${n} at ${at}`);
+      throw this.#fault(`transaction ${n} at ${at}`);
+    }
+    this.counts.transactions = n;
+    // A statement fault fails it before it runs: nothing written, as in a transaction.
+    this.#statement(sql);
+    const result = this.inner.runSync!(sql, params, options);
+    if (result === STORE_BUSY) {
+      // Not run: not counted (its retry is), as a transaction the inner store refuses as busy.
+      this.counts.transactions = n - 1;
+      this.counts.statements -= 1;
+      return result;
+    }
+    if (fails) {
       this.injected.push(`transaction ${n} after commit`);
       throw this.#fault(`transaction ${n} after commit`);
     }

@@ -1,10 +1,17 @@
 /**
  * A store that records the statements of each transaction it runs (one list per attempt, with the
- * transaction's durability), asynchronous and synchronous alike, and the reads made outside one: for
+ * transaction's durability), asynchronous and synchronous alike (a statement committed on its own
+ * through `runSync` is a transaction of one statement), and the reads made outside one: for
  * tests that check what commits together (a call's contract move riding its invocation's
  * transaction) and which commits wait for the disk.
  */
-import type { Store, Transaction, TransactionOptions } from '../store/store.ts';
+import {
+  type SqlValue,
+  STORE_BUSY,
+  type Store,
+  type Transaction,
+  type TransactionOptions,
+} from '../store/store.ts';
 
 export interface RecordedTransaction {
   sqls: string[];
@@ -61,6 +68,13 @@ export function recordingTransactions(store: Store): {
             sqls = open(options);
             return fn(recording(tx, sqls));
           }, options);
+          return out;
+        };
+      if (key === 'runSync' && target.runSync)
+        // A statement committed on its own: a transaction of one statement.
+        return (sql: string, params?: readonly SqlValue[], options?: TransactionOptions) => {
+          const out = target.runSync!(sql, params, options);
+          if (out !== STORE_BUSY) open(options).push(sql);
           return out;
         };
       return bind(target, key);

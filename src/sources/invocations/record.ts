@@ -3,7 +3,15 @@
  * terminal update. Every value passes through the call's Redactor on its way in.
  */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue, SyncTransaction, Transaction } from '../../store/store.ts';
+import {
+  type Queryable,
+  type SqlValue,
+  STORE_BUSY,
+  type Store,
+  type SyncTransaction,
+  type Transaction,
+  type TransactionOptions,
+} from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import type {
   InvocationKind,
@@ -192,6 +200,16 @@ export function insertRunningRowSync(tx: SyncTransaction, row: RunningRow): numb
   throw seqNotAllocated(row);
 }
 
+/**
+ * Inserts a running row as a statement committed on its own (`Store.runSync`: no BEGIN/COMMIT
+ * around it) when it is one statement — its seq given, not allocated — and the store offers that;
+ * returns its `invocation_seq`, or undefined when the caller must use a transaction.
+ */
+export function insertRunningRowAlone(store: Store, row: RunningRow): number | undefined {
+  if (row.scope !== null || !store.runSync) return undefined;
+  return store.runSync(row.sql.given, row.params) === STORE_BUSY ? undefined : row.given;
+}
+
 function seqNotAllocated({ scope, links: l }: RunningRow): NoemaError {
   return new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
     details: scope === 'attempt' ? { attempt_id: l.attempt_id } : { run_id: l.run_id },
@@ -297,4 +315,18 @@ export async function finishRow(q: Queryable, row: FinishedRow): Promise<Recorde
 /** `finishRow` in a synchronous transaction. */
 export function finishRowSync(tx: SyncTransaction, row: FinishedRow): RecordedResponse | null {
   return tx.run(row.sql, row.params).changes === 1 ? row.recorded : null;
+}
+
+/**
+ * `finishRow` as a statement committed on its own (`Store.runSync`), where the store offers that;
+ * undefined when it did not run (no such primitive, or the connection busy): use a transaction.
+ */
+export function finishRowAlone(
+  store: Store,
+  row: FinishedRow,
+  options?: TransactionOptions,
+): RecordedResponse | null | undefined {
+  const r = store.runSync?.(row.sql, row.params, options);
+  if (r === undefined || r === STORE_BUSY) return undefined;
+  return r.changes === 1 ? row.recorded : null;
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { STORE_BUSY } from '../store.ts';
 import { COMMITS_PER_CHECKPOINT, INLINE_AFTER_COMMITS } from './checkpointer.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -77,5 +78,18 @@ test('a loop that never yields to the event loop still keeps the WAL bounded', a
     } finally {
       other.close();
     }
+  });
+});
+
+test('single statements committed on their own (runSync) count as commits: the WAL stays bounded', async () => {
+  await withStore(async (store, path) => {
+    // Synchronous from start to end: only the inline checkpoint can bound this log.
+    for (let i = 0; i < 3 * INLINE_AFTER_COMMITS; i++) {
+      assert.notEqual(store.runSync('INSERT INTO t (body) VALUES (?)', [body]), STORE_BUSY);
+    }
+    const pages = walPages(path);
+    assert.ok(pages < 2.5 * 2 * INLINE_AFTER_COMMITS, `WAL holds ${pages} pages`);
+    const count = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM t');
+    assert.equal(count?.n, 3 * INLINE_AFTER_COMMITS);
   });
 });

@@ -339,6 +339,25 @@ export class SqliteStore implements Store {
     });
   }
 
+  // `durability` changes nothing here, as in `transaction`.
+  runSync(
+    sql: string,
+    params?: readonly SqlValue[],
+    _options?: TransactionOptions,
+  ): RunResult | typeof STORE_BUSY {
+    if (this.#inSyncTransaction) throw nestedTransaction();
+    this.#assertOpen();
+    // As in transactionSync: a held mutex is another transaction in flight, or a nested call.
+    if (this.#mutex.locked) {
+      assertNotInTransaction(this);
+      return STORE_BUSY;
+    }
+    // Autocommit: SQLite takes the write lock, writes and commits within the statement itself.
+    const r = this.#conn.runSync(sql, params);
+    this.#committed();
+    return r;
+  }
+
   async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
     return this.#outsideTransaction(() => this.#conn.all<T>(sql, params));
   }
