@@ -162,6 +162,21 @@ function countingStore(store: Store): {
           return direct.run(...args);
         };
       if (prop === 'get' || prop === 'all') return Reflect.get(direct, prop) as unknown;
+      // A statement committed on its own (`runSync`) is a statement and a commit, unless the store
+      // declined it (the caller then writes the same through a transaction, counted there).
+      if (prop === 'runSync')
+        return (sql: string, ...rest: unknown[]) => {
+          const t0 = performance.now();
+          const out = (value as (...a: unknown[]) => unknown).call(target, sql, ...rest);
+          if (out === STORE_BUSY) return out;
+          counter.commits++;
+          counter.statements++;
+          counter.waits++;
+          const key = `runSync ${sql.replace(/\s+/g, ' ')}`;
+          counter.bySql?.set(key.slice(0, 118), (counter.bySql.get(key.slice(0, 118)) ?? 0) + 1);
+          counter.timing?.add(counter.timing.bySql, key.slice(0, 98), performance.now() - t0);
+          return out;
+        };
       // A synchronous transaction commits too, unless the store declined it (the caller then
       // commits the same work through `transaction`, counted there).
       if (prop === 'transactionSync')
