@@ -43,13 +43,22 @@ describeEachStore('invokeSource', (factory) => {
       assert.equal((await call({ attempt_id: 'sync' })).invocation_seq, 1);
       const sync = store.transactionSync !== undefined;
       const alone = store.runSync !== undefined;
-      // In an attempt the running row allocates its seq (an insert and a read): one synchronous
-      // transaction; the finish is one statement, committed on its own.
+      // In an attempt the running row names the seq after the one this process committed there (one
+      // statement, committed on its own); the finish is one statement too.
       Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
       const second = await call({ attempt_id: 'sync' });
       assert.equal(second.ok, true, second.error?.message);
-      assert.equal(second.invocation_seq, 2, 'the attempt allocates its next seq');
+      assert.equal(second.invocation_seq, 2, 'the attempt takes its next seq');
       assert.equal((await getSourceInvocation(store, second.source_invocation_id)).status, 'succeeded');
+      assert.deepEqual(calls, {
+        transaction: sync ? 0 : 2,
+        transactionSync: alone || !sync ? 0 : 2,
+        runSync: alone ? 2 : 0,
+      });
+      // A new attempt has no seq noted: its running row allocates one (an insert and a read), in a
+      // synchronous transaction where the store has them.
+      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
+      assert.equal((await call({ attempt_id: 'sync-2' })).invocation_seq, 1);
       assert.deepEqual(calls, {
         transaction: sync ? 0 : 2,
         transactionSync: sync ? (alone ? 1 : 2) : 0,
@@ -143,6 +152,50 @@ describeEachStore('invokeSource', (factory) => {
           ],
         );
       }
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
+  test('a seq this process names is turned away when another writer of the attempt took it, and a rolled-back row does not use one up', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      // Another process: its own handle on the same database (its seq cache and lease its own).
+      const other = new Proxy(store, {
+        get(target, key) {
+          const v = Reflect.get(target, key);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const links = { attempt_id: 'shared' };
+      const call = { source, request: { turn: 1 }, kind: 'ambient_context' as const, env: toys.env, links };
+      assert.equal((await invokeSource(store, call)).invocation_seq, 1);
+      // The other writer takes 2, which this process would name next: it takes 3 instead.
+      assert.equal((await invokeSource(other, call)).invocation_seq, 2);
+      assert.equal((await invokeSource(store, call)).invocation_seq, 3);
+      // A running row whose transaction rolls back takes no number: the next call names 4.
+      await assert.rejects(
+        invokeSource(store, call, {
+          running: (write) =>
+            store.transaction(async (tx) => {
+              await write(tx);
+              throw new Error('the caller refused its own transaction');
+            }),
+        }),
+        /refused its own transaction/,
+      );
+      assert.equal((await invokeSource(store, call)).invocation_seq, 4);
+      const seqs = await store.all<{ invocation_seq: number | string }>(
+        'SELECT invocation_seq FROM source_invocations WHERE attempt_id = ? ORDER BY invocation_seq',
+        ['shared'],
+      );
+      assert.deepEqual(
+        seqs.map((r) => Number(r.invocation_seq)),
+        [1, 2, 3, 4],
+      );
     } finally {
       await toys.close();
       await dispose();

@@ -25,7 +25,9 @@ import {
   insertRunningRowSync,
   type RunningRow,
   runningRow,
+  runningRowCommitted,
 } from './invocations/record.ts';
+import { seqCacheOf } from './invocations/seq-cache.ts';
 import { checkInvocationInput } from './links.ts';
 import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
@@ -126,6 +128,7 @@ export async function invokeSource(
       },
       redactor,
       plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
+      seqCacheOf(store),
     );
     const seq = await commitRunning(store, options, lease, row, started_at).catch(async (err: unknown) => {
       // Its COMMIT may have succeeded although it reported failure (the connection lost on the
@@ -138,6 +141,7 @@ export async function invokeSource(
       await finishAsInternal(store, plan, id, notSent, times, redactor).catch(() => {});
       throw err;
     });
+    runningRowCommitted(row, seq);
     lease.committed(started_at);
     const result = plan
       ? await execute(plan, call, id, progressWriter(store, plan, redactor, id))

@@ -21,6 +21,7 @@ import type {
   TraceColumns,
   TraceValues,
 } from '../source.ts';
+import { guessedSeq, type SeqCache, seqCommitted, seqScopeKey } from './seq-cache.ts';
 
 export interface RunningInvocation {
   source_invocation_id: string;
@@ -66,22 +67,26 @@ const insertNext = (scope: string, index: string, trace: readonly string[]) =>
  */
 const SEQ_OF = 'SELECT invocation_seq FROM source_invocations WHERE source_invocation_id = ?';
 
-/** The three inserts of a running row for one list of trace columns. */
+/** The inserts of a running row for one list of trace columns. */
 interface Inserts {
   /** A call outside an attempt and a run (seq 1), or one whose caller supplied its seq. */
   given: string;
   inAttempt: string;
   inRun: string;
+  /** The seq named (see seq-cache.ts), turned away without error when the scope holds it already. */
+  namedInAttempt: string;
+  namedInRun: string;
 }
+
+const ATTEMPT_SEQ_INDEX = '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL';
+const RUN_SEQ_INDEX = '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL';
 
 const inserts = (trace: readonly string[]): Inserts => ({
   given: insertWith('?', trace),
-  inAttempt: insertNext('attempt_id = ?', '(attempt_id, invocation_seq) WHERE attempt_id IS NOT NULL', trace),
-  inRun: insertNext(
-    'run_id = ? AND attempt_id IS NULL',
-    '(run_id, invocation_seq) WHERE attempt_id IS NULL AND run_id IS NOT NULL',
-    trace,
-  ),
+  inAttempt: insertNext('attempt_id = ?', ATTEMPT_SEQ_INDEX, trace),
+  inRun: insertNext('run_id = ? AND attempt_id IS NULL', RUN_SEQ_INDEX, trace),
+  namedInAttempt: `${insertWith('?', trace)} ON CONFLICT ${ATTEMPT_SEQ_INDEX} DO NOTHING`,
+  namedInRun: `${insertWith('?', trace)} ON CONFLICT ${RUN_SEQ_INDEX} DO NOTHING`,
 });
 
 const PLAIN_INSERTS = inserts([]);
@@ -108,6 +113,9 @@ const SEQ_TRIES = 100;
 export interface RunningRow {
   sql: Inserts;
   scope: 'attempt' | 'run' | null;
+  /** The scope's key in the store's seq cache (null outside a scope, or without a cache). */
+  scopeKey: string | null;
+  seqs: SeqCache | null;
   given: number;
   params: SqlValue[];
   /** For the error of a scope whose seq could not be allocated. */
@@ -128,7 +136,12 @@ export function insertRunning(
  * Encodes a running row (with the kind's trace columns): done before its transaction opens, so
  * the transaction holds the write lock only for the statement.
  */
-export function runningRow(inv: RunningInvocation, redactor: Redactor, trace?: TraceValues): RunningRow {
+export function runningRow(
+  inv: RunningInvocation,
+  redactor: Redactor,
+  trace?: TraceValues,
+  seqs: SeqCache | null = null,
+): RunningRow {
   const sql = insertsFor(trace?.columns);
   const l = inv.links;
   const scope = l.invocation_seq != null ? null : l.attempt_id ? 'attempt' : l.run_id ? 'run' : null;
@@ -161,7 +174,29 @@ export function runningRow(inv: RunningInvocation, redactor: Redactor, trace?: T
     inv.owner_process_id,
   ];
   if (trace) for (const v of trace.values) params.push(v);
-  return { sql, scope, given, params, links: l };
+  const scopeKey =
+    scope === null || seqs === null
+      ? null
+      : seqScopeKey(scope, scope === 'attempt' ? l.attempt_id! : l.run_id!);
+  return { sql, scope, scopeKey, seqs, given, params, links: l };
+}
+
+/** The seq this process may name for the row's scope, with the insert that names it; null if none. */
+function named(row: RunningRow): { seq: number; sql: string; params: SqlValue[] } | null {
+  const seq = row.scopeKey === null || row.seqs === null ? undefined : guessedSeq(row.seqs, row.scopeKey);
+  if (seq === undefined) return null;
+  const params = row.params.slice();
+  // The allocating insert's scope id stands where the seq goes.
+  params[SEQ_PARAM] = seq;
+  return { seq, sql: row.scope === 'attempt' ? row.sql.namedInAttempt : row.sql.namedInRun, params };
+}
+
+/** The position of `invocation_seq` among a running row's parameters. */
+const SEQ_PARAM = 6;
+
+/** Notes a committed row's seq for its scope's next call (see seq-cache.ts). */
+export function runningRowCommitted(row: RunningRow, seq: number): void {
+  if (row.scopeKey !== null && row.seqs !== null) seqCommitted(row.seqs, row.scopeKey, seq);
 }
 
 /** Inserts a running row; returns its `invocation_seq`. */
@@ -171,6 +206,8 @@ export async function insertRunningRow(tx: Transaction, row: RunningRow): Promis
     await tx.run(sql.given, params);
     return given;
   }
+  const guess = named(row);
+  if (guess !== null && (await tx.run(guess.sql, guess.params)).changes === 1) return guess.seq;
   const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
   const key = [params[0]!];
   for (let i = 0; i < SEQ_TRIES; i++) {
@@ -191,6 +228,8 @@ export function insertRunningRowSync(tx: SyncTransaction, row: RunningRow): numb
     tx.run(sql.given, params);
     return given;
   }
+  const guess = named(row);
+  if (guess !== null && tx.run(guess.sql, guess.params).changes === 1) return guess.seq;
   const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
   const key = [params[0]!];
   for (let i = 0; i < SEQ_TRIES; i++) {
@@ -202,12 +241,18 @@ export function insertRunningRowSync(tx: SyncTransaction, row: RunningRow): numb
 
 /**
  * Inserts a running row as a statement committed on its own (`Store.runSync`: no BEGIN/COMMIT
- * around it) when it is one statement — its seq given, not allocated — and the store offers that;
- * returns its `invocation_seq`, or undefined when the caller must use a transaction.
+ * around it) when it is one statement — its seq given, or named for its scope by this process —
+ * and the store offers that; returns its `invocation_seq`, or undefined when the caller must use a
+ * transaction (a named seq turned away leaves the allocating insert to it).
  */
 export function insertRunningRowAlone(store: Store, row: RunningRow): number | undefined {
-  if (row.scope !== null || !store.runSync) return undefined;
-  return store.runSync(row.sql.given, row.params) === STORE_BUSY ? undefined : row.given;
+  if (!store.runSync) return undefined;
+  if (row.scope === null)
+    return store.runSync(row.sql.given, row.params) === STORE_BUSY ? undefined : row.given;
+  const guess = named(row);
+  if (guess === null) return undefined;
+  const r = store.runSync(guess.sql, guess.params);
+  return r !== STORE_BUSY && r.changes === 1 ? guess.seq : undefined;
 }
 
 function seqNotAllocated({ scope, links: l }: RunningRow): NoemaError {
