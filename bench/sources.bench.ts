@@ -325,7 +325,6 @@ export default {
             metric: 'p50 per call',
             unit: 'µs',
             value: writes.p50,
-            ...(kind === 'sqlite' ? { anchor: 'target', anchor_value: 100 } : {}),
           });
           // Streaming calls longer than PROGRESS_INTERVAL_MS also pay one batch write per
           // interval (the chunks that arrived in it); here 10 chunks a batch, as its own transaction.
