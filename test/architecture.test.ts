@@ -3,10 +3,10 @@
  * front door, and no module imports itself in a cycle. Static and dynamic `import()` both count.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
+import { testTempDir } from '../src/testing/temp-dir.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const src = join(root, 'src');
@@ -129,7 +129,7 @@ test('code above a layer imports only its front door (static and dynamic imports
 });
 
 test('the import scanner sees dynamic and type-position imports', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-arch-'));
+  const dir = testTempDir('noema-arch-');
   const file = join(dir, 'probe.ts');
   writeFileSync(
     file,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { testTempDir } from '../testing/temp-dir.ts';
 import { resolveToken } from './token.ts';
 
 test('a generated token lives in a data directory and file readable by their owner only', () => {
-  const dataDir = join(mkdtempSync(join(tmpdir(), 'noema-token-')), 'fresh', 'data');
+  const dataDir = join(testTempDir('noema-token-'), 'fresh', 'data');
   const t = resolveToken(undefined, dataDir);
   assert.equal(t.generated, true);
   assert.equal((statSync(dataDir).mode & 0o777).toString(8), '700');

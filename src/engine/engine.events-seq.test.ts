@@ -1,14 +1,14 @@
 /** Event `seq`: strictly increasing per run, identical in every process, above a dead process's after a takeover. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openStore, parseStoreTarget } from '../store/index.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, CountingExecutor, humanGraph, registerKit } from '../testing/engine-kit.ts';
+import { testTempDir } from '../testing/temp-dir.ts';
 import { createEngine } from './create-engine.ts';
 import type { EngineEvent, GraphSpec, NodeType } from './engine.ts';
 
@@ -134,7 +134,7 @@ describeEachStore('engine events: seq', (factory) => {
 
   test('after kill -9 the process finishing the run numbers its events above every event the killed process delivered', async () => {
     const { store, url, dispose } = await factory.open();
-    const dir = mkdtempSync(join(tmpdir(), 'noema-seq-'));
+    const dir = testTempDir('noema-seq-');
     try {
       const engine = createEngine(store, { actions: new CountingExecutor(), fanOut: false });
       registerKit(engine);
@@ -185,7 +185,7 @@ describeEachStore('engine events: seq', (factory) => {
       t.skip('this store has no LISTEN/NOTIFY: there is no other process to see the events');
       return;
     }
-    const dir = mkdtempSync(join(tmpdir(), 'noema-seq-'));
+    const dir = testTempDir('noema-seq-');
     try {
       const watcher = createEngine(store);
       registerKit(watcher);

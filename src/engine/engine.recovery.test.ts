@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actLoopGraph, registerKit } from '../testing/engine-kit.ts';
+import { testTempDir } from '../testing/temp-dir.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec } from './engine.ts';
@@ -49,7 +49,7 @@ const tracedGraph: GraphSpec = {
 describeEachStore('engine crash recovery', (factory) => {
   test('kill -9 at random points: the next process finishes the run and no completed action is executed twice', async (t) => {
     const { store, url, dispose } = await factory.open();
-    const dir = mkdtempSync(join(tmpdir(), 'noema-kill-'));
+    const dir = testTempDir('noema-kill-');
     try {
       const engine = createEngine(store);
       registerKit(engine);
@@ -117,7 +117,7 @@ describeEachStore('engine crash recovery', (factory) => {
 
   test('several worker processes claim runs; no run step is executed by two of them', async () => {
     const { store, url, dispose } = await factory.open();
-    const dir = mkdtempSync(join(tmpdir(), 'noema-claim-'));
+    const dir = testTempDir('noema-claim-');
     try {
       const engine = createEngine(store);
       registerKit(engine);

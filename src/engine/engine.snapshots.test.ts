@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describeEachStore } from '../testing/each-store.ts';
 import { actValueLoopGraph, registerKit } from '../testing/engine-kit.ts';
+import { testTempDir } from '../testing/temp-dir.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { Engine, GraphSpec, Json, NodeType } from './engine.ts';
@@ -121,7 +121,7 @@ describeEachStore('engine snapshots', (factory) => {
 
   test('kill -9 with snapshots on: the next process resumes from the snapshot and no action runs twice', async () => {
     const { store, url, dispose } = await factory.open();
-    const dir = mkdtempSync(join(tmpdir(), 'noema-snapkill-'));
+    const dir = testTempDir('noema-snapkill-');
     const worker = fileURLToPath(new URL('../testing/engine-worker.ts', import.meta.url));
     const env = {
       ...process.env,

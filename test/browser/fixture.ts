@@ -2,12 +2,10 @@
  * The browser tests' world: a SQLite store with the park scenario run for some turns by the scripted
  * model and toy services, served by a real `noema serve` HTTP surface on 127.0.0.1:0.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import type { ModelScript } from '../../src/testing/scripted-model/index.ts';
 import { openTestStore, type TestStore } from '../../src/testing/stores.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { type ParkKit, startParkKit } from '../../src/testing/world-kit.ts';
 
 export const TOKEN = 'browser-test-token-0123456789';
@@ -40,7 +38,7 @@ export async function startBrowserWorld(
     port: 0,
     portSetting: '--port',
     token: TOKEN,
-    dataDir: mkdtempSync(join(tmpdir(), 'noema-browser-')),
+    dataDir: testTempDir('noema-browser-'),
     // The server streams the events of the engine that runs the turns, as `noema demo` serves its own.
     engine: kit.runtime.engine,
   });

@@ -1,12 +1,12 @@
 /** Bad configuration gives a one-line error naming the setting, exit code 2, and changes nothing. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { migrations } from '../../src/app/migrations.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 function assertOneLineError(r: { code: number | null; stderr: string }, pattern: RegExp): void {
   assert.equal(r.code, 2, r.stderr);
@@ -33,7 +33,7 @@ test('an unreachable PostgreSQL server is a one-line error naming NOEMA_DB, with
 });
 
 test('a NOEMA_DB path under a regular file is a one-line error and creates nothing', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-cfg-'));
+  const dir = testTempDir('noema-cfg-');
   writeFileSync(join(dir, 'file'), 'x');
   assertOneLineError(
     await runCli(['migrate'], { NOEMA_DB: join(dir, 'file', 'sub', 'n.db') }),

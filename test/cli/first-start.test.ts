@@ -5,16 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 const precompile = pathToFileURL(resolve(import.meta.dirname, '../../bin/precompile.js')).href;
 
 test('a first start fills the compile cache in a child, then runs as a warm start in the same pid', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-first-start-'));
+  const dir = testTempDir('noema-first-start-');
   const cache = join(dir, 'cache');
   const script = join(dir, 'start.mjs');
   // What the process that keeps running reports once past precompileOnce.

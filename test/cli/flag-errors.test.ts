@@ -1,10 +1,10 @@
 /** Bad CLI flag values are one line naming the flag, exit 2, and nothing written or served. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { type CliResult, runCli } from '../../src/testing/cli.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 function assertOneLineError(r: CliResult, pattern: RegExp): void {
   assert.equal(r.code, 2, r.stderr);
@@ -15,7 +15,7 @@ function assertOneLineError(r: CliResult, pattern: RegExp): void {
 }
 
 test('an unknown --kind is one line naming --kind, and no store is created', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-flags-'));
+  const dir = testTempDir('noema-flags-');
   const source = join(dir, 'source.json');
   writeFileSync(source, JSON.stringify({ version: 1, interface: { name: 'http_json', url_env: 'X_URL' } }));
   const db = join(dir, 'data', 'n.db');
@@ -25,7 +25,7 @@ test('an unknown --kind is one line naming --kind, and no store is created', asy
 });
 
 test('an invalid regular expression in a model script is one line naming --script and the rule', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-flags-'));
+  const dir = testTempDir('noema-flags-');
   const script = join(dir, 'model.json');
   writeFileSync(
     script,
@@ -41,7 +41,7 @@ test('an invalid regular expression in a model script is one line naming --scrip
 });
 
 test('a model script that is not JSON is one line naming --script', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-flags-'));
+  const dir = testTempDir('noema-flags-');
   const script = join(dir, 'model.json');
   writeFileSync(script, '{ rules: ');
   assertOneLineError(

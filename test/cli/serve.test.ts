@@ -1,16 +1,16 @@
 /** `noema serve` end to end: real process, real HTTP on 127.0.0.1, token guard, graceful shutdown. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startCli } from '../../src/testing/cli.ts';
 import { createTestLocation, selectedStores } from '../../src/testing/stores.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 for (const kind of selectedStores()) {
   test(`serve [${kind}]: healthz is public, every other route needs the token, SIGTERM shuts down cleanly`, async () => {
     const location = await createTestLocation(kind);
-    const dataDir = mkdtempSync(join(tmpdir(), 'noema-serve-'));
+    const dataDir = testTempDir('noema-serve-');
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: location.url,
       NOEMA_DATA_DIR: dataDir,
@@ -67,7 +67,7 @@ for (const kind of selectedStores()) {
 
 // One store suffices: the token lives in the data directory, whatever the store (serve runs on both above).
 test('serve reuses the stored token on the next start and does not print it again', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'noema-serve-'));
+  const dataDir = testTempDir('noema-serve-');
   const env = { NOEMA_DB: join(dataDir, 'n.db'), NOEMA_TOKEN: '' };
   const first = startCli(['serve', '--port', '0'], env);
   const [, token] = await first.waitFor(/shown once\): (\S+)/);

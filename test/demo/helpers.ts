@@ -1,8 +1,6 @@
 /** Runs `noema demo` as a real child process in a chosen directory, with a clean Noema environment. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type CliResult, type RunningCli, runCli, startCli } from '../../src/testing/cli.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 /** The operator's settings a developer's shell may carry; a demo test decides them itself. */
 const NOEMA_VARS = /^NOEMA_(DB|PORT|TOKEN|DATA_DIR|LLM_.*|TOY_.*|MCP_.*)$/;
@@ -13,7 +11,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export const tempDir = () => mkdtempSync(join(tmpdir(), 'noema-demo-'));
+export const tempDir = () => testTempDir('noema-demo-');
 
 /** `noema demo <args>` as a long-running child in `cwd`, with only the settings the test gives it. */
 export function startDemo(cwd: string, args: string[], env: Record<string, string> = {}): RunningCli {

@@ -3,11 +3,8 @@
  * links, uses, pagination and budgets, in JSON and HTML; and a kind registered from outside.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { NoemaError } from '../../src/core/errors.ts';
 import { createEngine } from '../../src/engine/index.ts';
@@ -17,6 +14,7 @@ import { Catalog, catalogRoutes } from '../../src/surfaces/http/catalog/index.ts
 import { startHttpServer } from '../../src/surfaces/http/server.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { registerKit } from '../../src/testing/engine-kit.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { startToyServices, toySources } from '../../src/testing/toys/index.ts';
 import { type Loose, startTestHttp, TOKEN } from './helpers.ts';
 
@@ -243,7 +241,7 @@ test('a kind registered from outside gets routes, validated filters, links, uses
     host: '127.0.0.1',
     port: 0,
     token: TOKEN,
-    sessions: new SessionKeeper(loadSessionKey(mkdtempSync(join(tmpdir(), 'noema-kind-')))),
+    sessions: new SessionKeeper(loadSessionKey(testTempDir('noema-kind-'))),
     routes: [
       ...catalogRoutes(catalog, { store: null as never }),
       {

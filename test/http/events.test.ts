@@ -4,9 +4,6 @@
  * clients — in one process on both stores, and across two processes on PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { io as ioClient, type Socket } from 'socket.io-client';
 import { createEngine, type EngineEvent } from '../../src/engine/index.ts';
@@ -16,6 +13,7 @@ import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { humanGraph, registerKit } from '../../src/testing/engine-kit.ts';
 import { connectSse, type SseConnection, type SseMessage } from '../../src/testing/sse-client.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { TOKEN } from './helpers.ts';
 
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -84,7 +82,7 @@ describeEachStore('run events over SSE and Socket.IO (one process)', (factory) =
       port: 0,
       portSetting: '--port',
       token: TOKEN,
-      dataDir: mkdtempSync(join(tmpdir(), 'noema-events-')),
+      dataDir: testTempDir('noema-events-'),
       heartbeatMs: 50,
     });
     const sockets: Socket[] = [];
@@ -188,7 +186,7 @@ describeEachStore('run events across processes', (factory) => {
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: url,
       NOEMA_TOKEN: TOKEN,
-      NOEMA_DATA_DIR: mkdtempSync(join(tmpdir(), 'noema-ev2-')),
+      NOEMA_DATA_DIR: testTempDir('noema-ev2-'),
     });
     let socket: Socket | null = null;
     try {

@@ -2,9 +2,6 @@
 // and the three flowchart events over SSE and a real socket.io-client, on both stores.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +11,7 @@ import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../src/testing/flow-kit.ts';
 import { connectSse, type SseMessage } from '../../src/testing/sse-client.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import type { Loose } from './helpers.ts';
 
 const TOKEN = 'flow-http-token-0123456789';
@@ -31,7 +29,7 @@ describeEachStore('flowcharts over HTTP', (factory) => {
         port: 0,
         portSetting: '--port',
         token: TOKEN,
-        dataDir: mkdtempSync(join(tmpdir(), 'noema-flow-http-')),
+        dataDir: testTempDir('noema-flow-http-'),
       });
       const call = async (
         method: string,
@@ -253,7 +251,7 @@ describeEachStore('flowcharts over HTTP', (factory) => {
         port: 0,
         portSetting: '--port',
         token: TOKEN,
-        dataDir: mkdtempSync(join(tmpdir(), 'noema-flow-http-')),
+        dataDir: testTempDir('noema-flow-http-'),
       });
       try {
         const fc = await createFlowchart(store, readJson(EXAMPLE));

@@ -5,16 +5,15 @@
  * logged once.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { testPostgresUrl } from '../../src/testing/stores.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { TOKEN } from './helpers.ts';
 
 function assertOneLineError(r: { code: number | null; stderr: string }, pattern: RegExp): void {
@@ -28,7 +27,7 @@ test('a port in use is one line naming --port or NOEMA_PORT, exit 2: serve, dev 
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const port = String((blocker.address() as { port: number }).port);
-  const dir = mkdtempSync(join(tmpdir(), 'noema-port-'));
+  const dir = testTempDir('noema-port-');
   const script = join(dir, 'script.json');
   await import('node:fs').then((fs) =>
     fs.writeFileSync(script, JSON.stringify({ rules: [{ reply: { text: 'hi' } }] })),
@@ -54,7 +53,7 @@ test('a port in use is one line naming --port or NOEMA_PORT, exit 2: serve, dev 
 });
 
 test('a whitespace-only or padded NOEMA_TOKEN is refused at start, naming it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-tok-'));
+  const dir = testTempDir('noema-tok-');
   assertOneLineError(
     await runCli(['serve', '--port', '0'], { NOEMA_DB: join(dir, 'n.db'), NOEMA_TOKEN: ' '.repeat(20) }),
     /NOEMA_TOKEN is invalid: it is only whitespace/,
@@ -71,7 +70,7 @@ describeEachStore('HTTP faults on a running server', (factory) => {
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: url,
       NOEMA_TOKEN: TOKEN,
-      NOEMA_DATA_DIR: mkdtempSync(join(tmpdir(), 'noema-h-')),
+      NOEMA_DATA_DIR: testTempDir('noema-h-'),
     });
     try {
       const [, base] = await server.waitFor(/serving on (http:\/\/\S+)/);
@@ -158,7 +157,7 @@ describeEachStore('HTTP faults on a running server', (factory) => {
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: url,
       NOEMA_TOKEN: TOKEN,
-      NOEMA_DATA_DIR: mkdtempSync(join(tmpdir(), 'noema-gone-')),
+      NOEMA_DATA_DIR: testTempDir('noema-gone-'),
     });
     const auth = { authorization: `Bearer ${TOKEN}` };
     try {

@@ -1,9 +1,7 @@
 /** An in-process `noema serve` HTTP surface on 127.0.0.1:0 over a test store, and small fetch helpers. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Store } from '../../src/store/store.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 export const TOKEN = 'http-test-token-0123456789';
 
@@ -27,7 +25,7 @@ export interface TestHttp {
 }
 
 export async function startTestHttp(store: Store): Promise<TestHttp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'noema-http-'));
+  const dataDir = testTempDir('noema-http-');
   const served = await startNoemaHttp({
     store,
     host: '127.0.0.1',

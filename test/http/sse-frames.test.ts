@@ -1,13 +1,11 @@
 /** A runtime's own SSE frames served through SseStreams: delivered in order, ended on shutdown. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadSessionKey, SessionKeeper } from '../../src/surfaces/http/auth/sessions.ts';
 import { SseStreams } from '../../src/surfaces/http/events/index.ts';
 import { startHttpServer } from '../../src/surfaces/http/server.ts';
 import { connectSse } from '../../src/testing/sse-client.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { TOKEN } from './helpers.ts';
 
 test('fromFrames streams a runtime’s frames and ends them (and the producer) on shutdown', async () => {
@@ -29,7 +27,7 @@ test('fromFrames streams a runtime’s frames and ends them (and the producer) o
     host: '127.0.0.1',
     port: 0,
     token: TOKEN,
-    sessions: new SessionKeeper(loadSessionKey(mkdtempSync(join(tmpdir(), 'noema-frames-')))),
+    sessions: new SessionKeeper(loadSessionKey(testTempDir('noema-frames-'))),
     routes: [
       { method: 'POST', path: '/turns', handle: async ({ c }) => sse.fromFrames(frames(), c.req.raw.signal) },
     ],

@@ -1,16 +1,16 @@
 /** The sources CLI end to end: `source invoke`, `dev toys`, `dev scripted-model`, as real processes. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { MCP_FIXTURE_PATH } from '../../src/testing/mcp-fixture-server.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { startToyServices, toyResultSchemas, toySources } from '../../src/testing/toys/index.ts';
 
 function files(docs: Record<string, unknown>): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-cli-src-'));
+  const dir = testTempDir('noema-cli-src-');
   const out: Record<string, string> = {};
   for (const [name, doc] of Object.entries(docs)) {
     out[name] = join(dir, `${name}.json`);
@@ -78,7 +78,7 @@ describeEachStore('noema source invoke', (factory) => {
 
 // One store suffices: this checks the --mcp-server flag; invocations are stored on both stores above.
 test('source invoke calls an MCP tool over stdio with --mcp-server', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-cli-mcp-'));
+  const dir = testTempDir('noema-cli-mcp-');
   const f = files({
     server: {
       version: 1,
@@ -112,7 +112,7 @@ test('source invoke calls an MCP tool over stdio with --mcp-server', async () =>
 test('source invoke rejects a bad request flag as a usage error', async () => {
   const f = files({ weather: toySources.weather });
   const r = await runCli(['source', 'invoke', f.weather!, '--request', '{nope'], {
-    NOEMA_DB: join(mkdtempSync(join(tmpdir(), 'noema-cli-')), 'n.db'),
+    NOEMA_DB: join(testTempDir('noema-cli-'), 'n.db'),
   });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--request is not JSON/);

@@ -1,13 +1,11 @@
 /** The trace read routes on a real `noema serve`, behind the token, on both stores. */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { invokeSource, putResponseSource } from '../../src/sources/index.ts';
 import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { startToyServices, toySources } from '../../src/testing/toys/index.ts';
 
 const TOKEN = 'route-test-token-0123456789';
@@ -22,7 +20,7 @@ describeEachStore('source trace HTTP routes', (factory) => {
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: url,
       NOEMA_TOKEN: TOKEN,
-      NOEMA_DATA_DIR: mkdtempSync(join(tmpdir(), 'noema-routes-')),
+      NOEMA_DATA_DIR: testTempDir('noema-routes-'),
     });
     try {
       const weather = await putResponseSource(store, toySources.weather);

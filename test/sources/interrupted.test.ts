@@ -4,14 +4,14 @@
  * and `interrupted` after recovery once it is dead.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { getLlmCall, getSourceInvocation, recoverInterruptedInvocations } from '../../src/sources/index.ts';
 import { runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 async function waitForRow(poll: () => Promise<unknown>, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -28,7 +28,7 @@ describeEachStore('source invocation lifecycle across a killed process', (factor
     const model = await startScriptedModel({
       script: { rules: [{ reply: { hang: true, json: { kind: 'final_patch' } } }] },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'noema-kill-'));
+    const dir = testTempDir('noema-kill-');
     const sourceFile = join(dir, 'llm.json');
     writeFileSync(
       sourceFile,

@@ -3,14 +3,14 @@
  * `noema source invoke` `interrupted` on its own — no process has to restart for them to be recovered.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { getLlmCall, getSourceInvocation, startRecoverySweep } from '../../src/sources/index.ts';
 import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { waitUntil } from '../../src/testing/wait.ts';
 
 describeEachStore('periodic recovery sweep', (factory) => {
@@ -19,7 +19,7 @@ describeEachStore('periodic recovery sweep', (factory) => {
     const model = await startScriptedModel({
       script: { rules: [{ reply: { hang: true, json: { kind: 'final_patch' } } }] },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'noema-sweep-'));
+    const dir = testTempDir('noema-sweep-');
     const sourceFile = join(dir, 'llm.json');
     writeFileSync(
       sourceFile,

@@ -4,22 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { init } from '../../src/memory/index.ts';
 import { openStore, parseStoreTarget } from '../../src/store/index.ts';
 import { type CliResult, NOEMA_BIN, runCli } from '../../src/testing/cli.ts';
 import { createTestLocation, selectedStores, testPostgresUrl } from '../../src/testing/stores.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 function assertOneLineError(r: CliResult, pattern: RegExp): void {
   assert.equal(r.code, 2, r.stderr);
@@ -29,7 +21,7 @@ function assertOneLineError(r: CliResult, pattern: RegExp): void {
 }
 
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'noema-badstore-'));
+  return testTempDir('noema-badstore-');
 }
 
 test('a NOEMA_DB file that is not a SQLite database is one line naming NOEMA_DB and is left unchanged', async () => {

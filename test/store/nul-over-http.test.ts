@@ -4,12 +4,10 @@
  * database's message — and the server keeps serving.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 const TOKEN = 'nul-test-token-0123456789';
 
@@ -19,7 +17,7 @@ describeEachStore('NUL in request parameters', (factory) => {
     const server = startCli(['serve', '--port', '0'], {
       NOEMA_DB: url,
       NOEMA_TOKEN: TOKEN,
-      NOEMA_DATA_DIR: mkdtempSync(join(tmpdir(), 'noema-nul-')),
+      NOEMA_DATA_DIR: testTempDir('noema-nul-'),
     });
     try {
       const [, base] = await server.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/);

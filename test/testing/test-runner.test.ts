@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { selectedStores } from '../../src/testing/stores.ts';
+import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 const run = (env: Record<string, string>, files: string[]) =>
   spawnSync(process.execPath, ['scripts/test.ts', ...files], {
@@ -58,7 +58,7 @@ test('a test that never settles fails on the per-test timeout', () => {
 test('every result reaches the report: files whose results are still being written when they end lose none', () => {
   // Results written just before a file's process exits are the ones --test-force-exit could drop
   // (nodejs/node#64833): long names make each file's last writes large, as a suite's do.
-  const dir = mkdtempSync(join(tmpdir(), 'noema-runner-'));
+  const dir = testTempDir('noema-runner-');
   try {
     const files = [];
     for (let f = 0; f < 6; f++) {

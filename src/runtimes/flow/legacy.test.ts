@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { runCli } from '../../testing/cli.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { testTempDir } from '../../testing/temp-dir.ts';
 import { createFlowchart, getGraph, migrateLegacyFlowchartConfigs } from './index.ts';
 
 async function legacyRow(store: Store, id: string, type: string, configJson: string): Promise<void> {
@@ -91,7 +91,7 @@ describeEachStore('flowchart legacy config migration', (factory) => {
 
   test('noema flow import takes a legacy export', async () =>
     factory.withStore(async ({ store, url }) => {
-      const dir = mkdtempSync(join(tmpdir(), 'noema-flow-'));
+      const dir = testTempDir('noema-flow-');
       const file = join(dir, 'legacy.json');
       writeFileSync(
         file,

@@ -5,8 +5,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mock, test } from 'node:test';
 import { NoemaError } from '../../core/errors.ts';
@@ -15,6 +14,7 @@ import type { Store, Transaction } from '../../store/store.ts';
 import { startCli } from '../../testing/cli.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { startScriptedModel } from '../../testing/scripted-model/index.ts';
+import { testTempDir } from '../../testing/temp-dir.ts';
 import { getLlmCall, invokeSource, putResponseSource, recoverInterruptedInvocations } from '../index.ts';
 import { PROGRESS_INTERVAL_MS } from '../invocations/progress.ts';
 
@@ -68,7 +68,7 @@ describeEachStore('LLM chunks persisted while streaming', (factory) => {
         default: { json: REPLY, chunk_chars: 4, chunk_delay_ms: 40, hang: true, hang_after_chunks: 30 },
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'noema-chunks-'));
+    const dir = testTempDir('noema-chunks-');
     const sourceFile = join(dir, 'source.json');
     writeFileSync(sourceFile, JSON.stringify(SOURCE));
     const child = startCli(['source', 'invoke', sourceFile, '--request', JSON.stringify(REQUEST)], {

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { MCP_FIXTURE_PATH, startFixtureHttpServer } from '../../testing/mcp-fixture-server.ts';
+import { testTempDir } from '../../testing/temp-dir.ts';
 import {
   getSourceInvocation,
   invokeSource,
@@ -217,8 +218,6 @@ test('a source referencing an unknown MCP server config is refused', async () =>
 // One store suffices: this checks interoperability with a third-party server, not storage (on both stores above).
 test('a third-party MCP server (@modelcontextprotocol/server-memory) works as an mcp_tool source', async () => {
   const { openTestStore } = await import('../../testing/stores.ts');
-  const { mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { createRequire } = await import('node:module');
   const serverPath = createRequire(import.meta.url).resolve(
@@ -245,7 +244,7 @@ test('a third-party MCP server (@modelcontextprotocol/server-memory) works as an
       ...ENV,
       NOEMA_MCP_STDIO_COMMANDS: `${process.execPath} ${serverPath}`,
       NOEMA_MCP_ENV_PASSTHROUGH: 'MEMORY_FILE_PATH',
-      MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'noema-mem-')), 'memory.jsonl'),
+      MEMORY_FILE_PATH: join(testTempDir('noema-mem-'), 'memory.jsonl'),
     };
     const created = await invokeSource(store, {
       source: await toolSource('create_entities'),

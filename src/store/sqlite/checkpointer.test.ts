@@ -4,11 +4,11 @@
  * never does (the store checkpoints inline), and every commit stays readable from a new connection.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { testTempDir } from '../../testing/temp-dir.ts';
 import { STORE_BUSY } from '../store.ts';
 import { COMMITS_PER_CHECKPOINT, INLINE_AFTER_COMMITS } from './checkpointer.ts';
 import { SqliteStore } from './sqlite-store.ts';
@@ -27,7 +27,7 @@ const backfilled = (path: string) => {
 };
 
 async function withStore(fn: (store: SqliteStore, path: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-ckpt-'));
+  const dir = testTempDir('noema-ckpt-');
   const path = join(dir, 'n.db');
   const store = new SqliteStore({ path });
   try {
