@@ -178,7 +178,7 @@ describeEachStore('MCP world catalog', (factory) => {
         assert.equal(turn.patches.length, 2);
         assert.ok(progress.includes('ambient park_weather: succeeded'), progress.join(' | '));
         assert.ok(progress.includes('subject bob: started'));
-        assert.ok(progress.includes('subject ant: patch 2 accepted'));
+        assert.ok(progress.includes('subject ant: patch 2 accepted'), progress.join(' | '));
 
         const world = await mcp.ok<{ entities: Record<string, { state: string }> }>('get_world', {
           world_slug: 'park',
