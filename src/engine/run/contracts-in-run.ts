@@ -26,6 +26,7 @@ import type {
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
+import { ContractLists } from './contract-lists.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { LeaseFence } from './lease-fence.ts';
 import type { RunState } from './state.ts';
@@ -102,23 +103,12 @@ export interface RunRef {
   run_id: string;
 }
 
-export class RunContracts {
+/** A run's contracts and their moves; the lists node contexts read are its base class's. */
+export class RunContracts extends ContractLists {
   readonly #deps: EngineDeps;
   readonly #run: RunRef;
   readonly #state: RunState;
   readonly #events: RunEvents;
-  /** The run's contracts in creation order; written only through `put`. */
-  readonly byId: ReadonlyMap<string, ContractView>;
-  readonly #byId = new Map<string, ContractView>();
-  /** The unfinished ones, in creation order (a few at a time). */
-  readonly #pending = new Map<string, ContractView>();
-  /**
-   * The finished ones, in creation order. Grown in place only at its end, so a node context may
-   * keep it with its length as its list (`completedNow`); any other change makes a new array.
-   */
-  #completed: ContractView[] = [];
-  /** Creation rank of each contract, to place a finished one among the others. */
-  readonly #rank = new Map<string, number>();
   /**
    * The first store fault met while the current node ran. A node may catch the error `ctx.act`
    * threw and carry on; the run must still stop and be reclaimed, so the node runner checks this.
@@ -126,53 +116,11 @@ export class RunContracts {
   fault: unknown;
 
   constructor(deps: EngineDeps, run: RunRef, state: RunState, contracts: ContractView[], events: RunEvents) {
+    super(contracts);
     this.#deps = deps;
     this.#events = events;
     this.#run = run;
     this.#state = state;
-    this.byId = this.#byId;
-    for (const c of contracts) this.put(c);
-  }
-
-  all(): ContractView[] {
-    return this.byId.size === 0 ? [] : [...this.byId.values()];
-  }
-
-  /** Records a contract's current view (a new contract, or a move of a known one). */
-  put(c: ContractView): void {
-    const id = c.contract_id;
-    const old = this.#byId.get(id);
-    this.#byId.set(id, c);
-    if (!this.#rank.has(id)) this.#rank.set(id, this.#rank.size);
-    if (!isFinal(c.status)) {
-      this.#pending.set(id, c);
-      return;
-    }
-    this.#pending.delete(id);
-    const list = this.#completed;
-    if (old && isFinal(old.status)) {
-      // A finished contract seen again: replaced where it is, in a new array.
-      this.#completed = list.map((x) => (x.contract_id === id ? c : x));
-      return;
-    }
-    const rank = this.#rank.get(id)!;
-    let at = list.length;
-    while (at > 0 && this.#rank.get(list[at - 1]!.contract_id)! > rank) at--;
-    if (at === list.length) list.push(c);
-    else this.#completed = [...list.slice(0, at), c, ...list.slice(at)];
-  }
-
-  /** `pending_executions` now: the unfinished contracts in creation order. */
-  pendingNow(): ContractView[] {
-    return this.#pending.size === 0 ? [] : [...this.#pending.values()];
-  }
-
-  /**
-   * `completed_executions` now, without copying it: the first `length` items of `list`, which later
-   * changes leave as they are.
-   */
-  completedNow(): { list: readonly ContractView[]; length: number } {
-    return { list: this.#completed, length: this.#completed.length };
   }
 
   /** Deterministic id for `ctx.act`, so a re-executed node finds its journaled action. */

@@ -1,0 +1,144 @@
+/**
+ * Statement execution on one node:sqlite connection: prepared statements in an LRU, parameters bound
+ * as node:sqlite takes them (and checked storable), errors translated. Shared by the SQLite store and
+ * its transactions.
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { LruMap } from '../../core/lru.ts';
+import { assertStorableParams, isStorableText } from '../params.ts';
+import type { Queryable, Row, RunResult, SqlValue } from '../store.ts';
+import { translateSqliteError } from './translate-error.ts';
+
+/**
+ * Parameters as node:sqlite takes them: booleans as 0/1; the caller's array itself when it has none.
+ * One pass for the storable-text check too (it runs for every statement).
+ */
+function bind(params: readonly SqlValue[]): readonly SQLInputValue[] {
+  let out: SQLInputValue[] | null = null;
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    if (typeof p === 'string') {
+      if (!isStorableText(p)) assertStorableParams(params);
+    } else if (typeof p === 'boolean') {
+      out ??= params.slice() as SQLInputValue[];
+      out[i] = p ? 1 : 0;
+    }
+  }
+  return out ?? (params as readonly SQLInputValue[]);
+}
+
+const NO_PARAMS: readonly SqlValue[] = [];
+
+/**
+ * Prepared statements kept per connection. SQL can vary with its input (an `IN (?, …)` list per
+ * length), so the cache is an LRU: hot statements stay prepared, the rest are prepared again.
+ */
+export const SQLITE_STATEMENT_CACHE = 500;
+
+/** Statement execution on the raw connection; shared by the store and its transactions. */
+export class SqliteConnection implements Queryable {
+  readonly #db: DatabaseSync;
+  readonly #statements = new LruMap<string, StatementSync>(SQLITE_STATEMENT_CACHE);
+  // The statement used last, ahead of the LRU: a loop repeating one statement (a run appending its
+  // journal) skips the LRU's reordering. It may outlive its eviction from the LRU, which is harmless.
+  #lastSql = '';
+  #lastStmt: StatementSync | null = null;
+  /** Transaction control, prepared once: exec() would parse it on every transaction. */
+  readonly #control = new Map<string, StatementSync>();
+
+  get cachedStatements(): number {
+    return this.#statements.size;
+  }
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  statement(sql: string): StatementSync {
+    if (sql === this.#lastSql && this.#lastStmt) return this.#lastStmt;
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    this.#lastSql = sql;
+    this.#lastStmt = stmt;
+    return stmt;
+  }
+
+  exec(sql: string): void {
+    try {
+      this.#db.exec(sql);
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  /**
+   * Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK), prepared once per connection.
+   * Through `get()`, which returns nothing for a statement without rows: `run()` would build a
+   * `{ changes, lastInsertRowid }` object twice per transaction that nobody reads.
+   */
+  control(sql: 'BEGIN IMMEDIATE' | 'BEGIN DEFERRED' | 'COMMIT' | 'ROLLBACK'): void {
+    try {
+      let stmt = this.#control.get(sql);
+      if (!stmt) {
+        stmt = this.#db.prepare(sql);
+        this.#control.set(sql, stmt);
+      }
+      stmt.get();
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
+  }
+
+  runSync(sql: string, params: readonly SqlValue[] = NO_PARAMS): RunResult {
+    try {
+      const r = this.statement(sql).run(...bind(params));
+      // node:sqlite's own result, with `changes` as a number (it is one unless BigInts were asked for).
+      if (typeof r.changes !== 'number') r.changes = Number(r.changes);
+      return r as RunResult;
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  allSync<T extends Row = Row>(sql: string, params: readonly SqlValue[] = NO_PARAMS): T[] {
+    try {
+      return this.statement(sql).all(...bind(params)) as T[];
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  getSync<T extends Row = Row>(sql: string, params: readonly SqlValue[] = NO_PARAMS): T | undefined {
+    try {
+      return this.statement(sql).get(...bind(params)) as T | undefined;
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
+    return this.runSync(sql, params);
+  }
+
+  async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.allSync<T>(sql, params);
+  }
+
+  async get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.getSync<T>(sql, params);
+  }
+
+  close(): void {
+    this.#statements.clear();
+    this.#control.clear();
+    this.#lastStmt = null;
+    this.#db.close();
+  }
+}
