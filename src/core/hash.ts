@@ -1,11 +1,11 @@
 // SHA-256 content addresses: hex digests of raw data and of canonical JSON values.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
 
 /** Lowercase hex SHA-256 of `data` (strings are hashed as UTF-8). */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** The content address of a JSON value: sha256Hex of its RFC 8785 canonical form. Throws NOT_CANONICALIZABLE. */

@@ -318,6 +318,14 @@ export interface ActionContext {
      * transaction (see docs/engine.md for the window that leaves); otherwise it commits with `write`.
      */
     finished(write: (tx: Transaction) => Promise<ActionOutcome | 'landed' | null>): Promise<void>;
+    /**
+     * Given when the executor has `recover` (the settle then rides on the run's next transaction
+     * anyway): instead of `finished`, the executor may commit its finish writes on its own, as it
+     * would without the engine — one statement, no transaction of the engine's — and then report
+     * the outcome they recorded here, once. Not called (the engine settles after `execute` returns,
+     * as usual) when the writes did not record this outcome.
+     */
+    recorded?(outcome: ActionOutcome): void;
   };
 }
 

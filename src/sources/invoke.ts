@@ -70,6 +70,11 @@ export interface InvokeOptions {
    * fails otherwise, the row is finished alone as without it.
    */
   finished?: (write: (tx: Transaction) => Promise<InvocationOutcome | 'landed' | null>) => Promise<void>;
+  /**
+   * Told the outcome once the finished row, committed on its own (as without `finished`), holds it;
+   * not called when it does not (recovery interrupted the row, or recording the result failed).
+   */
+  recorded?: (outcome: InvocationOutcome) => void;
 }
 
 export async function invokeSource(
@@ -234,6 +239,8 @@ export async function invokeSource(
       error: failure ? redactedFailure(failure, redactor) : null,
     });
     let joined = false;
+    /** The row finished on its own below, with this call's outcome unless `interrupted`. */
+    let finishedAlone = false;
     if (options.finished) {
       try {
         // The caller's own writes (the engine settling its contract) commit with the finished row.
@@ -268,6 +275,7 @@ export async function invokeSource(
           const done = store.transactionSync?.(finishRowsSync, DEFERRED);
           if (done === undefined || done === STORE_BUSY) await store.transaction(finishRows, DEFERRED);
         });
+        finishedAlone = true;
       } catch (err) {
         // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
         failure = new SourceFailure(
@@ -285,7 +293,9 @@ export async function invokeSource(
         hint: "recovery in another process took this process's lease for expired; retry the call",
       });
     }
-    return outcomeOf();
+    const outcome = outcomeOf();
+    if (options.recorded && finishedAlone && !interrupted) options.recorded(outcome);
+    return outcome;
   } finally {
     release();
   }

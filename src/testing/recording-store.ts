@@ -16,6 +16,8 @@ import {
 export interface RecordedTransaction {
   sqls: string[];
   durability: NonNullable<TransactionOptions['durability']>;
+  /** How it ran: `transaction`, `transactionSync`, or `runSync` (one statement committed on its own). */
+  via: 'transaction' | 'transactionSync' | 'runSync';
 }
 
 export function recordingTransactions(store: Store): {
@@ -34,10 +36,10 @@ export function recordingTransactions(store: Store): {
     const v = Reflect.get(t, k);
     return typeof v === 'function' ? v.bind(t) : v;
   };
-  const open = (options?: TransactionOptions): string[] => {
+  const open = (via: RecordedTransaction['via'], options?: TransactionOptions): string[] => {
     const sqls: string[] = [];
     txs.push(sqls);
-    recorded.push({ sqls, durability: options?.durability ?? 'immediate' });
+    recorded.push({ sqls, durability: options?.durability ?? 'immediate', via });
     return sqls;
   };
   const recording = <T extends object>(tx: T, sqls: string[]): T =>
@@ -60,12 +62,12 @@ export function recordingTransactions(store: Store): {
         };
       if (key === 'transaction')
         return (fn: (tx: Transaction) => Promise<unknown>, options?: TransactionOptions) =>
-          target.transaction((tx) => fn(recording(tx, open(options))), options);
+          target.transaction((tx) => fn(recording(tx, open('transaction', options))), options);
       if (key === 'transactionSync' && target.transactionSync)
         return (fn: (tx: object) => unknown, options?: TransactionOptions) => {
           let sqls: string[] | null = null;
           const out = target.transactionSync!((tx) => {
-            sqls = open(options);
+            sqls = open('transactionSync', options);
             return fn(recording(tx, sqls));
           }, options);
           return out;
@@ -74,7 +76,7 @@ export function recordingTransactions(store: Store): {
         // A statement committed on its own: a transaction of one statement.
         return (sql: string, params?: readonly SqlValue[], options?: TransactionOptions) => {
           const out = target.runSync!(sql, params, options);
-          if (out !== STORE_BUSY) open(options).push(sql);
+          if (out !== STORE_BUSY) open('runSync', options).push(sql);
           return out;
         };
       return bind(target, key);

@@ -1,7 +1,8 @@
 /**
  * How few commits a source-backed `ctx.act` takes, and which of them wait for the disk: the
  * contract is created with its RUNNING move and the invocation's running row (synchronous, before
- * the call), the finished row commits alone (deferred), the settle with the run's next commit, and
+ * the call), the finished row commits alone (deferred; one statement committed on its own where the
+ * store can), the settle with the run's next commit, and
  * read documents are cached.
  */
 import assert from 'node:assert/strict';
@@ -110,8 +111,17 @@ describeEachStore('source-backed ctx.act: commits', (factory) => {
       // Durability: what precedes a call or ends the run waits for the disk; the rest need not.
       for (const t of txs.filter((t) => has(t, /^INSERT INTO source_invocations/)))
         assert.equal(t.durability, 'immediate', 'the running commit is synchronous');
-      for (const t of txs.filter((t) => has(t, /^UPDATE source_invocations SET status/)))
+      const finishes = txs.filter((t) => has(t, /^UPDATE source_invocations SET status/));
+      assert.equal(finishes.length, 2);
+      for (const t of finishes) {
         assert.equal(t.durability, 'deferred', 'the finished row commits deferred');
+        // Alone: the settle rides on the run's next commit, so the row is finished as without the
+        // engine — one statement committed on its own where the store can (no BEGIN/COMMIT).
+        assert.deepEqual(
+          { sqls: t.sqls.length, via: t.via },
+          { sqls: 1, via: raw.runSync ? 'runSync' : 'transaction' },
+        );
+      }
       // A step commit carries the settle of the contract its node performed (UPDATE engine_contracts).
       const steps = txs.filter(
         (t) =>

@@ -142,6 +142,10 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
 function joined(ctx: ActionContext): InvokeOptions {
   const t = ctx.transitions;
   if (!t) return {};
+  // The invocation finishes on its own (one statement where the store can) and reports its outcome.
+  const recorded = t.recorded;
+  if (recorded)
+    return { running: (write) => t.running(write), recorded: (out) => recorded(actionOutcome(out)) };
   return {
     running: (write) => t.running(write),
     finished: (write) =>

@@ -16,6 +16,7 @@ import {
 import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
 import type {
+  ActionContext,
   ActionOutcome,
   ContractFailure,
   ContractStatus,
@@ -61,6 +62,8 @@ interface RunningJoin {
   settled: ContractView | null;
   running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
   finished(write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void>;
+  /** Where the executor can `recover`: its finish committed on its own recorded `outcome`. */
+  recorded: ((outcome: ActionOutcome) => void) | undefined;
 }
 
 type MoveExtra = {
@@ -96,6 +99,23 @@ function nextView(
   if (extra.error_message !== undefined) input.error_message = extra.error_message;
   if (extra.error !== undefined) input.error = extra.error;
   return viewOf(transition(c, input), c.node_id, extra.observation);
+}
+
+/** The contract of `join`, RUNNING and not yet settled; else INVALID_TRANSITION. */
+function runningJoined(join: RunningJoin): ContractView {
+  if (!join.committed || join.settled) {
+    throw new NoemaError('INVALID_TRANSITION', `contract ${join.next.contract_id} is not RUNNING here`, {
+      details: { contract_id: join.next.contract_id },
+    });
+  }
+  return join.next;
+}
+
+/** What an executor that joins transitions is handed of `join`. */
+function joinedTransitions(join: RunningJoin): NonNullable<ActionContext['transitions']> {
+  const t: NonNullable<ActionContext['transitions']> = { running: join.running, finished: join.finished };
+  if (join.recorded) t.recorded = join.recorded;
+  return t;
 }
 
 export interface RunRef {
@@ -231,12 +251,7 @@ export class RunContracts extends ContractLists {
    * events. Otherwise both commit together.
    */
   async #joinFinished(join: RunningJoin, write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void> {
-    if (!join.committed || join.settled) {
-      throw new NoemaError('INVALID_TRANSITION', `contract ${join.next.contract_id} is not RUNNING here`, {
-        details: { contract_id: join.next.contract_id },
-      });
-    }
-    const from = join.next;
+    const from = runningJoined(join);
     const settleOf = (o: FinishedWrite): ContractView | null => {
       if (o === 'landed') return join.tried;
       if (o === null) return null;
@@ -262,6 +277,19 @@ export class RunContracts extends ContractLists {
     }
     if (next === null) return;
     const settled = next as ContractView;
+    this.put(settled);
+    join.settled = settled;
+  }
+
+  /**
+   * An executor that can `recover` committed its finish writes on its own, recording `outcome`:
+   * as `#joinFinished` with such an executor, but without a transaction of the engine's around them.
+   */
+  #joinRecorded(join: RunningJoin, outcome: ActionOutcome): void {
+    const from = runningJoined(join);
+    const { to, extra } = settleMove(outcome);
+    const settled = nextView(from, to, 'executor', extra, this.#deps.now());
+    this.#carrySettle(settled, from.status);
     this.put(settled);
     join.settled = settled;
   }
@@ -303,6 +331,7 @@ export class RunContracts extends ContractLists {
       tried: null,
       settled: null,
       finished: (write) => this.#joinFinished(join, write),
+      recorded: this.#deps.actions?.recover ? (outcome) => this.#joinRecorded(join, outcome) : undefined,
       running: async <T>(write: (tx: Transaction) => Promise<T>): Promise<T> => {
         if (join.committed) {
           throw new NoemaError('INVALID_TRANSITION', `contract ${c.contract_id} is already RUNNING`, {
@@ -386,7 +415,7 @@ export class RunContracts extends ContractLists {
         node_id: node,
         step: this.#state.step + 1,
         signal,
-        ...(join ? { transitions: { running: join.running, finished: join.finished } } : {}),
+        ...(join ? { transitions: joinedTransitions(join) } : {}),
       });
     } catch (err) {
       // The lease was lost while the executor committed RUNNING: this process stops here.
