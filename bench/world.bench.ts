@@ -16,7 +16,11 @@
  * reported as wall time and, beside it, as this process's CPU time. Since stop 17 the floor's calls
  * are the turn's own — each round replays the requests that round's turn sent (its prompts) with
  * the result schemas it asked for, in its order — where before they were the same sources with a
- * one-word prompt and no result schema; that floor is still measured and printed beside it. Beside
+ * one-word prompt and no result schema; that floor is still measured and printed beside it. Since
+ * stop 20 the floor's calls also carry the turn's links (world, turn, workflow, node, subject, tool,
+ * round, parent call, metadata) under an attempt and run id of their own, so they write the rows the
+ * turn's calls write (in the attempt's and the world's indexes too); the floor without those links
+ * (stops 17–19) is measured and printed beside it. Beside
  * commits the bench counts statements (queries, locks, notifications) and, since stop 18, their round
  * trips: statements a transaction issues while others of it are in flight are pipelined on
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
@@ -398,6 +402,7 @@ const bench: Bench = {
             const side = (): Side => ({ ms: [], cpu: [], commits: 0, statements: 0, waits: 0 });
             const turnSide = side();
             const floorSide = side();
+            const unlinkedSide = side();
             const minimalSide = side();
             /** The statements of one side's last round, by SQL text (BENCH_WORLD_STATEMENTS=1). */
             const tally = (label: string) => {
@@ -433,13 +438,27 @@ const bench: Bench = {
             /** The turn's 400 calls as it made them: each one's source, request and result schema, in order. */
             const callsOf = async (attempt_id: string) => {
               const rows = await store.all<{
+                source_invocation_id: string;
                 source_hash: string;
                 invocation_kind: InvocationKind;
                 request_json: string;
                 output_schema_hash: string | null;
                 workflow_subject_entity_id: string;
+                world_slug: string;
+                attempted_turn: number;
+                workflow_hash: string | null;
+                workflow_node_id: string | null;
+                ambient_source_id: string | null;
+                tool_name: string | null;
+                parent_source_invocation_id: string | null;
+                logical_generation_attempt: number | null;
+                tool_loop_round: number | null;
+                metadata: string;
               }>(
-                `SELECT source_hash, invocation_kind, request_json, output_schema_hash, workflow_subject_entity_id
+                `SELECT source_invocation_id, source_hash, invocation_kind, request_json, output_schema_hash,
+                   workflow_subject_entity_id, world_slug, attempted_turn, workflow_hash, workflow_node_id,
+                   ambient_source_id, tool_name, parent_source_invocation_id, logical_generation_attempt,
+                   tool_loop_round, metadata
                  FROM source_invocations WHERE attempt_id = ? ORDER BY invocation_seq`,
                 [attempt_id],
               );
@@ -458,11 +477,27 @@ const bench: Bench = {
                     schemas.set(h, schema);
                   }
                   return {
-                    source: await source,
-                    request: JSON.parse(c.request_json) as unknown,
-                    kind: c.invocation_kind,
-                    ...(schema ? { resultSchema: await schema } : {}),
-                    links: { workflow_subject_entity_id: c.workflow_subject_entity_id, attempted_turn: 1 },
+                    id: c.source_invocation_id,
+                    call: {
+                      source: await source,
+                      request: JSON.parse(c.request_json) as unknown,
+                      kind: c.invocation_kind,
+                      ...(schema ? { resultSchema: await schema } : {}),
+                      links: { workflow_subject_entity_id: c.workflow_subject_entity_id, attempted_turn: 1 },
+                    },
+                    linked: {
+                      world_slug: c.world_slug,
+                      attempted_turn: c.attempted_turn,
+                      workflow_hash: c.workflow_hash,
+                      workflow_node_id: c.workflow_node_id,
+                      workflow_subject_entity_id: c.workflow_subject_entity_id,
+                      ambient_source_id: c.ambient_source_id,
+                      tool_name: c.tool_name,
+                      parent_source_invocation_id: c.parent_source_invocation_id,
+                      logical_generation_attempt: c.logical_generation_attempt,
+                      tool_loop_round: c.tool_loop_round,
+                      metadata: JSON.parse(c.metadata) as Record<string, unknown>,
+                    },
                   };
                 }),
               );
@@ -486,8 +521,23 @@ const bench: Bench = {
               // The floor: the same 400 calls — the requests the turn sent (its prompts) and the result
               // schemas it asked for — made directly, in the same order.
               const calls = await callsOf(turned.attempt_id);
+              // Since stop 20 they carry the links the turn's calls carried (world, turn, workflow, node,
+              // subject, ambient source, tool, round, parent call, metadata) under an attempt and a run
+              // of their own, so they write the same rows: the attempt's and the world's index entries
+              // are part of recording such a call, not of the runtime around it.
+              const attempt = { attempt_id: uuidv7(), run_id: uuidv7() };
               await timed(floorSide, 'floor', last, async () => {
-                for (const call of calls) await invokeSource(via, { ...call, env });
+                const ids = new Map<string, string>();
+                for (const { id, linked, call } of calls) {
+                  const parent = linked.parent_source_invocation_id;
+                  const links = { ...linked, ...attempt, parent_source_invocation_id: parent && ids.get(parent)! };
+                  ids.set(id, (await invokeSource(via, { ...call, links, env })).source_invocation_id);
+                }
+              });
+              // The floor of stops 17–19, kept for comparison: the same calls linked to their subject
+              // and turn only, which leaves their rows out of the attempt's and the world's indexes.
+              await timed(unlinkedSide, 'floor without the turn links', last, async () => {
+                for (const { call } of calls) await invokeSource(via, { ...call, env });
               });
               // The floor before stop 17, kept for comparison: the same sources with minimal requests
               // (a one-word prompt, no result schema).
@@ -573,6 +623,24 @@ const bench: Bench = {
               anchor: 'target',
               anchor_value: 1.3,
               ratio: 1.3 / (turnCpuMs / floorCpuMs),
+            });
+            const unlinked = p50(unlinkedSide.ms);
+            const unlinkedCpuMs = summarize(unlinkedSide.cpu).p50 / 1000;
+            ctx.row({
+              case: `turn ÷ floor without the turn's links (the floor of stops 17–19), wall [${kind}]`,
+              metric: 'ratio',
+              unit: '×',
+              value: turn / unlinked,
+              anchor: 'floor without links, ms',
+              anchor_value: unlinked,
+            });
+            ctx.row({
+              case: `turn ÷ floor without the turn's links (the floor of stops 17–19), CPU [${kind}]`,
+              metric: 'ratio',
+              unit: '×',
+              value: turnCpuMs / unlinkedCpuMs,
+              anchor: 'floor without links, ms',
+              anchor_value: unlinkedCpuMs,
             });
             ctx.row({
               case: `turn ÷ floor of minimal requests (the floor before stop 17), wall [${kind}]`,
