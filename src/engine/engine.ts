@@ -6,7 +6,7 @@
  */
 import type { ErrorCode } from '../core/errors.ts';
 import type { JsonSchema } from '../core/schema-registry.ts';
-import type { Transaction } from '../store/store.ts';
+import type { STORE_BUSY, SyncTransaction, Transaction } from '../store/store.ts';
 
 /** Any JSON value the engine stores. Values must survive `JSON.stringify` round trips. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -309,6 +309,12 @@ export interface ActionContext {
    */
   transitions?: {
     running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+    /**
+     * `running` without a promise: `write` runs in a synchronous transaction (`Store.transactionSync`)
+     * with the same move, where the store offers one and the run's events need no turn of the event
+     * loop; else `STORE_BUSY`, having written nothing, and the executor uses `running`. Optional.
+     */
+    runningSync?<T>(write: (tx: SyncTransaction) => T): T | typeof STORE_BUSY;
     /**
      * Commits the executor's finish writes and settles the contract with their outcome: `write`
      * returns the outcome (COMPLETED/FAILED with it), `null` (the engine settles it after `execute`

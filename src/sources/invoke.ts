@@ -64,6 +64,11 @@ export interface InvokeOptions {
    */
   running?: TransactionRunner;
   /**
+   * With `running`: the same transaction run synchronously (`Store.transactionSync`), tried first
+   * where the lease needs no write; `STORE_BUSY` (nothing written) falls back to `running`.
+   */
+  runningSync?: <T>(write: (tx: SyncTransaction) => T) => T | typeof STORE_BUSY;
+  /**
    * Commits the finished row with the caller's own writes: `write` finishes the rows and returns
    * the outcome the call will return (`null` when the row was interrupted meanwhile, `landed` when
    * an earlier attempt of the transaction committed). Retried after a retryable store fault; if it
@@ -314,10 +319,11 @@ function finishedAs(row: FinalState | undefined, status: string, ended_at: numbe
 }
 
 /**
- * Commits the running row: in the caller's transaction when it passed a runner; else
- * synchronously where the store offers it and the lease needs no write (no turn of the event
- * loop inside the transaction) — as its one statement committed on its own when its seq is given,
- * else in a synchronous transaction; else in a transaction of its own.
+ * Commits the running row: in the caller's transaction when it passed a runner (its synchronous one
+ * first, where it has one and the lease needs no write); else synchronously where the store offers
+ * it and the lease needs no write (no turn of the event loop inside the transaction) — as its one
+ * statement committed on its own when its seq is given, else in a synchronous transaction; else in
+ * a transaction of its own.
  */
 async function commitRunning(
   store: Store,
@@ -326,10 +332,12 @@ async function commitRunning(
   row: RunningRow,
   now: number,
 ): Promise<number> {
-  if (!options.running && !lease.needsTouch(now)) {
-    // One statement, committed on its own where the store can; else one synchronous transaction.
-    const seq =
-      insertRunningRowAlone(store, row) ?? store.transactionSync?.((tx) => insertRunningRowSync(tx, row));
+  if (!lease.needsTouch(now)) {
+    // The caller's synchronous runner where it has one; else one statement, committed on its own
+    // where the store can, or one synchronous transaction.
+    const seq = options.running
+      ? options.runningSync?.((tx) => insertRunningRowSync(tx, row))
+      : (insertRunningRowAlone(store, row) ?? store.transactionSync?.((tx) => insertRunningRowSync(tx, row)));
     if (seq !== undefined && seq !== STORE_BUSY) return seq;
   }
   const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));

@@ -109,8 +109,13 @@ describeEachStore('source-backed ctx.act: commits', (factory) => {
         ['null>PENDING@node:add', 'PENDING>RUNNING@node:add', 'RUNNING>COMPLETED@executor'],
       );
       // Durability: what precedes a call or ends the run waits for the disk; the rest need not.
-      for (const t of txs.filter((t) => has(t, /^INSERT INTO source_invocations/)))
+      for (const t of txs.filter((t) => has(t, /^INSERT INTO source_invocations/))) {
         assert.equal(t.durability, 'immediate', 'the running commit is synchronous');
+        // Without a promise where the store can (the engine's RUNNING move joins it there too),
+        // unless the process's lease row needs writing first (the process's first call).
+        const touches = has(t, /^INSERT INTO source_processes/);
+        assert.equal(t.via, raw.transactionSync && !touches ? 'transactionSync' : 'transaction');
+      }
       const finishes = txs.filter((t) => has(t, /^UPDATE source_invocations SET status/));
       assert.equal(finishes.length, 2);
       for (const t of finishes) {

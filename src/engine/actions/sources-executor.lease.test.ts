@@ -115,6 +115,51 @@ describeEachStore('source-backed ctx.act: moves fenced by the lease', (factory) 
     }
   });
 
+  test('a later call, whose RUNNING commit needs no lease row (synchronous where the store can), is refused the same way', async () => {
+    const { store, dispose } = await factory.open();
+    const { url, server, calls } = await adder(async () => {});
+    try {
+      const source = await adderSource(store);
+      const engine = createEngine(store, { actions: sourcesExecutor(store, { env: { ADDER_URL: url } }) });
+      // The first act makes the process's lease row; the lease is stolen before the second.
+      let acts = 0;
+      const twoActs: NodeType<{ source_hash: string }> = {
+        type: 'act_once',
+        async execute(ctx) {
+          const request = { a: acts, b: 2 };
+          if (acts++ === 1) await steal(store);
+          const c = await ctx.act('tool_call', { source_hash: ctx.config.source_hash, request } as Json, {
+            key: `call:${acts}`,
+          });
+          return { kind: 'ok', writes: { sums: c.result } };
+        },
+      };
+      engine.register(twoActs as NodeType<never>);
+      const twice: GraphSpec = {
+        ...graph(source.hash),
+        nodes: [
+          { id: 'add', type: 'act_once', config: { source_hash: source.hash } },
+          { id: 'add2', type: 'act_once', config: { source_hash: source.hash } },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [
+          { from: 'add', to: 'add2' },
+          { from: 'add2', to: 'end' },
+        ],
+      };
+      const out = await engine.start(twice);
+      assert.equal(out.error?.code, 'LEASE_LOST');
+      assert.deepEqual(calls, [2], 'the second request was never sent');
+      const contracts = await store.all('SELECT contract_id FROM engine_contracts');
+      assert.equal(contracts.length, 1, 'no second contract row');
+      const invocations = await store.all('SELECT source_invocation_id FROM source_invocations');
+      assert.equal(invocations.length, 1, 'no second running row');
+    } finally {
+      server.close();
+      await dispose();
+    }
+  });
+
   test('a call whose lease moved during it is recorded, but its contract is not settled', async () => {
     const { store, dispose } = await factory.open();
     const { url, server, calls } = await adder(async () => {

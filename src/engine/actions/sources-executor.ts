@@ -142,12 +142,15 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
 function joined(ctx: ActionContext): InvokeOptions {
   const t = ctx.transitions;
   if (!t) return {};
+  const runningSync = t.runningSync;
+  const sync: InvokeOptions = runningSync ? { runningSync: (write) => runningSync(write) } : {};
   // The invocation finishes on its own (one statement where the store can) and reports its outcome.
   const recorded = t.recorded;
   if (recorded)
-    return { running: (write) => t.running(write), recorded: (out) => recorded(actionOutcome(out)) };
+    return { running: (write) => t.running(write), ...sync, recorded: (out) => recorded(actionOutcome(out)) };
   return {
     running: (write) => t.running(write),
+    ...sync,
     finished: (write) =>
       t.finished(async (tx) => {
         const out = await write(tx);

@@ -293,6 +293,41 @@ export class RunEvents {
     }
   }
 
+  /**
+   * Runs `fn` in one transaction as `transaction` would, without a promise, under the conditions of
+   * `commitSync` (else `STORE_BUSY`, having run nothing: the caller uses `transaction`). For work
+   * that must return a value (a contract's RUNNING move committed with an executor's record); a
+   * step's statements go through `commitSync`, which allocates no closure.
+   */
+  transactionSync<T>(
+    fn: (tx: SyncTransaction, emit: Emit) => T,
+    options?: TransactionOptions,
+  ): T | typeof STORE_BUSY {
+    const store = this.#bus.store;
+    if (!store.transactionSync || this.#bus.fanOut || this.#flushing || this.#unsent.length > 0)
+      return STORE_BUSY;
+    let emitted: EngineEvent[] = NONE;
+    const emit: Emit = (body) => {
+      emitted = this.#collect(emitted, body);
+    };
+    let steps: CarriedStep[] = NONE_CARRIED;
+    let committed = false;
+    this.#open++;
+    try {
+      const out = store.transactionSync((tx) => {
+        emitted = NONE;
+        if (this.#carried.length > 0) steps = this.#writeCarriedSync(tx, emit);
+        return fn(tx, emit);
+      }, options);
+      if (out === STORE_BUSY) return out;
+      committed = true;
+      this.#landed(steps);
+      return out;
+    } finally {
+      this.#closed(committed, NONE, emitted);
+    }
+  }
+
   /** `list` with the stamped event added (a new list in place of the shared empty one). */
   #collect(list: EngineEvent[], body: EventBody): EngineEvent[] {
     const e = this.#stamp(body);

@@ -5,7 +5,14 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
-import type { Queryable, SqlValue, Transaction, TransactionOptions } from '../../store/store.ts';
+import {
+  type Queryable,
+  type SqlValue,
+  STORE_BUSY,
+  type SyncTransaction,
+  type Transaction,
+  type TransactionOptions,
+} from '../../store/store.ts';
 import {
   insertContract,
   insertContractFencedStatement,
@@ -61,6 +68,8 @@ interface RunningJoin {
   /** The settled contract, once a joined finish transaction committed it. */
   settled: ContractView | null;
   running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** `running` without a promise where the store and the run's events allow, else `STORE_BUSY`. */
+  runningSync<T>(write: (tx: SyncTransaction) => T): T | typeof STORE_BUSY;
   finished(write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void>;
   /** Where the executor can `recover`: its finish committed on its own recorded `outcome`. */
   recorded: ((outcome: ActionOutcome) => void) | undefined;
@@ -113,7 +122,11 @@ function runningJoined(join: RunningJoin): ContractView {
 
 /** What an executor that joins transitions is handed of `join`. */
 function joinedTransitions(join: RunningJoin): NonNullable<ActionContext['transitions']> {
-  const t: NonNullable<ActionContext['transitions']> = { running: join.running, finished: join.finished };
+  const t: NonNullable<ActionContext['transitions']> = {
+    running: join.running,
+    runningSync: join.runningSync,
+    finished: join.finished,
+  };
   if (join.recorded) t.recorded = join.recorded;
   return t;
 }
@@ -325,6 +338,18 @@ export class RunContracts extends ContractLists {
       c.node_id,
       undefined,
     );
+    /** The fenced statement that moves (or inserts) the contract RUNNING; refused once committed. */
+    const runningMove = (): { sql: string; params: SqlValue[] } => {
+      if (join.committed) {
+        throw new NoemaError('INVALID_TRANSITION', `contract ${c.contract_id} is already RUNNING`, {
+          details: { contract_id: c.contract_id, from: 'RUNNING' },
+        });
+      }
+      const fence = this.#fence();
+      return fresh
+        ? insertContractFencedStatement(fence, next, now)
+        : updateContractFencedStatement(fence, next, c.status, now);
+    };
     const join: RunningJoin = {
       committed: false,
       next,
@@ -332,16 +357,27 @@ export class RunContracts extends ContractLists {
       settled: null,
       finished: (write) => this.#joinFinished(join, write),
       recorded: this.#deps.actions?.recover ? (outcome) => this.#joinRecorded(join, outcome) : undefined,
-      running: async <T>(write: (tx: Transaction) => Promise<T>): Promise<T> => {
-        if (join.committed) {
-          throw new NoemaError('INVALID_TRANSITION', `contract ${c.contract_id} is already RUNNING`, {
-            details: { contract_id: c.contract_id, from: 'RUNNING' },
+      runningSync: <T>(write: (tx: SyncTransaction) => T): T | typeof STORE_BUSY => {
+        const move = runningMove();
+        let out: T | typeof STORE_BUSY;
+        try {
+          out = this.#events.transactionSync((tx, emit) => {
+            if (tx.run(move.sql, move.params).changes !== 1) throw new LeaseLost();
+            const value = write(tx);
+            if (this.#events.observed) this.#emitTransitions(emit, next, fresh ? null : c.status);
+            return value;
           });
+        } catch (err) {
+          if (isStoreFault(err)) throw this.#sawFault(err);
+          throw err;
         }
-        const fence = this.#fence();
-        const move = fresh
-          ? insertContractFencedStatement(fence, next, now)
-          : updateContractFencedStatement(fence, next, c.status, now);
+        if (out === STORE_BUSY) return out;
+        this.put(next);
+        join.committed = true;
+        return out;
+      },
+      running: async <T>(write: (tx: Transaction) => Promise<T>): Promise<T> => {
+        const move = runningMove();
         const value = await this.#commit(
           next,
           fresh ? null : c.status,
