@@ -530,7 +530,11 @@ const bench: Bench = {
                 const ids = new Map<string, string>();
                 for (const { id, linked, call } of calls) {
                   const parent = linked.parent_source_invocation_id;
-                  const links = { ...linked, ...attempt, parent_source_invocation_id: parent && ids.get(parent)! };
+                  const links = {
+                    ...linked,
+                    ...attempt,
+                    parent_source_invocation_id: parent && ids.get(parent)!,
+                  };
                   ids.set(id, (await invokeSource(via, { ...call, links, env })).source_invocation_id);
                 }
               });
