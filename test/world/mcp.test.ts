@@ -1,8 +1,8 @@
 /**
  * The MCP `world` catalog over a real `noema mcp --catalog world` child and a stock SDK client:
  * the whole seed-004 tool list (and none of the removed cognition tools), a world authored and
- * run through it with progress notifications, and bad input to every tool refused with a typed
- * error that changes nothing.
+ * run through it with progress notifications (read from the wire: see ../mcp/wire.ts), and bad
+ * input to every tool refused with a typed error that changes nothing.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -12,6 +12,7 @@ import { NOEMA_BIN } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { fingerprint, wrapClient } from '../mcp/helpers.ts';
+import { readWithResults, recordProgress } from '../mcp/wire.ts';
 
 const TOOLS = [
   'put_json_schema',
@@ -127,6 +128,10 @@ describeEachStore('MCP world catalog', (factory) => {
       });
       const client = new Client({ name: 'noema-world-test', version: '1.0.0' });
       await client.connect(transport);
+      // Progress is read from the wire, and every progress of a call reaches the client in one batch
+      // with the call's result, as a loaded machine often reads them (see wire.ts).
+      const progress = recordProgress(transport);
+      readWithResults(transport);
       const mcp = wrapClient(client);
       try {
         const listed = (await client.listTools()).tools;
@@ -164,9 +169,9 @@ describeEachStore('MCP world catalog', (factory) => {
           scenario_ref: { hash: kit.bundle.scenario_hash },
         });
 
-        const progress: string[] = [];
+        // The token (the SDK sends one with onprogress) makes the server report progress.
         const r = await client.callTool({ name: 'run_turn', arguments: { world_slug: 'park' } }, undefined, {
-          onprogress: (p) => progress.push(String(p.message)),
+          onprogress: () => {},
         });
         const turn = r.structuredContent as {
           status: string;
@@ -176,9 +181,10 @@ describeEachStore('MCP world catalog', (factory) => {
         };
         assert.equal(turn.status, 'committed');
         assert.equal(turn.patches.length, 2);
-        assert.ok(progress.includes('ambient park_weather: succeeded'), progress.join(' | '));
-        assert.ok(progress.includes('subject bob: started'));
-        assert.ok(progress.includes('subject ant: patch 2 accepted'), progress.join(' | '));
+        const sent = progress.beforeResult;
+        assert.ok(sent.includes('ambient park_weather: succeeded'), sent.join(' | '));
+        assert.ok(sent.includes('subject bob: started'), sent.join(' | '));
+        assert.ok(sent.includes('subject ant: patch 2 accepted'), sent.join(' | '));
 
         const world = await mcp.ok<{ entities: Record<string, { state: string }> }>('get_world', {
           world_slug: 'park',
@@ -235,6 +241,8 @@ describeEachStore('MCP world catalog', (factory) => {
           }
         }
         assert.equal(await fingerprint(store), before, 'refused calls changed nothing');
+        // Checked last: progress written after its call's result is held until a later message.
+        assert.deepEqual(progress.afterResult, [], 'no progress after its call result');
       } finally {
         await mcp.close();
         await kit.close();
