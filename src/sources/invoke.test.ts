@@ -83,6 +83,51 @@ describeEachStore('invokeSource', (factory) => {
     }
   });
 
+  test("a caller's outputKind names model_output_kind with the finished row; a throw or a bad name leaves it unset", async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const weather = await putResponseSource(store, toySources.weather);
+      const seen: unknown[] = [];
+      const call = (outputKind: (r: { ok: boolean }) => string | null, request: unknown = { turn: 1 }) =>
+        invokeSource(store, {
+          source: weather,
+          request,
+          kind: 'ambient_context',
+          env: toys.env,
+          outputKind: (r) => {
+            seen.push(r);
+            return outputKind(r);
+          },
+        });
+      const kindOf = async (id: string) => (await getSourceInvocation(store, id)).model_output_kind;
+      const named = await call(() => 'tool_call');
+      assert.equal(named.ok, true, named.error?.message);
+      assert.equal(await kindOf(named.source_invocation_id), 'tool_call');
+      assert.deepEqual(seen.at(-1), { ok: true, output: named.output });
+      for (const bad of [
+        () => {
+          throw new Error('judging failed');
+        },
+        () => 'Not A Name',
+        () => null,
+      ]) {
+        const out = await call(bad);
+        assert.equal(out.ok, true, out.error?.message);
+        assert.equal(await kindOf(out.source_invocation_id), null);
+        assert.equal((await getSourceInvocation(store, out.source_invocation_id)).status, 'succeeded');
+      }
+      // A failed call is named from its failure class (the toy refuses a turn that is not an integer).
+      const failed = await call((r) => (r.ok ? 'tool_call' : 'invalid'), { turn: 'one' });
+      assert.equal(failed.ok, false);
+      assert.deepEqual(seen.at(-1), { ok: false, failure_class: failed.failure_class });
+      assert.equal(await kindOf(failed.source_invocation_id), 'invalid');
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
   test('concurrent invocations in one attempt get distinct, gapless invocation_seq values', async () => {
     const { store, dispose } = await factory.open();
     const toys = await startToyServices();

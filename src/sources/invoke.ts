@@ -12,6 +12,7 @@ import { invalidInput } from '../core/index.ts';
 import { STORE_BUSY, type Store, type SyncTransaction, type Transaction } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
+import { isOutputKindName } from './invocations/annotate.ts';
 import { type ProcessLease, processLease } from './invocations/process-lease.ts';
 import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
 import {
@@ -177,11 +178,13 @@ export async function invokeSource(
     let status: 'succeeded' | 'failed' = failure ? 'failed' : 'succeeded';
     let interrupted = false;
     let recorded = null as RecordedResponse | null;
+    const kind = call.outputKind && outputKindOf(call.outputKind, failure, result.success?.output);
     // Encoded before the transaction opens (and written as it is by a retry).
     const finishing = finishedRow(
       id,
       {
         ...response,
+        ...(kind ? { model_output_kind: kind } : {}),
         status,
         failure_class: failure?.failureClass ?? null,
         failure_message: failure?.message ?? null,
@@ -312,6 +315,22 @@ const DEFERRED = { durability: 'deferred' } as const;
 
 type FinalState = { status: string; ended_at: number | null };
 const FINAL_STATE = 'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?';
+
+/** The caller's name for the result's `model_output_kind`: null when it names none, or throws. */
+function outputKindOf(
+  name: NonNullable<SourceCall['outputKind']>,
+  failure: SourceFailure | null,
+  output: unknown,
+): string | null {
+  try {
+    const kind = failure
+      ? name({ ok: false, failure_class: failure.failureClass })
+      : name({ ok: true, output });
+    return kind !== null && isOutputKindName(kind) ? kind : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Whether the row already holds this outcome (an earlier attempt's COMMIT succeeded after all). */
 function finishedAs(row: FinalState | undefined, status: string, ended_at: number): boolean {

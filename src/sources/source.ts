@@ -109,6 +109,14 @@ export interface SourceCall {
   env?: Readonly<Record<string, string | undefined>>;
   /** Observes the reply as it streams: each new piece of an LLM's assistant text (LLM sources only). */
   onChunk?: (text: string) => void;
+  /**
+   * Names the call's `model_output_kind` from its result, written with the finished row (no write of
+   * its own): `output` as validated, before redaction; `null` leaves the column unset. Not called
+   * when the call never finished (recovery interrupted it); a throw leaves the column unset.
+   */
+  outputKind?: (
+    result: { ok: true; output: unknown } | { ok: false; failure_class: FailureClass },
+  ) => string | null;
 }
 
 /** What an implementation learns about the call it is planning. */

@@ -225,6 +225,65 @@ describeEachStore('world model-content retries', (factory) => {
     });
   });
 
+  test("each generation's model_output_kind is written with its finished row, by no statement of its own", async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, txs } = recordingTransactions(raw);
+      const script = {
+        rules: [
+          { match: { call: 1 }, reply: { text: 'Bob wonders what to do.' } },
+          { match: { call: 2 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) },
+        ],
+        default: finalPatch('Bob texted Alice.'),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const g = gens(await invocationsOf(raw, r.attempt_id));
+        assert.deepEqual(
+          g.map((x) => x.model_output_kind),
+          ['invalid', 'tool_call', 'final_patch'],
+        );
+        // Named as each call finished: no UPDATE marks them afterwards (the turn's commit included).
+        assert.deepEqual(
+          txs.flat().filter((sql) => /SET model_output_kind/.test(sql)),
+          [],
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('an output holding a secret is judged as the call returns it (redacted), and applied so', async () => {
+    await factory.withStore(async ({ store }) => {
+      const secret = 'sk-park-secret-0123456789';
+      const script = { rules: [], default: finalPatch(`Bob whispers ${secret}.`) };
+      const kit = await startParkKit(store, { script, env: { PARK_API_KEY: secret } });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        assert.equal(r.patches.length, 1);
+        assert.ok(!r.patches[0]!.narration.includes(secret), r.patches[0]!.narration);
+        const g = gens(await invocationsOf(store, r.attempt_id));
+        assert.deepEqual(
+          g.map((x) => x.model_output_kind),
+          ['final_patch'],
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('an ambient entry names the invocation this process made without reading it back', async () => {
     await factory.withStore(async ({ store: raw }) => {
       const { store, reads } = recordingTransactions(raw);

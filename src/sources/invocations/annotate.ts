@@ -1,17 +1,24 @@
 /**
  * The one field a caller may set after the fact: `model_output_kind` (seed 004: `tool_call` |
- * `final_patch` | `invalid`), known only once the runtime has interpreted the model's output.
+ * `final_patch` | `invalid`), known only once the runtime has interpreted the model's output (a
+ * caller that can interpret it as the call ends names it with the finished row: `SourceCall.outputKind`).
  */
 import { invalidInput } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
+
+const KIND_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Whether `kind` is a name `model_output_kind` may hold (lower_snake, at most 64 characters). */
+export function isOutputKindName(kind: string): boolean {
+  return KIND_NAME.test(kind);
+}
 
 export async function setModelOutputKind(
   q: Queryable,
   sourceInvocationId: string,
   kind: string,
 ): Promise<void> {
-  if (!/^[a-z][a-z0-9_]{0,63}$/.test(kind))
-    throw invalidInput('model_output_kind must be a lower_snake name', { kind });
+  if (!isOutputKindName(kind)) throw invalidInput('model_output_kind must be a lower_snake name', { kind });
   // The LLM trace (the `llm_calls` view) reads it from the same row.
   await q.run('UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id = ?', [
     kind,
@@ -31,8 +38,7 @@ export async function setModelOutputKinds(
   sourceInvocationIds: readonly string[],
   kind: string,
 ): Promise<void> {
-  if (!/^[a-z][a-z0-9_]{0,63}$/.test(kind))
-    throw invalidInput('model_output_kind must be a lower_snake name', { kind });
+  if (!isOutputKindName(kind)) throw invalidInput('model_output_kind must be a lower_snake name', { kind });
   for (let i = 0; i < sourceInvocationIds.length; i += IDS_PER_STATEMENT) {
     const ids = sourceInvocationIds.slice(i, i + IDS_PER_STATEMENT);
     const list = ids.map(() => '?').join(', ');

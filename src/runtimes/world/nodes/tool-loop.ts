@@ -15,7 +15,12 @@ import type { Store } from '../../../store/store.ts';
 import type { AvailableTool, LlmToolLoopNode } from '../documents.ts';
 import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
-import { previewTransitions, validateWorldPatch, type WorldPatch } from '../world-patch.ts';
+import {
+  previewTransitions,
+  validateWorldPatch,
+  type WorkingWorld,
+  type WorldPatch,
+} from '../world-patch.ts';
 import { performAmbient, subjectBindings } from './ambient.ts';
 import { buildMessages } from './prompt.ts';
 import {
@@ -25,15 +30,62 @@ import {
   type ConversationEntry,
   channelsOf,
   loopOf,
-  type OutputMark,
 } from './shared.ts';
 import { performElectedTool } from './tool.ts';
 
-// A rejected output (and one the attempt fails on) is marked at once, the invocation and its LLM
-// call together; an accepted one is written to the `marks` channel and marked by the transaction
-// that ends the attempt (its commit, or its failure record), with no commit of its own.
-const markOutput = (store: Store, id: string, kind: 'invalid' | 'tool_call' | 'final_patch') =>
+// A generation's `model_output_kind` is named as its call finishes, with the finished row
+// (`SourceCall.outputKind`): the output is judged then, and the node acts on that judgement. Runs
+// journaled before stop 20 may still hold `marks`, which the transaction that ends the attempt writes.
+const markOutput = (store: Store, id: string, kind: OutputKind) =>
   store.transaction((tx) => setModelOutputKind(tx, id, kind));
+
+type OutputKind = 'invalid' | 'tool_call' | 'final_patch';
+type Offered = ToolLoopSetup['offered'][number];
+
+/** What a generation's output is, and what the node does with it. */
+type Judgement =
+  | { kind: 'invalid'; output: unknown; error: string }
+  | { kind: 'tool_call'; output: unknown; found: Offered; exhausted: boolean }
+  | { kind: 'final_patch'; output: unknown; patch: WorldPatch };
+
+/**
+ * Judges a schema-valid ToolLoopOutput: a tool call is valid when it names a listed tool and (while
+ * calls are left) its arguments match; past `max_tool_calls` it is a tool call the attempt fails on.
+ * A final patch is valid when it applies to the working world.
+ */
+function judge(
+  output: ToolLoopOutput,
+  offered: readonly Offered[],
+  callsLeft: boolean,
+  world: WorkingWorld,
+): Judgement {
+  if (output.kind === 'tool_call') {
+    const found = offered.find((o) => o.tool.name === output.tool_call.name);
+    if (!found) return { kind: 'invalid', output, error: `unknown tool "${output.tool_call.name}"` };
+    if (!callsLeft) return { kind: 'tool_call', output, found, exhausted: true };
+    const args = validateCompiled(found.args.schema, output.tool_call.arguments);
+    if (!args.ok)
+      return {
+        kind: 'invalid',
+        output,
+        error: `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
+      };
+    return { kind: 'tool_call', output, found, exhausted: false };
+  }
+  const patch = output.patch as WorldPatch;
+  const problems = validateWorldPatch(world, patch);
+  if (problems.length > 0)
+    return {
+      kind: 'invalid',
+      output,
+      error: `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    };
+  return { kind: 'final_patch', output, patch };
+}
+
+/** A failed generation's kind: what the model said could not be read or did not match its schema. */
+const failedKind = (failure_class: string): OutputKind | null =>
+  failure_class === 'non_json' || failure_class === 'schema_invalid' ? 'invalid' : null;
 
 /**
  * Whether the generation after this node's final one surely opens with an action (a
@@ -183,6 +235,13 @@ export function toolLoopNode(
         tool_loop_round: round,
         attempt: ctx.attempt,
       });
+      // Judged as the call finishes, so its kind is written with the finished row.
+      let judged: Judgement | null = null;
+      const outputKind = (r: { ok: true; output: unknown } | { ok: false; failure_class: string }) => {
+        if (!r.ok) return failedKind(r.failure_class);
+        judged = judge(r.output as ToolLoopOutput, offered, callsLeft, world);
+        return judged.kind;
+      };
       const out = await invokeSource(store, {
         source:
           t.sources.get(node.llm_source_ref.hash) ?? (await contexts.source(t, node.llm_source_ref.hash)),
@@ -199,11 +258,13 @@ export function toolLoopNode(
         resultSchema: setup.resultSchema,
         signal: ctx.signal,
         env: env(),
+        outputKind,
       });
-      const reject = async (error: string): Promise<NodeResult> => {
-        await markOutput(store, out.source_invocation_id, 'invalid');
-        return { kind: 'retry_generation', error, corrective: CORRECTIVE };
-      };
+      const reject = (error: string): NodeResult => ({
+        kind: 'retry_generation',
+        error,
+        corrective: CORRECTIVE,
+      });
       if (!out.ok) {
         // Only what the model said can be retried; transport failures (and a refused
         // response_format) fail the attempt loudly — no silent degradation (D14).
@@ -216,22 +277,22 @@ export function toolLoopNode(
         };
       }
       const output = out.output as ToolLoopOutput;
-      if (output.kind === 'tool_call') {
-        const found = offered.find((o) => o.tool.name === output.tool_call.name);
-        if (!found) return reject(`unknown tool "${output.tool_call.name}"`);
-        if (!callsLeft) {
-          await markOutput(store, out.source_invocation_id, 'tool_call');
+      // The output the call returns is the one judged unless redaction changed it: then it is judged
+      // again, and its kind corrected if that changed it.
+      const early = judged as Judgement | null;
+      const verdict = early?.output === output ? early : judge(output, offered, callsLeft, world);
+      if (verdict !== early && verdict.kind !== early?.kind)
+        await markOutput(store, out.source_invocation_id, verdict.kind);
+      if (verdict.kind === 'invalid') return reject(verdict.error);
+      if (verdict.kind === 'tool_call') {
+        const found = verdict.found;
+        const toolCall = (output as Extract<ToolLoopOutput, { kind: 'tool_call' }>).tool_call;
+        if (verdict.exhausted)
           return {
             kind: 'fail',
             code: 'MAX_TOOL_CALLS_EXHAUSTED',
             message: `"${subject.entity_id}" asked for tool call ${round + 1} but max_tool_calls is ${node.max_tool_calls}`,
           };
-        }
-        const args = validateCompiled(found.args.schema, output.tool_call.arguments);
-        if (!args.ok)
-          return reject(
-            `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
-          );
         const call: ConversationEntry = {
           subject: ctx.config.subject,
           node: node.id,
@@ -240,7 +301,7 @@ export function toolLoopNode(
           // Performed at the start of the next generation (`performElectedTool`).
           elected: {
             source_hash: found.tool.source_ref.hash,
-            request: output.tool_call.arguments as Json,
+            request: toolCall.arguments as Json,
             ...(found.tool.result_schema_ref
               ? { result_schema_hash: found.tool.result_schema_ref.hash }
               : {}),
@@ -264,23 +325,13 @@ export function toolLoopNode(
           writes: {
             ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
             conversation: (performed ? [performed, call] : call) as unknown as Json,
-            marks: {
-              source_invocation_id: out.source_invocation_id,
-              kind: 'tool_call',
-            } as OutputMark as never,
           },
         };
       }
-      const patch = output.patch as WorldPatch;
-      const problems = validateWorldPatch(world, patch);
-      if (problems.length > 0)
-        return reject(
-          `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
-        );
+      const patch = verdict.patch;
       const writes: Record<string, Json> = {
         ...(fresh.length > 0 ? { ambient: fresh as unknown as Json } : {}),
         ...(performed ? { conversation: performed as unknown as Json } : {}),
-        marks: { source_invocation_id: out.source_invocation_id, kind: 'final_patch' } as OutputMark as never,
       };
       if (applies) {
         const staged: StagedPatch = {
