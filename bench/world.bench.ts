@@ -526,23 +526,29 @@ const bench: Bench = {
               // of their own, so they write the same rows: the attempt's and the world's index entries
               // are part of recording such a call, not of the runtime around it.
               const attempt = { attempt_id: uuidv7(), run_id: uuidv7() };
-              await timed(floorSide, 'floor', last, async () => {
-                const ids = new Map<string, string>();
-                for (const { id, linked, call } of calls) {
-                  const parent = linked.parent_source_invocation_id;
-                  const links = {
-                    ...linked,
-                    ...attempt,
-                    parent_source_invocation_id: parent && ids.get(parent)!,
-                  };
-                  ids.set(id, (await invokeSource(via, { ...call, links, env })).source_invocation_id);
-                }
-              });
+              const linkedFloor = () =>
+                timed(floorSide, 'floor', last, async () => {
+                  const ids = new Map<string, string>();
+                  for (const { id, linked, call } of calls) {
+                    const parent = linked.parent_source_invocation_id;
+                    const links = {
+                      ...linked,
+                      ...attempt,
+                      parent_source_invocation_id: parent && ids.get(parent)!,
+                    };
+                    ids.set(id, (await invokeSource(via, { ...call, links, env })).source_invocation_id);
+                  }
+                });
               // The floor of stops 17–19, kept for comparison: the same calls linked to their subject
               // and turn only, which leaves their rows out of the attempt's and the world's indexes.
-              await timed(unlinkedSide, 'floor without the turn links', last, async () => {
-                for (const { call } of calls) await invokeSource(via, { ...call, env });
-              });
+              const unlinkedFloor = () =>
+                timed(unlinkedSide, 'floor without the turn links', last, async () => {
+                  for (const { call } of calls) await invokeSource(via, { ...call, env });
+                });
+              // The side right after the turn runs while the turn's log is being checkpointed: the two
+              // floors take that place in turn, round by round.
+              for (const floorOf of r % 2 === 0 ? [linkedFloor, unlinkedFloor] : [unlinkedFloor, linkedFloor])
+                await floorOf();
               // The floor before stop 17, kept for comparison: the same sources with minimal requests
               // (a one-word prompt, no result schema).
               await timed(minimalSide, 'floor of minimal requests', last, async () => {
