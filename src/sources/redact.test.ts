@@ -39,11 +39,14 @@ test('secretsFromEnv takes values of variables named like keys, tokens, secrets 
 
 test('jsonText equals JSON.stringify of the redacted copy for any JSON value', () => {
   const secret = 'zz-secret-zz';
-  const r = createRedactor([secret]);
+  // One that JSON text escapes, too: it must not pass the quick scan in its escaped form.
+  const quoted = 'qq-"sec\\ret-qq';
+  const r = createRedactor([secret, quoted]);
   const key = fc.oneof(fc.string(), fc.constantFrom('authorization', 'Cookie', 'x-api-key', 'note'));
   const leaf = fc.oneof(
     fc.string(),
     fc.constant(`has ${secret} inside`),
+    fc.constant(`has ${quoted} inside`),
     fc.integer(),
     fc.boolean(),
     fc.constant(null),
@@ -56,6 +59,7 @@ test('jsonText equals JSON.stringify of the redacted copy for any JSON value', (
       const text = r.jsonText(v);
       assert.equal(text, JSON.stringify(r.json(v)));
       assert.equal(text.includes(secret), false);
+      assert.equal(text.includes(quoted) || text.includes(JSON.stringify(quoted).slice(1, -1)), false);
       // A value its encoding found clean is handed back as it is: it must need no redaction.
       const checked = r.jsonTextChecked(v);
       assert.equal(checked.text, text);
@@ -63,6 +67,38 @@ test('jsonText equals JSON.stringify of the redacted copy for any JSON value', (
         assert.equal(JSON.stringify(v), text);
         assert.equal(r.clean(v), v);
       }
+    }),
+  );
+});
+
+test('a secret holding a quote, backslash or control character is redacted in JSON text too', () => {
+  // JSON writes it escaped (`pw\"Q7\\Z9\n-tok`), as it appears in a request body or a streamed event.
+  const secret = 'pw"Q7\\Z9\n-tok';
+  const r = createRedactor([secret]);
+  const value = { note: `key ${secret} here`, nested: [secret] };
+  const leaked = (s: string) => s.includes('Q7');
+  assert.equal(leaked(r.jsonText(value)), false);
+  assert.equal(leaked(r.jsonTextChecked(value).text), false);
+  assert.equal(r.jsonTextChecked(value).clean, false);
+  assert.equal(leaked(JSON.stringify(r.clean(value))), false);
+  assert.equal(leaked(r.headersText({ 'x-note': secret })), false);
+  // A JSON body or event kept as text (a chunk, a response text) holds the escaped form.
+  assert.equal(
+    r.text(`data: ${JSON.stringify(value)}`),
+    `data: {"note":"key ${REDACTED} here","nested":["${REDACTED}"]}`,
+  );
+});
+
+test('headersText equals JSON.stringify of the redacted headers for any headers', () => {
+  const secret = 'zz-secret-"zz';
+  const r = createRedactor([secret]);
+  const name = fc.oneof(fc.string(), fc.constantFrom('authorization', 'Cookie', 'X-Api-Key', 'content-type'));
+  const val = fc.oneof(fc.string(), fc.constant(`Bearer ${secret}`), fc.constant('a\u0000b'));
+  fc.assert(
+    fc.property(fc.dictionary(name, val), (h) => {
+      const text = r.headersText(h);
+      assert.equal(text, JSON.stringify(r.headers(h)));
+      assert.equal(text.includes('zz-secret-'), false);
     }),
   );
 });

@@ -23,8 +23,9 @@ const SECRET_NAMES = new Set([
   'client_secret',
 ]);
 
-// A quick scan of serialized JSON: when no secret-named key can be present, skip the walk.
-const SECRET_KEY_TEXT = new RegExp(`"(${[...SECRET_NAMES].join('|')})"`, 'i');
+// A quick scan of serialized JSON, one pass: when no secret-named key and no NUL character (escaped
+// as `\u0000`) can be present, skip the walk.
+const NEEDS_WALK = new RegExp(`"(?:${[...SECRET_NAMES].join('|')})"|\\\\u0000`, 'i');
 
 // Environment variables whose values are treated as configured secrets.
 const SECRET_ENV = /(_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD)$/;
@@ -41,6 +42,8 @@ export interface Redactor {
   /** `value` itself when nothing in it can be secret, else `json(value)`. */
   clean<T>(value: T): T;
   headers(h: Record<string, string>): Record<string, string>;
+  /** `JSON.stringify(headers(h))`, without the copy when nothing in them can be secret. */
+  headersText(h: Record<string, string>): string;
 }
 
 export function isSecretName(name: string): boolean {
@@ -75,9 +78,15 @@ export function createRedactor(secrets: readonly string[]): Redactor {
 }
 
 function buildRedactor(values: readonly string[]): Redactor {
+  // Each secret as written, as JSON text writes it (a quote, backslash or control character
+  // escaped: a JSON body) and as JSON text inside JSON text (a JSON reply in a streamed event);
+  // longest first. For a secret with nothing to escape the three are one.
+  const forms = [...new Set(values.flatMap((v) => [v, escaped(v), escaped(escaped(v))]))].sort(
+    (a, b) => b.length - a.length,
+  );
   const text = (s: string): string => {
     let out = s;
-    for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    for (const v of forms) if (out.includes(v)) out = out.split(v).join(REDACTED);
     // PostgreSQL text cannot hold NUL (error 22021); one place for every value written.
     if (out.includes('\u0000')) out = out.replaceAll('\u0000', NUL_REPLACEMENT);
     return out;
@@ -88,21 +97,30 @@ function buildRedactor(values: readonly string[]): Redactor {
     for (const [k, v] of Object.entries(h)) out[k] = isSecretName(k) ? REDACTED : text(v);
     return out;
   };
-  const secretFree = (raw: string) =>
-    !SECRET_KEY_TEXT.test(raw) && !values.some((v) => raw.includes(v)) && !raw.includes('\\u0000');
+  const secretFree = (raw: string) => !NEEDS_WALK.test(raw) && !forms.some((v) => raw.includes(v));
   const jsonTextChecked = (value: unknown): { text: string; clean: boolean } => {
     const raw = JSON.stringify(value ?? null);
     return secretFree(raw)
       ? { text: raw, clean: true }
       : { text: JSON.stringify(json(value ?? null)), clean: false };
   };
-  const jsonText = (value: unknown): string => jsonTextChecked(value).text;
+  const jsonText = (value: unknown): string => {
+    const raw = JSON.stringify(value ?? null);
+    return secretFree(raw) ? raw : JSON.stringify(json(value ?? null));
+  };
   const clean = <T>(value: T): T =>
     value === undefined || secretFree(JSON.stringify(value)) ? value : json(value);
-  return { text, json, jsonText, jsonTextChecked, clean, headers };
+  const headersText = (h: Record<string, string>): string => {
+    const raw = JSON.stringify(h);
+    return secretFree(raw) ? raw : JSON.stringify(headers(h));
+  };
+  return { text, json, jsonText, jsonTextChecked, clean, headers, headersText };
 }
 
 const NO_SECRETS = buildRedactor([]);
+
+/** `s` as it reads inside a JSON string. */
+const escaped = (s: string): string => JSON.stringify(s).slice(1, -1);
 
 function walk(value: unknown, text: (s: string) => string): unknown {
   if (typeof value === 'string') return text(value);

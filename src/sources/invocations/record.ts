@@ -324,7 +324,7 @@ export function finishedRow(
   // The output's one JSON encoding: the same pass tells whether it needs redacting.
   const json = o.response_json === undefined ? null : redactor.jsonTextChecked(o.response_json);
   const responseText = o.response_text == null ? null : redactor.text(o.response_text);
-  const headers = JSON.stringify(redactor.headers(o.response_headers ?? {}));
+  const headers = redactor.headersText(o.response_headers ?? {});
   const recorded: RecordedResponse = {
     response_text: responseText,
     has_response_json: json !== null,

@@ -36,6 +36,42 @@ async function setup(
 }
 
 describeEachStore('llm_chat_completions source', (factory) => {
+  test('a configured secret holding a quote or backslash is stored nowhere: not raw, not JSON-escaped', async () => {
+    const { store, dispose } = await factory.open();
+    // JSON-escaped in the request body and the reply's text (`pw\"Q7\\Z9-tok`), twice in the
+    // streamed events that carry that text (in one event here: a secret split across events is not
+    // found whole in any of them).
+    const secret = 'pw"Q7\\Z9-tok';
+    const { model, source, schema, env } = await setup(store, {
+      rules: [
+        { reply: { json: { kind: 'final_patch', patch: { note: `saw ${secret}` } }, chunk_chars: 200 } },
+      ],
+    });
+    try {
+      const out = await invokeSource(store, {
+        source,
+        request: { messages: [{ role: 'user', content: `the key is ${secret}` }] },
+        kind: 'llm_generation',
+        resultSchema: schema,
+        env: { ...env, VENDOR_TOKEN: secret },
+      });
+      assert.equal(out.ok, true, out.error?.message);
+      assert.equal(
+        JSON.stringify(out.output).includes('Q7'),
+        false,
+        'the output handed back kept the secret',
+      );
+      const rows = await store.all('SELECT * FROM source_invocations');
+      assert.equal(rows.length, 1);
+      assert.equal(JSON.stringify(rows).includes('Q7'), false, 'the stored row kept the secret');
+      const call = await getLlmCall(store, out.llm_call_id!);
+      assert.match(JSON.stringify(call.chunks), /REDACTED/);
+    } finally {
+      await model.close();
+      await dispose();
+    }
+  });
+
   test('a streamed JSON reply succeeds and both rows finish together with chunks, usage and artifacts', async () => {
     const { store, dispose } = await factory.open();
     const { model, source, schema, env } = await setup(store, {

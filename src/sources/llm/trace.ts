@@ -160,9 +160,7 @@ export function llmFinishedColumns(e: LlmCallEnd, redactor: Redactor): TraceValu
   const r = e.recorded;
   const raw = r.from.response_text === s.rawText ? null : redactor.text(s.rawText);
   const headers =
-    r.from.response_headers === e.response_headers
-      ? null
-      : JSON.stringify(redactor.headers(e.response_headers));
+    r.from.response_headers === e.response_headers ? null : redactor.headersText(e.response_headers);
   const normalizedIsRaw = e.normalized_text !== null && e.normalized_text === s.rawText;
   const artifacts = e.artifacts.map((a, n) =>
     a.kind === 'parsed_output' && e.output_recorded
