@@ -13,6 +13,14 @@ import { count, finalPatch, invocationsOf, toolCall } from './helpers.ts';
 
 const antOnly = (kit: Awaited<ReturnType<typeof startParkKit>>) =>
   kit.variant({ subjects: [{ entity_id: 'ant', profile: kit.doc('profiles/ant.json') }] });
+/** A world of Bob alone (`w`), and one turn of it. */
+const bobTurn = async (kit: Awaited<ReturnType<typeof startParkKit>>) => {
+  const bobOnly = await kit.variant({
+    subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+  });
+  await kit.world('w', bobOnly);
+  return kit.runtime.runTurn({ world_slug: 'w' });
+};
 const gens = (rows: Array<Record<string, unknown>>) =>
   rows.filter((r) => r.invocation_kind === 'llm_generation');
 
@@ -154,11 +162,7 @@ describeEachStore('world model-content retries', (factory) => {
       };
       const kit = await startParkKit(store, { script });
       try {
-        const bobOnly = await kit.variant({
-          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
-        });
-        await kit.world('w', bobOnly);
-        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        const r = await bobTurn(kit);
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         const rows = await invocationsOf(store, r.attempt_id);
         assert.equal(rows.filter((x) => x.tool_name === 'send_text').length, 1, 'the tool ran once');
@@ -190,11 +194,7 @@ describeEachStore('world model-content retries', (factory) => {
       };
       const kit = await startParkKit(store, { script });
       try {
-        const bobOnly = await kit.variant({
-          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
-        });
-        await kit.world('w', bobOnly);
-        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        const r = await bobTurn(kit);
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         const journal = (t: string[]) =>
           t.filter((sql) => sql.startsWith('INSERT INTO engine_journal')).length;
@@ -237,11 +237,7 @@ describeEachStore('world model-content retries', (factory) => {
       };
       const kit = await startParkKit(store, { script });
       try {
-        const bobOnly = await kit.variant({
-          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
-        });
-        await kit.world('w', bobOnly);
-        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        const r = await bobTurn(kit);
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         const g = gens(await invocationsOf(raw, r.attempt_id));
         assert.deepEqual(
@@ -265,11 +261,7 @@ describeEachStore('world model-content retries', (factory) => {
       const script = { rules: [], default: finalPatch(`Bob whispers ${secret}.`) };
       const kit = await startParkKit(store, { script, env: { PARK_API_KEY: secret } });
       try {
-        const bobOnly = await kit.variant({
-          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
-        });
-        await kit.world('w', bobOnly);
-        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        const r = await bobTurn(kit);
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         assert.equal(r.patches.length, 1);
         assert.ok(!r.patches[0]!.narration.includes(secret), r.patches[0]!.narration);
@@ -289,11 +281,7 @@ describeEachStore('world model-content retries', (factory) => {
       const { store, reads } = recordingTransactions(raw);
       const kit = await startParkKit(store, { script: { rules: [], default: finalPatch('Bob waits.') } });
       try {
-        const bobOnly = await kit.variant({
-          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
-        });
-        await kit.world('w', bobOnly);
-        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        const r = await bobTurn(kit);
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         assert.deepEqual(
           reads.filter((sql) => /FROM source_invocations WHERE attempt_id = \? AND contract_id/.test(sql)),
