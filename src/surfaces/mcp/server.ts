@@ -35,22 +35,32 @@ export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG)
     // A client that passes a progress token gets notifications/progress from long tools.
     const token = request.params._meta?.progressToken;
     let sent = 0;
+    // Progress still being sent: the result waits for it, so a transport that awaits before writing
+    // cannot let the result overtake a call's last progress (tools report it without awaiting).
+    const sending = new Set<Promise<void>>();
     const progress =
       token === undefined
         ? undefined
-        : async (message: string) => {
+        : (message: string): Promise<void> => {
             sent += 1;
-            await extra
+            const send = extra
               .sendNotification({
                 method: 'notifications/progress',
                 params: { progressToken: token, progress: sent, message },
               })
               .catch(() => undefined);
+            sending.add(send);
+            void send.then(() => sending.delete(send));
+            return send;
           };
-    return dispatcher.call(request.params.name, request.params.arguments ?? {}, {
-      store,
-      ...(progress ? { progress } : {}),
-    });
+    try {
+      return await dispatcher.call(request.params.name, request.params.arguments ?? {}, {
+        store,
+        ...(progress ? { progress } : {}),
+      });
+    } finally {
+      await Promise.all(sending);
+    }
   });
   return server;
 }
