@@ -7,6 +7,7 @@
 import type { ErrorCode } from '../core/errors.ts';
 import type { JsonSchema } from '../core/schema-registry.ts';
 import type { STORE_BUSY, SyncTransaction, Transaction } from '../store/store.ts';
+import type { EngineEventListener, SubscribeOptions } from './events/types.ts';
 
 /** Any JSON value the engine stores. Values must survive `JSON.stringify` round trips. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -420,123 +421,15 @@ export interface RunOutcome {
   waiting: ContractView[];
 }
 
-// ---------------------------------------------------------------- events
+// ---------------------------------------------------------------- events: events/types.ts
 
-/**
- * What happened to a run, as it happens. Every event carries `seq`: a number strictly increasing per
- * run and identical in every process that sees the event (listeners in the emitting process and
- * LISTEN/NOTIFY receivers elsewhere), so it can serve as an SSE `id` and a resume point.
- *
- * `seq = epoch * 2^32 + index`: `epoch` is the run's claim epoch, a counter in `engine_runs` that
- * every claim (start, continue, recovery, resume) and every cancel increments in its transaction, so
- * the process now acting on the run numbers its events above anything a dead or fenced-out process
- * ever sent; `index` counts the events that process stamped since it claimed. Seqs are not
- * contiguous (an event of a rolled-back transaction burns its number) — a subscriber learns of missed
- * events through `SubscribeOptions.onGap`, never by counting. Subscribers never see a run's seq go
- * backwards: an event older than one already delivered (from a fenced-out process) is dropped.
- *
- * When events are delivered: events describing a commit (`contract.transitioned`,
- * `artifact.persisted`, `run.updated` other than `running`) are sent with that transaction's commit
- * and delivered in-process only after it; a rollback drops them. Progress events (`node.started`,
- * `node.updated`, `node.finished`, `run.updated` `running`) are delivered in-process at once and fan
- * out with the run's next commit, or after 50 ms in a transaction of their own (re-sent with a later
- * one if that commit rolls back).
- */
-export type EngineEvent = { seq: number } & (
-  | {
-      type: 'run.updated';
-      run_id: string;
-      status: RunStatus;
-      step: number;
-      at: number;
-      error?: RunError | null;
-      /** Set on events fanned out to other processes when the error was cut to fit NOTIFY. */
-      truncated?: true;
-    }
-  | {
-      type: 'node.started';
-      run_id: string;
-      node_id: string;
-      node_type: string;
-      step: number;
-      attempt: number;
-      at: number;
-    }
-  | {
-      type: 'node.updated';
-      run_id: string;
-      node_id: string;
-      step: number;
-      data: Json;
-      at: number;
-      /** Set (with `data: null`) on events fanned out to other processes when `data` was too large for NOTIFY. */
-      truncated?: true;
-    }
-  | {
-      type: 'node.finished';
-      run_id: string;
-      node_id: string;
-      node_type: string;
-      step: number;
-      attempt: number;
-      status: 'ok' | 'suspend' | 'retry_generation' | 'fail';
-      duration_ms: number;
-      error?: string;
-      at: number;
-      /** Set on events fanned out to other processes when `error` was cut to fit NOTIFY. */
-      truncated?: true;
-    }
-  | {
-      type: 'contract.transitioned';
-      run_id: string;
-      contract_id: string;
-      action_type: string;
-      from: ContractStatus | null;
-      to: ContractStatus;
-      actor: string;
-      at: number;
-    }
-  | {
-      type: 'artifact.persisted';
-      run_id: string;
-      node_id: string;
-      step: number;
-      artifact_id: string;
-      artifact_type: string;
-      artifact: Json;
-      at: number;
-      /** Set (with `artifact: null`) on events fanned out to other processes when the artifact was too large for NOTIFY (it stays stored under `artifact_id`). */
-      truncated?: true;
-    }
-);
-
-export type EngineEventListener = (event: EngineEvent & { origin?: string }) => void;
-
-/**
- * Why events of a run may have been missed:
- * - `listener_reconnected`: the LISTEN connection dropped and is listening again; notifications sent
- *   while it was down are lost;
- * - `event_too_large`: a process dropped an event that did not fit in a notification even abbreviated;
- * - `malformed_notification`: a notification on the events channel could not be read.
- */
-export type EventGapReason = 'listener_reconnected' | 'event_too_large' | 'malformed_notification';
-
-export interface EventGap {
-  reason: EventGapReason;
-  run_id: string;
-  /** When known, the seq of the event that was lost. */
-  seq?: number;
-  at: number;
-}
-
-export interface SubscribeOptions {
-  /**
-   * Called when events of the run MAY have been missed (see EventGapReason). The stream goes on;
-   * read the run (`getRun`) to catch up. Called after the cause is over (e.g. once LISTEN works
-   * again), so a read made then misses nothing committed before it.
-   */
-  onGap?: (gap: EventGap) => void;
-}
+export type {
+  EngineEvent,
+  EngineEventListener,
+  EventGap,
+  EventGapReason,
+  SubscribeOptions,
+} from './events/types.ts';
 
 // ---------------------------------------------------------------- the engine
 

@@ -142,21 +142,19 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
 function joined(ctx: ActionContext): InvokeOptions {
   const t = ctx.transitions;
   if (!t) return {};
-  const runningSync = t.runningSync;
-  const sync: InvokeOptions = runningSync ? { runningSync: (write) => runningSync(write) } : {};
-  // The invocation finishes on its own (one statement where the store can) and reports its outcome.
-  const recorded = t.recorded;
-  if (recorded)
-    return { running: (write) => t.running(write), ...sync, recorded: (out) => recorded(actionOutcome(out)) };
-  return {
-    running: (write) => t.running(write),
-    ...sync,
-    finished: (write) =>
+  const options: InvokeOptions = { running: (write) => t.running(write) };
+  const { runningSync, recorded } = t;
+  if (runningSync) options.runningSync = (write) => runningSync(write);
+  // With `recorded` the invocation finishes on its own (one statement where the store can) and
+  // reports its outcome; else its finish commits in the engine's transaction.
+  if (recorded) options.recorded = (out) => recorded(actionOutcome(out));
+  else
+    options.finished = (write) =>
       t.finished(async (tx) => {
         const out = await write(tx);
         return out === null || out === 'landed' ? out : actionOutcome(out);
-      }),
-  };
+      });
+  return options;
 }
 
 function actionOutcome(out: InvocationOutcome): ActionOutcome {

@@ -263,9 +263,7 @@ export class RunEvents {
     options?: TransactionOptions,
   ): true | typeof STORE_BUSY {
     const store = this.#bus.store;
-    // Without fan-out nothing is ever unsent; the check keeps a carried event from being dropped.
-    if (!store.transactionSync || this.#bus.fanOut || this.#flushing || this.#unsent.length > 0)
-      return STORE_BUSY;
+    if (!store.transactionSync || !this.#mayCommitSync()) return STORE_BUSY;
     // Nothing else of the run can run until this returns, so the statements and their events live
     // in fields read by a closure made once per run. (A nested call, which the store refuses,
     // restores the outer call's fields.)
@@ -304,8 +302,7 @@ export class RunEvents {
     options?: TransactionOptions,
   ): T | typeof STORE_BUSY {
     const store = this.#bus.store;
-    if (!store.transactionSync || this.#bus.fanOut || this.#flushing || this.#unsent.length > 0)
-      return STORE_BUSY;
+    if (!store.transactionSync || !this.#mayCommitSync()) return STORE_BUSY;
     let emitted: EngineEvent[] = NONE;
     const emit: Emit = (body) => {
       emitted = this.#collect(emitted, body);
@@ -326,6 +323,14 @@ export class RunEvents {
     } finally {
       this.#closed(committed, NONE, emitted);
     }
+  }
+
+  /**
+   * Whether a commit needs no turn of the event loop: no fan-out to notify, no timed flush in flight,
+   * nothing unsent (without fan-out nothing ever is; the check keeps a carried event from being dropped).
+   */
+  #mayCommitSync(): boolean {
+    return !this.#bus.fanOut && !this.#flushing && this.#unsent.length === 0;
   }
 
   /** `list` with the stamped event added (a new list in place of the shared empty one). */

@@ -6,7 +6,6 @@
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
 import {
-  type Queryable,
   type SqlValue,
   STORE_BUSY,
   type SyncTransaction,
@@ -22,21 +21,15 @@ import {
 } from '../contracts/contract-store.ts';
 import { engineFailure, failureOf } from '../contracts/failure.ts';
 import { createContract, isFinal, transition } from '../contracts/transitions.ts';
-import type {
-  ActionContext,
-  ActionOutcome,
-  ContractFailure,
-  ContractStatus,
-  ContractView,
-  Json,
-  NodeType,
-} from '../engine.ts';
+import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
 import { ContractLists } from './contract-lists.ts';
+import { hasStatus, type MoveExtra, nextView, settleMove } from './contract-moves.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { LeaseFence } from './lease-fence.ts';
+import { type FinishedWrite, joinedTransitions, type RunningJoin, runningJoined } from './running-join.ts';
 import type { RunState } from './state.ts';
 import { isStoreFault } from './store-fault.ts';
 
@@ -49,87 +42,6 @@ const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
  * server crash, the invocation is `running` again and recovery interrupts it, as for a crash mid-call.
  */
 const SETTLE_WITH_FINISH: TransactionOptions = { durability: 'deferred' };
-
-async function hasStatus(tx: Queryable, c: ContractView): Promise<boolean> {
-  const row = await tx.get<{ status: string }>('SELECT status FROM engine_contracts WHERE contract_id = ?', [
-    c.contract_id,
-  ]);
-  return row?.status === c.status;
-}
-
-type FinishedWrite = ActionOutcome | 'landed' | null;
-
-interface RunningJoin {
-  /** RUNNING committed with the executor's record; `next` is the contract then. */
-  committed: boolean;
-  next: ContractView;
-  /** The settled contract the last joined finish transaction wrote (committed or not). */
-  tried: ContractView | null;
-  /** The settled contract, once a joined finish transaction committed it. */
-  settled: ContractView | null;
-  running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
-  /** `running` without a promise where the store and the run's events allow, else `STORE_BUSY`. */
-  runningSync<T>(write: (tx: SyncTransaction) => T): T | typeof STORE_BUSY;
-  finished(write: (tx: Transaction) => Promise<FinishedWrite>): Promise<void>;
-  /** Where the executor can `recover`: its finish committed on its own recorded `outcome`. */
-  recorded: ((outcome: ActionOutcome) => void) | undefined;
-}
-
-type MoveExtra = {
-  result?: Json;
-  error_message?: string;
-  error?: ContractFailure;
-  observation?: string | undefined;
-};
-
-/** The move an outcome makes: COMPLETED with its result or FAILED with its failure. */
-function settleMove(outcome: ActionOutcome): { to: ContractStatus; extra: MoveExtra } {
-  return outcome.ok
-    ? { to: 'COMPLETED', extra: { result: outcome.result, observation: outcome.observation } }
-    : {
-        to: 'FAILED',
-        extra: {
-          error_message: outcome.error_message,
-          error: outcome.error ?? engineFailure('ACTION_FAILED', outcome.error_message),
-          observation: outcome.observation,
-        },
-      };
-}
-
-function nextView(
-  c: ContractView,
-  to: ContractStatus,
-  actor: string,
-  extra: MoveExtra,
-  at: number,
-): ContractView {
-  const input: Parameters<typeof transition>[1] = { to, actor, at };
-  if (extra.result !== undefined) input.result = extra.result;
-  if (extra.error_message !== undefined) input.error_message = extra.error_message;
-  if (extra.error !== undefined) input.error = extra.error;
-  return viewOf(transition(c, input), c.node_id, extra.observation);
-}
-
-/** The contract of `join`, RUNNING and not yet settled; else INVALID_TRANSITION. */
-function runningJoined(join: RunningJoin): ContractView {
-  if (!join.committed || join.settled) {
-    throw new NoemaError('INVALID_TRANSITION', `contract ${join.next.contract_id} is not RUNNING here`, {
-      details: { contract_id: join.next.contract_id },
-    });
-  }
-  return join.next;
-}
-
-/** What an executor that joins transitions is handed of `join`. */
-function joinedTransitions(join: RunningJoin): NonNullable<ActionContext['transitions']> {
-  const t: NonNullable<ActionContext['transitions']> = {
-    running: join.running,
-    runningSync: join.runningSync,
-    finished: join.finished,
-  };
-  if (join.recorded) t.recorded = join.recorded;
-  return t;
-}
 
 export interface RunRef {
   run_pk: number;
@@ -277,17 +189,17 @@ export class RunContracts extends ContractLists {
       await this.#deps.store.transaction(async (tx) => {
         next = settleOf(await write(tx));
       }, SETTLE_WITH_FINISH);
-      if (next !== null) this.#carrySettle(next, from.status);
-    } else {
-      await this.#events.transaction(async (tx, emit) => {
-        next = settleOf(await write(tx));
-        if (next === null) return;
-        // No journal row: the lease fences the contract's own update (see #runningJoin).
-        const n = next as ContractView;
-        if (!(await this.#fencedWrite(tx, this.#settleStatement(n, from.status)))) throw new LeaseLost();
-        if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
-      }, SETTLE_WITH_FINISH);
+      if (next !== null) this.#carryJoinedSettle(join, from, next);
+      return;
     }
+    await this.#events.transaction(async (tx, emit) => {
+      next = settleOf(await write(tx));
+      if (next === null) return;
+      // No journal row: the lease fences the contract's own update (see #runningJoin).
+      const n = next as ContractView;
+      if (!(await this.#fencedWrite(tx, this.#settleStatement(n, from.status)))) throw new LeaseLost();
+      if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
+    }, SETTLE_WITH_FINISH);
     if (next === null) return;
     const settled = next as ContractView;
     this.put(settled);
@@ -301,7 +213,11 @@ export class RunContracts extends ContractLists {
   #joinRecorded(join: RunningJoin, outcome: ActionOutcome): void {
     const from = runningJoined(join);
     const { to, extra } = settleMove(outcome);
-    const settled = nextView(from, to, 'executor', extra, this.#deps.now());
+    this.#carryJoinedSettle(join, from, nextView(from, to, 'executor', extra, this.#deps.now()));
+  }
+
+  /** A joined contract settled as `settled`, its row's update carried to the run's next transaction. */
+  #carryJoinedSettle(join: RunningJoin, from: ContractView, settled: ContractView): void {
     this.#carrySettle(settled, from.status);
     this.put(settled);
     join.settled = settled;
