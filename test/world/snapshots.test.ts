@@ -274,6 +274,50 @@ describeEachStore('world snapshots', (factory) => {
     });
   });
 
+  test('snapshots stored in the first format (one JSON body, no text or index) read the same', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const expected = await commitTurns(store, 'park', 1, 40);
+        const snaps = await snapshotsOf(store, 'park');
+        assert.ok(snaps.length >= 2, 'snapshots were taken');
+        // Rewrite every snapshot as the first format stored it.
+        for (const { turn } of snaps) {
+          const w = await getWorld(store, { world_slug: 'park', turn });
+          const body = JSON.stringify({
+            entities: Object.entries(w.entities).map(([id, e]) => [
+              id,
+              e.kind,
+              e.environment_label,
+              e.state,
+              e.kind === 'agent' ? (e.memory ?? '') : null,
+            ]),
+            environments: Object.entries(w.environments).map(([k, v]) => [k, v.content]),
+          });
+          await store.run(
+            'UPDATE world_snapshots SET body = ?, entities_text = NULL, entities_index = NULL WHERE world_slug = ? AND turn = ?',
+            [body, 'park', turn],
+          );
+        }
+        const stored = await store.get<{ n: number }>(
+          "SELECT COUNT(*) AS n FROM world_snapshots WHERE world_slug = 'park' AND entities_text IS NOT NULL",
+        );
+        assert.equal(Number(stored?.n), 0, 'no snapshot of the second format is left');
+        for (let t = 1; t <= 40; t++) {
+          clearSnapshotCache();
+          const object = await getWorld(store, { world_slug: 'park', turn: t });
+          assert.deepEqual(object.entities, expected.get(t), `turn ${t}`);
+          clearSnapshotCache();
+          const text = Buffer.concat(await getWorldJson(store, { world_slug: 'park', turn: t })).toString();
+          assert.equal(text, JSON.stringify(object), `turn ${t} as text`);
+        }
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('a warm read of a turn already covered runs no version query; a later turn fetches only the turns it lacks', async () => {
     await factory.withStore(async ({ store }) => {
       const kit = await startParkKit(store);

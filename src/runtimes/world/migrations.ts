@@ -146,4 +146,15 @@ const snapshots: Migration = {
   ],
 };
 
-export const worldMigrations: readonly Migration[] = [components, worlds, attempts, snapshots];
+// Snapshots stored as the text get_world answers are spliced from, with the offsets of its members
+// (snapshot-format.ts); rows of the first format keep their JSON body and leave these NULL.
+const snapshotText: Migration = {
+  id: 514,
+  name: 'world_snapshot_text',
+  up: (d) => [
+    'ALTER TABLE world_snapshots ADD COLUMN entities_text TEXT',
+    `ALTER TABLE world_snapshots ADD COLUMN entities_index ${d.blob}`,
+  ],
+};
+
+export const worldMigrations: readonly Migration[] = [components, worlds, attempts, snapshots, snapshotText];

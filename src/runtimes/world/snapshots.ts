@@ -3,13 +3,15 @@
  * reading a past turn is one snapshot plus the changes after it instead of one row per entity.
  * A turn takes a snapshot only once the change bytes written since the last one exceed that
  * snapshot's size: stored bytes stay ≤ 2× the change bytes, and the changes a read replays stay
- * bounded by one snapshot's size. Parsed snapshots are cached in-process (bounded LRU) by their
- * `snapshot_id`, which is unique and never reused, so a cached snapshot is never stale; what reads
- * derive from a snapshot (the version rows after it, its answer text) is cached with it.
+ * bounded by one snapshot's size. The stored form is the text answers are made of
+ * (`snapshot-format.ts`). Snapshots read are cached in-process (bounded LRU) by their `snapshot_id`,
+ * which is unique and never reused, so a cached snapshot is never stale; what reads derive from a
+ * snapshot (the version rows after it, its world as objects) is cached with it.
  */
 import { uuidv7 } from '../../core/ids.ts';
 import type { Queryable } from '../../store/store.ts';
-import type { EntityState, WorkingWorld } from './world-patch.ts';
+import { Snapshot, type StoredSnapshot } from './snapshot-format.ts';
+import type { WorkingWorld } from './world-patch.ts';
 
 /** A snapshot as read: where it sits in the lineage and the world it holds (never mutated). */
 export interface SnapshotBase {
@@ -17,10 +19,10 @@ export interface SnapshotBase {
   /** -1 when the lineage has no snapshot at or before the turn (worlds created before snapshots). */
   turn: number;
   bytes: number;
-  world: WorkingWorld;
+  snapshot: Snapshot;
   /**
    * What reads derive from this snapshot and keep beside it while it is cached (a fresh, unshared
-   * object when it is not): filled by `version-tails.ts` and `world-text.ts`.
+   * object when it is not): filled by `version-tails.ts`.
    */
   derived: SnapshotDerived;
 }
@@ -32,63 +34,29 @@ export interface SnapshotDerived {
   bytes: number;
   /** Version rows after the snapshot, per lineage member (`version-tails.ts`). */
   tails: Map<string, unknown>;
-  /** The snapshot's entities as answer text (`world-text.ts`). */
-  text?: unknown;
 }
 
 function derivedOf(snapshot_id: string | null = null): SnapshotDerived {
   return { snapshot_id, bytes: 0, tails: new Map() };
 }
 
-type EncodedEntity = [
-  id: string,
-  kind: 'agent' | 'prop',
-  environment_label: string,
-  state: string,
-  memory: string | null,
-];
-
-function encode(world: WorkingWorld): string {
-  const entities: EncodedEntity[] = [];
-  for (const [id, e] of world.entities)
-    entities.push([id, e.kind, e.environment_label, e.state, e.kind === 'agent' ? (e.memory ?? '') : null]);
-  return JSON.stringify({ entities, environments: [...world.environments].map(([k, v]) => [k, v.content]) });
-}
-
-function decode(body: string): WorkingWorld {
-  const doc = JSON.parse(body) as { entities: EncodedEntity[]; environments: Array<[string, string]> };
-  const entities = new Map<string, EntityState>();
-  for (const [id, kind, environment_label, state, memory] of doc.entities)
-    entities.set(
-      id,
-      kind === 'agent'
-        ? { kind, environment_label, state, memory: memory ?? '' }
-        : { kind, environment_label, state },
-    );
-  const environments = new Map<string, { content: string }>();
-  for (const [label, content] of doc.environments) environments.set(label, { content });
-  return { entities, environments };
-}
-
 // ---------------------------------------------------------------- the in-process cache
 
 /**
- * Budget of the cache, in snapshot body bytes; the parsed form takes a few times that in memory
- * (a 10 000-entity snapshot is about 0.5 MB of text).
+ * Budget of the cache, in snapshot body bytes; a snapshot whose world has been built as objects
+ * takes a few times that in memory (a 10 000-entity snapshot is about 1 MB of text).
  */
 const CACHE_BUDGET = 16 * 1024 * 1024;
-type Entry = { world: WorkingWorld; bytes: number; derived: SnapshotDerived };
+type Entry = { snapshot: Snapshot; bytes: number; derived: SnapshotDerived };
 const cache = new Map<string, Entry>();
 let cached = 0;
 
-function remember(id: string, world: WorkingWorld, bytes: number): SnapshotDerived {
+// A snapshot's objects are shared by every read (get_world answers reuse them): `Snapshot` freezes
+// them, so no reader can change what another reads.
+function remember(id: string, snapshot: Snapshot, bytes: number): SnapshotDerived {
   if (bytes > CACHE_BUDGET) return derivedOf();
   const derived = derivedOf(id);
-  // Cached, its objects are shared by every read (get_world answers reuse them): frozen, so no
-  // reader can change what another reads.
-  for (const e of world.entities.values()) Object.freeze(e);
-  for (const v of world.environments.values()) Object.freeze(v);
-  cache.set(id, { world, bytes, derived });
+  cache.set(id, { snapshot, bytes, derived });
   cached += bytes;
   evict();
   return derived;
@@ -155,20 +123,26 @@ export async function snapshotBase(
       world_slug: chain[0]![0],
       turn: -1,
       bytes: 0,
-      world: { entities: new Map(), environments: new Map() },
+      snapshot: Snapshot.of({ entities: new Map(), environments: new Map() }).snapshot,
       derived: derivedOf(),
     };
   const turn = Number(row.turn);
   const hit = recall(row.snapshot_id);
   if (hit)
-    return { world_slug: row.world_slug, turn, bytes: hit.bytes, world: hit.world, derived: hit.derived };
-  const body = await q.get<{ body: string }>(
-    'SELECT body FROM world_snapshots WHERE world_slug = ? AND turn = ?',
+    return {
+      world_slug: row.world_slug,
+      turn,
+      bytes: hit.bytes,
+      snapshot: hit.snapshot,
+      derived: hit.derived,
+    };
+  const stored = await q.get<StoredSnapshot>(
+    'SELECT body, entities_text, entities_index FROM world_snapshots WHERE world_slug = ? AND turn = ?',
     [row.world_slug, turn],
   );
-  const world = decode(body!.body);
-  const derived = remember(row.snapshot_id, world, Number(row.bytes));
-  return { world_slug: row.world_slug, turn, bytes: Number(row.bytes), world, derived };
+  const snapshot = Snapshot.parse(stored!);
+  const derived = remember(row.snapshot_id, snapshot, Number(row.bytes));
+  return { world_slug: row.world_slug, turn, bytes: Number(row.bytes), snapshot, derived };
 }
 
 /** Stores the whole `world` as the snapshot of (slug, turn); returns its size in bytes. */
@@ -178,13 +152,13 @@ export async function writeSnapshot(
   turn: number,
   world: WorkingWorld,
 ): Promise<number> {
-  const body = encode(world);
-  const bytes = Buffer.byteLength(body);
+  const { snapshot, stored } = Snapshot.of(world);
   const snapshot_id = uuidv7();
   await tx.run(
-    'INSERT INTO world_snapshots (world_slug, turn, snapshot_id, body, bytes) VALUES (?, ?, ?, ?, ?)',
-    [slug, turn, snapshot_id, body, bytes],
+    `INSERT INTO world_snapshots (world_slug, turn, snapshot_id, body, entities_text, entities_index, bytes)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [slug, turn, snapshot_id, stored.body, stored.entities_text, stored.entities_index, stored.bytes],
   );
-  remember(snapshot_id, world, bytes);
-  return bytes;
+  remember(snapshot_id, snapshot, stored.bytes);
+  return stored.bytes;
 }

@@ -91,7 +91,7 @@ export async function readWorldLayers(
   const { base, changed } = await readWorldChanges(q, world, turn);
   const entities = new Map<string, EntityState>();
   for (const [k, v] of changed.entities) entities.set(k, v.entity);
-  return { base: base.world, changed: { entities, environments: changed.environments } };
+  return { base: base.snapshot.world, changed: { entities, environments: changed.environments } };
 }
 
 /** The world as of `turn` (entities in scenario order), as one working world of its own. */

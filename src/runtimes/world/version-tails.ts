@@ -17,6 +17,8 @@ export interface EntityVersion {
   readonly entity: EntityState;
   /** Its member of an answer's `entities` object, as UTF-8 (`world-text.ts`). */
   json?: Buffer;
+  /** Its position in the snapshot's text, -1 when the snapshot lacks it (`world-text.ts`). */
+  position?: number;
 }
 
 interface EnvironmentVersion {
@@ -104,14 +106,13 @@ async function tailOf(
   // Another read may have extended the tail while these queries ran: keep only what is newer.
   const seen = tail.upto;
   if (limit <= seen) return tail;
+  // A version row carries all of an entity but an agent's memory, which builds on the one before.
+  const memoryBefore = (id: string): string | undefined =>
+    (tail.latest.get(id) ?? ancestors.entities.get(id)?.entity ?? base.snapshot.entity(id))?.memory;
   let bytes = 0;
   for (const r of rows) {
     const turn = Number(r.turn);
     if (turn <= seen) continue;
-    const prev =
-      tail.latest.get(r.entity_id) ??
-      ancestors.entities.get(r.entity_id)?.entity ??
-      base.world.entities.get(r.entity_id);
     const e: EntityState =
       r.kind === 'agent'
         ? {
@@ -119,7 +120,9 @@ async function tailOf(
             environment_label: r.environment_label,
             state: r.state,
             memory:
-              r.memory_append === null ? (prev?.memory ?? '') : appendMemory(prev?.memory, r.memory_append),
+              r.memory_append === null
+                ? (memoryBefore(r.entity_id) ?? '')
+                : appendMemory(memoryBefore(r.entity_id), r.memory_append),
           }
         : { kind: r.kind, environment_label: r.environment_label, state: r.state };
     Object.freeze(e);

@@ -1,57 +1,14 @@
 /**
  * get_world as JSON text, for answers that leave the process (HTTP): a snapshot's entities are
- * kept, with the snapshot, as one text with each entity's offsets, and an answer splices the text
- * of the entities changed since the snapshot into it. Building and serializing the 10 000 objects
- * of a large world per answer costs ~10 ms and the garbage of it is most of get_world's p99; a
- * splice is a few hundred string slices. The text equals `JSON.stringify` of the object answer.
+ * stored and kept as one text with each entity's offsets (`snapshot-format.ts`), and an answer
+ * splices the text of the entities changed since the snapshot into it. Building and serializing the
+ * 10 000 objects of a large world per answer costs ~10 ms and the garbage of it is most of
+ * get_world's p99; a splice is a few hundred buffer views. The text equals `JSON.stringify` of the
+ * object answer.
  */
-import { accountDerived, type SnapshotBase } from './snapshots.ts';
+import { entityMember } from './snapshot-format.ts';
+import type { SnapshotBase } from './snapshots.ts';
 import type { ChangedLayer } from './version-tails.ts';
-import type { EntityState } from './world-patch.ts';
-
-/** A snapshot's entities as the UTF-8 text of an answer's `entities` object, without its braces. */
-interface SnapshotText {
-  body: Buffer;
-  /** Entity i's `"id":{…}` is body[starts[i], ends[i]) (byte offsets). */
-  starts: Int32Array;
-  ends: Int32Array;
-  position: Map<string, number>;
-}
-
-/** An entity's member of the `entities` object (key order as get_world's objects have it). */
-function member(id: string, e: EntityState): string {
-  const view =
-    e.kind === 'agent'
-      ? { kind: e.kind, environment_label: e.environment_label, state: e.state, memory: e.memory ?? '' }
-      : { kind: e.kind, environment_label: e.environment_label, state: e.state };
-  return `${JSON.stringify(id)}:${JSON.stringify(view)}`;
-}
-
-function snapshotText(base: SnapshotBase): SnapshotText {
-  const known = base.derived.text as SnapshotText | undefined;
-  if (known) return known;
-  const n = base.world.entities.size;
-  const parts: string[] = [];
-  const starts = new Int32Array(n);
-  const ends = new Int32Array(n);
-  const position = new Map<string, number>();
-  let at = 0;
-  let i = 0;
-  for (const [id, e] of base.world.entities) {
-    const part = member(id, e);
-    if (i > 0) at += 1; // the comma
-    starts[i] = at;
-    at += Buffer.byteLength(part);
-    ends[i] = at;
-    position.set(id, i);
-    parts.push(part);
-    i++;
-  }
-  const text: SnapshotText = { body: Buffer.from(parts.join(',')), starts, ends, position };
-  base.derived.text = text;
-  accountDerived(base.derived, text.body.length + n * 48);
-  return text;
-}
 
 const OPEN = Buffer.from('{');
 const COMMA = Buffer.from(',');
@@ -64,14 +21,15 @@ const CLOSE = Buffer.from('}');
  * answers, which is most of a text answer's p99.
  */
 export function entitiesText(base: SnapshotBase, changed: ChangedLayer): Buffer[] {
-  const t = snapshotText(base);
+  const t = base.snapshot;
   const replaced: Array<[number, Buffer]> = [];
   const added: Buffer[] = [];
   for (const v of changed.entities.values()) {
-    v.json ??= Buffer.from(member(v.entity_id, v.entity));
+    v.json ??= Buffer.from(entityMember(v.entity_id, v.entity));
     const json = v.json;
-    const i = t.position.get(v.entity_id);
-    if (i === undefined) added.push(json);
+    v.position ??= t.position(v.entity_id) ?? -1;
+    const i = v.position;
+    if (i < 0) added.push(json);
     else replaced.push([i, json]);
   }
   replaced.sort((a, b) => a[0] - b[0]);
@@ -79,12 +37,12 @@ export function entitiesText(base: SnapshotBase, changed: ChangedLayer): Buffer[
   const out: Buffer[] = [OPEN];
   let from = 0;
   for (const [i, json] of replaced) {
-    out.push(t.body.subarray(from, t.starts[i]!), json);
+    out.push(t.text.subarray(from, t.start(i)), json);
     from = t.ends[i]!;
   }
-  out.push(t.body.subarray(from));
+  out.push(t.text.subarray(from));
   for (const json of added) {
-    if (out.length > 2 || t.body.length > 0) out.push(COMMA);
+    if (out.length > 2 || t.text.length > 0) out.push(COMMA);
     out.push(json);
   }
   out.push(CLOSE);

@@ -169,7 +169,7 @@ export async function getWorldJson(
   const { base, changed } = await readWorldChanges(store, world, turn);
   const t = await turnRow(store, world, turn);
   const environments: Record<string, { content: string }> = {};
-  for (const [k, v] of base.world.environments) environments[k] = v;
+  for (const [k, v] of base.snapshot.environments) environments[k] = v;
   for (const [k, v] of changed.environments) environments[k] = v;
   const fields = {
     world_slug: world.world_slug,

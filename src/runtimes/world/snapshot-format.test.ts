@@ -1,0 +1,129 @@
+/**
+ * The stored snapshot format: what `Snapshot.of` stores reads back as the same world, in the same
+ * order, whatever the ids hold (quotes, backslashes, characters of several UTF-8 bytes, integer-like
+ * ids an object would list first, keys an object treats specially), and each entity is found
+ * through the key table without building the world. Rows of the first format read the same.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeFirstFormat, entityMember, Snapshot, type StoredSnapshot } from './snapshot-format.ts';
+import type { EntityState, WorkingWorld } from './world-patch.ts';
+
+const TRICKY = [
+  'bob',
+  '42',
+  '7',
+  '0',
+  '__proto__',
+  'constructor',
+  'a"b',
+  'back\\slash',
+  'café ☕',
+  '😀x',
+  'e\n1',
+  '007',
+];
+
+function worldOf(ids: readonly string[]): WorkingWorld {
+  const entities = new Map<string, EntityState>();
+  for (const [i, id] of ids.entries())
+    entities.set(
+      id,
+      i % 3 === 0
+        ? { kind: 'agent', environment_label: `env${i % 4}`, state: `state ${i} "quoted" ü`, memory: `m${i}` }
+        : { kind: 'prop', environment_label: `env${i % 4}`, state: `state ${i}` },
+    );
+  const environments = new Map([
+    ['park', { content: 'a park' }],
+    ['café', { content: '"inside" \\ ☕' }],
+  ]);
+  return { entities, environments };
+}
+
+/** A copy of `world` whose entity objects are its own (`Snapshot.of` freezes what it is given). */
+function copy(world: WorkingWorld): WorkingWorld {
+  return {
+    entities: new Map([...world.entities].map(([k, e]) => [k, { ...e }])),
+    environments: new Map([...world.environments].map(([k, v]) => [k, { ...v }])),
+  };
+}
+
+function firstFormat(world: WorkingWorld): string {
+  return JSON.stringify({
+    entities: [...world.entities].map(([id, e]) => [
+      id,
+      e.kind,
+      e.environment_label,
+      e.state,
+      e.kind === 'agent' ? (e.memory ?? '') : null,
+    ]),
+    environments: [...world.environments].map(([k, v]) => [k, v.content]),
+  });
+}
+
+function assertSame(snapshot: Snapshot, world: WorkingWorld, what: string): void {
+  const ids = [...world.entities.keys()];
+  // Found one by one before the world is built, then as a whole, in the world's order.
+  for (const [i, id] of ids.entries()) {
+    assert.equal(snapshot.position(id), i, `${what}: position of ${JSON.stringify(id)}`);
+    assert.deepEqual(snapshot.entity(id), world.entities.get(id), `${what}: entity ${JSON.stringify(id)}`);
+  }
+  assert.equal(snapshot.position('nobody'), undefined);
+  assert.equal(snapshot.entity('nobody'), undefined);
+  assert.equal(
+    snapshot.text.toString(),
+    ids.map((id) => entityMember(id, world.entities.get(id)!)).join(','),
+  );
+  assert.deepEqual([...snapshot.world.entities], [...world.entities], `${what}: the world, in order`);
+  assert.deepEqual([...snapshot.environments], [...world.environments]);
+  for (const e of snapshot.world.entities.values())
+    assert.ok(Object.isFrozen(e), 'shared entities are frozen');
+}
+
+test('a stored snapshot reads back as the same world, in order, with any ids', () => {
+  for (const ids of [
+    TRICKY,
+    // Enough entities for several parse runs and for probes past taken slots of the key table.
+    [...Array.from({ length: 777 }, (_, i) => `e${i}`), ...TRICKY],
+    // Only ordinary ids: the fast path of building the world.
+    Array.from({ length: 123 }, (_, i) => `entity-${i}`),
+    [],
+  ]) {
+    const world = worldOf(ids);
+    const { stored } = Snapshot.of(copy(world));
+    const read = Snapshot.parse(stored);
+    assertSame(read, world, `${ids.length} ids`);
+    assert.equal(
+      stored.bytes,
+      Buffer.byteLength(stored.body) +
+        Buffer.byteLength(stored.entities_text!) +
+        stored.entities_index!.length,
+    );
+  }
+});
+
+test('the index is read from a buffer at any offset (drivers hand out views into pooled memory)', () => {
+  const world = worldOf(TRICKY);
+  const { stored } = Snapshot.of(copy(world));
+  const shifted = Buffer.alloc(stored.entities_index!.length + 3);
+  stored.entities_index!.forEach((b, i) => {
+    shifted[i + 3] = b;
+  });
+  assertSame(Snapshot.parse({ ...stored, entities_index: shifted.subarray(3) }), world, 'unaligned index');
+});
+
+test('a row of the first format (one JSON body, no text or index) reads as the same world', () => {
+  const world = worldOf([...TRICKY, 'last']);
+  const row: StoredSnapshot = { body: firstFormat(world), entities_text: null, entities_index: null };
+  assert.deepEqual([...decodeFirstFormat(row.body).entities], [...world.entities]);
+  assertSame(Snapshot.parse(row), world, 'first format');
+});
+
+test('an index that does not match the text is refused, not read past', () => {
+  const { stored } = Snapshot.of(copy(worldOf(TRICKY)));
+  assert.throws(() => Snapshot.parse({ ...stored, entities_text: `${stored.entities_text} ` }), /index says/);
+  assert.throws(
+    () => Snapshot.parse({ ...stored, entities_index: stored.entities_index!.subarray(1) }),
+    /whole number/,
+  );
+});

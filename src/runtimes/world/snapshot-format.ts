@@ -1,0 +1,255 @@
+/**
+ * A whole-world snapshot as stored and as held in memory. Its entities are stored as the text a
+ * `get_world` answer is made of — the members of the answer's `entities` object, joined by commas
+ * (`"id":{"kind":…,"environment_label":…,"state":…}`) — with the UTF-8 byte offset where each
+ * member ends. So a snapshot read from the store answers as JSON without parsing or building one
+ * entity object: the splice in `world-text.ts` works on the stored text, and finds a changed
+ * entity through a hash table of the keys built on first use (hashing 10 000 short keys is a
+ * fraction of a millisecond). The whole world as objects is parsed only when something asks for
+ * it (a turn, the object answer, a diff).
+ *
+ * Columns: `body` holds `{"format":2,"environments":[[label,content]…]}`, `entities_text` the
+ * members (text: PostgreSQL sends a bytea as hex, which costs more to decode than UTF-8),
+ * `entities_index` the member ends (32-bit little-endian integers). Bodies of the first format
+ * (one JSON document of entity arrays, no index) are still read.
+ */
+import type { EntityState, WorkingWorld } from './world-patch.ts';
+
+/** An entity's member of an answer's `entities` object (key order as get_world's objects have it). */
+export function entityMember(id: string, e: EntityState): string {
+  return `${JSON.stringify(id)}:${entityValue(e)}`;
+}
+
+function entityValue(e: EntityState): string {
+  const view =
+    e.kind === 'agent'
+      ? { kind: e.kind, environment_label: e.environment_label, state: e.state, memory: e.memory ?? '' }
+      : { kind: e.kind, environment_label: e.environment_label, state: e.state };
+  return JSON.stringify(view);
+}
+
+/** What a snapshot stores: the three columns of its row. */
+export type StoredSnapshot = {
+  body: string;
+  entities_text: string | null;
+  entities_index: Uint8Array | null;
+};
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** A snapshot's world, kept as the text answers are spliced from; objects built on demand. */
+export class Snapshot {
+  readonly environments: ReadonlyMap<string, { content: string }>;
+  /** The entities' members, comma-separated, as UTF-8: entity i is text[start(i), ends[i]). */
+  readonly text: Buffer;
+  readonly ends: Int32Array;
+  #keys: KeyTable | undefined;
+  #world: WorkingWorld | undefined;
+
+  private constructor(
+    environments: Map<string, { content: string }>,
+    text: Buffer,
+    ends: Int32Array,
+    world?: WorkingWorld,
+  ) {
+    for (const v of environments.values()) Object.freeze(v);
+    this.environments = environments;
+    this.text = text;
+    this.ends = ends;
+    const n = ends.length;
+    if ((n > 0 ? ends[n - 1] : 0) !== text.length)
+      throw new Error(`snapshot text is ${text.length} bytes, its index says ${n > 0 ? ends[n - 1] : 0}`);
+    if (world) this.#world = freeze(world);
+  }
+
+  /** A snapshot of `world` (shared from now on: its entity objects are frozen), and its row. */
+  static of(world: WorkingWorld): { snapshot: Snapshot; stored: StoredSnapshot & { bytes: number } } {
+    const members: string[] = [];
+    const ends = new Int32Array(world.entities.size);
+    let at = 0;
+    let i = 0;
+    for (const [id, e] of world.entities) {
+      const member = entityMember(id, e);
+      if (i > 0) at += 1; // the comma
+      at += Buffer.byteLength(member);
+      ends[i++] = at;
+      members.push(member);
+    }
+    const joined = members.join(',');
+    const environments = new Map(world.environments);
+    const body = JSON.stringify({
+      format: 2,
+      environments: [...environments].map(([k, v]) => [k, v.content]),
+    });
+    const index = toLittleEndian(ends);
+    return {
+      snapshot: new Snapshot(environments, Buffer.from(joined), ends, world),
+      stored: {
+        body,
+        entities_text: joined,
+        entities_index: index,
+        bytes: Buffer.byteLength(body) + at + index.length,
+      },
+    };
+  }
+
+  /** The snapshot a stored row holds (either format). */
+  static parse(row: StoredSnapshot): Snapshot {
+    if (row.entities_text === null || row.entities_index === null)
+      return Snapshot.of(decodeFirstFormat(row.body)).snapshot;
+    const header = JSON.parse(row.body) as { format: 2; environments: Array<[string, string]> };
+    const environments = new Map<string, { content: string }>();
+    for (const [label, content] of header.environments) environments.set(label, { content });
+    return new Snapshot(environments, Buffer.from(row.entities_text), fromLittleEndian(row.entities_index));
+  }
+
+  get size(): number {
+    return this.ends.length;
+  }
+
+  /** Where entity i's member starts in `text`. */
+  start(i: number): number {
+    return i === 0 ? 0 : this.ends[i - 1]! + 1;
+  }
+
+  /** Entity `id`'s position in the text, if the snapshot has it. */
+  position(id: string): number | undefined {
+    const keys = this.#keyTable();
+    const key = Buffer.from(JSON.stringify(id));
+    const mask = keys.slots.length - 1;
+    for (let s = fnv1a(key, 0, key.length) & mask; ; s = (s + 1) & mask) {
+      const slot = keys.slots[s]!;
+      if (slot === 0) return undefined;
+      const i = slot - 1;
+      if (this.text.compare(key, 0, key.length, this.start(i), keys.ends[i]) === 0) return i;
+    }
+  }
+
+  #keyTable(): KeyTable {
+    this.#keys ??= keyTable(this);
+    return this.#keys;
+  }
+
+  /** One entity as of the snapshot, parsed from its text alone unless the world is built. */
+  entity(id: string): EntityState | undefined {
+    if (this.#world) return this.#world.entities.get(id);
+    const i = this.position(id);
+    if (i === undefined) return undefined;
+    return Object.freeze(JSON.parse(this.text.toString('utf8', this.#keyTable().ends[i]! + 1, this.ends[i])));
+  }
+
+  /** The whole world as objects (built once, then shared: never mutate it or its entities). */
+  get world(): WorkingWorld {
+    this.#world ??= freeze({ entities: this.#parseEntities(), environments: new Map(this.environments) });
+    return this.#world;
+  }
+
+  #parseEntities(): Map<string, EntityState> {
+    const entities = new Map<string, EntityState>();
+    let inOrder = true;
+    // In runs of members: JSON.parse builds an object of a few dozen keys about twice as fast per
+    // key as one of 10 000 (a dictionary).
+    for (let first = 0; first < this.size; first += PARSE_RUN) {
+      const last = Math.min(first + PARSE_RUN, this.size) - 1;
+      const run = JSON.parse(`{${this.text.toString('utf8', this.start(first), this.ends[last])}}`) as Record<
+        string,
+        EntityState
+      >;
+      for (const id in run) {
+        // An object lists integer-like keys first; the snapshot's order is the text's.
+        if (INTEGER_LIKE.test(id)) inOrder = false;
+        entities.set(id, run[id]!);
+      }
+    }
+    if (inOrder) return entities;
+    const keys = this.#keyTable();
+    const ordered = new Map<string, EntityState>();
+    for (let i = 0; i < this.size; i++) {
+      const id = JSON.parse(this.text.toString('utf8', this.start(i), keys.ends[i])) as string;
+      ordered.set(id, entities.get(id)!);
+    }
+    return ordered;
+  }
+}
+
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+const PARSE_RUN = 50;
+
+/** Where each member's key (its id as JSON text) ends, and an open-addressing table of the keys. */
+interface KeyTable {
+  ends: Int32Array;
+  /** A power of two at least twice the entities: FNV-1a of the key bytes → position + 1, or 0. */
+  slots: Int32Array;
+}
+
+function keyTable(snapshot: Snapshot): KeyTable {
+  const n = snapshot.size;
+  const text = snapshot.text;
+  let size = 1;
+  while (size < 2 * n) size *= 2;
+  const slots = new Int32Array(size);
+  const ends = new Int32Array(n);
+  const mask = size - 1;
+  for (let i = 0; i < n; i++) {
+    const from = snapshot.start(i);
+    // The key is a JSON string: it ends at the first quote after its opening one not escaped.
+    let at = from + 1;
+    while (text[at] !== QUOTE) at += text[at] === BACKSLASH ? 2 : 1;
+    ends[i] = at + 1;
+    let s = fnv1a(text, from, at + 1) & mask;
+    while (slots[s] !== 0) s = (s + 1) & mask;
+    slots[s] = i + 1;
+  }
+  return { ends, slots };
+}
+
+function fnv1a(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+function toLittleEndian(index: Int32Array): Buffer {
+  const bytes = Buffer.from(index.buffer, index.byteOffset, index.byteLength);
+  return LITTLE_ENDIAN ? bytes : Buffer.from(bytes).swap32();
+}
+
+function fromLittleEndian(bytes: Uint8Array): Int32Array {
+  if (bytes.byteLength % 4 !== 0) throw new Error('snapshot index is not a whole number of integers');
+  // A typed-array view needs 4-byte alignment; a driver's buffer may sit anywhere in its pool.
+  const aligned = bytes.byteOffset % 4 === 0 && LITTLE_ENDIAN ? bytes : Buffer.from(bytes);
+  if (!LITTLE_ENDIAN) Buffer.from(aligned.buffer, aligned.byteOffset, aligned.byteLength).swap32();
+  return new Int32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
+}
+
+function freeze(world: WorkingWorld): WorkingWorld {
+  for (const e of world.entities.values()) Object.freeze(e);
+  for (const v of world.environments.values()) Object.freeze(v);
+  return world;
+}
+
+type FirstFormatEntity = [
+  id: string,
+  kind: 'agent' | 'prop',
+  environment_label: string,
+  state: string,
+  memory: string | null,
+];
+
+/** The first stored format: `{ entities: [[id, kind, environment_label, state, memory]…], environments }`. */
+export function decodeFirstFormat(body: string): WorkingWorld {
+  const doc = JSON.parse(body) as { entities: FirstFormatEntity[]; environments: Array<[string, string]> };
+  const entities = new Map<string, EntityState>();
+  for (const [id, kind, environment_label, state, memory] of doc.entities)
+    entities.set(
+      id,
+      kind === 'agent'
+        ? { kind, environment_label, state, memory: memory ?? '' }
+        : { kind, environment_label, state },
+    );
+  const environments = new Map<string, { content: string }>();
+  for (const [label, content] of doc.environments) environments.set(label, { content });
+  return { entities, environments };
+}
