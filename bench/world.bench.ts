@@ -428,7 +428,9 @@ const bench: Bench = {
               }
               const u0 = process.cpuUsage();
               const t0 = performance.now();
+              const h0 = process.hrtime.bigint() / 1000n;
               await run();
+              console.error(`PHASE ${label} ${h0} ${process.hrtime.bigint() / 1000n}`);
               s.ms.push(performance.now() - t0);
               const u = process.cpuUsage(u0);
               s.cpu.push(u.user + u.system);

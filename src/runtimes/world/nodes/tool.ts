@@ -37,7 +37,11 @@ export async function performElectedTool(
   loop: readonly ConversationEntry[] = [],
 ): Promise<{ entry: ConversationEntry } | { fail: NodeResult } | null> {
   const last = loop.at(-1);
-  const recorded = last?.kind === 'tool_call' && last.elected ? last.elected : null;
+  if (last?.kind !== 'tool_call') return null;
+  const recorded = last.elected ?? null;
+  // A loop whose last entry is an unanswered tool call without `elected` is an older journal's:
+  // that step also created the call as a PENDING contract (the only case worth scanning the run's
+  // contracts for, which grow with the turn).
   const call = recorded ? null : electedCall(ctx, generator, round);
   if (!recorded && !call) return null;
   const payload = (recorded ?? call!.payload) as { tool_name: string };
