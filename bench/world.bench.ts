@@ -25,7 +25,8 @@
  * trips: statements a transaction issues while others of it are in flight are pipelined on
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
  * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each side
- * (default 5), for steadier medians on a loaded machine; `BENCH_WORLD_SQL_TIME=1` (diagnostic, it
+ * (default 5), for steadier medians on a loaded machine, after `BENCH_WORLD_WARMUP=n` untimed rounds
+ * of every side (default 2; 0 in quick mode); `BENCH_WORLD_SQL_TIME=1` (diagnostic, it
  * slows both sides) times statements and commits (see countingStore).
  */
 import { uuidv7 } from '../src/core/ids.ts';
@@ -397,6 +398,13 @@ const bench: Bench = {
             const runtime = createWorldRuntime(store, { env });
             const countingRuntime = createWorldRuntime(counted.store, { env });
             const rounds = Number(process.env.BENCH_WORLD_ROUNDS) || (ctx.quick ? 2 : 5);
+            // Untimed rounds of every side first: the turn runs more code than the floor (engine,
+            // runtime), which V8 tiers up over its first few hundred subjects, so a side's first
+            // rounds measure the compiler more than the side.
+            const warmupEnv = process.env.BENCH_WORLD_WARMUP;
+            const warmup =
+              warmupEnv !== undefined && warmupEnv !== '' ? Number(warmupEnv) : ctx.quick ? 0 : 2;
+            let warming = false;
             /** One side's timed rounds (wall and CPU times), and the counting round's commits and statements. */
             type Side = { ms: number[]; cpu: number[]; commits: number; statements: number; waits: number };
             const side = (): Side => ({ ms: [], cpu: [], commits: 0, statements: 0, waits: 0 });
@@ -426,11 +434,13 @@ const bench: Bench = {
                 tally(label);
                 return;
               }
+              if (warming) {
+                await run();
+                return;
+              }
               const u0 = process.cpuUsage();
               const t0 = performance.now();
-              const h0 = process.hrtime.bigint() / 1000n;
               await run();
-              console.error(`PHASE ${label} ${h0} ${process.hrtime.bigint() / 1000n}`);
               s.ms.push(performance.now() - t0);
               const u = process.cpuUsage(u0);
               s.cpu.push(u.user + u.system);
@@ -508,8 +518,9 @@ const bench: Bench = {
             await createWorld(store, { world_slug: 'counting-warm-up', scenario_ref: { hash } });
             await countingRuntime.runTurn({ world_slug: 'counting-warm-up' });
             // The rounds, then one more that counts (see `countingRuntime`).
-            for (let r = 0; r <= rounds; r++) {
-              const last = r === rounds;
+            for (let r = 0; r <= warmup + rounds; r++) {
+              const last = r === warmup + rounds;
+              warming = r < warmup;
               const rt = last ? countingRuntime : runtime;
               const via = last ? counted.store : store;
               await createWorld(store, { world_slug: `w${r}`, scenario_ref: { hash } });

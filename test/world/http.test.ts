@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { getWorld } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { startTestHttp, TOKEN } from '../http/helpers.ts';
 import { httpClient } from '../mcp/helpers.ts';
+import { readWithResults, recordProgress } from '../mcp/wire.ts';
 
 describeEachStore('world REST routes', (factory) => {
   test('components, uses, worlds, past turns, attempts and their links; POST runs a turn', async () => {
@@ -133,6 +136,81 @@ describeEachStore('world REST routes', (factory) => {
         } finally {
           await mcp.close();
         }
+        // run_turn with a progress token over streamable HTTP: the answer is an event stream, its
+        // progress before its result (read from the wire: see ../mcp/wire.ts).
+        const transport = new StreamableHTTPClientTransport(new URL(`${http.url}/mcp/world`), {
+          requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+        });
+        const client = new Client({ name: 'noema-world-http-test', version: '1.0.0' });
+        await client.connect(transport);
+        const progress = recordProgress(transport);
+        readWithResults(transport);
+        try {
+          const r = await client.callTool(
+            { name: 'run_turn', arguments: { world_slug: 'park' } },
+            undefined,
+            {
+              onprogress: () => {},
+            },
+          );
+          assert.equal((r.structuredContent as { status: string; turn: number }).status, 'committed');
+          assert.equal((r.structuredContent as { turn: number }).turn, 2);
+          const sent = progress.beforeResult;
+          assert.ok(sent.includes('ambient park_weather: succeeded'), sent.join(' | '));
+          assert.ok(sent.includes('subject bob: started'), sent.join(' | '));
+          assert.ok(sent.includes('subject ant: started'), sent.join(' | '));
+          assert.deepEqual(progress.afterResult, [], 'no progress after its call result');
+        } finally {
+          await client.close();
+        }
+        // Which answers are streams: a call with a progress token; a call without one gets one JSON
+        // body (an MCP client accepts both).
+        const call = (meta: Record<string, unknown> | undefined, accept: string) =>
+          fetch(`${http.url}/mcp/world`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 7,
+              method: 'tools/call',
+              params: {
+                name: 'get_world',
+                arguments: { world_slug: 'park', turn: 1 },
+                ...(meta ? { _meta: meta } : {}),
+              },
+            }),
+          });
+        const both = 'application/json, text/event-stream';
+        const streamedAnswer = await call({ progressToken: 'p1' }, both);
+        assert.match(streamedAnswer.headers.get('content-type') ?? '', /^text\/event-stream/);
+        const events = await streamedAnswer.text();
+        assert.match(events, /^event: message$/m);
+        assert.match(events, /"id":7/);
+        const plain = await call(undefined, both);
+        assert.equal(plain.status, 200, await plain.clone().text());
+        assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+        assert.equal(((await plain.json()) as { id: number }).id, 7);
+        // A client that leaves in the middle of a streamed run_turn: the turn still commits (it is not
+        // tied to the request), and the server goes on serving.
+        const leaving = new AbortController();
+        const left = await fetch(`${http.url}/mcp/world`, {
+          method: 'POST',
+          signal: leaving.signal,
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: both },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 8,
+            method: 'tools/call',
+            params: { name: 'run_turn', arguments: { world_slug: 'park' }, _meta: { progressToken: 'p3' } },
+          }),
+        });
+        const first = await left.body!.getReader().read();
+        assert.match(Buffer.from(first.value ?? []).toString(), /notifications\/progress/);
+        leaving.abort();
+        for (let i = 0; i < 200 && (await getWorld(store, { world_slug: 'park' })).turn < 3; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        assert.equal((await getWorld(store, { world_slug: 'park' })).turn, 3, 'the abandoned turn committed');
+        assert.equal((await call(undefined, both)).status, 200, 'still serving');
       } finally {
         await http.close();
         process.env = saved;

@@ -1,7 +1,9 @@
 /**
  * `ANY /mcp` (the `memory` catalog) and `ANY /mcp/:catalog`: MCP over streamable HTTP behind the
  * server token. Stateless: each request gets its own web-standard transport and server instance
- * over the shared store and the catalog's dispatcher (tool schemas compile once). A call's body is
+ * over the shared store and the catalog's dispatcher (tool schemas compile once). A call that
+ * passes a progress token, from a client that accepts event streams, is answered as one (its
+ * progress notifications, then its result); every other answer is one JSON body. A call's body is
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -38,8 +40,8 @@ export function mcpRoutes(app: AppServices): Route[] {
 }
 
 async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): Promise<Response> {
-  // Stateless: no sessions to delete and no server-initiated messages to stream, so only POST
-  // is served (clients treat 405 on GET as "no standalone SSE stream", per the MCP spec).
+  // Stateless: no sessions to delete and no server-initiated messages outside a request, so only
+  // POST is served (clients treat 405 on GET as "no standalone SSE stream", per the MCP spec).
   if (ctx.c.req.method !== 'POST') {
     return Response.json(
       { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST' }, id: null },
@@ -48,15 +50,54 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
   }
   const parsedBody = await ctx.readJson();
   const server = createMcpServer(app.store, catalog);
+  // A call that asks for progress (a progress token, from a client that reads event streams) is
+  // answered as an event stream: its notifications/progress, then its result. Any other answer is
+  // one JSON body.
+  const streamed =
+    wantsProgress(parsedBody) && (ctx.c.req.header('accept') ?? '').includes('text/event-stream');
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    enableJsonResponse: true,
+    enableJsonResponse: !streamed,
   });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(ctx.c.req.raw, { parsedBody });
-  } finally {
+  const close = () => {
     void transport.close();
     void server.close();
+  };
+  await server.connect(transport);
+  let response: Response;
+  try {
+    response = await transport.handleRequest(ctx.c.req.raw, { parsedBody });
+  } catch (err) {
+    close();
+    throw err;
   }
+  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    close();
+    return response;
+  }
+  // The stream ends once every request of the body is answered (or the client goes away): only
+  // then is this request's server closed.
+  const reader = response.body.getReader();
+  const relay = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!done) return controller.enqueue(value);
+      controller.close();
+      close();
+    },
+    async cancel(reason) {
+      close();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(relay, { status: response.status, headers: response.headers });
+}
+
+/** Whether a JSON-RPC body (one message or a batch) holds a request carrying a progress token. */
+function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const meta = (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined && (m as { id?: unknown }).id !== undefined;
+  });
 }
