@@ -126,4 +126,7 @@ test('an index that does not match the text is refused, not read past', () => {
     () => Snapshot.parse({ ...stored, entities_index: stored.entities_index!.subarray(1) }),
     /whole number/,
   );
+  // Text of the right length whose members are not keyed: found out, not scanned past.
+  const unkeyed = Snapshot.parse({ ...stored, entities_text: stored.entities_text!.replaceAll('"', "'") });
+  assert.throws(() => unkeyed.position('bob'), /does not start with its key/);
 });

@@ -194,9 +194,12 @@ function keyTable(snapshot: Snapshot): KeyTable {
   const mask = size - 1;
   for (let i = 0; i < n; i++) {
     const from = snapshot.start(i);
+    const end = snapshot.ends[i]!;
     // The key is a JSON string: it ends at the first quote after its opening one not escaped.
     let at = from + 1;
-    while (text[at] !== QUOTE) at += text[at] === BACKSLASH ? 2 : 1;
+    while (at < end && text[at] !== QUOTE) at += text[at] === BACKSLASH ? 2 : 1;
+    if (text[from] !== QUOTE || at >= end)
+      throw new Error(`snapshot member ${i} does not start with its key`);
     ends[i] = at + 1;
     let s = fnv1a(text, from, at + 1) & mask;
     while (slots[s] !== 0) s = (s + 1) & mask;
