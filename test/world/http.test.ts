@@ -205,7 +205,9 @@ describeEachStore('world REST routes', (factory) => {
           }),
         });
         const first = await left.body!.getReader().read();
+        // Streamed as it happens, not buffered: the first read holds progress, not yet the result.
         assert.match(Buffer.from(first.value ?? []).toString(), /notifications\/progress/);
+        assert.doesNotMatch(Buffer.from(first.value ?? []).toString(), /"result"/);
         leaving.abort();
         for (let i = 0; i < 200 && (await getWorld(store, { world_slug: 'park' })).turn < 3; i++)
           await new Promise((r) => setTimeout(r, 50));
