@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { commitTurn } from '../../src/runtimes/world/commit.ts';
 import { diffTurns, forkWorld, getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
-import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
+import { clearSnapshotCache, snapshotCacheBytes } from '../../src/runtimes/world/snapshots.ts';
 import { getWorldRow, readWorldState, worldView } from '../../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../../src/runtimes/world/turn-context.ts';
 import { applyWorldPatch, cloneWorld, type WorldPatch } from '../../src/runtimes/world/world-patch.ts';
@@ -312,6 +312,28 @@ describeEachStore('world snapshots', (factory) => {
           const text = Buffer.concat(await getWorldJson(store, { world_slug: 'park', turn: t })).toString();
           assert.equal(text, JSON.stringify(object), `turn ${t} as text`);
         }
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('reads that miss the cache together keep one copy of the snapshot, counted once', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        await commitTurns(store, 'park', 1, 12);
+        clearSnapshotCache();
+        await getWorldJson(store, { world_slug: 'park', turn: 12 });
+        const once = snapshotCacheBytes();
+        assert.ok(once > 0, 'the read cached its snapshot');
+        clearSnapshotCache();
+        const answers = await Promise.all(
+          Array.from({ length: 4 }, () => getWorldJson(store, { world_slug: 'park', turn: 12 })),
+        );
+        assert.equal(snapshotCacheBytes(), once, 'four concurrent cold reads count one snapshot');
+        for (const a of answers) assert.deepEqual(Buffer.concat(a), Buffer.concat(answers[0]!));
       } finally {
         await kit.close();
       }

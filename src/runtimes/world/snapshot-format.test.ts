@@ -121,7 +121,22 @@ test('a row of the first format (one JSON body, no text or index) reads as the s
 
 test('an index that does not match the text is refused, not read past', () => {
   const { stored } = Snapshot.of(copy(worldOf(TRICKY)));
-  assert.throws(() => Snapshot.parse({ ...stored, entities_text: `${stored.entities_text} ` }), /index says/);
+  assert.throws(
+    () => Snapshot.parse({ ...stored, entities_text: `${stored.entities_text} ` }),
+    /does not match its text/,
+  );
+  // Offsets that cut members elsewhere than at their commas, or run backwards.
+  const ends = new Int32Array(new Uint8Array(stored.entities_index!).buffer);
+  for (const bad of [
+    [ends[0]! + 1, ...ends.subarray(1)],
+    [ends[1]!, ends[0]!, ...ends.subarray(2)],
+    [...ends.subarray(0, -1)],
+  ]) {
+    const index = Buffer.from(new Int32Array(bad).buffer);
+    assert.throws(() => Snapshot.parse({ ...stored, entities_index: index }), /does not match its text/);
+  }
+  assert.throws(() => Snapshot.parse({ ...stored, entities_index: null }), /not both/);
+  assert.throws(() => Snapshot.parse({ ...stored, entities_text: null }), /not both/);
   assert.throws(
     () => Snapshot.parse({ ...stored, entities_index: stored.entities_index!.subarray(1) }),
     /whole number/,

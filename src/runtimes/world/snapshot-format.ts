@@ -38,6 +38,7 @@ export type StoredSnapshot = {
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
 
 /** A snapshot's world, kept as the text answers are spliced from; objects built on demand. */
 export class Snapshot {
@@ -58,9 +59,6 @@ export class Snapshot {
     this.environments = environments;
     this.text = text;
     this.ends = ends;
-    const n = ends.length;
-    if ((n > 0 ? ends[n - 1] : 0) !== text.length)
-      throw new Error(`snapshot text is ${text.length} bytes, its index says ${n > 0 ? ends[n - 1] : 0}`);
     if (world) this.#world = freeze(world);
   }
 
@@ -97,12 +95,23 @@ export class Snapshot {
 
   /** The snapshot a stored row holds (either format). */
   static parse(row: StoredSnapshot): Snapshot {
-    if (row.entities_text === null || row.entities_index === null)
+    if (row.entities_text === null && row.entities_index === null)
       return Snapshot.of(decodeFirstFormat(row.body)).snapshot;
+    if (row.entities_text === null || row.entities_index === null)
+      throw new Error('corrupt snapshot row: it has entities_text or entities_index, not both');
     const header = JSON.parse(row.body) as { format: 2; environments: Array<[string, string]> };
     const environments = new Map<string, { content: string }>();
     for (const [label, content] of header.environments) environments.set(label, { content });
-    return new Snapshot(environments, Buffer.from(row.entities_text), fromLittleEndian(row.entities_index));
+    const text = Buffer.from(row.entities_text);
+    const ends = fromLittleEndian(row.entities_index);
+    // Every member ends where a comma (or the text) does, after the one before.
+    for (let i = 0; i < ends.length; i++) {
+      const end = ends[i]!;
+      const last = i === ends.length - 1;
+      if (end <= (i === 0 ? 0 : ends[i - 1]! + 1) || (last ? end !== text.length : text[end] !== COMMA))
+        throw new Error(`corrupt snapshot row: its index does not match its text at member ${i}`);
+    }
+    return new Snapshot(environments, text, ends);
   }
 
   get size(): number {

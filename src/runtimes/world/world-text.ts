@@ -3,8 +3,9 @@
  * stored and kept as one text with each entity's offsets (`snapshot-format.ts`), and an answer
  * splices the text of the entities changed since the snapshot into it. Building and serializing the
  * 10 000 objects of a large world per answer costs ~10 ms and the garbage of it is most of
- * get_world's p99; a splice is a few hundred buffer views. The text equals `JSON.stringify` of the
- * object answer.
+ * get_world's p99; a splice is a few hundred buffer views. The text is `JSON.stringify` of the
+ * object answer, but for integer-like entity ids ("42"): an object lists those first, the text keeps
+ * every entity in the world's order.
  */
 import { entityMember } from './snapshot-format.ts';
 import type { SnapshotBase } from './snapshots.ts';

@@ -153,7 +153,8 @@ export async function getWorld(store: Queryable, input: { world_slug: string; tu
 }
 
 /**
- * `getWorld` as UTF-8 JSON — the bytes of `JSON.stringify({ ...getWorld(input), ...extra })` — for
+ * `getWorld` as UTF-8 JSON — the bytes of `JSON.stringify({ ...getWorld(input), ...extra })`, but
+ * that entities with integer-like ids keep the world's order (`world-text.ts`) — for
  * answers that leave the process, as pieces to write in order: the entities are spliced into the
  * snapshot's text (`world-text.ts`), never built as objects, and the pieces are views into cached
  * text (never write into them).

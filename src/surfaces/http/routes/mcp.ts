@@ -80,8 +80,14 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
   const reader = response.body.getReader();
   const relay = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!done) return controller.enqueue(value);
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (err) {
+        close();
+        throw err;
+      }
+      if (!next.done) return controller.enqueue(next.value);
       controller.close();
       close();
     },
