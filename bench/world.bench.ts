@@ -24,9 +24,9 @@
  * commits the bench counts statements (queries, locks, notifications) and, since stop 18, their round
  * trips: statements a transaction issues while others of it are in flight are pipelined on
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
- * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each side
- * (default 5), for steadier medians on a loaded machine, after `BENCH_WORLD_WARMUP=n` untimed rounds
- * of every side (default 2; 0 in quick mode); `BENCH_WORLD_SQL_TIME=1` (diagnostic, it
+ * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each
+ * side (default 10; 5 before stop 21: per-round times vary by ±20 % on a shared 2-core machine),
+ * after `BENCH_WORLD_WARMUP=n` untimed rounds of every side (default 2; 0 in quick mode); `BENCH_WORLD_SQL_TIME=1` (diagnostic, it
  * slows both sides) times statements and commits (see countingStore).
  */
 import { uuidv7 } from '../src/core/ids.ts';
@@ -397,7 +397,7 @@ const bench: Bench = {
             const counted = countingStore(store);
             const runtime = createWorldRuntime(store, { env });
             const countingRuntime = createWorldRuntime(counted.store, { env });
-            const rounds = Number(process.env.BENCH_WORLD_ROUNDS) || (ctx.quick ? 2 : 5);
+            const rounds = Number(process.env.BENCH_WORLD_ROUNDS) || (ctx.quick ? 2 : 10);
             // Untimed rounds of every side first: the turn runs more code than the floor (engine,
             // runtime), which V8 tiers up over its first few hundred subjects, so a side's first
             // rounds measure the compiler more than the side.
