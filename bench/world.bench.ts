@@ -26,8 +26,9 @@
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
  * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each
  * side (default 10; 5 before stop 21: per-round times vary by ±20 % on a shared 2-core machine),
- * after `BENCH_WORLD_WARMUP=n` untimed rounds of every side (default 2; 0 in quick mode); `BENCH_WORLD_SQL_TIME=1` (diagnostic, it
- * slows both sides) times statements and commits (see countingStore).
+ * after `BENCH_WORLD_WARMUP=n` untimed rounds of every side (default 2; 0 in quick mode);
+ * `BENCH_WORLD_SQL_TIME=1` (diagnostic, it slows both sides) times statements and commits (see
+ * countingStore).
  */
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';

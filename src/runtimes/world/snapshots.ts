@@ -136,20 +136,9 @@ export async function snapshotBase(
       derived: derivedOf(),
     };
   const turn = Number(row.turn);
-  const hit = recall(row.snapshot_id);
-  if (hit)
-    return {
-      world_slug: row.world_slug,
-      turn,
-      bytes: hit.bytes,
-      snapshot: hit.snapshot,
-      derived: hit.derived,
-    };
-  const stored = await q.get<StoredSnapshot>(
-    'SELECT body, entities_text, entities_index FROM world_snapshots WHERE world_slug = ? AND turn = ?',
-    [row.world_slug, turn],
-  );
-  const entry = remember(row.snapshot_id, Snapshot.parse(stored!), Number(row.bytes));
+  const entry =
+    recall(row.snapshot_id) ??
+    remember(row.snapshot_id, await readSnapshot(q, row.world_slug, turn), Number(row.bytes));
   return {
     world_slug: row.world_slug,
     turn,
@@ -157,6 +146,14 @@ export async function snapshotBase(
     snapshot: entry.snapshot,
     derived: entry.derived,
   };
+}
+
+async function readSnapshot(q: Queryable, slug: string, turn: number): Promise<Snapshot> {
+  const stored = await q.get<StoredSnapshot>(
+    'SELECT body, entities_text, entities_index FROM world_snapshots WHERE world_slug = ? AND turn = ?',
+    [slug, turn],
+  );
+  return Snapshot.parse(stored!);
 }
 
 /** Stores the whole `world` as the snapshot of (slug, turn); returns its size in bytes. */
