@@ -57,25 +57,32 @@ function figures(runs: SideRun[]): Figures {
   };
 }
 
-/** Idle RSS of a process started as `bin/noema.js` starts one, on the compile cache `cacheDir`. */
-function noemaRss(cacheDir: string, options: { withPg?: boolean; precompile?: boolean } = {}): number {
+/** Idle memory of a probe process: RSS, and (Linux) its anonymous and file-backed parts, in MB. */
+interface Memory {
+  rss_mb: number;
+  anon_mb: number | null;
+  file_mb: number | null;
+}
+
+function probe(script: string, args: string[], env: NodeJS.ProcessEnv): Memory {
   const r = spawnSync(
     process.execPath,
-    [
-      '--expose-gc',
-      join(import.meta.dirname, 'engine', 'noema-rss.mjs'),
-      ...(options.withPg ? ['--with-pg'] : []),
-    ],
+    ['--expose-gc', join(import.meta.dirname, 'engine', script), ...args],
     {
       encoding: 'utf8',
-      env: {
-        ...process.env,
-        NODE_COMPILE_CACHE: cacheDir,
-        NOEMA_PRECOMPILE: options.precompile === false ? '0' : '1',
-      },
+      env,
     },
   );
-  return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { rss_mb: number }).rss_mb;
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Memory;
+}
+
+/** Idle memory of a process started as `bin/noema.js` starts one, on the compile cache `cacheDir`. */
+function noemaRss(cacheDir: string, options: { withPg?: boolean; precompile?: boolean } = {}): Memory {
+  return probe('noema-rss.mjs', options.withPg ? ['--with-pg'] : [], {
+    ...process.env,
+    NODE_COMPILE_CACHE: cacheDir,
+    NOEMA_PRECOMPILE: options.precompile === false ? '0' : '1',
+  });
 }
 
 /** One row for Noema, then one per other side: its figure and anchor ÷ Noema (or why it is missing). */
@@ -249,16 +256,67 @@ export default {
     const warm = noemaRss(cache);
     const stripping = noemaRss(fresh(), { precompile: false });
     const c = 'idle RSS after imports (engine + SQLite store open; anchors: imports)';
-    compare(ctx, c, 'first start (empty compile cache, filled by the precompile child)', 'MB', cold, rss);
-    compare(ctx, c, 'second start (compile cache warm)', 'MB', warm, rss);
-    compare(ctx, c, 'first start without the precompile child (stripping in-process)', 'MB', stripping, rss);
+    compare(
+      ctx,
+      c,
+      'first start (empty compile cache, filled by the precompile child)',
+      'MB',
+      cold.rss_mb,
+      rss,
+    );
+    compare(ctx, c, 'second start (compile cache warm)', 'MB', warm.rss_mb, rss);
+    compare(
+      ctx,
+      c,
+      'first start without the precompile child (stripping in-process)',
+      'MB',
+      stripping.rss_mb,
+      rss,
+    );
     compare(
       ctx,
       c,
       'compile cache warm, pg driver also imported',
       'MB',
-      noemaRss(cache, { withPg: true }),
+      noemaRss(cache, { withPg: true }).rss_mb,
       rss,
     );
+    // The floor under those figures, measured now on this machine: the same node binary idle with
+    // nothing imported. How much of the binary's file pages count as resident depends on the kernel
+    // (2 MB file folios on some), which moves every process's RSS alike; the anonymous part is the
+    // program's own.
+    const bare = probe('bare-rss.mjs', [], process.env);
+    ctx.row({
+      case: c,
+      metric: 'first start, RSS',
+      unit: 'MB',
+      value: cold.rss_mb,
+      anchor: 'bare node (same binary, nothing imported), MB',
+      anchor_value: bare.rss_mb,
+    });
+    ctx.row({
+      case: c,
+      metric: 'first start, RSS above bare node',
+      unit: 'MB',
+      value: cold.rss_mb - bare.rss_mb,
+    });
+    if (cold.anon_mb !== null && cold.file_mb !== null && bare.anon_mb !== null && bare.file_mb !== null) {
+      ctx.row({
+        case: c,
+        metric: 'first start, anonymous memory',
+        unit: 'MB',
+        value: cold.anon_mb,
+        anchor: 'bare node, MB',
+        anchor_value: bare.anon_mb,
+      });
+      ctx.row({
+        case: c,
+        metric: 'first start, file-backed pages',
+        unit: 'MB',
+        value: cold.file_mb,
+        anchor: 'bare node, MB',
+        anchor_value: bare.file_mb,
+      });
+    }
   },
 } satisfies Bench;

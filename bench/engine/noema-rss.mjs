@@ -8,6 +8,7 @@ import { enableCompileCache } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileCacheDir, precompileOnce } from '../../bin/precompile.js';
+import { memory } from './rss-memory.mjs';
 
 const dir = compileCacheDir();
 precompileOnce(dir);
@@ -24,5 +25,5 @@ await migrate(store, migrations);
 const engine = createEngine(store);
 await new Promise((r) => setTimeout(r, 200));
 globalThis.gc?.();
-console.log(JSON.stringify({ rss_mb: process.memoryUsage().rss / 1048576, owner: typeof engine.owner }));
+console.log(JSON.stringify({ ...memory(), owner: typeof engine.owner }));
 await store.close();
