@@ -18,6 +18,7 @@ export function countingStore(
   const counts: StoreCounts = { transactions: 0, autocommit: 0, statements: 0 };
   const short = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 90);
   const wrap = <Q extends Queryable>(q: Q, auto: boolean, first?: { sql: string | null }): Queryable => ({
+    dialect: q.dialect,
     run(sql, params) {
       counts.statements++;
       if (auto) {

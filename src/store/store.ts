@@ -26,6 +26,8 @@ export interface Queryable {
   all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   /** Returns the first row of a query, or `undefined`. */
   get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** The store's dialect, for queries built from its fragments (full-text search, `textBytes`). */
+  readonly dialect: Dialect;
 }
 
 /**
@@ -40,8 +42,6 @@ export interface Queryable {
  * issued. Either way the transaction must then roll back (throw from the callback).
  */
 export interface Transaction extends Queryable {
-  /** The store's dialect, for queries built from its fragments (full-text search). */
-  readonly dialect: Dialect;
   /**
    * Sends `payload` on `channel` when (and only if) the transaction commits. A no-op on
    * backends without `supportsListenNotify`; in-process subscribers are served by the caller.
@@ -137,6 +137,13 @@ export interface Dialect {
    * (PostgreSQL). Where false (SQLite), a migration changing one rebuilds the table.
    */
   readonly alterConstraints: boolean;
+  /**
+   * `expr` (a TEXT expression) as a select-list item whose value the driver hands over as its UTF-8
+   * bytes (a `Uint8Array`) without decoding it to a string, where it can (SQLite: `CAST(… AS BLOB)`,
+   * the same bytes), or as the text itself where every field is decoded anyway (PostgreSQL's driver).
+   * For large text that leaves the process as bytes: no string is built and collected per read.
+   */
+  textBytes(expr: string): string;
 }
 
 /**

@@ -352,6 +352,7 @@ describeEachStore('world snapshots', (factory) => {
         const [b, a, c] = [from + 1, from + 2, from + 3];
         const versionQueries: string[] = [];
         const counting: Queryable = {
+          dialect: store.dialect,
           run: (sql, params) => store.run(sql, params),
           get: (sql, params) => store.get(sql, params),
           all: (sql, params) => {

@@ -112,6 +112,27 @@ test('the index is read from a buffer at any offset (drivers hand out views into
   assertSame(Snapshot.parse({ ...stored, entities_index: shifted.subarray(3) }), world, 'unaligned index');
 });
 
+test('the text is read as a string or as its UTF-8 bytes at any offset (the store reads it as bytes where it can)', () => {
+  const world = worldOf([...Array.from({ length: 60 }, (_, i) => `e${i}`), ...TRICKY]);
+  const { stored } = Snapshot.of(copy(world));
+  const utf8 = Buffer.from(String(stored.entities_text));
+  const shifted = new Uint8Array(utf8.length + 5);
+  shifted.set(utf8, 5);
+  for (const [what, text] of [
+    ['bytes', new Uint8Array(utf8)],
+    ['bytes at an offset', shifted.subarray(5)],
+  ] as const) {
+    const read = Snapshot.parse({ ...stored, entities_text: text });
+    assertSame(read, world, what);
+    for (const id of TRICKY) assert.equal(read.entity(id)?.state, world.entities.get(id)!.state, `${what}: ${id}`);
+  }
+  // A byte array shorter than the index says is refused like such a string.
+  assert.throws(
+    () => Snapshot.parse({ ...stored, entities_text: utf8.subarray(0, utf8.length - 1) }),
+    /does not match its text/,
+  );
+});
+
 test('a row of the first format (one JSON body, no text or index) reads as the same world', () => {
   const world = worldOf([...TRICKY, 'last']);
   const row: StoredSnapshot = { body: firstFormat(world), entities_text: null, entities_index: null };
@@ -142,6 +163,9 @@ test('an index that does not match the text is refused, not read past', () => {
     /whole number/,
   );
   // Text of the right length whose members are not keyed: found out, not scanned past.
-  const unkeyed = Snapshot.parse({ ...stored, entities_text: stored.entities_text!.replaceAll('"', "'") });
+  const unkeyed = Snapshot.parse({
+    ...stored,
+    entities_text: String(stored.entities_text).replaceAll('"', "'"),
+  });
   assert.throws(() => unkeyed.position('bob'), /does not start with its key/);
 });

@@ -28,10 +28,10 @@ function entityValue(e: EntityState): string {
   return JSON.stringify(view);
 }
 
-/** What a snapshot stores: the three columns of its row. */
+/** What a snapshot stores: the three columns of its row (the text read as it or as its UTF-8 bytes). */
 export type StoredSnapshot = {
   body: string;
-  entities_text: string | null;
+  entities_text: string | Uint8Array | null;
   entities_index: Uint8Array | null;
 };
 
@@ -102,7 +102,8 @@ export class Snapshot {
     const header = JSON.parse(row.body) as { format: 2; environments: Array<[string, string]> };
     const environments = new Map<string, { content: string }>();
     for (const [label, content] of header.environments) environments.set(label, { content });
-    const text = Buffer.from(row.entities_text);
+    const t = row.entities_text;
+    const text = typeof t === 'string' ? Buffer.from(t) : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
     const ends = fromLittleEndian(row.entities_index);
     // Every member ends where a comma (or the text) does, after the one before.
     for (let i = 0; i < ends.length; i++) {

@@ -149,8 +149,12 @@ export async function snapshotBase(
 }
 
 async function readSnapshot(q: Queryable, slug: string, turn: number): Promise<Snapshot> {
+  // The entities' text as UTF-8 bytes where the store hands them over undecoded: a cold read then
+  // builds no ~1 MB string, which only a full collection would take back (a buffer goes with the
+  // next young-generation one).
   const stored = await q.get<StoredSnapshot>(
-    'SELECT body, entities_text, entities_index FROM world_snapshots WHERE world_slug = ? AND turn = ?',
+    `SELECT body, ${q.dialect.textBytes('entities_text')} AS entities_text, entities_index
+     FROM world_snapshots WHERE world_slug = ? AND turn = ?`,
     [slug, turn],
   );
   return Snapshot.parse(stored!);

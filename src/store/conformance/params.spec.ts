@@ -63,4 +63,26 @@ export function paramSpecs(factory: StoreFactory): void {
       assert.equal(row?.note, 'tab\there \u0001 é 😀');
     });
   });
+  test('dialect.textBytes reads a TEXT column as its UTF-8 bytes where the driver can, else as the text', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      const text = `{"a":"b"},"café ☕ 😀","back\\slash",${'x'.repeat(70_000)}`;
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['a', text]);
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['b', null]);
+      const sql = `SELECT ${store.dialect.textBytes('note')} AS note FROM t WHERE id = ?`;
+      for (const q of [store, null]) {
+        const read = async (id: string) =>
+          q
+            ? (await q.get<{ note: string | Uint8Array | null }>(sql, [id]))!.note
+            : store.transaction(
+                async (tx) => (await tx.get<{ note: string | Uint8Array | null }>(sql, [id]))!.note,
+              );
+        const got = await read('a');
+        // Either form holds exactly the text: the bytes are its UTF-8, not some other encoding.
+        assert.equal(typeof got === 'string' ? got : Buffer.from(got!).toString('utf8'), text);
+        if (typeof got !== 'string') assert.ok(got instanceof Uint8Array);
+        assert.equal(await read('b'), null);
+      }
+    });
+  });
 }

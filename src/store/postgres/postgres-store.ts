@@ -41,6 +41,9 @@ export const postgresDialect: Dialect = {
   forUpdate: ' FOR UPDATE',
   forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
   alterConstraints: true,
+  // `pg` decodes every field of a row to a string before any type parser sees it (bytea arrives as
+  // hex text), so the text as it is costs least.
+  textBytes: (expr) => expr,
 };
 
 const capabilities: StoreCapabilities = {
@@ -93,7 +96,7 @@ async function exec(client: pg.Pool | pg.PoolClient, sql: string, params: readon
   }
 }
 
-class PostgresQueryable implements Queryable {
+class PostgresQueryable implements Omit<Queryable, 'dialect'> {
   protected readonly client: pg.Pool | pg.PoolClient;
   constructor(client: pg.Pool | pg.PoolClient) {
     this.client = client;

@@ -36,7 +36,7 @@ const NO_PARAMS: readonly SqlValue[] = [];
 export const SQLITE_STATEMENT_CACHE = 500;
 
 /** Statement execution on the raw connection; shared by the store and its transactions. */
-export class SqliteConnection implements Queryable {
+export class SqliteConnection implements Omit<Queryable, 'dialect'> {
   readonly #db: DatabaseSync;
   readonly #statements = new LruMap<string, StatementSync>(SQLITE_STATEMENT_CACHE);
   // The statement used last, ahead of the LRU: a loop repeating one statement (a run appending its
