@@ -124,7 +124,8 @@ test('the text is read as a string or as its UTF-8 bytes at any offset (the stor
   ] as const) {
     const read = Snapshot.parse({ ...stored, entities_text: text });
     assertSame(read, world, what);
-    for (const id of TRICKY) assert.equal(read.entity(id)?.state, world.entities.get(id)!.state, `${what}: ${id}`);
+    for (const id of TRICKY)
+      assert.equal(read.entity(id)?.state, world.entities.get(id)!.state, `${what}: ${id}`);
   }
   // A byte array shorter than the index says is refused like such a string.
   assert.throws(
