@@ -40,7 +40,8 @@ const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vendi
  */
 export function storeLifecycle(
   store: Store,
-  sourceHash: string,
+  /** The source and the result schema the calls name (stored already). */
+  hashes: { source: string; schema: string },
   durability: 'immediate' | 'deferred' = 'deferred',
   request: typeof REQUEST = REQUEST,
 ): () => Promise<void> {
@@ -60,12 +61,12 @@ export function storeLifecycle(
         tx,
         {
           source_invocation_id: id,
-          source_hash: sourceHash,
+          source_hash: hashes.source,
           interface_name: 'llm_chat_completions',
           invocation_kind: 'llm_generation',
           links: {},
           input_schema_hash: null,
-          output_schema_hash: null,
+          output_schema_hash: hashes.schema,
           llm_call_id: id,
           request_json: request,
           metadata: { model: 'scripted' },
@@ -85,6 +86,7 @@ export function storeLifecycle(
               response_format: { type: 'json_schema', json_schema: { name: 'r', schema: SCHEMA } },
             },
             messages_in_request: true,
+            schema_in_store: true,
           },
           redactor,
         ),
@@ -175,11 +177,15 @@ const LONG_REQUEST = {
  * restarts the log meanwhile) truncates the WAL, runs the lifecycles, and reads how many page
  * frames the WAL grew by.
  */
-async function walPagesPerCall(path: string, sourceHash: string, request: typeof REQUEST): Promise<number> {
+async function walPagesPerCall(
+  path: string,
+  hashes: { source: string; schema: string },
+  request: typeof REQUEST,
+): Promise<number> {
   const store = await openStore({ kind: 'sqlite', path });
   try {
     const calls = 50;
-    const lifecycle = storeLifecycle(store, sourceHash, 'deferred', request);
+    const lifecycle = storeLifecycle(store, hashes, 'deferred', request);
     for (let i = 0; i < 20; i++) await lifecycle();
     const truncated = await store.get<{ busy: number }>('PRAGMA wal_checkpoint(TRUNCATE)');
     if (Number(truncated?.busy) !== 0)
@@ -234,6 +240,7 @@ export default {
             },
           });
           const resultSchema = await putJsonSchema(store, SCHEMA);
+          const hashes = { source: source.hash, schema: resultSchema.hash };
           const traced = async () => {
             const out = await invokeSource(store, {
               source,
@@ -289,7 +296,7 @@ export default {
           // The store writes alone, timed right after an untraced call as they run in invokeSource:
           // with the fetch path's work in between, caches are cold and the same writes cost more
           // than in a tight loop of writes (the row below this one).
-          const lifecycle = storeLifecycle(store, source.hash);
+          const lifecycle = storeLifecycle(store, hashes);
           const w: number[] = [];
           for (let i = 0; i < iterations; i++) {
             await bare();
@@ -303,8 +310,8 @@ export default {
           });
           // The finish as invokeSource commits it (deferred durability), and as it did before (an
           // ordinary synchronous commit), interleaved call by call.
-          const deferred = storeLifecycle(store, source.hash, 'deferred');
-          const immediate = storeLifecycle(store, source.hash, 'immediate');
+          const deferred = storeLifecycle(store, hashes, 'deferred');
+          const immediate = storeLifecycle(store, hashes, 'immediate');
           const d: number[] = [];
           const im: number[] = [];
           for (let i = 0; i < Math.min(iterations, 1000); i++) {
@@ -319,7 +326,7 @@ export default {
             anchor: 'finish committed synchronously',
             anchor_value: summarize(im).p50,
           });
-          const writes = await measure(iterations, storeLifecycle(store, source.hash), 100);
+          const writes = await measure(iterations, storeLifecycle(store, hashes), 100);
           ctx.row({
             case: `lifecycle store writes only, tight loop [${kind}]`,
             metric: 'p50 per call',
@@ -338,7 +345,7 @@ export default {
           // Prompts of real calls are kilobytes: the same store work with an 8 KB prompt.
           const long = await measure(
             ctx.quick ? 100 : 1000,
-            storeLifecycle(store, source.hash, 'deferred', LONG_REQUEST),
+            storeLifecycle(store, hashes, 'deferred', LONG_REQUEST),
             50,
           );
           ctx.row({
@@ -423,7 +430,7 @@ export default {
               ['', REQUEST],
               [', 8 KB prompt', LONG_REQUEST],
             ] as const) {
-              const pages = await walPagesPerCall(url, source.hash, request);
+              const pages = await walPagesPerCall(url, hashes, request);
               ctx.row({
                 case: `lifecycle WAL pages written per call${label} [sqlite]`,
                 metric: `pages (${WAL_FRAME_HEADER_BYTES} + 4096 bytes each)`,

@@ -4,7 +4,7 @@
  */
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Row, SqlValue } from '../../store/store.ts';
-import { CONTENT_IN_RESPONSE_JSON, HEADERS_IN_INVOCATION } from '../llm/trace.ts';
+import { CONTENT_IN_RESPONSE_JSON, HEADERS_IN_INVOCATION, wholeBody } from '../llm/trace.ts';
 
 const JSON_COLUMNS = ['request_json', 'response_json', 'response_headers', 'metadata', 'usage_json'];
 const TIME_COLUMNS = ['started_at', 'ended_at', 'first_chunk_at'];
@@ -128,6 +128,7 @@ type LlmRow = Row & {
   inv_response_json: unknown;
   inv_response_text: unknown;
   inv_response_headers: unknown;
+  inv_output_schema_hash: unknown;
 };
 
 // The output, the request messages and the response headers are stored once, on the invocation
@@ -143,7 +144,7 @@ const LLM_CALL_COLUMNS = `llm_call_id, source_invocation_id, run_id, attempt_id,
   llm_chunk_count AS chunk_count, llm_chunks_json AS chunks_json, llm_artifacts_json AS artifacts_json, started_at,
   llm_first_chunk_at AS first_chunk_at, ended_at, duration_ms, llm_normalized_is_raw AS normalized_is_raw,
   request_json AS inv_request_json, response_json AS inv_response_json, response_text AS inv_response_text,
-  response_headers AS inv_response_headers`;
+  response_headers AS inv_response_headers, output_schema_hash AS inv_output_schema_hash`;
 
 /** A call made since migration 345: its id is its invocation's. */
 const LLM_CALL = `SELECT ${LLM_CALL_COLUMNS} FROM source_invocations WHERE source_invocation_id = ? AND llm_call_id = ?`;
@@ -151,14 +152,31 @@ const LLM_CALL = `SELECT ${LLM_CALL_COLUMNS} FROM source_invocations WHERE sourc
 const LLM_CALL_BEFORE_345 = `SELECT ${LLM_CALL_COLUMNS} FROM source_invocations
   WHERE llm_call_id = ? AND llm_call_id <> source_invocation_id`;
 
-/** The wire body, with `messages` from the invocation's request when stored there only. */
-function requestBody(stored: unknown, invocationRequest: unknown): unknown {
+/**
+ * The wire body, whole: `messages` from the invocation's request and the result schema from
+ * `json_schemas` where they are stored only there (`wholeBody`).
+ */
+async function requestBody(
+  q: Queryable,
+  stored: unknown,
+  invocationRequest: unknown,
+  schemaHash: unknown,
+): Promise<unknown> {
   if (typeof stored !== 'string') return stored;
   const body = JSON.parse(stored) as Record<string, unknown> | null;
-  if (body && body.messages === null && typeof invocationRequest === 'string') {
-    body.messages = (JSON.parse(invocationRequest) as { messages?: unknown }).messages ?? null;
-  }
-  return body;
+  if (!body || typeof body !== 'object') return body;
+  const schema =
+    typeof schemaHash === 'string'
+      ? await q.get<{ content: string }>('SELECT content FROM json_schemas WHERE hash = ?', [schemaHash])
+      : undefined;
+  return wholeBody(
+    body,
+    () =>
+      typeof invocationRequest === 'string'
+        ? ((JSON.parse(invocationRequest) as { messages?: unknown }).messages ?? null)
+        : null,
+    schema ? (JSON.parse(schema.content) as unknown) : undefined,
+  );
 }
 
 type StoredArtifact = { seq: number; kind: string; content?: unknown; content_in?: string };
@@ -201,6 +219,7 @@ export async function getLlmCall(
     inv_response_json,
     inv_response_text,
     inv_response_headers,
+    inv_output_schema_hash,
     ...call
   } = row;
   const pairs =
@@ -210,7 +229,7 @@ export async function getLlmCall(
   // NULL raw_text on a finished call is the invocation's response_text (on a running or
   // interrupted one both are NULL).
   const raw_text = call.raw_text ?? inv_response_text ?? null;
-  const request_json = requestBody(call.request_json, inv_request_json);
+  const request_json = await requestBody(q, call.request_json, inv_request_json, inv_output_schema_hash);
   return {
     ...decode({
       ...call,

@@ -108,6 +108,19 @@ describeEachStore('llm_chat_completions source', (factory) => {
         RESULT_SCHEMA,
       );
       assert.equal(sent.stream, true);
+      // The trace reads back the body as it was sent, schema and messages included, though the row
+      // stores each once: the messages in the invocation's request, the schema in json_schemas.
+      assert.deepEqual(call.request_json, sent);
+      const stored = await store.get<{ body: string }>(
+        'SELECT llm_request_json AS body FROM source_invocations WHERE source_invocation_id = ?',
+        [out.source_invocation_id],
+      );
+      const body = JSON.parse(stored!.body) as {
+        messages: unknown;
+        response_format: { json_schema: unknown };
+      };
+      assert.equal(body.messages, null);
+      assert.deepEqual(body.response_format.json_schema, { name: 'noema_result', schema: null });
       assert.equal(model.requests[0]!.headers['x-noema-turn'], '2');
       const chunks = call.chunks as Array<{ data: string }>;
       assert.ok(chunks.length > 5, 'every streamed event is kept');

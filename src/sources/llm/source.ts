@@ -66,6 +66,8 @@ export const llmChatCompletionsSource: ResponseSource = {
             request_json: body,
             // The invocation's request_json is `req`: its messages are stored there only.
             messages_in_request: messages === req.messages,
+            // The invocation names its result schema (`output_schema_hash`), stored in json_schemas.
+            schema_in_store: resultSchema != null && sendsFormat,
           },
           ctx.redactor,
         );

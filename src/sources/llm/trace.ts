@@ -49,6 +49,40 @@ export interface LlmCallStart {
    * `.messages`): stored once, there, and the body keeps `"messages": null` in their place.
    */
   messages_in_request: boolean;
+  /**
+   * The body's `response_format.json_schema.schema` is the invocation's result schema, stored once
+   * in `json_schemas` under its `output_schema_hash`: the body keeps `"schema": null` in its place.
+   * A world's tool-loop schema is about 3 KB, a third of a generation's row.
+   */
+  schema_in_store: boolean;
+}
+
+/** The wire body as stored: what is stored elsewhere once (see `LlmCallStart`) replaced by null. */
+function storedBody(c: LlmCallStart): Record<string, unknown> {
+  if (!c.messages_in_request && !c.schema_in_store) return c.request_json;
+  const body: Record<string, unknown> = { ...c.request_json };
+  if (c.messages_in_request) body.messages = null;
+  const format = body.response_format as { json_schema?: Record<string, unknown> } | undefined;
+  if (c.schema_in_store && format?.json_schema) {
+    body.response_format = { ...format, json_schema: { ...format.json_schema, schema: null } };
+  }
+  return body;
+}
+
+/**
+ * The stored wire body `body` (parsed) made whole again: `messages` from the invocation's request,
+ * the result schema from `json_schemas` (`schema`, when the row names one). Mutates `body`.
+ */
+export function wholeBody(
+  body: Record<string, unknown>,
+  messages: () => unknown,
+  schema: unknown,
+): Record<string, unknown> {
+  if (body.messages === null) body.messages = messages();
+  const format = body.response_format as { json_schema?: Record<string, unknown> } | undefined;
+  if (schema !== undefined && format?.json_schema && format.json_schema.schema === null)
+    format.json_schema.schema = schema;
+  return body;
 }
 
 /** The running row's LLM columns. */
@@ -60,7 +94,7 @@ export function llmRunningColumns(c: LlmCallStart, redactor: Redactor): TraceVal
       redactor.text(c.base_url),
       c.model,
       c.schema_delivery,
-      redactor.jsonText(c.messages_in_request ? { ...c.request_json, messages: null } : c.request_json),
+      redactor.jsonText(storedBody(c)),
       '{}',
       0,
       0,
