@@ -4,6 +4,7 @@
  */
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Row, SqlValue } from '../../store/store.ts';
+import { decodeChunks } from '../llm/chunk-codec.ts';
 import { CONTENT_IN_RESPONSE_JSON, HEADERS_IN_INVOCATION, wholeBody } from '../llm/trace.ts';
 
 const JSON_COLUMNS = ['request_json', 'response_json', 'response_headers', 'metadata', 'usage_json'];
@@ -200,7 +201,7 @@ async function persistedChunks(q: Queryable, id: string): Promise<Array<[number,
     'SELECT chunks_json FROM llm_call_chunks WHERE llm_call_id = ? ORDER BY first_seq',
     [id],
   );
-  return rows.flatMap((r) => JSON.parse(r.chunks_json) as Array<[number, string]>);
+  return rows.flatMap((r) => decodeChunks(r.chunks_json));
 }
 
 export async function getLlmCall(
@@ -222,10 +223,7 @@ export async function getLlmCall(
     inv_output_schema_hash,
     ...call
   } = row;
-  const pairs =
-    typeof chunks_json === 'string'
-      ? (JSON.parse(chunks_json) as Array<[number, string]>)
-      : await persistedChunks(q, id);
+  const pairs = typeof chunks_json === 'string' ? decodeChunks(chunks_json) : await persistedChunks(q, id);
   // NULL raw_text on a finished call is the invocation's response_text (on a running or
   // interrupted one both are NULL).
   const raw_text = call.raw_text ?? inv_response_text ?? null;

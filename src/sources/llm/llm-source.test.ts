@@ -122,9 +122,28 @@ describeEachStore('llm_chat_completions source', (factory) => {
       assert.equal(body.messages, null);
       assert.deepEqual(body.response_format.json_schema, { name: 'noema_result', schema: null });
       assert.equal(model.requests[0]!.headers['x-noema-turn'], '2');
-      const chunks = call.chunks as Array<{ data: string }>;
+      const chunks = call.chunks as Array<{ data: string; offset_ms: number }>;
       assert.ok(chunks.length > 5, 'every streamed event is kept');
       assert.equal(chunks.at(-1)!.data, '[DONE]');
+      // Each chunk reads back as the event that arrived: their deltas make the reply.
+      const deltas = chunks
+        .slice(0, -1)
+        .map(
+          (c) =>
+            (JSON.parse(c.data) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta,
+        )
+        .map((d) => d?.content ?? '');
+      assert.equal(
+        deltas.join(''),
+        JSON.stringify({ kind: 'final_patch', patch: { narration: 'Bob waits.' } }),
+      );
+      // Stored as differences between consecutive events: far less than the events whole.
+      const kept = await store.get<{ chunks: string }>(
+        'SELECT llm_chunks_json AS chunks FROM source_invocations WHERE source_invocation_id = ?',
+        [out.source_invocation_id],
+      );
+      const whole = JSON.stringify(chunks.map((c) => [c.offset_ms, c.data]));
+      assert.ok(kept!.chunks.length < whole.length / 2, `${kept!.chunks.length} of ${whole.length}`);
       assert.equal(
         call.raw_text,
         JSON.stringify({ kind: 'final_patch', patch: { narration: 'Bob waits.' } }),

@@ -99,7 +99,7 @@ export const llmChatCompletionsSource: ResponseSource = {
           await readCompletionStream(res, state, startedAt, () => {
             // Encoded as it arrives, while the stream is read: the transactions that store the
             // chunks (a progress batch, the finish) then only join them, holding the write lock less.
-            if (redactor) encodeChunk(state.chunks[state.chunks.length - 1]!, redactor);
+            if (redactor) encodeChunk(state.chunks, state.chunks.length - 1, redactor);
             observe();
             ctx.progressed();
           });

@@ -11,10 +11,12 @@ export interface StreamChunk {
   offset_ms: number;
   data: string;
   /**
-   * The chunk as stored (`[offset_ms, data]` JSON, redacted), kept once made: a batch written
-   * while streaming and the finish then serialize each chunk once between them.
+   * The chunk as stored after the one before it (`chunk-codec.ts`: JSON, redacted), kept once made:
+   * a batch written while streaming and the finish then encode each chunk once between them.
    */
   stored?: string;
+  /** `data` redacted, once `stored` is made: what the next chunk is stored as a difference from. */
+  clean?: string;
 }
 
 export interface StreamState {

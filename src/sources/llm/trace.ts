@@ -6,6 +6,7 @@
 import type { Queryable } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import { type RecordedResponse, type TraceStatement, type TraceValues, traceColumns } from '../source.ts';
+import { chunkAfter, wholeChunk } from './chunk-codec.ts';
 import type { StreamChunk, StreamState } from './stream.ts';
 
 const RUNNING_COLUMNS = traceColumns(
@@ -127,22 +128,30 @@ export const CONTENT_IN_RESPONSE_JSON = 'response_json';
  */
 export const HEADERS_IN_INVOCATION = 'null';
 
-/** One chunk as stored, `[offset_ms, data]` JSON, redacted; encoded once per call and kept. */
-export function encodeChunk(c: StreamChunk, redactor: Redactor): string {
-  c.stored ??= `[${JSON.stringify(c.offset_ms)},${JSON.stringify(redactor.text(c.data))}]`;
-  return c.stored;
+/**
+ * Chunk `i` as stored (`chunk-codec.ts`: after chunk `i - 1`, redacted), encoded once per call and
+ * kept; the chunks before it are encoded first, in order, where they are not yet.
+ */
+export function encodeChunk(chunks: StreamChunk[], i: number, redactor: Redactor): string {
+  const known = chunks[i]!.stored;
+  if (known !== undefined) return known;
+  let j = i;
+  while (j > 0 && chunks[j - 1]!.stored === undefined) j--;
+  for (; j <= i; j++) {
+    const c = chunks[j]!;
+    c.clean = redactor.text(c.data);
+    c.stored = chunkAfter(j === 0 ? null : chunks[j - 1]!.clean!, c.offset_ms, c.clean);
+  }
+  return chunks[i]!.stored!;
 }
 
-/**
- * Chunks as stored: `[offset_ms, data]` pairs in arrival order (seq is the position + 1), the
- * text `JSON.stringify` gives for that array.
- */
+/** Chunks `from` to `to` as one stored array (its first element whole: it decodes alone). */
 function chunksJson(chunks: StreamChunk[], from: number, to: number, redactor: Redactor): string {
-  let out = '[';
-  for (let i = from; i < to; i++) {
-    const stored = encodeChunk(chunks[i]!, redactor);
-    out += i === from ? stored : `,${stored}`;
-  }
+  if (to === from) return '[]';
+  encodeChunk(chunks, to - 1, redactor);
+  const first = chunks[from]!;
+  let out = `[${from === 0 ? first.stored! : wholeChunk(first.offset_ms, first.clean!)}`;
+  for (let i = from + 1; i < to; i++) out += `,${chunks[i]!.stored!}`;
   return `${out}]`;
 }
 
