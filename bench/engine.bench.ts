@@ -311,7 +311,7 @@ export default {
       });
       ctx.row({
         case: c,
-        metric: 'first start, file-backed pages',
+        metric: 'first start, file-backed and shared pages',
         unit: 'MB',
         value: cold.file_mb,
         anchor: 'bare node, MB',

@@ -99,7 +99,11 @@ export interface SourceCall {
   links?: InvocationLinks;
   /** Validates the request before anything is recorded (`input_schema_hash`). */
   inputSchema?: { hash: string; schema: JsonSchema } | null;
-  /** Validates the JSON result (`output_schema_hash`); LLM sources also deliver it to the model. */
+  /**
+   * Validates the JSON result (`output_schema_hash`); LLM sources also deliver it to the model.
+   * `schema` must be the schema stored under `hash` as `getJsonSchema` and `putJsonSchema` return
+   * it: the LLM trace stores the schema it sent only by that hash and reads it back from there.
+   */
   resultSchema?: { hash: string; schema: JsonSchema } | null;
   /** Cancels the call; the invocation fails with `cancelled`. */
   signal?: AbortSignal;

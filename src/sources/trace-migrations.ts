@@ -60,6 +60,17 @@ const outputOnce: Migration = {
   up: () => ['ALTER TABLE llm_calls ADD COLUMN normalized_is_raw INTEGER NOT NULL DEFAULT 0'],
 };
 
+// No table changes: it marks the stored trace's format. From here on an LLM call's stored wire body
+// keeps `"schema": null` where the schema is its invocation's result schema (in json_schemas, by
+// `output_schema_hash`), and streamed chunks are stored as differences between consecutive events
+// (`llm/chunk-codec.ts`). An older Noema would read those rows wrong without a word; with this
+// migration applied it refuses the database instead (SCHEMA_TOO_NEW).
+const storedOnceMore: Migration = {
+  id: 346,
+  name: 'llm_trace_schema_once_chunk_differences',
+  up: () => [],
+};
+
 export const sourcesTraceMigrations: readonly Migration[] = [
   chunkBatches,
   fewerIndexes,
@@ -67,4 +78,5 @@ export const sourcesTraceMigrations: readonly Migration[] = [
   outputOnce,
   statusCheckMigration,
   llmTraceOnInvocationMigration,
+  storedOnceMore,
 ];

@@ -144,6 +144,8 @@ export interface Dialect {
    * For large text that leaves the process as bytes: no string is built and collected per read.
    */
   textBytes(expr: string): string;
+  /** Whether `textBytes` hands over bytes (a `Uint8Array`) rather than the text. */
+  readonly textBytesUndecoded: boolean;
 }
 
 /**

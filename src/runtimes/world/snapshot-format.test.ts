@@ -115,7 +115,7 @@ test('the index is read from a buffer at any offset (drivers hand out views into
 test('the text is read as a string or as its UTF-8 bytes at any offset (the store reads it as bytes where it can)', () => {
   const world = worldOf([...Array.from({ length: 60 }, (_, i) => `e${i}`), ...TRICKY]);
   const { stored } = Snapshot.of(copy(world));
-  const utf8 = Buffer.from(String(stored.entities_text));
+  const utf8 = Buffer.from(stored.entities_text!);
   const shifted = new Uint8Array(utf8.length + 5);
   shifted.set(utf8, 5);
   for (const [what, text] of [
@@ -166,7 +166,7 @@ test('an index that does not match the text is refused, not read past', () => {
   // Text of the right length whose members are not keyed: found out, not scanned past.
   const unkeyed = Snapshot.parse({
     ...stored,
-    entities_text: String(stored.entities_text).replaceAll('"', "'"),
+    entities_text: stored.entities_text!.replaceAll('"', "'"),
   });
   assert.throws(() => unkeyed.position('bob'), /does not start with its key/);
 });

@@ -28,11 +28,16 @@ function entityValue(e: EntityState): string {
   return JSON.stringify(view);
 }
 
-/** What a snapshot stores: the three columns of its row (the text read as it or as its UTF-8 bytes). */
+/** What a snapshot stores: the three columns of its row. */
 export type StoredSnapshot = {
   body: string;
-  entities_text: string | Uint8Array | null;
+  entities_text: string | null;
   entities_index: Uint8Array | null;
+};
+
+/** A snapshot row as read: the text as stored, or its UTF-8 bytes (`Dialect.textBytes`). */
+export type SnapshotRow = Omit<StoredSnapshot, 'entities_text'> & {
+  entities_text: string | Uint8Array | null;
 };
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -93,8 +98,8 @@ export class Snapshot {
     };
   }
 
-  /** The snapshot a stored row holds (either format). */
-  static parse(row: StoredSnapshot): Snapshot {
+  /** The snapshot a stored row holds (either format; its text read as a string or as UTF-8 bytes). */
+  static parse(row: SnapshotRow): Snapshot {
     if (row.entities_text === null && row.entities_index === null)
       return Snapshot.of(decodeFirstFormat(row.body)).snapshot;
     if (row.entities_text === null || row.entities_index === null)

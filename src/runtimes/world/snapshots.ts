@@ -10,7 +10,7 @@
  */
 import { uuidv7 } from '../../core/ids.ts';
 import type { Queryable } from '../../store/store.ts';
-import { Snapshot, type StoredSnapshot } from './snapshot-format.ts';
+import { Snapshot, type SnapshotRow } from './snapshot-format.ts';
 import type { WorkingWorld } from './world-patch.ts';
 
 /** A snapshot as read: where it sits in the lineage and the world it holds (never mutated). */
@@ -152,7 +152,7 @@ async function readSnapshot(q: Queryable, slug: string, turn: number): Promise<S
   // The entities' text as UTF-8 bytes where the store hands them over undecoded: a cold read then
   // builds no ~1 MB string, which only a full collection would take back (a buffer goes with the
   // next young-generation one).
-  const stored = await q.get<StoredSnapshot>(
+  const stored = await q.get<SnapshotRow>(
     `SELECT body, ${q.dialect.textBytes('entities_text')} AS entities_text, entities_index
      FROM world_snapshots WHERE world_slug = ? AND turn = ?`,
     [slug, turn],

@@ -166,8 +166,9 @@ async function requestBody(
   if (typeof stored !== 'string') return stored;
   const body = JSON.parse(stored) as Record<string, unknown> | null;
   if (!body || typeof body !== 'object') return body;
+  const format = body.response_format as { json_schema?: { schema?: unknown } } | undefined;
   const schema =
-    typeof schemaHash === 'string'
+    typeof schemaHash === 'string' && format?.json_schema?.schema === null
       ? await q.get<{ content: string }>('SELECT content FROM json_schemas WHERE hash = ?', [schemaHash])
       : undefined;
   return wholeBody(
@@ -201,7 +202,7 @@ async function persistedChunks(q: Queryable, id: string): Promise<Array<[number,
     'SELECT chunks_json FROM llm_call_chunks WHERE llm_call_id = ? ORDER BY first_seq',
     [id],
   );
-  return rows.flatMap((r) => decodeChunks(r.chunks_json));
+  return rows.flatMap((r) => decodeChunks(r.chunks_json, id));
 }
 
 export async function getLlmCall(
@@ -223,7 +224,8 @@ export async function getLlmCall(
     inv_output_schema_hash,
     ...call
   } = row;
-  const pairs = typeof chunks_json === 'string' ? decodeChunks(chunks_json) : await persistedChunks(q, id);
+  const pairs =
+    typeof chunks_json === 'string' ? decodeChunks(chunks_json, id) : await persistedChunks(q, id);
   // NULL raw_text on a finished call is the invocation's response_text (on a running or
   // interrupted one both are NULL).
   const raw_text = call.raw_text ?? inv_response_text ?? null;

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { isNoemaError } from '../../core/errors.ts';
 import { chunkAfter, decodeChunks, wholeChunk } from './chunk-codec.ts';
 
 function store(texts: readonly string[]): string {
@@ -36,7 +37,7 @@ test('a stream of OpenAI-style events reads back exactly, at about a fifth of it
   ];
   const json = store(texts);
   assert.deepEqual(
-    decodeChunks(json),
+    decodeChunks(json, 'c1'),
     texts.map((t, i) => [i * 3, t]),
   );
   const whole = `[${texts.map((t, i) => wholeChunk(i * 3, t)).join(',')}]`;
@@ -47,7 +48,7 @@ test('texts that share little, or nothing, are stored whole and read back', () =
   const texts = ['', 'a', '', 'abc', 'xyz', '[DONE]', '[DONE]'];
   const json = store(texts);
   assert.deepEqual(
-    decodeChunks(json).map(([, t]) => t),
+    decodeChunks(json, 'c1').map(([, t]) => t),
     texts,
   );
   assert.ok(!JSON.parse(json).some((e: unknown[]) => e.length !== 2), 'short texts are stored whole');
@@ -65,7 +66,7 @@ test('surrogate pairs are never cut, and lone surrogates, quotes and backslashes
   ];
   const json = store(texts);
   assert.deepEqual(
-    decodeChunks(json).map(([, t]) => t),
+    decodeChunks(json, 'c1').map(([, t]) => t),
     texts,
   );
   // No difference keeps half of a pair: its kept prefix never ends in a high surrogate, its kept
@@ -92,11 +93,11 @@ test('arrays of whole elements, as stored before differences existed, read the s
     [0, 'data: one'],
     [5, '[DONE]'],
   ]);
-  assert.deepEqual(decodeChunks(old), [
+  assert.deepEqual(decodeChunks(old, 'c1'), [
     [0, 'data: one'],
     [5, '[DONE]'],
   ]);
-  assert.deepEqual(decodeChunks('[]'), []);
+  assert.deepEqual(decodeChunks('[]', 'c1'), []);
 });
 
 test('a difference that starts an array, reaches past its text or is malformed is refused', () => {
@@ -109,6 +110,11 @@ test('a difference that starts an array, reaches past its text or is malformed i
     '[[0,"abc"],["1","x"]]',
     '[[0]]',
     '{"a":1}',
+    'not json',
   ])
-    assert.throws(() => decodeChunks(bad), Error, bad);
+    assert.throws(
+      () => decodeChunks(bad, 'c1'),
+      (e: unknown) => isNoemaError(e) && e.code === 'LLM_TRACE_CORRUPT' && e.details?.llm_call_id === 'c1',
+      bad,
+    );
 });

@@ -13,6 +13,8 @@
  * Arrays written before differences existed hold whole elements only and read the same.
  */
 
+import { NoemaError } from '../../core/errors.ts';
+
 /** The smallest shared prefix + suffix worth a difference (a whole element is simpler to read). */
 const MIN_SHARED = 16;
 
@@ -27,7 +29,8 @@ export function chunkAfter(prev: string | null, offset_ms: number, text: string)
   const most = Math.min(prev.length, text.length);
   let keep = 0;
   while (keep < most && prev.charCodeAt(keep) === text.charCodeAt(keep)) keep++;
-  // Never split a surrogate pair: the middle's own JSON would hold half of it.
+  // Never split a surrogate pair (a lone half would still read back, escaped, but the stored middle
+  // should be text of its own).
   if (keep > 0 && isHighSurrogate(prev.charCodeAt(keep - 1))) keep--;
   let tail = 0;
   const room = most - keep;
@@ -40,12 +43,22 @@ export function chunkAfter(prev: string | null, offset_ms: number, text: string)
 }
 
 /**
- * The chunks a stored array holds, as `[offset_ms, text]` pairs. Throws on an array that is not
- * of this format (its caller reports the row as corrupt).
+ * The chunks a stored array holds, as `[offset_ms, text]` pairs. An array not of this format is
+ * LLM_TRACE_CORRUPT (`llmCallId` names the call in the error).
  */
-export function decodeChunks(json: string): Array<[number, string]> {
-  const stored = JSON.parse(json) as unknown;
-  if (!Array.isArray(stored)) throw new Error('stored chunks are not an array');
+export function decodeChunks(json: string, llmCallId: string): Array<[number, string]> {
+  const corrupt = (what: string) =>
+    new NoemaError('LLM_TRACE_CORRUPT', `the stored chunks of LLM call ${llmCallId} are corrupt: ${what}`, {
+      status: 500,
+      details: { llm_call_id: llmCallId },
+    });
+  let stored: unknown;
+  try {
+    stored = JSON.parse(json);
+  } catch {
+    throw corrupt('not JSON');
+  }
+  if (!Array.isArray(stored)) throw corrupt('not an array');
   const out: Array<[number, string]> = [];
   let prev: string | null = null;
   for (const e of stored as unknown[]) {
@@ -63,8 +76,8 @@ export function decodeChunks(json: string): Array<[number, string]> {
       e[1] + e[3] <= prev.length
     )
       text = prev.slice(0, e[1]) + e[2] + prev.slice(prev.length - e[3]);
-    else throw new Error(`stored chunk ${out.length + 1} is not [offset, text] or a difference`);
-    if (typeof e[0] !== 'number') throw new Error(`stored chunk ${out.length + 1} has no offset`);
+    else throw corrupt(`chunk ${out.length + 1} is not [offset, text] or a difference`);
+    if (typeof e[0] !== 'number') throw corrupt(`chunk ${out.length + 1} has no offset`);
     out.push([e[0], text]);
     prev = text;
   }

@@ -80,12 +80,18 @@ describeEachStore('LLM chunks persisted while streaming', (factory) => {
       for (let i = 0; i < 400 && !persisted; i++) {
         await sleep(25);
         persisted = await store.get<{ llm_call_id: string; chunk_count: number }>(
-          `SELECT llm_call_id, chunk_count FROM llm_calls WHERE status = 'running' AND chunk_count >= 3`,
+          `SELECT llm_call_id, chunk_count FROM llm_calls WHERE status = 'running' AND chunk_count >= 12`,
         );
       }
       assert.ok(persisted, `no chunks persisted while streaming; stderr=${child.stderr()}`);
       child.child.kill('SIGKILL');
       await child.exited;
+      // Several batches (one per 200 ms, about 5 chunks each): each must decode on its own.
+      const batches = await store.get<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM llm_call_chunks WHERE llm_call_id = ?',
+        [persisted.llm_call_id],
+      );
+      assert.ok(Number(batches?.n) >= 2, `${batches?.n} batches`);
 
       const report = await recoverInterruptedInvocations(store);
       assert.equal(report.interrupted, 1);

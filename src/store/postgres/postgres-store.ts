@@ -44,6 +44,7 @@ export const postgresDialect: Dialect = {
   // `pg` decodes every field of a row to a string before any type parser sees it (bytea arrives as
   // hex text), so the text as it is costs least.
   textBytes: (expr) => expr,
+  textBytesUndecoded: false,
 };
 
 const capabilities: StoreCapabilities = {

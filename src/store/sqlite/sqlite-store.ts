@@ -27,6 +27,7 @@ export const sqliteDialect: Dialect = {
   real: 'REAL',
   blob: 'BLOB',
   textBytes: (expr) => `CAST(${expr} AS BLOB)`,
+  textBytesUndecoded: true,
   fullText: {
     // A contentless FTS5 table keyed by the negated id: FTS5 walks a doclist fastest in ascending
     // rowid order, so ascending here is newest first. Triggers keep it in sync; the index is filled
