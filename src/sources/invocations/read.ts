@@ -4,6 +4,7 @@
  */
 import { invalidInput, NoemaError } from '../../core/errors.ts';
 import type { Queryable, Row, SqlValue } from '../../store/store.ts';
+import { getJsonSchema } from '../documents.ts';
 import { decodeChunks } from '../llm/chunk-codec.ts';
 import { CONTENT_IN_RESPONSE_JSON, HEADERS_IN_INVOCATION, wholeBody } from '../llm/trace.ts';
 
@@ -166,19 +167,14 @@ async function requestBody(
   if (typeof stored !== 'string') return stored;
   const body = JSON.parse(stored) as Record<string, unknown> | null;
   if (!body || typeof body !== 'object') return body;
-  const format = body.response_format as { json_schema?: { schema?: unknown } } | undefined;
-  const schema =
-    typeof schemaHash === 'string' && format?.json_schema?.schema === null
-      ? await q.get<{ content: string }>('SELECT content FROM json_schemas WHERE hash = ?', [schemaHash])
-      : undefined;
-  return wholeBody(
-    body,
-    () =>
+  return wholeBody(body, {
+    messages: () =>
       typeof invocationRequest === 'string'
         ? ((JSON.parse(invocationRequest) as { messages?: unknown }).messages ?? null)
         : null,
-    schema ? (JSON.parse(schema.content) as unknown) : undefined,
-  );
+    // A body leaves its schema out only for a row that names it (`output_schema_hash`).
+    schema: async () => (typeof schemaHash === 'string' ? (await getJsonSchema(q, schemaHash)).schema : null),
+  });
 }
 
 type StoredArtifact = { seq: number; kind: string; content?: unknown; content_in?: string };

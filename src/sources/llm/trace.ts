@@ -72,17 +72,16 @@ function storedBody(c: LlmCallStart): Record<string, unknown> {
 
 /**
  * The stored wire body `body` (parsed) made whole again: `messages` from the invocation's request,
- * the result schema from `json_schemas` (`schema`, when the row names one). Mutates `body`.
+ * the result schema from `json_schemas` — each loaded only where the body left it out. Mutates `body`.
  */
-export function wholeBody(
+export async function wholeBody(
   body: Record<string, unknown>,
-  messages: () => unknown,
-  schema: unknown,
-): Record<string, unknown> {
-  if (body.messages === null) body.messages = messages();
+  load: { messages: () => unknown; schema: () => Promise<unknown> },
+): Promise<Record<string, unknown>> {
+  if (body.messages === null) body.messages = load.messages();
   const format = body.response_format as { json_schema?: Record<string, unknown> } | undefined;
-  if (schema !== undefined && format?.json_schema && format.json_schema.schema === null)
-    format.json_schema.schema = schema;
+  if (format?.json_schema && format.json_schema.schema === null)
+    format.json_schema.schema = await load.schema();
   return body;
 }
 
