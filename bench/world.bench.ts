@@ -38,8 +38,6 @@ import {
   assembleScenario,
   createWorld,
   createWorldRuntime,
-  getWorld,
-  getWorldJson,
   putCognitionProfile,
   putCognitionWorkflow,
   putEnvironment,
@@ -47,7 +45,6 @@ import {
   putResponseSource,
   putWorldPatchSchema,
 } from '../src/runtimes/world/index.ts';
-import { clearSnapshotCache } from '../src/runtimes/world/snapshots.ts';
 import { getWorldRow, readWorldState } from '../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../src/runtimes/world/turn-context.ts';
 import {
@@ -62,6 +59,7 @@ import { startScriptedModel } from '../src/testing/scripted-model/index.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { startToyServices, toySources } from '../src/testing/toys/index.ts';
 import { type Bench, summarize } from './lib/harness.ts';
+import { getWorldRows } from './world/get-world.ts';
 
 const SUBJECTS = 100;
 const onlyGetWorld = process.env.NOEMA_BENCH_WORLD === 'get_world';
@@ -790,65 +788,15 @@ const bench: Bench = {
             anchor_value: 2048,
           });
           const world = await getWorldRow(store, 'big');
-          const n = ctx.quick ? 50 : 200;
-          // Wall time, and this process's CPU time (user + system), which the load of a shared machine
-          // inflates far less: the store's own work on PostgreSQL is in another process. Two answer
-          // forms, at the same random turns, with the same warm-up and repeats:
-          // the objects in-process callers get (getWorld), and the JSON an HTTP answer sends
-          // (getWorldJson: UTF-8 pieces spliced from the snapshot's text, which the route streams as
-          // they are; nothing copies them into one buffer).
-          // Warm: the snapshot, the versions after it and its text stay cached across calls; cold:
-          // the cache is emptied before every call, so all of it is read, parsed and built again.
-          const answer = {
-            objects: async (t: number) => {
-              await getWorld(store, { world_slug: 'big', turn: t });
-            },
-            'JSON pieces': async (t: number) => {
-              await getWorldJson(store, { world_slug: 'big', turn: t });
-            },
-          };
-          const names = Object.keys(answer) as Array<keyof typeof answer>;
-          // The same random turns for every form and mode; each form runs its own loop (warm-up
-          // first), so a sample pays for its own form's garbage, not the other's.
-          const turnsAsked = Array.from({ length: n + 10 }, () =>
-            Math.floor(Math.random() * world.head_turn),
-          );
-          for (const cold of [false, true]) {
-            const wall = { objects: [] as number[], 'JSON pieces': [] as number[] };
-            const cpu = { objects: [] as number[], 'JSON pieces': [] as number[] };
-            for (const form of cold ? [...names].reverse() : names) {
-              for (let i = 0; i < turnsAsked.length; i++) {
-                if (cold) clearSnapshotCache();
-                const c0 = process.cpuUsage();
-                const t0 = process.hrtime.bigint();
-                await answer[form](turnsAsked[i]!);
-                const w = Number(process.hrtime.bigint() - t0) / 1000;
-                const c = process.cpuUsage(c0);
-                if (i >= 10) {
-                  wall[form].push(w);
-                  cpu[form].push(c.user + c.system);
-                }
-              }
-            }
-            for (const form of names) {
-              const label = `get_world at a random past turn, ${ENTITIES} entities × ${world.head_turn} turns, ${form}, ${cold ? 'cold (snapshot read from the store)' : 'warm (snapshot and versions cached)'} [${kind}]`;
-              for (const [metric, xs] of [
-                ['wall', wall[form]],
-                ['cpu', cpu[form]],
-              ] as const) {
-                const s = summarize(xs);
-                ctx.row({ case: label, metric: `${metric} p50`, unit: 'ms', value: s.p50 / 1000 });
-                ctx.row({
-                  case: label,
-                  metric: `${metric} p99`,
-                  unit: 'ms',
-                  value: s.p99 / 1000,
-                  anchor: 'target',
-                  anchor_value: 5,
-                });
-              }
-            }
-          }
+          for (const row of await getWorldRows(
+            ts.url,
+            'big',
+            world.head_turn,
+            ENTITIES,
+            ctx.quick ? 50 : 200,
+            kind,
+          ))
+            ctx.row(row);
         } finally {
           await ts.dispose();
         }

@@ -55,6 +55,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     routes: options.routes,
     failures,
   });
+  // One request through the app before the first client's: Hono builds its route matchers on the
+  // first match (about 10 ms for the catalog's routes), and Node loads its fetch classes
+  // (`Request`, `Response`, web streams) on first use; a client should not wait for either.
+  await app.request('/healthz');
   const listener = getRequestListener(app.fetch, {
     // Bodies are read fully by the app (or never, when content-length is over the limit, and then
     // Node discards them after the response): no early socket destroy that would cut a 413.
