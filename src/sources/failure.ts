@@ -74,7 +74,8 @@ export function transportFailure(
   const base = ctx.response ? { response: ctx.response } : {};
   if (ctx.timedOut) return new SourceFailure('timeout', `${ctx.what} timed out`, base);
   if (ctx.cancelled) return new SourceFailure('cancelled', `${ctx.what} was cancelled`, base);
-  const e = err as { message?: string; cause?: { code?: string; message?: string } };
-  const why = e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+  // node:http errors carry their code; fetch's wrapped it in a cause.
+  const e = err as { message?: string; code?: string; cause?: { code?: string; message?: string } };
+  const why = e.code ?? e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
   return new SourceFailure('network', `${ctx.what} failed: ${why}`, base);
 }

@@ -9,9 +9,13 @@ import { getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } f
 
 const SECRET = 'tok-very-secret-7f3a9c21';
 
+/** Paths the fixture served, in order. */
+const served: string[] = [];
+
 /** A server whose behaviour is picked by the path. */
 async function fixture(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
+    served.push(req.url ?? '/');
     let body = '';
     req.on('data', (d) => {
       body += d;
@@ -24,6 +28,9 @@ async function fixture(): Promise<{ url: string; server: Server }> {
       } else if (path === '/boom') {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'machine jammed' }));
+      } else if (path === '/moved') {
+        res.writeHead(302, { location: '/ok' });
+        res.end();
       } else if (path === '/html') {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html>not json</html>');
@@ -99,7 +106,7 @@ describeEachStore('http_json source', (factory) => {
     }
   });
 
-  test('HTTP 500 fails and keeps the error body; non-JSON and schema-invalid bodies fail with their classes', async () => {
+  test('HTTP 500 fails and keeps the error body; a redirect fails unfollowed; non-JSON and schema-invalid bodies fail with their classes', async () => {
     const { store, dispose } = await factory.open();
     const { url, server } = await fixture();
     try {
@@ -116,6 +123,18 @@ describeEachStore('http_json source', (factory) => {
       assert.equal(inv.http_status, 500);
       assert.deepEqual(inv.response_json, { error: 'machine jammed' });
       assert.equal(inv.response_text, '{"error":"machine jammed"}');
+
+      // A redirect is the upstream's answer: recorded as it came, never followed.
+      served.length = 0;
+      const moved = await invokeSource(store, {
+        source: await source(store, '/moved'),
+        request: {},
+        kind: 'ambient_context',
+        env,
+      });
+      assert.equal(moved.failure_class, 'http_status');
+      assert.equal((await getSourceInvocation(store, moved.source_invocation_id)).http_status, 302);
+      assert.deepEqual(served, ['/moved'], 'the redirect target was never called');
 
       const html = await invokeSource(store, {
         source: await source(store, '/html'),

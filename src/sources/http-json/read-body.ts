@@ -1,40 +1,32 @@
-/** Reads an HTTP response body as text, bounded, and its headers as a plain object. */
+/** Reads an HTTP response body as text, bounded. */
 import { SourceFailure } from '../failure.ts';
+import type { HttpReply } from '../http-transport.ts';
 
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-export function headersObject(h: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  h.forEach((v, k) => {
-    out[k] = v;
-  });
-  return out;
-}
-
-export async function readBoundedText(res: Response, what: string): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
+export async function readBoundedText(res: HttpReply, what: string): Promise<string> {
+  const declared = Number(res.header('content-length') ?? '0');
   if (declared > MAX_RESPONSE_BYTES) {
+    res.cancel();
     throw new SourceFailure('protocol', `${what} response is too large (${declared} bytes)`, {
-      response: { http_status: res.status, response_headers: headersObject(res.headers) },
+      response: { http_status: res.status, response_headers: res.headers() },
     });
   }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+  for (let chunk = await res.read(); chunk !== null; chunk = await res.read()) {
+    size += chunk.byteLength;
     if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
+      res.cancel();
       throw new SourceFailure('protocol', `${what} response exceeds ${MAX_RESPONSE_BYTES} bytes`, {
-        response: { http_status: res.status, response_headers: headersObject(res.headers) },
+        response: { http_status: res.status, response_headers: res.headers() },
       });
     }
-    chunks.push(value);
+    chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1
+    ? Buffer.from(chunks[0]!).toString('utf8')
+    : Buffer.concat(chunks).toString('utf8');
 }
 
 export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {

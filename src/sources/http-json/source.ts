@@ -1,5 +1,6 @@
 /** The `http_json` source: one JSON request to an operator-configured URL, one JSON response. */
 import { SourceFailure, transportFailure } from '../failure.ts';
+import { sendHttp } from '../http-transport.ts';
 import type { ResponseSource, SourceResponse } from '../source.ts';
 import {
   type HttpJsonInterface,
@@ -8,7 +9,7 @@ import {
   resolveBearerToken,
   resolveUrl,
 } from './interface.ts';
-import { headersObject, readBoundedText, tryParseJson } from './read-body.ts';
+import { readBoundedText, tryParseJson } from './read-body.ts';
 
 export const httpJsonSource: ResponseSource = {
   name: 'http_json',
@@ -29,14 +30,13 @@ export const httpJsonSource: ResponseSource = {
       async execute(ctx) {
         let response: SourceResponse | undefined;
         try {
-          const res = await fetch(url, {
+          const res = await sendHttp(url, {
             method: iface.method,
             headers,
             ...(iface.method !== 'GET' ? { body: JSON.stringify(request ?? null) } : {}),
             signal: ctx.signal,
-            redirect: 'error',
           });
-          response = { http_status: res.status, response_headers: headersObject(res.headers) };
+          response = { http_status: res.status, response_headers: res.headers() };
           const text = await readBoundedText(res, what);
           response.response_text = text;
           const parsed = tryParseJson(text);

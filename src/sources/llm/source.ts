@@ -1,11 +1,12 @@
 /**
- * The `llm_chat_completions` source: one streamed Chat Completions call over fetch, traced
+ * The `llm_chat_completions` source: one streamed Chat Completions call over HTTP, traced
  * richly in `llm_calls`. If the upstream rejects `response_format` the call fails loudly with
  * `response_format_rejected`; prompt-only delivery happens only when the definition says so.
  */
 import { uuidv7 } from '../../core/ids.ts';
 import { SourceFailure, transportFailure } from '../failure.ts';
-import { headersObject, readBoundedText, tryParseJson } from '../http-json/read-body.ts';
+import { readBoundedText, tryParseJson } from '../http-json/read-body.ts';
+import { type HttpReply, sendHttp } from '../http-transport.ts';
 import type { Redactor } from '../redact.ts';
 import type { ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
@@ -75,14 +76,13 @@ export const llmChatCompletionsSource: ResponseSource = {
       async execute(ctx) {
         const what = `LLM call to ${endpoint.name} endpoint (${endpoint.model})`;
         try {
-          const res = await fetch(`${endpoint.baseUrl}/chat/completions`, {
+          const res = await sendHttp(`${endpoint.baseUrl}/chat/completions`, {
             method: 'POST',
             headers: { ...headers, 'x-noema-source-invocation-id': ctx.source_invocation_id },
             body: JSON.stringify(body),
             signal: ctx.signal,
-            redirect: 'error',
           });
-          response = { http_status: res.status, response_headers: headersObject(res.headers) };
+          response = { http_status: res.status, response_headers: res.headers() };
           if (!res.ok) throw await upstreamFailure(res, response, sendsFormat, what, artifacts);
           // The observer gets the text of each event once it was read (at the next event, or the end).
           let observed = 0;
@@ -155,7 +155,7 @@ export const llmChatCompletionsSource: ResponseSource = {
 };
 
 async function upstreamFailure(
-  res: Response,
+  res: HttpReply,
   response: SourceResponse,
   sentFormat: boolean,
   what: string,

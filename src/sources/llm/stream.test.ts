@@ -1,60 +1,87 @@
-/** Reading a streamed completion: what happens at `[DONE]` to the rest of the body. */
+/**
+ * Reading a streamed completion from a real HTTP server on 127.0.0.1: what happens at `[DONE]` to
+ * the rest of the body, and to the connection.
+ */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { sendHttp } from '../http-transport.ts';
 import { newStreamState, readCompletionStream } from './stream.ts';
 
 const EVENTS = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
 
-/**
- * A response whose body yields `parts` one read at a time (nothing read ahead), then what `after`
- * does on the read that follows them; `cancelled` tells whether the reader cancelled the body.
- */
-function response(parts: string[], after: 'end' | 'stall' | 'more') {
-  const log = { cancelled: false };
-  let i = 0;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (i < parts.length) {
-          controller.enqueue(new TextEncoder().encode(parts[i++]));
-          return;
-        }
-        // The end (or more data) arrives after a promise turn, as a socket's would.
-        await Promise.resolve();
-        if (after === 'end') controller.close();
-        else if (after === 'more') controller.enqueue(new TextEncoder().encode('data: {"late":1}\n\n'));
-        else await new Promise(() => {});
-      },
-      cancel() {
-        log.cancelled = true;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { res: new Response(body, { headers: { 'content-type': 'text/event-stream' } }), log };
-}
-
-test('a body that ends right after [DONE] is read to its end, not cancelled (a cancel aborts the fetch)', async () => {
-  const { res, log } = response([EVENTS], 'end');
-  const state = newStreamState();
-  await readCompletionStream(res, state, Date.now());
-  assert.equal(state.rawText, 'hi');
-  assert.equal(log.cancelled, false);
+type After = 'end' | 'stall' | 'more';
+/** Per request: the client's port (a reused connection keeps it) and whether the body was cut. */
+const seen: Array<{ port: number; cut: boolean }> = [];
+let base = '';
+const server = createServer((req, res: ServerResponse) => {
+  const mode = new URL(req.url ?? '/', 'http://x').searchParams.get('after') as After | 'fail';
+  const record = { port: req.socket.remotePort ?? 0, cut: false };
+  seen.push(record);
+  res.on('close', () => {
+    if (!res.writableFinished) record.cut = true;
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const first = mode === 'fail' ? 'data: not json\n\n' : EVENTS;
+  if (mode === 'end') return res.end(first);
+  res.write(first);
+  // The rest comes later, or never: the reader must not wait for it.
+  if (mode === 'more') setTimeout(() => res.write('data: {"late":1}\n\n'), 20).unref();
 });
 
-test('a body still open after [DONE] is cancelled at once, and what follows [DONE] is not read', async () => {
-  for (const after of ['stall', 'more'] as const) {
-    const { res, log } = response([EVENTS], after);
-    const state = newStreamState();
-    await readCompletionStream(res, state, Date.now());
-    assert.equal(state.rawText, 'hi', after);
-    assert.equal(state.chunks.length, 2, `${after}: [DONE] is the last event recorded`);
-    assert.equal(log.cancelled, true, after);
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+async function read(mode: After | 'fail') {
+  const res = await sendHttp(`${base}/?after=${mode}`, {
+    method: 'GET',
+    headers: {},
+    signal: new AbortController().signal,
+  });
+  const state = newStreamState();
+  const done = readCompletionStream(res, state, Date.now());
+  return { state, done };
+}
+
+/** Waits until the server has seen the request's end (or cut), bounded. */
+async function settled(): Promise<void> {
+  for (let i = 0; i < 100 && seen.at(-1) && !seen.at(-1)!.cut; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+test('a body that ends right after [DONE] is read to its end, and its connection serves the next call', async () => {
+  const first = await read('end');
+  await first.done;
+  assert.equal(first.state.rawText, 'hi');
+  const second = await read('end');
+  await second.done;
+  const [a, b] = seen.slice(-2);
+  assert.equal(a!.cut, false);
+  assert.equal(b!.port, a!.port, 'the second call reused the first call’s connection');
+});
+
+test('a body still open after [DONE] is cut at once, and what follows [DONE] is not read', async () => {
+  for (const mode of ['stall', 'more'] as const) {
+    const { state, done } = await read(mode);
+    await done;
+    assert.equal(state.rawText, 'hi', mode);
+    assert.equal(state.chunks.length, 2, `${mode}: [DONE] is the last event recorded`);
+    await settled();
+    assert.equal(seen.at(-1)!.cut, true, `${mode}: the server saw its response cut`);
   }
 });
 
-test('a failure while reading cancels the body', async () => {
-  const { res, log } = response(['data: not json\n\n'], 'stall');
-  await assert.rejects(readCompletionStream(res, newStreamState(), Date.now()), /not JSON/);
-  assert.equal(log.cancelled, true);
+test('a failure while reading cuts the body', async () => {
+  const { done } = await read('fail');
+  await assert.rejects(done, /not JSON/);
+  await settled();
+  assert.equal(seen.at(-1)!.cut, true);
 });

@@ -5,6 +5,7 @@
  */
 import { SourceFailure } from '../failure.ts';
 import { MAX_RESPONSE_BYTES, readBoundedText } from '../http-json/read-body.ts';
+import type { HttpReply } from '../http-transport.ts';
 
 export interface StreamChunk {
   seq: number;
@@ -72,23 +73,22 @@ function record(state: StreamState, data: string, startedAt: number): void {
 }
 
 /**
- * Consumes `res.body` into `state`, calling `onChunk` after each recorded event. Throws
+ * Consumes the body of `res` into `state`, calling `onChunk` after each recorded event. Throws
  * SourceFailure on malformed or error events.
  */
 export async function readCompletionStream(
-  res: Response,
+  res: HttpReply,
   state: StreamState,
   startedAt: number,
   onChunk: () => void = () => {},
 ): Promise<void> {
-  const type = res.headers.get('content-type') ?? '';
+  const type = res.header('content-type') ?? '';
   if (!type.includes('text/event-stream')) {
     const text = await readBoundedText(res, 'LLM');
     record(state, text, startedAt);
     apply(state, text);
     return;
   }
-  if (!res.body) return;
   const decoder = new TextDecoder();
   let buffer = '';
   let dataLines: string[] = [];
@@ -103,12 +103,10 @@ export async function readCompletionStream(
     else apply(state, data);
   };
   let size = 0;
-  const reader = res.body.getReader();
   try {
     for (;;) {
-      const read = await reader.read();
-      if (read.done) break;
-      const part = read.value;
+      const part = await res.read();
+      if (part === null) break;
       // The same cap as any HTTP body: a runaway stream must not fill memory and the trace.
       size += part.byteLength;
       if (size > MAX_RESPONSE_BYTES) {
@@ -127,30 +125,17 @@ export async function readCompletionStream(
       }
       if (done) {
         // Nothing after `[DONE]` is read. The body's end, when it has already arrived, is taken
-        // rather than the stream cancelled: a cancel aborts the fetch, which costs the call tens
-        // of microseconds. A body not ended by the next turn of the event loop is cancelled.
-        if (!(await endsNow(reader))) await reader.cancel();
+        // rather than the body cancelled, which would close a connection the next call can reuse.
+        // A body not ended by the next turn of the event loop is cancelled.
+        if (!(await res.endsNow())) res.cancel();
         break;
       }
     }
   } catch (err) {
-    // As leaving a `for await` loop does: the body is cancelled, its connection let go.
-    await reader.cancel().catch(() => {});
+    // The body is cancelled, its connection let go.
+    res.cancel();
     throw err;
   }
   if (buffer.startsWith('data:')) dataLines.push(buffer.slice(5).replace(/^ /, ''));
   dispatch();
-}
-
-const LATE = Symbol('late');
-
-/** Whether the body ends now: its next read is the end and comes before the next turn of the event loop. */
-async function endsNow(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
-  let turn: NodeJS.Immediate | undefined;
-  const late = new Promise<typeof LATE>((resolve) => {
-    turn = setImmediate(resolve, LATE);
-  });
-  const next = await Promise.race([reader.read(), late]);
-  clearImmediate(turn);
-  return next !== LATE && next.done;
 }
