@@ -30,6 +30,7 @@
  * `BENCH_WORLD_SQL_TIME=1` (diagnostic, it slows both sides) times statements and commits (see
  * countingStore).
  */
+import { writeFileSync } from 'node:fs';
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
 import type { JsonSchema } from '../src/core/schema-registry.ts';
@@ -439,11 +440,18 @@ const bench: Bench = {
               }
               const u0 = process.cpuUsage();
               const t0 = performance.now();
+              const h0 = process.hrtime.bigint();
               await run();
               s.ms.push(performance.now() - t0);
+              windows?.push([label, Number(h0 / 1000n), Number(process.hrtime.bigint() / 1000n)]);
               const u = process.cpuUsage(u0);
               s.cpu.push(u.user + u.system);
             };
+            // BENCH_WORLD_WINDOWS=<file> (diagnostic): each timed round's side and its start and end
+            // (µs of the monotonic clock a `--cpu-prof` profile's timestamps count), to split a CPU
+            // profile of the run by side.
+            const windowsFile = process.env.BENCH_WORLD_WINDOWS;
+            const windows: Array<[string, number, number]> | null = windowsFile ? [] : null;
             const documents = new Map<string, Promise<StoredResponseSource>>();
             const schemas = new Map<string, Promise<{ hash: string; schema: JsonSchema }>>();
             /** The turn's 400 calls as it made them: each one's source, request and result schema, in order. */
@@ -599,6 +607,7 @@ const bench: Bench = {
                 }
               });
             }
+            if (windowsFile && windows) writeFileSync(windowsFile, JSON.stringify(windows));
             // Timed in the counting round alone (the timed rounds do not go through the proxy).
             if (counted.timing)
               for (const label of ['turn', 'floor']) printSqlTiming(counted.timing, label, 1, SUBJECTS, kind);
