@@ -6,10 +6,9 @@
  * - committing a turn of 100 patches on a 10 000-entity world;
  * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB);
  * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms),
- *   as objects (in-process callers) and as the JSON pieces HTTP streams, warm and cold. Since
- *   issue 10 the two forms alternate at each random turn (same warm-up and repeats on both, so one
- *   form's garbage may be collected during the other's calls), and "warm" keeps the versions after
- *   the snapshot and its text cached as well as the snapshot (before: the snapshot only).
+ *   as objects (in-process callers) and as the JSON pieces HTTP streams, warm and cold; since stop
+ *   23 in a reader process of its own with an event-loop turn before each call, and end to end over
+ *   HTTP on a fresh `noema serve` (`bench/world/get-world.ts`).
  * `NOEMA_BENCH_WORLD=get_world` skips the 100-subject turn (for iterating on reads),
  * `BENCH_WORLD_TURN_ONLY=1` runs the turn part alone; the default runs everything.
  * The turn and its floor alternate round by round (same warm-up, same rounds, medians); each is
