@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
+import { serveDuringTests } from '../testing/local-server.ts';
 import { sendHttp } from './http-transport.ts';
 
 const hits: string[] = [];
-let base = '';
 const server = createServer((req, res) => {
   hits.push(req.url ?? '');
   if (req.url === '/moved') {
@@ -43,15 +43,7 @@ const server = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain' });
   res.write('first');
 });
-
-before(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const base = serveDuringTests(server);
 
 const open = () => new AbortController().signal;
 
@@ -62,7 +54,7 @@ async function readAll(res: Awaited<ReturnType<typeof sendHttp>>): Promise<Buffe
 }
 
 test('a request carries its method, body and content-length; the reply its status and every header', async () => {
-  const res = await sendHttp(`${base}/echo`, {
+  const res = await sendHttp(`${base()}/echo`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{"é":1}',
@@ -82,7 +74,7 @@ test('a request carries its method, body and content-length; the reply its statu
 
 test('a redirect is an answer, never followed: the configured URL is the only one called', async () => {
   hits.length = 0;
-  const res = await sendHttp(`${base}/moved`, { method: 'GET', headers: {}, signal: open() });
+  const res = await sendHttp(`${base()}/moved`, { method: 'GET', headers: {}, signal: open() });
   assert.equal(res.status, 302);
   assert.equal(res.ok, false);
   assert.equal(res.header('location'), '/elsewhere');
@@ -91,7 +83,7 @@ test('a redirect is an answer, never followed: the configured URL is the only on
 });
 
 test('a large body read slowly arrives whole and in order', async () => {
-  const res = await sendHttp(`${base}/big`, { method: 'GET', headers: {}, signal: open() });
+  const res = await sendHttp(`${base()}/big`, { method: 'GET', headers: {}, signal: open() });
   let size = 0;
   for (let c = await res.read(); c !== null; c = await res.read()) {
     size += c.byteLength;
@@ -103,7 +95,7 @@ test('a large body read slowly arrives whole and in order', async () => {
 
 test('aborting mid-body rejects the pending read with the abort', async () => {
   const ac = new AbortController();
-  const res = await sendHttp(`${base}/hang`, { method: 'GET', headers: {}, signal: ac.signal });
+  const res = await sendHttp(`${base()}/hang`, { method: 'GET', headers: {}, signal: ac.signal });
   assert.equal(Buffer.from((await res.read())!).toString(), 'first');
   const pending = res.read();
   ac.abort(new Error('deadline'));
@@ -113,7 +105,7 @@ test('aborting mid-body rejects the pending read with the abort', async () => {
 test('aborting before the answer rejects the request; a refused connection rejects with its code', async () => {
   const ac = new AbortController();
   ac.abort();
-  await assert.rejects(sendHttp(`${base}/echo`, { method: 'GET', headers: {}, signal: ac.signal }), {
+  await assert.rejects(sendHttp(`${base()}/echo`, { method: 'GET', headers: {}, signal: ac.signal }), {
     name: 'AbortError',
   });
   const closed = createServer();
@@ -129,9 +121,9 @@ test('aborting before the answer rejects the request; a refused connection rejec
 });
 
 test('endsNow tells a body that has ended from one still open', async () => {
-  const ended = await sendHttp(`${base}/moved`, { method: 'GET', headers: {}, signal: open() });
+  const ended = await sendHttp(`${base()}/moved`, { method: 'GET', headers: {}, signal: open() });
   assert.equal(await ended.endsNow(), true);
-  const open1 = await sendHttp(`${base}/hang`, { method: 'GET', headers: {}, signal: open() });
+  const open1 = await sendHttp(`${base()}/hang`, { method: 'GET', headers: {}, signal: open() });
   await open1.read();
   assert.equal(await open1.endsNow(), false);
   open1.cancel();

@@ -61,7 +61,7 @@ export function sendHttp(url: string | URL, init: HttpInit): Promise<HttpReply> 
   return new Promise((resolve, reject) => {
     const req = send(target, { method: init.method, headers, agent, signal: init.signal });
     req.once('response', (res) => resolve(new Reply(res, init.signal)));
-    req.once('error', reject);
+    req.on('error', reject);
     req.end(init.body);
   });
 }
@@ -91,7 +91,7 @@ class Reply implements HttpReply {
       this.#notify();
     });
     // A connection cut mid-body: 'aborted' then 'error' (ECONNRESET "aborted") or only 'close'.
-    res.once('error', (err) => this.#fail(err));
+    res.on('error', (err) => this.#fail(err));
     res.once('close', () => {
       if (!this.#ended)
         this.#fail(signal.aborted ? abortError(signal) : new Error('the connection closed mid-body'));

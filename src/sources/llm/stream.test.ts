@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
+import { serveDuringTests } from '../../testing/local-server.ts';
 import { sendHttp } from '../http-transport.ts';
 import { newStreamState, readCompletionStream } from './stream.ts';
 
@@ -14,7 +14,6 @@ const EVENTS = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n
 type After = 'end' | 'stall' | 'more';
 /** Per request: the client's port (a reused connection keeps it) and whether the body was cut. */
 const seen: Array<{ port: number; cut: boolean }> = [];
-let base = '';
 const server = createServer((req, res: ServerResponse) => {
   const mode = new URL(req.url ?? '/', 'http://x').searchParams.get('after') as After | 'fail';
   const record = { port: req.socket.remotePort ?? 0, cut: false };
@@ -29,18 +28,10 @@ const server = createServer((req, res: ServerResponse) => {
   // The rest comes later, or never: the reader must not wait for it.
   if (mode === 'more') setTimeout(() => res.write('data: {"late":1}\n\n'), 20).unref();
 });
-
-before(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-after(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const base = serveDuringTests(server);
 
 async function read(mode: After | 'fail') {
-  const res = await sendHttp(`${base}/?after=${mode}`, {
+  const res = await sendHttp(`${base()}/?after=${mode}`, {
     method: 'GET',
     headers: {},
     signal: new AbortController().signal,
