@@ -17,11 +17,22 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 // them) and are closed after 4 s, or before the server's announced keep-alive timeout if sooner, so
 // a request is not sent on a socket the server is closing (an idle socket's timer only: a request's
 // socket going quiet for longer emits an event nobody listens to, the call's deadline governs).
-const POOL = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' } as const;
+// An operator's proxy settings apply as they do to Node's own agents (and did to fetch): with
+// NODE_USE_ENV_PROXY=1 or --use-env-proxy, HTTP_PROXY / HTTPS_PROXY / NO_PROXY are honoured.
+const useEnvProxy = process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy');
+const POOL = {
+  keepAlive: true,
+  timeout: 4_000,
+  scheduling: 'lifo',
+  ...(useEnvProxy ? { proxyEnv: process.env } : {}),
+} as const;
 const agents = {
   'http:': new HttpAgent(POOL),
   'https:': new HttpsAgent(POOL),
 };
+
+/** Some gateways refuse a request without one (fetch sent `node`). */
+const USER_AGENT = 'noema';
 
 /** Above this many buffered bytes the socket is paused until the reader catches up. */
 const HIGH_WATER = 1 << 20;
@@ -56,12 +67,18 @@ export function sendHttp(url: string | URL, init: HttpInit): Promise<HttpReply> 
   const agent = agents[target.protocol as keyof typeof agents];
   if (!agent) return Promise.reject(new Error(`unsupported protocol ${target.protocol}`));
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const headers: Record<string, string | number> = { ...init.headers };
+  const headers: Record<string, string | number> = { 'user-agent': USER_AGENT, ...init.headers };
   if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
   return new Promise((resolve, reject) => {
     const req = send(target, { method: init.method, headers, agent, signal: init.signal });
-    req.once('response', (res) => resolve(new Reply(res, init.signal)));
-    req.on('error', reject);
+    let reply: Reply | null = null;
+    req.once('response', (res) => {
+      reply = new Reply(res, init.signal);
+      resolve(reply);
+    });
+    // Before the answer, an error rejects the request; after it (a malformed chunk, the socket
+    // reset), the body's reader gets it.
+    req.on('error', (err) => (reply ? reply.fail(err) : reject(err)));
     req.end(init.body);
   });
 }
@@ -74,6 +91,7 @@ class Reply implements HttpReply {
   #buffered = 0;
   #ended = false;
   #failure: Error | null = null;
+  readonly #signal: AbortSignal;
   #wake: (() => void) | null = null;
 
   constructor(res: IncomingMessage, signal: AbortSignal) {
@@ -90,11 +108,11 @@ class Reply implements HttpReply {
       this.#ended = true;
       this.#notify();
     });
+    this.#signal = signal;
     // A connection cut mid-body: 'aborted' then 'error' (ECONNRESET "aborted") or only 'close'.
-    res.on('error', (err) => this.#fail(err));
+    res.on('error', (err) => this.fail(err));
     res.once('close', () => {
-      if (!this.#ended)
-        this.#fail(signal.aborted ? abortError(signal) : new Error('the connection closed mid-body'));
+      if (!this.#ended) this.fail(new Error('the connection closed mid-body'));
     });
   }
 
@@ -140,8 +158,10 @@ class Reply implements HttpReply {
     if (!this.#ended) this.#res.destroy();
   }
 
-  #fail(err: Error): void {
-    this.#failure ??= err;
+  /** The body failed: the pending and later reads reject (with the abort's reason when aborted). */
+  fail(err: Error): void {
+    if (this.#ended) return;
+    this.#failure ??= this.#signal.aborted ? abortError(this.#signal) : err;
     this.#notify();
   }
 

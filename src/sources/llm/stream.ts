@@ -116,7 +116,8 @@ export async function readCompletionStream(
       }
       buffer += decoder.decode(part, { stream: true });
       let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
+      // Nothing after `[DONE]` is read, in this piece of the body or a later one.
+      while (nl >= 0 && !done) {
         const line = buffer.slice(0, nl).replace(/\r$/, '');
         buffer = buffer.slice(nl + 1);
         if (line === '') dispatch();
@@ -136,6 +137,7 @@ export async function readCompletionStream(
     res.cancel();
     throw err;
   }
+  if (done) return;
   if (buffer.startsWith('data:')) dataLines.push(buffer.slice(5).replace(/^ /, ''));
   dispatch();
 }
