@@ -16,8 +16,8 @@ export {
 } from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind, setModelOutputKinds } from './invocations/annotate.ts';
-export type { FinishedCall } from './invocations/by-contract.ts';
-export { finishedCallOfContract } from './invocations/by-contract.ts';
+export type { FinishedCall, SucceededCall } from './invocations/by-contract.ts';
+export { finishedCallOfContract, succeededCallsOfAttempt } from './invocations/by-contract.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
 export type { RecoveryReport } from './invocations/recover.ts';

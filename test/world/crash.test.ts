@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { isNoemaError } from '../../src/core/errors.ts';
 import { createWorldRuntime, getAttempt, getWorld } from '../../src/runtimes/world/index.ts';
 import { recoverInterruptedInvocations } from '../../src/sources/index.ts';
+import type { Store } from '../../src/store/store.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { loadScript } from '../../src/testing/scripted-model/index.ts';
 import { PARK_SCRIPT, startParkKit } from '../../src/testing/world-kit.ts';
@@ -18,6 +19,45 @@ import { count } from './helpers.ts';
 
 const WORKER = fileURLToPath(new URL('../../src/testing/world-worker.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type ParkKit = Awaited<ReturnType<typeof startParkKit>>;
+
+/** Runs the park's turn in a child process and kills it (SIGKILL) once `subject`'s generation is in flight. */
+async function killWhileInFlight(kit: ParkKit, store: Store, url: string, subject: string): Promise<void> {
+  const child = spawn(process.execPath, [WORKER, 'park'], {
+    env: { ...process.env, ...kit.env, NOEMA_DB: url, WORLD_LEASE_MS: '1000' },
+    stdio: 'ignore',
+  });
+  const exited = new Promise((r) => child.on('exit', r));
+  const deadline = Date.now() + 20_000;
+  // Killed once the subject's request reached the model (its running row is committed before it is sent).
+  while (
+    (await count(
+      store,
+      "SELECT COUNT(*) AS n FROM source_invocations WHERE workflow_subject_entity_id = ? AND invocation_kind = 'llm_generation' AND status = 'running'",
+      [subject],
+    )) === 0 ||
+    !kit.model.requests.some((q) => q.headers['x-noema-subject'] === subject)
+  ) {
+    assert.ok(Date.now() < deadline, `the child never reached ${subject}`);
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** run_turn once the dead child's lease has expired (ATTEMPT_IN_PROGRESS until then), bounded. */
+async function continueTurn(kit: ParkKit): Promise<Awaited<ReturnType<ParkKit['runtime']['runTurn']>>> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await kit.runtime.runTurn({ world_slug: 'park' });
+    } catch (err) {
+      if (!(isNoemaError(err) && err.code === 'ATTEMPT_IN_PROGRESS') || Date.now() > until) throw err;
+      await sleep(200);
+    }
+  }
+}
 
 describeEachStore('world turns under crashes and concurrency', (factory) => {
   test('kill -9 mid-turn: no partial state; the next run_turn finishes the attempt without repeating finished calls', async () => {
@@ -34,25 +74,7 @@ describeEachStore('world turns under crashes and concurrency', (factory) => {
       const kit = await startParkKit(store, { script, leaseMs: 1000 });
       try {
         await kit.world('park');
-        const child = spawn(process.execPath, [WORKER, 'park'], {
-          env: { ...process.env, ...kit.env, NOEMA_DB: url, WORLD_LEASE_MS: '1000' },
-          stdio: 'ignore',
-        });
-        const exited = new Promise((r) => child.on('exit', r));
-        const deadline = Date.now() + 20_000;
-        // Killed once the ant's request reached the model (its running row is committed before it is sent).
-        while (
-          (await count(
-            store,
-            "SELECT COUNT(*) AS n FROM source_invocations WHERE workflow_subject_entity_id = 'ant' AND status = 'running'",
-          )) === 0 ||
-          !kit.model.requests.some((q) => q.headers['x-noema-subject'] === 'ant')
-        ) {
-          assert.ok(Date.now() < deadline, 'the child never reached the ant');
-          await sleep(50);
-        }
-        child.kill('SIGKILL');
-        await exited;
+        await killWhileInFlight(kit, store, url, 'ant');
         assert.equal((await getWorld(store, { world_slug: 'park' })).head_turn, 0, 'nothing committed');
         const before = {
           weather: kit.toys.requests.filter((r) => r.path === '/weather').length,
@@ -67,16 +89,7 @@ describeEachStore('world turns under crashes and concurrency', (factory) => {
         );
         const report = await recoverInterruptedInvocations(store);
         assert.ok(report.interrupted >= 1);
-        let result: Awaited<ReturnType<typeof kit.runtime.runTurn>> | null = null;
-        const until = Date.now() + 20_000;
-        while (!result) {
-          try {
-            result = await kit.runtime.runTurn({ world_slug: 'park' });
-          } catch (err) {
-            if (!(isNoemaError(err) && err.code === 'ATTEMPT_IN_PROGRESS') || Date.now() > until) throw err;
-            await sleep(200);
-          }
-        }
+        const result = await continueTurn(kit);
         assert.equal(result.status, 'committed', JSON.stringify(result.failure));
         assert.equal(result.turn, 1);
         assert.deepEqual(
@@ -104,6 +117,48 @@ describeEachStore('world turns under crashes and concurrency', (factory) => {
           'one attempt, continued',
         );
         assert.equal((await getWorld(store, { world_slug: 'park' })).entities.crumb!.state, 'gone');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('kill -9 in a subject’s first generation: its before-subject ambient call, finished, is not made again', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const park = loadScript(PARK_SCRIPT);
+      // Bob's first generation hangs after one chunk: his phone inbox (an ambient source his first
+      // generation reads before it asks the model) has answered, and his step has not committed.
+      const script = {
+        ...park,
+        rules: [
+          { match: { subject: 'bob' }, times: 1, reply: { hang: true, hang_after_chunks: 1, json: {} } },
+          ...park.rules,
+        ],
+      };
+      const kit = await startParkKit(store, { script, leaseMs: 1000 });
+      try {
+        await kit.world('park');
+        await killWhileInFlight(kit, store, url, 'bob');
+        const calls = (path: string) => kit.toys.requests.filter((r) => r.path === path).length;
+        assert.deepEqual([calls('/weather'), calls('/announcement'), calls('/inbox')], [1, 1, 1]);
+        await recoverInterruptedInvocations(store);
+        const result = await continueTurn(kit);
+        assert.equal(result.status, 'committed', JSON.stringify(result.failure));
+        assert.deepEqual(
+          [calls('/weather'), calls('/announcement'), calls('/inbox')],
+          [1, 1, 1],
+          'no ambient source was called again',
+        );
+        const a = await getAttempt(store, { attempt_id: result.attempt_id });
+        const inbox = a.source_invocations.filter((s) => s.ambient_source_id === 'bob_phone_inbox');
+        assert.deepEqual(
+          inbox.map((s) => s.status),
+          ['succeeded'],
+        );
+        // Bob's prompt after the crash still carries what his inbox said.
+        const bobs = kit.model.requests.filter((q) => q.headers['x-noema-subject'] === 'bob');
+        assert.ok(bobs.length >= 2);
+        for (const q of bobs) assert.match(JSON.stringify(q.body.messages), /inbox/);
       } finally {
         await kit.close();
       }

@@ -47,12 +47,6 @@ export interface SourcesExecutorOptions {
    * call keeps this executor's joined transitions and crash recovery.
    */
   chunkObserver?: (contract: ExecutionContract, ctx: ActionContext) => ((text: string) => void) | undefined;
-  /**
-   * Optional: told the `source_invocation_id` of each execution once its call returned, so a runtime
-   * that links its records to the invocation need not read it back (a contract replayed after a
-   * crash is not executed again, so its reader still looks it up).
-   */
-  onInvoked?: (contract: ExecutionContract, source_invocation_id: string) => void;
 }
 
 type SourcesLayer = typeof import('../../sources/index.ts');
@@ -113,7 +107,6 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
         },
         joined(ctx),
       );
-      options.onInvoked?.(contract, out.source_invocation_id);
       return actionOutcome(out);
     },
 

@@ -75,18 +75,11 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
   const engine =
     options.engine ??
     createEngine(store, {
-      actions: sourcesExecutor(store, {
-        ...(options.env ? { env: options.env } : {}),
-        onInvoked: (contract, id) => {
-          const links = (contract.payload as { links?: { attempt_id?: unknown } } | null)?.links;
-          if (typeof links?.attempt_id === 'string')
-            contexts.invoked(links.attempt_id, contract.contract_id, id);
-        },
-      }),
+      actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     });
-  engine.register(turnAmbientNode(store, contexts) as never);
-  engine.register(subjectAmbientNode(store, contexts) as never);
+  engine.register(turnAmbientNode(store, contexts, env) as never);
+  engine.register(subjectAmbientNode(store, contexts, env) as never);
   engine.register(toolLoopNode(store, contexts, env) as never);
   engine.register(toolNode() as never);
   engine.register(commitNode(store, contexts) as never);

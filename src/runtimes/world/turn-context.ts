@@ -9,6 +9,7 @@ import {
   getResponseSource,
   putJsonSchema,
   type StoredResponseSource,
+  succeededCallsOfAttempt,
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { type LoadedScenario, loadScenario } from './assemble.ts';
@@ -51,11 +52,26 @@ export interface TurnContext {
   sources: Map<string, StoredResponseSource>;
   schemas: Map<string, { hash: string; schema: JsonSchema }>;
   /**
-   * contract_id → source_invocation_id of the calls this process made for the attempt (the sources
-   * executor's `onInvoked`), so their invocation need not be read back; a contract replayed from
-   * the journal is not in it.
+   * The attempt's ambient calls that succeeded, by `ambientCallKey`: read from the store when the
+   * context is built (a process continuing the attempt after a crash finds the calls its predecessor
+   * finished) and added to as this process makes calls, so no binding is called twice in an attempt.
    */
-  invoked: Map<string, string>;
+  ambientCalls: Map<string, AmbientCall>;
+}
+
+/** A succeeded ambient call: the invocation that made it and its result. */
+export interface AmbientCall {
+  source_invocation_id: string;
+  result: unknown;
+}
+
+/** Which binding made an ambient call: its workflow, its id, and the subject it ran for (if any). */
+export function ambientCallKey(
+  workflow_hash: string,
+  ambient_source_id: string,
+  subject: string | null,
+): string {
+  return `${workflow_hash}\u0000${ambient_source_id}\u0000${subject ?? ''}`;
 }
 
 /** Scenario plans kept per runtime (content-addressed, so never stale). */
@@ -65,7 +81,6 @@ export class TurnContexts {
   readonly #store: Store;
   readonly #cache = new Map<string, Promise<TurnContext>>();
   readonly #plans = new Map<string, Promise<LoadedScenario>>();
-  readonly #invoked = new Map<string, Map<string, string>>();
   readonly #committed = new Map<string, readonly StagedPatch[]>();
 
   constructor(store: Store) {
@@ -76,18 +91,11 @@ export class TurnContexts {
   get(attempt: AttemptInput, world?: WorldRow): Promise<TurnContext> {
     let p = this.#cache.get(attempt.attempt_id);
     if (!p) {
-      const invoked = new Map<string, string>();
-      p = this.#load(attempt, invoked, world);
+      p = this.#load(attempt, world);
       p.catch(() => this.forget(attempt.attempt_id));
       this.#cache.set(attempt.attempt_id, p);
-      this.#invoked.set(attempt.attempt_id, invoked);
     }
     return p;
-  }
-
-  /** Notes a call made for an attempt whose context this process holds (see TurnContext.invoked). */
-  invoked(attempt_id: string, contract_id: string, source_invocation_id: string): void {
-    this.#invoked.get(attempt_id)?.set(contract_id, source_invocation_id);
   }
 
   /**
@@ -120,14 +128,21 @@ export class TurnContexts {
 
   forget(attempt_id: string): void {
     this.#cache.delete(attempt_id);
-    this.#invoked.delete(attempt_id);
     this.#committed.delete(attempt_id);
   }
 
-  async #load(attempt: AttemptInput, invoked: Map<string, string>, row?: WorldRow): Promise<TurnContext> {
+  async #load(attempt: AttemptInput, row?: WorldRow): Promise<TurnContext> {
     const plan = await this.plan(attempt.scenario_hash);
     const world = row ?? (await getWorldRow(this.#store, attempt.world_slug));
     const base = await readWorldState(this.#store, world, attempt.attempted_turn - 1);
+    const ambientCalls = new Map<string, AmbientCall>();
+    for (const c of await succeededCallsOfAttempt(this.#store, attempt.attempt_id, 'ambient_context')) {
+      if (c.workflow_hash === null || c.ambient_source_id === null) continue;
+      ambientCalls.set(ambientCallKey(c.workflow_hash, c.ambient_source_id, c.workflow_subject_entity_id), {
+        source_invocation_id: c.source_invocation_id,
+        result: c.output,
+      });
+    }
     return {
       attempt,
       plan,
@@ -135,7 +150,7 @@ export class TurnContexts {
       working: { applied: 0, world: cloneWorld(base) },
       sources: new Map(),
       schemas: new Map(),
-      invoked,
+      ambientCalls,
     };
   }
 

@@ -1,12 +1,13 @@
 /**
- * How an engine contract's source call ended, read back from its invocation rows: what the sources
- * executor's `recover` returns for a contract its dead process left RUNNING. Only a durably finished
- * invocation counts; a `running` or `interrupted` one (or none) is unknown.
+ * How a call ended, read back from its invocation rows rather than made again: what the sources
+ * executor's `recover` returns for a contract its dead process left RUNNING, and the calls of one
+ * kind an attempt already made (a process continuing the attempt reuses them). Only a durably
+ * finished invocation counts; a `running` or `interrupted` one (or none) is unknown.
  */
 import type { Queryable } from '../../store/store.ts';
 import { SourceFailure } from '../failure.ts';
 import { normalizeToolResult, type ToolResultLike } from '../mcp-tool/normalize.ts';
-import type { FailureClass } from '../source.ts';
+import type { FailureClass, InvocationKind } from '../source.ts';
 
 export type FinishedCall =
   | { ok: true; source_invocation_id: string; output: unknown }
@@ -22,6 +23,14 @@ type Row = {
 };
 
 const COLUMNS = 'source_invocation_id, interface_name, status, failure_class, failure_message, response_json';
+
+/** The output a succeeded call returned: its recorded response JSON, an MCP tool's normalized. */
+function outputOf(row: Pick<Row, 'interface_name' | 'response_json'>): unknown {
+  const json = row.response_json == null ? null : (JSON.parse(row.response_json) as unknown);
+  return row.interface_name === 'mcp_tool' && json !== null
+    ? normalizeToolResult(json as ToolResultLike)
+    : json;
+}
 
 /**
  * The latest invocation of `contract_id` within its attempt (when the call carried one) or its run —
@@ -44,17 +53,44 @@ export async function finishedCallOfContract(
       );
   if (!row) return null;
   const id = row.source_invocation_id;
-  if (row.status === 'succeeded') {
-    const json = row.response_json == null ? null : (JSON.parse(row.response_json) as unknown);
-    // The caller's output is the recorded response JSON, except an MCP tool's (its normalized result).
-    const output =
-      row.interface_name === 'mcp_tool' && json !== null ? normalizeToolResult(json as ToolResultLike) : json;
-    return { ok: true, source_invocation_id: id, output };
-  }
+  if (row.status === 'succeeded') return { ok: true, source_invocation_id: id, output: outputOf(row) };
   if (row.status === 'failed') {
     const failure_class = (row.failure_class ?? 'internal') as FailureClass;
     const error = new SourceFailure(failure_class, row.failure_message ?? 'source call failed');
     return { ok: false, source_invocation_id: id, failure_class, error };
   }
   return null;
+}
+
+/** A succeeded call of an attempt, with the links that say which binding made it. */
+export interface SucceededCall {
+  source_invocation_id: string;
+  workflow_hash: string | null;
+  ambient_source_id: string | null;
+  workflow_subject_entity_id: string | null;
+  output: unknown;
+}
+
+/** Every succeeded invocation of `kind` within `attempt_id`, oldest first (one indexed read). */
+export async function succeededCallsOfAttempt(
+  q: Queryable,
+  attempt_id: string,
+  kind: InvocationKind,
+): Promise<SucceededCall[]> {
+  const rows = await q.all<
+    Pick<Row, 'source_invocation_id' | 'interface_name' | 'response_json'> & Omit<SucceededCall, 'output'>
+  >(
+    `SELECT source_invocation_id, interface_name, response_json, workflow_hash, ambient_source_id,
+       workflow_subject_entity_id
+     FROM source_invocations WHERE attempt_id = ? AND invocation_kind = ? AND status = 'succeeded'
+     ORDER BY invocation_seq`,
+    [attempt_id, kind],
+  );
+  return rows.map((r) => ({
+    source_invocation_id: r.source_invocation_id,
+    workflow_hash: r.workflow_hash,
+    ambient_source_id: r.ambient_source_id,
+    workflow_subject_entity_id: r.workflow_subject_entity_id,
+    output: outputOf(r),
+  }));
 }

@@ -2,101 +2,57 @@
  * Ambient sources: `world.turn_ambient` runs every workflow's `once_per_turn` sources once; a
  * subject's `before_subject_workflow` sources visible to it run at the start of its workflow's first
  * generation (`performAmbient`, from `world.llm_tool_loop`; `world.subject_ambient`, the node that ran
- * them before, stays registered for attempts whose graph has it). Each call is an ExecutionContract performed through the sources executor
- * (`invocation_kind: ambient_context`), so a process continuing the attempt after a crash
- * replays finished calls from the journal instead of paying for them again. Results are context
- * only; any failure fails the attempt before commit (D3).
+ * them before, stays registered for attempts whose graph has it). Each call is made through the
+ * sources layer as a durable `ambient_context` invocation, as a generation is (no ExecutionContract:
+ * ambient sources are reads the workflow makes, not actions the model elects). A call that succeeded
+ * is not made again in its attempt: not by a retry of the generation, and not by a process continuing
+ * the attempt after a crash, which reads the attempt's succeeded ambient invocations back. Results are
+ * context only; any failure fails the attempt before commit (D3).
  */
 import type { ErrorCode } from '../../../core/errors.ts';
 import type { Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
+import { invokeSource } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { AmbientSourceBinding } from '../documents.ts';
 import { renderRequest } from '../templates.ts';
-import { type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
+import {
+  type AmbientCall,
+  ambientCallKey,
+  type TurnContext,
+  type TurnContexts,
+  workingWorld,
+} from '../turn-context.ts';
 import type { WorkingWorld } from '../world-patch.ts';
 import { type AmbientEntry, attemptLinks, channelsOf, templateContext, visibleTo } from './shared.ts';
 
-async function invocationOf(store: Store, t: TurnContext, contractId: string): Promise<string | null> {
-  const known = t.invoked.get(contractId);
-  if (known !== undefined) return known;
-  // Replayed (performed by an earlier process): attempt_id leads an index; contract_id has none.
-  const row = await store.get<{ source_invocation_id: string }>(
-    'SELECT source_invocation_id FROM source_invocations WHERE attempt_id = ? AND contract_id = ? ORDER BY invocation_seq DESC LIMIT 1',
-    [t.attempt.attempt_id, contractId],
-  );
-  return row?.source_invocation_id ?? null;
-}
+type Env = () => Readonly<Record<string, string | undefined>>;
 
 /**
  * Performs `bindings` in order: their entries for the `ambient` channel, or the result that fails
- * the attempt. `acrossAttempts`: a retry of the node replays the calls an earlier attempt made.
+ * the attempt. A binding that already succeeded in this attempt (`TurnContext.ambientCalls`: made
+ * by an earlier execution of the node, or by a process that died) is not called again.
  */
 export async function performAmbient(
   store: Store,
+  contexts: TurnContexts,
+  env: Env,
   ctx: NodeContext<unknown>,
   t: TurnContext,
   bindings: Array<{ workflow_hash: string; binding: AmbientSourceBinding }>,
   subjectId: string | null,
-  acrossAttempts = false,
 ): Promise<AmbientEntry[] | NodeResult> {
   const ch = channelsOf(ctx);
   const world = workingWorld(t, ch.patches);
   const entries: AmbientEntry[] = [];
   for (const { workflow_hash, binding: b } of bindings) {
-    const where = `ambient source "${b.id}"`;
-    let request: unknown;
-    try {
-      request = renderRequest(b.request_template, templateContext(t, subjectId, world), where);
-    } catch (err) {
-      return {
-        kind: 'fail',
-        code: (err as { code?: ErrorCode }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
-        message: (err as Error).message,
-      };
+    const key = ambientCallKey(workflow_hash, b.id, subjectId);
+    let call: AmbientCall | undefined = t.ambientCalls.get(key);
+    if (!call) {
+      const made = await callAmbient(store, contexts, env, ctx, t, { workflow_hash, b, subjectId, world });
+      if (!('source_invocation_id' in made)) return made;
+      call = made;
+      t.ambientCalls.set(key, call);
     }
-    ctx.update({
-      kind: 'ambient_source',
-      ambient_source_id: b.id,
-      subject_entity_id: subjectId,
-      status: 'started',
-    });
-    const contract = await ctx.act(
-      'ambient_context',
-      {
-        source_hash: b.source_ref.hash,
-        request: request as Json,
-        ...(b.result_schema_ref ? { result_schema_hash: b.result_schema_ref.hash } : {}),
-        kind: 'ambient_context',
-        links: {
-          ...attemptLinks(ch.attempt, ctx.run_id),
-          workflow_hash,
-          ambient_source_id: b.id,
-          workflow_subject_entity_id: subjectId,
-          workflow_node_id: null,
-        } as unknown as Json,
-      },
-      { key: `${workflow_hash.slice(0, 16)}:${b.id}`, acrossAttempts },
-    );
-    const source_invocation_id = await invocationOf(store, t, contract.contract_id);
-    if (contract.status !== 'COMPLETED') {
-      ctx.update({
-        kind: 'ambient_source',
-        ambient_source_id: b.id,
-        subject_entity_id: subjectId,
-        status: 'failed',
-      });
-      return {
-        kind: 'fail',
-        code: 'AMBIENT_SOURCE_FAILED',
-        message: `${where} failed (source invocation ${source_invocation_id}): ${contract.error_message}`,
-      };
-    }
-    ctx.update({
-      kind: 'ambient_source',
-      ambient_source_id: b.id,
-      subject_entity_id: subjectId,
-      status: 'succeeded',
-    });
     entries.push({
       ambient_source_id: b.id,
       workflow_hash,
@@ -106,11 +62,64 @@ export async function performAmbient(
       visible_to: b.visible_to,
       inject_as: b.inject_as,
       source_hash: b.source_ref.hash,
-      source_invocation_id,
-      result: contract.result,
+      source_invocation_id: call.source_invocation_id,
+      result: call.result as Json,
     });
   }
   return entries;
+}
+
+/**
+ * One ambient call, made directly through the sources layer (a durable `ambient_context` invocation,
+ * as LLM generations are): its result, or the node result that fails the attempt (D3).
+ */
+async function callAmbient(
+  store: Store,
+  contexts: TurnContexts,
+  env: Env,
+  ctx: NodeContext<unknown>,
+  t: TurnContext,
+  at: { workflow_hash: string; b: AmbientSourceBinding; subjectId: string | null; world: WorkingWorld },
+): Promise<AmbientCall | NodeResult> {
+  const { workflow_hash, b, subjectId } = at;
+  const where = `ambient source "${b.id}"`;
+  let request: unknown;
+  try {
+    request = renderRequest(b.request_template, templateContext(t, subjectId, at.world), where);
+  } catch (err) {
+    return {
+      kind: 'fail',
+      code: (err as { code?: ErrorCode }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
+      message: (err as Error).message,
+    };
+  }
+  const update = (status: 'started' | 'failed' | 'succeeded') =>
+    ctx.update({ kind: 'ambient_source', ambient_source_id: b.id, subject_entity_id: subjectId, status });
+  update('started');
+  const out = await invokeSource(store, {
+    source: t.sources.get(b.source_ref.hash) ?? (await contexts.source(t, b.source_ref.hash)),
+    request,
+    kind: 'ambient_context',
+    links: {
+      ...attemptLinks(channelsOf(ctx).attempt, ctx.run_id),
+      workflow_hash,
+      ambient_source_id: b.id,
+      workflow_subject_entity_id: subjectId,
+    },
+    resultSchema: b.result_schema_ref ? await contexts.schema(t, b.result_schema_ref.hash) : null,
+    signal: ctx.signal,
+    env: env(),
+  });
+  if (!out.ok) {
+    update('failed');
+    return {
+      kind: 'fail',
+      code: 'AMBIENT_SOURCE_FAILED',
+      message: `${where} failed (source invocation ${out.source_invocation_id}): ${out.failure_class ?? 'failed'}: ${out.error?.message ?? 'source call failed'}`,
+    };
+  }
+  update('succeeded');
+  return { source_invocation_id: out.source_invocation_id, result: out.output };
 }
 
 /** The subject's `before_subject_workflow` bindings visible to it, in its workflow's order. */
@@ -128,7 +137,11 @@ export function subjectBindings(
 const asResult = (r: AmbientEntry[] | NodeResult): NodeResult =>
   Array.isArray(r) ? { kind: 'ok', writes: { ambient: r as unknown as Json } } : r;
 
-export function turnAmbientNode(store: Store, contexts: TurnContexts): NodeType<Record<string, never>> {
+export function turnAmbientNode(
+  store: Store,
+  contexts: TurnContexts,
+  env: Env,
+): NodeType<Record<string, never>> {
   return {
     type: 'world.turn_ambient',
     description: 'Runs the once_per_turn ambient sources of every workflow in the scenario.',
@@ -140,12 +153,16 @@ export function turnAmbientNode(store: Store, contexts: TurnContexts): NodeType<
           .filter((b) => b.run === 'once_per_turn')
           .map((binding) => ({ workflow_hash, binding })),
       );
-      return asResult(await performAmbient(store, ctx, t, bindings, null));
+      return asResult(await performAmbient(store, contexts, env, ctx, t, bindings, null));
     },
   };
 }
 
-export function subjectAmbientNode(store: Store, contexts: TurnContexts): NodeType<{ subject: number }> {
+export function subjectAmbientNode(
+  store: Store,
+  contexts: TurnContexts,
+  env: Env,
+): NodeType<{ subject: number }> {
   return {
     type: 'world.subject_ambient',
     description: "Runs the acting subject's before_subject_workflow ambient sources visible to it.",
@@ -160,7 +177,7 @@ export function subjectAmbientNode(store: Store, contexts: TurnContexts): NodeTy
       const subject = t.plan.subjects[ctx.config.subject]!;
       ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
       const bindings = subjectBindings(t, subject, workingWorld(t, ch.patches));
-      return asResult(await performAmbient(store, ctx, t, bindings, subject.entity_id));
+      return asResult(await performAmbient(store, contexts, env, ctx, t, bindings, subject.entity_id));
     },
   };
 }

@@ -190,11 +190,12 @@ export function toolLoopNode(
           ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
         const r = await performAmbient(
           store,
+          contexts,
+          env,
           ctx,
           t,
           subjectBindings(t, subject, world),
           subject.entity_id,
-          true,
         );
         if (!Array.isArray(r)) return r;
         fresh = r;
