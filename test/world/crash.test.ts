@@ -22,6 +22,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type ParkKit = Awaited<ReturnType<typeof startParkKit>>;
 
+/** The park's script, but `subject`'s first generation hangs after one chunk. */
+function hangingFirstGeneration(subject: string) {
+  const park = loadScript(PARK_SCRIPT);
+  const hang = { match: { subject }, times: 1, reply: { hang: true, hang_after_chunks: 1, json: {} } };
+  return { ...park, rules: [hang, ...park.rules] };
+}
+
 /** Runs the park's turn in a child process and kills it (SIGKILL) once `subject`'s generation is in flight. */
 async function killWhileInFlight(kit: ParkKit, store: Store, url: string, subject: string): Promise<void> {
   const child = spawn(process.execPath, [WORKER, 'park'], {
@@ -62,16 +69,8 @@ async function continueTurn(kit: ParkKit): Promise<Awaited<ReturnType<ParkKit['r
 describeEachStore('world turns under crashes and concurrency', (factory) => {
   test('kill -9 mid-turn: no partial state; the next run_turn finishes the attempt without repeating finished calls', async () => {
     await factory.withStore(async ({ store, url }) => {
-      const park = loadScript(PARK_SCRIPT);
       // The ant's first generation hangs after one chunk: the child is killed while it is in flight.
-      const script = {
-        ...park,
-        rules: [
-          { match: { subject: 'ant' }, times: 1, reply: { hang: true, hang_after_chunks: 1, json: {} } },
-          ...park.rules,
-        ],
-      };
-      const kit = await startParkKit(store, { script, leaseMs: 1000 });
+      const kit = await startParkKit(store, { script: hangingFirstGeneration('ant'), leaseMs: 1000 });
       try {
         await kit.world('park');
         await killWhileInFlight(kit, store, url, 'ant');
@@ -125,17 +124,9 @@ describeEachStore('world turns under crashes and concurrency', (factory) => {
 
   test('kill -9 in a subject’s first generation: its before-subject ambient call, finished, is not made again', async () => {
     await factory.withStore(async ({ store, url }) => {
-      const park = loadScript(PARK_SCRIPT);
       // Bob's first generation hangs after one chunk: his phone inbox (an ambient source his first
       // generation reads before it asks the model) has answered, and his step has not committed.
-      const script = {
-        ...park,
-        rules: [
-          { match: { subject: 'bob' }, times: 1, reply: { hang: true, hang_after_chunks: 1, json: {} } },
-          ...park.rules,
-        ],
-      };
-      const kit = await startParkKit(store, { script, leaseMs: 1000 });
+      const kit = await startParkKit(store, { script: hangingFirstGeneration('bob'), leaseMs: 1000 });
       try {
         await kit.world('park');
         await killWhileInFlight(kit, store, url, 'bob');
