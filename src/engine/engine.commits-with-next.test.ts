@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { STORE_BUSY } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { CountingExecutor } from '../testing/engine-kit.ts';
 import { FaultyStore } from '../testing/faulty-store.ts';
@@ -45,6 +46,38 @@ const graph = (withNext: boolean, fail = false): GraphSpec => ({
   ],
 });
 
+/**
+ * Records a row outside the engine through `ctx.records`, as a node does before a call of its own
+ * (synchronously where the store can, as `invokeSource` does); `steal` first hands the run's lease
+ * to another owner.
+ */
+const record: NodeType<{ sync: boolean; steal?: boolean }> = {
+  type: 'record',
+  async execute(ctx) {
+    if (ctx.config.steal) await thief.steal(ctx.run_id);
+    const sql = 'INSERT INTO side (id) VALUES (1)';
+    const done = ctx.config.sync ? ctx.records.runningSync((tx) => tx.run(sql)) : STORE_BUSY;
+    if (done === STORE_BUSY) await ctx.records.running((tx) => tx.run(sql));
+    return { kind: 'ok', writes: { log: 'recorded' } };
+  },
+};
+/** Set by a test: moves a run's lease to another owner. */
+const thief = { steal: async (_run_id: string): Promise<void> => {} };
+
+const recordGraph = (sync: boolean, steal = false): GraphSpec => ({
+  entry: 'note',
+  channels: { log: { reducer: 'append' } },
+  nodes: [
+    { id: 'note', type: 'note', config: { withNext: true } },
+    { id: 'record', type: 'record', config: { sync, steal } },
+    { id: 'end', type: 'terminal' },
+  ],
+  connectors: [
+    { from: 'note', to: 'record' },
+    { from: 'record', to: 'end' },
+  ],
+});
+
 const isJournal = (sql: string) => sql.startsWith('INSERT INTO engine_journal');
 const isContractInsert = (sql: string) => sql.startsWith('INSERT INTO engine_contracts');
 
@@ -67,6 +100,48 @@ describeEachStore('engine: steps that commit with the next transaction', (factor
           withNext ? 0 : 1,
           'a commit holding only the step row',
         );
+        await engine.close();
+      });
+    });
+  }
+
+  for (const sync of [false, true]) {
+    test(`a record a node makes through ctx.records${sync ? ' (synchronously)' : ''} commits the carried step with it`, async () => {
+      await factory.withStore(async ({ store: raw }) => {
+        await raw.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+        const { store, txs } = recordingTransactions(raw);
+        const engine = createEngine(store, { fanOut: false });
+        engine.register(note as NodeType<never>);
+        engine.register(record as NodeType<never>);
+        const out = await engine.start(recordGraph(sync));
+        assert.equal(out.status, 'completed', JSON.stringify(out.error));
+        assert.deepEqual((await engine.getRun(out.run_id)).state.log, ['noted', 'recorded']);
+        const withSide = txs.filter((t) => t.some((sql) => sql.startsWith('INSERT INTO side')));
+        assert.equal(withSide.length, 1);
+        assert.deepEqual(
+          withSide[0]!
+            .filter((sql) => isJournal(sql) || sql.startsWith('INSERT INTO side'))
+            .map((sql) => sql.slice(0, 24)),
+          ['INSERT INTO engine_journ', 'INSERT INTO side (id) VA'],
+          'the note step’s row first, then the record, in one transaction',
+        );
+        await engine.close();
+      });
+    });
+
+    test(`a record through ctx.records${sync ? ' (synchronously)' : ''} after the lease was lost writes nothing`, async () => {
+      await factory.withStore(async ({ store }) => {
+        await store.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+        thief.steal = async (run_id) => {
+          await store.run("UPDATE engine_runs SET lease_owner = 'thief' WHERE run_id = ?", [run_id]);
+        };
+        const engine = createEngine(store, { fanOut: false });
+        engine.register(note as NodeType<never>);
+        engine.register(record as NodeType<never>);
+        const out = await engine.start(recordGraph(sync, true));
+        assert.equal(out.status, 'running');
+        assert.equal(out.error?.code, 'LEASE_LOST');
+        assert.deepEqual(await store.all('SELECT id FROM side'), [], 'the record was not written');
         await engine.close();
       });
     });

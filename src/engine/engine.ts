@@ -210,8 +210,27 @@ export interface NodeContext<Config = Json> {
   ): Promise<ContractView>;
   /** Emits a `node.updated` event (progress; not journaled). */
   update(data: Json): void;
+  /**
+   * For what a node records outside the engine before it makes an external call itself (a source
+   * invocation's `running` row): commits it in a transaction of the run, after the steps the run
+   * carries (`commitsWithNext`). Their writes are fenced by the lease, so with a step carried a lost
+   * lease fails the transaction and the call is not made; with none, the record commits alone. A
+   * step may then commit with the next execution's first such record, as with its first action.
+   */
+  readonly records: RunRecords;
   /** Aborted when the run's lease is lost: stop promptly, the result will be discarded. */
   readonly signal: AbortSignal;
+}
+
+/** `NodeContext.records`: the shape of a source invocation's `running` runners (`InvokeOptions`). */
+export interface RunRecords {
+  /** Commits `write` in one transaction with the steps the run carries (none: `write` alone). */
+  running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * `running` without a promise, where the store offers synchronous transactions and the run's
+   * events need no turn of the event loop; else `STORE_BUSY`, having written nothing.
+   */
+  runningSync<T>(write: (tx: SyncTransaction) => T): T | typeof STORE_BUSY;
 }
 
 export interface NewContract {

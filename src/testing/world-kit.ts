@@ -51,10 +51,15 @@ export async function startParkKit(
     vendingStock?: number;
     leaseMs?: number;
     env?: Record<string, string>;
+    /** Called by the toy services as each request arrives, before they answer (see `startToyServices`). */
+    onToyRequest?: (request: { path: string; body: unknown }) => void | Promise<void>;
   } = {},
 ): Promise<ParkKit> {
   const model = await startScriptedModel({ script: options.script ?? loadScript(PARK_SCRIPT) });
-  const toys = await startToyServices({ vendingStock: options.vendingStock ?? 1 });
+  const toys = await startToyServices({
+    vendingStock: options.vendingStock ?? 1,
+    ...(options.onToyRequest ? { onRequest: options.onToyRequest } : {}),
+  });
   const env = { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted', ...options.env };
   const bundle = await applyBundle(store, PARK_BUNDLE);
   const runtime = createWorldRuntime(store, {

@@ -14,7 +14,9 @@ import type {
   NodeContext,
   NodeSpec,
   NodeType,
+  RunRecords,
 } from '../engine.ts';
+import { LeaseLost } from './deps.ts';
 import type { NodeRun } from './node-runner.ts';
 import { type FrontierEntry, inputContextOf } from './state.ts';
 
@@ -29,6 +31,7 @@ interface Made {
   perform: NodeContext['perform'] | null;
   act: NodeContext['act'] | null;
   update: NodeContext['update'] | null;
+  records: RunRecords | null;
   /** Unkeyed `act` calls so far: the key of the next one is `#<n>`. */
   acts: number;
 }
@@ -80,6 +83,7 @@ export class StepContext implements NodeContext {
       perform: null,
       act: null,
       update: null,
+      records: null,
       acts: 0,
     };
     return this.#made;
@@ -175,4 +179,28 @@ export class StepContext implements NodeContext {
       });
     return made.update;
   }
+
+  get records(): RunRecords {
+    const made = this.#lazy();
+    made.records ??= runRecords(this.#r);
+    return made.records;
+  }
+}
+
+/** `NodeContext.records` of a run: its events' transactions, which write the carried steps first. */
+function runRecords(r: NodeRun): RunRecords {
+  // A run that knows its lease is lost records nothing (and so makes no call).
+  const held = () => {
+    if (r.aborted) throw new LeaseLost();
+  };
+  return {
+    running: (write) => {
+      held();
+      return r.events.transaction((tx) => write(tx));
+    },
+    runningSync: (write) => {
+      held();
+      return r.events.transactionSync((tx) => write(tx));
+    },
+  };
 }

@@ -96,20 +96,26 @@ async function callAmbient(
   const update = (status: 'started' | 'failed' | 'succeeded') =>
     ctx.update({ kind: 'ambient_source', ambient_source_id: b.id, subject_entity_id: subjectId, status });
   update('started');
-  const out = await invokeSource(store, {
-    source: t.sources.get(b.source_ref.hash) ?? (await contexts.source(t, b.source_ref.hash)),
-    request,
-    kind: 'ambient_context',
-    links: {
-      ...attemptLinks(channelsOf(ctx).attempt, ctx.run_id),
-      workflow_hash,
-      ambient_source_id: b.id,
-      workflow_subject_entity_id: subjectId,
+  // The running row commits through the run (`ctx.records`): with the step the previous subject's
+  // final generation left to commit with it (see `nextOpensWithAction`), fenced by the lease.
+  const out = await invokeSource(
+    store,
+    {
+      source: t.sources.get(b.source_ref.hash) ?? (await contexts.source(t, b.source_ref.hash)),
+      request,
+      kind: 'ambient_context',
+      links: {
+        ...attemptLinks(channelsOf(ctx).attempt, ctx.run_id),
+        workflow_hash,
+        ambient_source_id: b.id,
+        workflow_subject_entity_id: subjectId,
+      },
+      resultSchema: b.result_schema_ref ? await contexts.schema(t, b.result_schema_ref.hash) : null,
+      signal: ctx.signal,
+      env: env(),
     },
-    resultSchema: b.result_schema_ref ? await contexts.schema(t, b.result_schema_ref.hash) : null,
-    signal: ctx.signal,
-    env: env(),
-  });
+    ctx.records,
+  );
   if (!out.ok) {
     update('failed');
     return {

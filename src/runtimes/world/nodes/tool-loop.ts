@@ -88,10 +88,11 @@ const failedKind = (failure_class: string): OutputKind | null =>
   failure_class === 'non_json' || failure_class === 'schema_invalid' ? 'invalid' : null;
 
 /**
- * Whether the generation after this node's final one surely opens with an action (a
- * before_subject_workflow source the next subject sees whatever the world), so this step may commit
- * with that action's running record rather than on its own. Not when it opens with its model call:
- * a crash during that call would make this step's (finished) call again.
+ * Whether the generation after this node's final one surely opens with a before_subject_workflow
+ * source the next subject sees whatever the world, whose running record commits through the run
+ * (`ctx.records`), so this step may commit with it rather than on its own. Not when it opens with its
+ * model call, recorded on its own: a crash during that call would make this step's (finished) call
+ * again.
  */
 function nextOpensWithAction(t: TurnContext, at: ToolLoopConfig): boolean {
   const subject = t.plan.subjects[at.subject]!;
