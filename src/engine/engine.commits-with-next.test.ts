@@ -49,12 +49,13 @@ const graph = (withNext: boolean, fail = false): GraphSpec => ({
 /**
  * Records a row outside the engine through `ctx.records`, as a node does before a call of its own
  * (synchronously where the store can, as `invokeSource` does); `steal` first hands the run's lease
- * to another owner.
+ * to another owner, and `noticed` then waits until the run's heartbeat has found it lost.
  */
-const record: NodeType<{ sync: boolean; steal?: boolean }> = {
+const record: NodeType<{ sync: boolean; steal?: boolean; noticed?: boolean }> = {
   type: 'record',
   async execute(ctx) {
     if (ctx.config.steal) await thief.steal(ctx.run_id);
+    if (ctx.config.noticed) await abortedSoon(ctx.signal);
     const sql = 'INSERT INTO side (id) VALUES (1)';
     const done = ctx.config.sync ? ctx.records.runningSync((tx) => tx.run(sql)) : STORE_BUSY;
     if (done === STORE_BUSY) await ctx.records.running((tx) => tx.run(sql));
@@ -64,12 +65,28 @@ const record: NodeType<{ sync: boolean; steal?: boolean }> = {
 /** Set by a test: moves a run's lease to another owner. */
 const thief = { steal: async (_run_id: string): Promise<void> => {} };
 
-const recordGraph = (sync: boolean, steal = false): GraphSpec => ({
+/** Resolves once `signal` aborts (bounded: a heartbeat that never notices fails the test). */
+function abortedSoon(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the lease loss was never noticed')), 10_000);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+const recordGraph = (
+  sync: boolean,
+  lost: { steal?: boolean; noticed?: boolean } = {},
+  withNext = true,
+): GraphSpec => ({
   entry: 'note',
   channels: { log: { reducer: 'append' } },
   nodes: [
-    { id: 'note', type: 'note', config: { withNext: true } },
-    { id: 'record', type: 'record', config: { sync, steal } },
+    { id: 'note', type: 'note', config: { withNext } },
+    { id: 'record', type: 'record', config: { sync, ...lost } },
     { id: 'end', type: 'terminal' },
   ],
   connectors: [
@@ -129,19 +146,46 @@ describeEachStore('engine: steps that commit with the next transaction', (factor
       });
     });
 
-    test(`a record through ctx.records${sync ? ' (synchronously)' : ''} after the lease was lost writes nothing`, async () => {
-      await factory.withStore(async ({ store }) => {
-        await store.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+    for (const carried of [true, false]) {
+      test(`a record through ctx.records${sync ? ' (synchronously)' : ''} after the lease was lost writes nothing (${carried ? 'a step carried' : 'no step carried'})`, async () => {
+        await factory.withStore(async ({ store }) => {
+          await store.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+          thief.steal = async (run_id) => {
+            await store.run("UPDATE engine_runs SET lease_owner = 'thief' WHERE run_id = ?", [run_id]);
+          };
+          const engine = createEngine(store, { fanOut: false });
+          engine.register(note as NodeType<never>);
+          engine.register(record as NodeType<never>);
+          const out = await engine.start(recordGraph(sync, { steal: true }, carried));
+          assert.equal(out.status, 'running');
+          assert.equal(out.error?.code, 'LEASE_LOST');
+          assert.deepEqual(await store.all('SELECT id FROM side'), [], 'the record was not written');
+          await engine.close();
+        });
+      });
+    }
+
+    test(`a record through ctx.records${sync ? ' (synchronously)' : ''} once the run knows its lease is lost opens no transaction`, async () => {
+      await factory.withStore(async ({ store: raw }) => {
+        await raw.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+        const { store, txs } = recordingTransactions(raw);
+        let before = -1;
         thief.steal = async (run_id) => {
-          await store.run("UPDATE engine_runs SET lease_owner = 'thief' WHERE run_id = ?", [run_id]);
+          await raw.run("UPDATE engine_runs SET lease_owner = 'thief' WHERE run_id = ?", [run_id]);
+          before = txs.length;
         };
-        const engine = createEngine(store, { fanOut: false });
+        // A short lease: the heartbeat (every third of it) soon finds the lease gone.
+        const engine = createEngine(store, { fanOut: false, leaseMs: 90 });
         engine.register(note as NodeType<never>);
         engine.register(record as NodeType<never>);
-        const out = await engine.start(recordGraph(sync, true));
-        assert.equal(out.status, 'running');
+        const out = await engine.start(recordGraph(sync, { steal: true, noticed: true }, false));
         assert.equal(out.error?.code, 'LEASE_LOST');
-        assert.deepEqual(await store.all('SELECT id FROM side'), [], 'the record was not written');
+        assert.ok(before >= 0);
+        assert.deepEqual(
+          txs.slice(before).filter((t) => !t.every((sql) => sql.startsWith('UPDATE engine_runs'))),
+          [],
+          'no transaction but heartbeats after the lease was lost',
+        );
         await engine.close();
       });
     });

@@ -213,9 +213,9 @@ export interface NodeContext<Config = Json> {
   /**
    * For what a node records outside the engine before it makes an external call itself (a source
    * invocation's `running` row): commits it in a transaction of the run, after the steps the run
-   * carries (`commitsWithNext`). Their writes are fenced by the lease, so with a step carried a lost
-   * lease fails the transaction and the call is not made; with none, the record commits alone. A
-   * step may then commit with the next execution's first such record, as with its first action.
+   * carries (`commitsWithNext`), checked against the lease: once the lease is lost, the transaction
+   * fails with nothing written (`LEASE_LOST`) and the call is not made. A step may then commit with
+   * the next execution's first such record, as with its first action.
    */
   readonly records: RunRecords;
   /** Aborted when the run's lease is lost: stop promptly, the result will be discarded. */
@@ -224,7 +224,7 @@ export interface NodeContext<Config = Json> {
 
 /** `NodeContext.records`: the shape of a source invocation's `running` runners (`InvokeOptions`). */
 export interface RunRecords {
-  /** Commits `write` in one transaction with the steps the run carries (none: `write` alone). */
+  /** Commits `write` in one transaction with the steps the run carries, if the lease is still held. */
   running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
    * `running` without a promise, where the store offers synchronous transactions and the run's

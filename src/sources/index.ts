@@ -16,10 +16,10 @@ export {
 } from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind, setModelOutputKinds } from './invocations/annotate.ts';
-export type { FinishedCall, SucceededCall } from './invocations/by-contract.ts';
-export { finishedCallOfContract, succeededCallsOfAttempt } from './invocations/by-contract.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
+export type { FinishedCall, SucceededCall } from './invocations/read-back.ts';
+export { finishedCallOfContract, succeededCallsOfAttempt } from './invocations/read-back.ts';
 export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { RecoverySweep } from './invocations/recovery-sweep.ts';

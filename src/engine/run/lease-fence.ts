@@ -11,7 +11,15 @@ export interface LeaseFence {
   owner: string;
 }
 
+const heldSelect = (forShare: string) =>
+  `SELECT 1 AS held FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare}`;
+
 /** The condition's text; its parameters follow in this order: run_pk, owner. */
 export function leaseHeldSql(forShare: string): string {
-  return `EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare})`;
+  return `EXISTS (${heldSelect(forShare)})`;
+}
+
+/** The check as a query of its own: one row while `owner` holds the lease (parameters as above). */
+export function leaseHeldQuery(forShare: string): string {
+  return heldSelect(forShare);
 }

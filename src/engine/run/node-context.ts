@@ -17,6 +17,7 @@ import type {
   RunRecords,
 } from '../engine.ts';
 import { LeaseLost } from './deps.ts';
+import { leaseHeldQuery } from './lease-fence.ts';
 import type { NodeRun } from './node-runner.ts';
 import { type FrontierEntry, inputContextOf } from './state.ts';
 
@@ -187,20 +188,32 @@ export class StepContext implements NodeContext {
   }
 }
 
-/** `NodeContext.records` of a run: its events' transactions, which write the carried steps first. */
+/**
+ * `NodeContext.records` of a run: its events' transactions, which write the carried steps first.
+ * Each checks the lease after them, so a record commits only while the run is this process's (on
+ * PostgreSQL the check holds the run's row `FOR SHARE`: a concurrent claim waits for the commit).
+ */
 function runRecords(r: NodeRun): RunRecords {
-  // A run that knows its lease is lost records nothing (and so makes no call).
-  const held = () => {
+  const sql = leaseHeldQuery(r.deps.store.dialect.forShare);
+  const params = [r.run.run_pk, r.deps.owner];
+  // A run that knows its lease is lost opens no transaction (and so makes no call).
+  const known = () => {
     if (r.aborted) throw new LeaseLost();
   };
   return {
     running: (write) => {
-      held();
-      return r.events.transaction((tx) => write(tx));
+      known();
+      return r.events.transaction(async (tx) => {
+        if (!(await tx.get(sql, params))) throw new LeaseLost();
+        return write(tx);
+      });
     },
     runningSync: (write) => {
-      held();
-      return r.events.transactionSync((tx) => write(tx));
+      known();
+      return r.events.transactionSync((tx) => {
+        if (!tx.get(sql, params)) throw new LeaseLost();
+        return write(tx);
+      });
     },
   };
 }

@@ -78,9 +78,10 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       actions: sourcesExecutor(store, options.env ? { env: options.env } : {}),
       ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     });
-  engine.register(turnAmbientNode(store, contexts, env) as never);
-  engine.register(subjectAmbientNode(store, contexts, env) as never);
-  engine.register(toolLoopNode(store, contexts, env) as never);
+  const deps = { store, contexts, env };
+  engine.register(turnAmbientNode(deps) as never);
+  engine.register(subjectAmbientNode(deps) as never);
+  engine.register(toolLoopNode(deps) as never);
   engine.register(toolNode() as never);
   engine.register(commitNode(store, contexts) as never);
   const active = new Set<string>();
@@ -174,10 +175,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
         throw attemptInProgress(world_slug, existing.attempt_id);
       // Take over only a run whose owner's lease expired; a live owner keeps it.
       await onRun(existing.run_id);
-      const outcome = await engine.continueRun(existing.run_id);
-      if (outcome.status === 'running' || outcome.status === 'queued')
-        throw attemptInProgress(world_slug, existing.attempt_id);
-      return { attempt, outcome };
+      return { attempt, outcome: await continueAttempt(attempt, existing.run_id) };
     }
     const plan = await contexts.plan(world.scenario_hash);
     const turn = world.head_turn + 1;
@@ -201,13 +199,28 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       await engine.cancel(run_id).catch(() => undefined);
       throw err;
     }
-    // The attempt's nodes read the world row this call already has.
-    void contexts.get(attempt, world).catch(() => undefined);
+    // The attempt's nodes read the world row this call already has; a new attempt has made no call.
+    void contexts.get(attempt, world, true).catch(() => undefined);
     await onRun(run_id);
-    const outcome = await engine.continueRun(run_id);
-    if (outcome.status === 'running' || outcome.status === 'queued')
-      throw attemptInProgress(world_slug, attempt.attempt_id);
-    return { attempt, outcome };
+    return { attempt, outcome: await continueAttempt(attempt, run_id) };
+  }
+
+  /**
+   * Runs the attempt's run here until it ends; ATTEMPT_IN_PROGRESS if another process holds it (or
+   * took it over: this process lost the lease). Unless it ended, this process forgets what it knew of
+   * the attempt: another process may go on with it.
+   */
+  async function continueAttempt(attempt: AttemptInput, run_id: string): Promise<RunOutcome> {
+    let outcome: RunOutcome;
+    try {
+      outcome = await engine.continueRun(run_id);
+    } catch (err) {
+      contexts.forget(attempt.attempt_id);
+      throw err;
+    }
+    if (outcome.status !== 'running' && outcome.status !== 'queued') return outcome;
+    contexts.forget(attempt.attempt_id);
+    throw attemptInProgress(attempt.world_slug, attempt.attempt_id);
   }
 
   const runtime: WorldRuntime = {

@@ -51,12 +51,8 @@ export interface TurnContext {
   working: { applied: number; world: WorkingWorld };
   sources: Map<string, StoredResponseSource>;
   schemas: Map<string, { hash: string; schema: JsonSchema }>;
-  /**
-   * The attempt's ambient calls that succeeded, by `ambientCallKey`: read from the store when the
-   * context is built (a process continuing the attempt after a crash finds the calls its predecessor
-   * finished) and added to as this process makes calls, so no binding is called twice in an attempt.
-   */
-  ambientCalls: Map<string, AmbientCall>;
+  /** The attempt's ambient calls that succeeded, as known under one claim of the run (`ambientCalls`). */
+  ambient: { claim: AbortSignal | null; calls: Promise<Map<string, AmbientCall>> | null };
 }
 
 /** A succeeded ambient call: the invocation that made it and its result. */
@@ -87,11 +83,14 @@ export class TurnContexts {
     this.#store = store;
   }
 
-  /** The attempt's context; `world` (its world row, when the caller has just read it) saves a read. */
-  get(attempt: AttemptInput, world?: WorldRow): Promise<TurnContext> {
+  /**
+   * The attempt's context; `world` (its world row, when the caller has just read it) saves a read.
+   * `fresh`: the attempt was created just now, so it has made no call yet.
+   */
+  get(attempt: AttemptInput, world?: WorldRow, fresh = false): Promise<TurnContext> {
     let p = this.#cache.get(attempt.attempt_id);
     if (!p) {
-      p = this.#load(attempt, world);
+      p = this.#load(attempt, world, fresh);
       p.catch(() => this.forget(attempt.attempt_id));
       this.#cache.set(attempt.attempt_id, p);
     }
@@ -131,18 +130,32 @@ export class TurnContexts {
     this.#committed.delete(attempt_id);
   }
 
-  async #load(attempt: AttemptInput, row?: WorldRow): Promise<TurnContext> {
+  /**
+   * The attempt's ambient calls that succeeded, by `ambientCallKey`, for a node running under
+   * `claim` (its `ctx.signal`: one per claim of the run). Read from the store once per claim — a
+   * process continuing the attempt finds the calls of one that died, or of one that held the run
+   * while this process had lost its lease — and added to as this process makes calls, so no binding
+   * is called twice in an attempt. A fresh attempt's first claim reads nothing.
+   */
+  ambientCalls(t: TurnContext, claim: AbortSignal): Promise<Map<string, AmbientCall>> {
+    const a = t.ambient;
+    if (a.claim !== claim || !a.calls) {
+      if (a.claim !== null || !a.calls) {
+        const calls = readAmbientCalls(this.#store, t.attempt.attempt_id);
+        calls.catch(() => {
+          if (a.calls === calls) a.calls = null;
+        });
+        a.calls = calls;
+      }
+      a.claim = claim;
+    }
+    return a.calls;
+  }
+
+  async #load(attempt: AttemptInput, row: WorldRow | undefined, fresh: boolean): Promise<TurnContext> {
     const plan = await this.plan(attempt.scenario_hash);
     const world = row ?? (await getWorldRow(this.#store, attempt.world_slug));
     const base = await readWorldState(this.#store, world, attempt.attempted_turn - 1);
-    const ambientCalls = new Map<string, AmbientCall>();
-    for (const c of await succeededCallsOfAttempt(this.#store, attempt.attempt_id, 'ambient_context')) {
-      if (c.workflow_hash === null || c.ambient_source_id === null) continue;
-      ambientCalls.set(ambientCallKey(c.workflow_hash, c.ambient_source_id, c.workflow_subject_entity_id), {
-        source_invocation_id: c.source_invocation_id,
-        result: c.output,
-      });
-    }
     return {
       attempt,
       plan,
@@ -150,7 +163,7 @@ export class TurnContexts {
       working: { applied: 0, world: cloneWorld(base) },
       sources: new Map(),
       schemas: new Map(),
-      ambientCalls,
+      ambient: { claim: null, calls: fresh ? Promise.resolve(new Map()) : null },
     };
   }
 
@@ -185,6 +198,18 @@ export class TurnContexts {
     }
     return s;
   }
+}
+
+async function readAmbientCalls(store: Store, attempt_id: string): Promise<Map<string, AmbientCall>> {
+  const calls = new Map<string, AmbientCall>();
+  for (const c of await succeededCallsOfAttempt(store, attempt_id, 'ambient_context')) {
+    if (c.workflow_hash === null || c.ambient_source_id === null) continue;
+    calls.set(ambientCallKey(c.workflow_hash, c.ambient_source_id, c.workflow_subject_entity_id), {
+      source_invocation_id: c.source_invocation_id,
+      result: c.output,
+    });
+  }
+  return calls;
 }
 
 /** The working world with every staged patch applied, in patch_seq order. */

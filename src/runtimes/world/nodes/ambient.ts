@@ -12,46 +12,45 @@
 import type { ErrorCode } from '../../../core/errors.ts';
 import type { Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource } from '../../../sources/index.ts';
-import type { Store } from '../../../store/store.ts';
 import type { AmbientSourceBinding } from '../documents.ts';
 import { renderRequest } from '../templates.ts';
-import {
-  type AmbientCall,
-  ambientCallKey,
-  type TurnContext,
-  type TurnContexts,
-  workingWorld,
-} from '../turn-context.ts';
+import { type AmbientCall, ambientCallKey, type TurnContext, workingWorld } from '../turn-context.ts';
 import type { WorkingWorld } from '../world-patch.ts';
-import { type AmbientEntry, attemptLinks, channelsOf, templateContext, visibleTo } from './shared.ts';
-
-type Env = () => Readonly<Record<string, string | undefined>>;
+import {
+  type AmbientEntry,
+  attemptLinks,
+  type Channels,
+  channelsOf,
+  templateContext,
+  visibleTo,
+  type WorldNodeDeps,
+} from './shared.ts';
 
 /**
  * Performs `bindings` in order: their entries for the `ambient` channel, or the result that fails
- * the attempt. A binding that already succeeded in this attempt (`TurnContext.ambientCalls`: made
- * by an earlier execution of the node, or by a process that died) is not called again.
+ * the attempt. A binding that already succeeded in this attempt (`TurnContexts.ambientCalls`: made
+ * by an earlier execution of the node, or by another process) is not called again.
  */
 export async function performAmbient(
-  store: Store,
-  contexts: TurnContexts,
-  env: Env,
+  deps: WorldNodeDeps,
   ctx: NodeContext<unknown>,
   t: TurnContext,
   bindings: Array<{ workflow_hash: string; binding: AmbientSourceBinding }>,
   subjectId: string | null,
 ): Promise<AmbientEntry[] | NodeResult> {
+  if (bindings.length === 0) return [];
   const ch = channelsOf(ctx);
   const world = workingWorld(t, ch.patches);
+  const calls = await deps.contexts.ambientCalls(t, ctx.signal);
   const entries: AmbientEntry[] = [];
   for (const { workflow_hash, binding: b } of bindings) {
     const key = ambientCallKey(workflow_hash, b.id, subjectId);
-    let call: AmbientCall | undefined = t.ambientCalls.get(key);
+    let call: AmbientCall | undefined = calls.get(key);
     if (!call) {
-      const made = await callAmbient(store, contexts, env, ctx, t, { workflow_hash, b, subjectId, world });
-      if (!('source_invocation_id' in made)) return made;
-      call = made;
-      t.ambientCalls.set(key, call);
+      const made = await callAmbient(deps, ctx, ch, t, { workflow_hash, b, subjectId, world });
+      if (made.kind === 'failed') return made.result;
+      call = made.call;
+      calls.set(key, call);
     }
     entries.push({
       ambient_source_id: b.id,
@@ -74,30 +73,27 @@ export async function performAmbient(
  * as LLM generations are): its result, or the node result that fails the attempt (D3).
  */
 async function callAmbient(
-  store: Store,
-  contexts: TurnContexts,
-  env: Env,
+  deps: WorldNodeDeps,
   ctx: NodeContext<unknown>,
+  ch: Channels,
   t: TurnContext,
   at: { workflow_hash: string; b: AmbientSourceBinding; subjectId: string | null; world: WorkingWorld },
-): Promise<AmbientCall | NodeResult> {
+): Promise<{ kind: 'made'; call: AmbientCall } | { kind: 'failed'; result: NodeResult }> {
   const { workflow_hash, b, subjectId } = at;
   const where = `ambient source "${b.id}"`;
   let request: unknown;
   try {
     request = renderRequest(b.request_template, templateContext(t, subjectId, at.world), where);
   } catch (err) {
-    return {
-      kind: 'fail',
-      code: (err as { code?: ErrorCode }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING',
-      message: (err as Error).message,
-    };
+    const code = (err as { code?: ErrorCode }).code ?? 'AMBIENT_TEMPLATE_PATH_MISSING';
+    return { kind: 'failed', result: { kind: 'fail', code, message: (err as Error).message } };
   }
   const update = (status: 'started' | 'failed' | 'succeeded') =>
     ctx.update({ kind: 'ambient_source', ambient_source_id: b.id, subject_entity_id: subjectId, status });
   update('started');
   // The running row commits through the run (`ctx.records`): with the step the previous subject's
   // final generation left to commit with it (see `nextOpensWithAction`), fenced by the lease.
+  const { store, contexts } = deps;
   const out = await invokeSource(
     store,
     {
@@ -105,27 +101,24 @@ async function callAmbient(
       request,
       kind: 'ambient_context',
       links: {
-        ...attemptLinks(channelsOf(ctx).attempt, ctx.run_id),
+        ...attemptLinks(ch.attempt, ctx.run_id),
         workflow_hash,
         ambient_source_id: b.id,
         workflow_subject_entity_id: subjectId,
       },
       resultSchema: b.result_schema_ref ? await contexts.schema(t, b.result_schema_ref.hash) : null,
       signal: ctx.signal,
-      env: env(),
+      env: deps.env(),
     },
     ctx.records,
   );
   if (!out.ok) {
     update('failed');
-    return {
-      kind: 'fail',
-      code: 'AMBIENT_SOURCE_FAILED',
-      message: `${where} failed (source invocation ${out.source_invocation_id}): ${out.failure_class ?? 'failed'}: ${out.error?.message ?? 'source call failed'}`,
-    };
+    const message = `${where} failed (source invocation ${out.source_invocation_id}): ${out.failure_class ?? 'failed'}: ${out.error?.message ?? 'source call failed'}`;
+    return { kind: 'failed', result: { kind: 'fail', code: 'AMBIENT_SOURCE_FAILED', message } };
   }
   update('succeeded');
-  return { source_invocation_id: out.source_invocation_id, result: out.output };
+  return { kind: 'made', call: { source_invocation_id: out.source_invocation_id, result: out.output } };
 }
 
 /** The subject's `before_subject_workflow` bindings visible to it, in its workflow's order. */
@@ -143,32 +136,24 @@ export function subjectBindings(
 const asResult = (r: AmbientEntry[] | NodeResult): NodeResult =>
   Array.isArray(r) ? { kind: 'ok', writes: { ambient: r as unknown as Json } } : r;
 
-export function turnAmbientNode(
-  store: Store,
-  contexts: TurnContexts,
-  env: Env,
-): NodeType<Record<string, never>> {
+export function turnAmbientNode(deps: WorldNodeDeps): NodeType<Record<string, never>> {
   return {
     type: 'world.turn_ambient',
     description: 'Runs the once_per_turn ambient sources of every workflow in the scenario.',
     inputSchema: { type: 'object', additionalProperties: false },
     async execute(ctx) {
-      const t = await contexts.get(channelsOf(ctx).attempt);
+      const t = await deps.contexts.get(channelsOf(ctx).attempt);
       const bindings = [...t.plan.workflows].flatMap(([workflow_hash, wf]) =>
         (wf.ambient_sources ?? [])
           .filter((b) => b.run === 'once_per_turn')
           .map((binding) => ({ workflow_hash, binding })),
       );
-      return asResult(await performAmbient(store, contexts, env, ctx, t, bindings, null));
+      return asResult(await performAmbient(deps, ctx, t, bindings, null));
     },
   };
 }
 
-export function subjectAmbientNode(
-  store: Store,
-  contexts: TurnContexts,
-  env: Env,
-): NodeType<{ subject: number }> {
+export function subjectAmbientNode(deps: WorldNodeDeps): NodeType<{ subject: number }> {
   return {
     type: 'world.subject_ambient',
     description: "Runs the acting subject's before_subject_workflow ambient sources visible to it.",
@@ -179,11 +164,11 @@ export function subjectAmbientNode(
     },
     async execute(ctx) {
       const ch = channelsOf(ctx);
-      const t = await contexts.get(ch.attempt);
+      const t = await deps.contexts.get(ch.attempt);
       const subject = t.plan.subjects[ctx.config.subject]!;
       ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
       const bindings = subjectBindings(t, subject, workingWorld(t, ch.patches));
-      return asResult(await performAmbient(store, contexts, env, ctx, t, bindings, subject.entity_id));
+      return asResult(await performAmbient(deps, ctx, t, bindings, subject.entity_id));
     },
   };
 }

@@ -4,9 +4,9 @@
  */
 import type { Json, NodeContext } from '../../../engine/index.ts';
 import { type InvocationLinks, setModelOutputKinds } from '../../../sources/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Queryable, Store } from '../../../store/store.ts';
 import type { AmbientTarget } from '../documents.ts';
-import type { AttemptInput, StagedPatch, TurnContext } from '../turn-context.ts';
+import type { AttemptInput, StagedPatch, TurnContext, TurnContexts } from '../turn-context.ts';
 import type { WorkingWorld } from '../world-patch.ts';
 
 /** One ambient result in the `ambient` channel. */
@@ -141,6 +141,13 @@ export function ambientOf(ambient: readonly AmbientEntry[], subjectId: string): 
   return out;
 }
 
+/** What the world's node types run with: the store, the runtime's turn contexts, its environment. */
+export interface WorldNodeDeps {
+  store: Store;
+  contexts: TurnContexts;
+  env: () => Readonly<Record<string, string | undefined>>;
+}
+
 export const channelsOf = (ctx: NodeContext<unknown>) => ({
   attempt: ctx.state.attempt as unknown as AttemptInput,
   ambient: flat(ctx.state.ambient as unknown as Array<AmbientEntry | AmbientEntry[]>),
@@ -149,6 +156,9 @@ export const channelsOf = (ctx: NodeContext<unknown>) => ({
   patches: ctx.state.patches as unknown as StagedPatch[],
   marks: (ctx.state.marks ?? []) as unknown as OutputMark[],
 });
+
+/** The attempt run's channels, as a node reads them. */
+export type Channels = ReturnType<typeof channelsOf>;
 
 export function attemptLinks(a: AttemptInput, run_id: string): InvocationLinks {
   return { run_id, attempt_id: a.attempt_id, world_slug: a.world_slug, attempted_turn: a.attempted_turn };

@@ -30,6 +30,7 @@ import {
   type ConversationEntry,
   channelsOf,
   loopOf,
+  type WorldNodeDeps,
 } from './shared.ts';
 import { performElectedTool } from './tool.ts';
 
@@ -150,11 +151,8 @@ export interface ToolLoopConfig {
 const CORRECTIVE =
   'Answer again with one JSON object: either {"kind":"tool_call","tool_call":{"name":<a listed tool>,"arguments":{...matching its schema}}} or {"kind":"final_patch","patch":{"narration":"...","effects":[...]}} whose effects name only entities and environments of this world (memory only for agents).';
 
-export function toolLoopNode(
-  store: Store,
-  contexts: TurnContexts,
-  env: () => Readonly<Record<string, string | undefined>>,
-): NodeType<ToolLoopConfig> {
+export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
+  const { store, contexts, env } = deps;
   return {
     type: 'world.llm_tool_loop',
     description: "One generation of a subject's llm_tool_loop: a tool call or the final WorldPatch.",
@@ -189,15 +187,7 @@ export function toolLoopNode(
       if (ctx.config.node === 0 && round === 0) {
         if (ctx.attempt === 1)
           ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
-        const r = await performAmbient(
-          store,
-          contexts,
-          env,
-          ctx,
-          t,
-          subjectBindings(t, subject, world),
-          subject.entity_id,
-        );
+        const r = await performAmbient(deps, ctx, t, subjectBindings(t, subject, world), subject.entity_id);
         if (!Array.isArray(r)) return r;
         fresh = r;
       }
