@@ -142,6 +142,10 @@ describeEachStore('engine: steps that commit with the next transaction', (factor
           ['INSERT INTO engine_journ', 'INSERT INTO side (id) VA'],
           'the note step’s row first, then the record, in one transaction',
         );
+        assert.ok(
+          !withSide[0]!.some((sql) => sql.includes('AS held')),
+          'the carried step’s writes check the lease: no lease query of its own',
+        );
         await engine.close();
       });
     });

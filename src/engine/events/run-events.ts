@@ -34,6 +34,12 @@ export function eventSeq(epoch: number, index: number): number {
 export type Emit = (event: EventBody) => void;
 
 /**
+ * The body of a run's transaction. `fenced`: it follows carried steps' writes, which check the
+ * run's lease (the transaction fails if it was lost); otherwise nothing in it has checked the lease.
+ */
+export type RunTransactionBody<T> = (tx: Transaction, emit: Emit, fenced: boolean) => Promise<T>;
+
+/**
  * How long progress events (`ctx.update` of a long node, say) may wait for the run's next commit
  * before they are sent to other processes in a transaction of their own.
  */
@@ -85,6 +91,8 @@ export class RunEvents {
   };
   /** The carried steps `commitSync`'s transaction wrote first (see `carry`). */
   #syncSteps: CarriedStep[] = NONE_CARRIED;
+  /** Whether the last `#writeCarriedSync` wrote any step. */
+  #wroteSync = false;
   readonly #syncBody = (tx: SyncTransaction): void => {
     if (this.#carried.length > 0) this.#syncSteps = this.#writeCarriedSync(tx, this.#syncEmit);
     runWritesSync(tx, this.#syncWrites);
@@ -134,16 +142,21 @@ export class RunEvents {
     this.#carried.push({ ...step, tried: false });
   }
 
-  /** The carried steps' writes, first in a transaction; the ones a lost answer already committed are skipped. */
-  async #writeCarried(tx: Transaction, emit: Emit): Promise<CarriedStep[]> {
+  /**
+   * The carried steps' writes, first in a transaction; the ones a lost answer already committed are
+   * skipped. `wrote`: some were written (their writes check the lease).
+   */
+  async #writeCarried(tx: Transaction, emit: Emit): Promise<{ steps: CarriedStep[]; wrote: boolean }> {
     const steps = [...this.#carried];
+    let wrote = false;
     for (const c of steps) {
       if (c.tried && (await tx.get(c.landed.sql, c.landed.params))) continue;
       c.tried = true;
+      wrote = true;
       await runWrites(tx, c.writes);
       if (c.emit && this.observed) c.emit(emit);
     }
-    return steps;
+    return { steps, wrote };
   }
 
   /**
@@ -155,12 +168,12 @@ export class RunEvents {
   async #afterCarried<T>(
     tx: Transaction,
     emit: Emit,
-    fn: (tx: Transaction, emit: Emit) => Promise<T>,
+    fn: RunTransactionBody<T>,
   ): Promise<{ steps: CarriedStep[]; result: T }> {
     const steps = [...this.#carried];
     if (steps.some((c) => c.tried)) {
       const written = await this.#writeCarried(tx, emit);
-      return { steps: written, result: await fn(tx, emit) };
+      return { steps: written.steps, result: await fn(tx, emit, written.wrote) };
     }
     const checks = steps.map((c) => {
       c.tried = true;
@@ -172,7 +185,7 @@ export class RunEvents {
     if (this.observed) for (const c of steps) c.emit?.(emit);
     let result: T;
     try {
-      result = await fn(tx, emit);
+      result = await fn(tx, emit, true);
     } catch (err) {
       for (const check of checks) await check;
       throw err;
@@ -181,11 +194,14 @@ export class RunEvents {
     return { steps, result };
   }
 
+  /** `#writeCarried` without a promise; whether it wrote any is left in `#wroteSync` (no allocation). */
   #writeCarriedSync(tx: SyncTransaction, emit: Emit): CarriedStep[] {
     const steps = [...this.#carried];
+    this.#wroteSync = false;
     for (const c of steps) {
       if (c.tried && tx.get(c.landed.sql, c.landed.params)) continue;
       c.tried = true;
+      this.#wroteSync = true;
       runWritesSync(tx, c.writes);
       if (c.emit && this.observed) c.emit(emit);
     }
@@ -202,10 +218,7 @@ export class RunEvents {
    * processes with this commit (with the progress events not yet sent) and to this process's
    * subscribers after it; a rollback drops them and keeps the progress events for the next commit.
    */
-  async transaction<T>(
-    fn: (tx: Transaction, emit: Emit) => Promise<T>,
-    options?: TransactionOptions,
-  ): Promise<T> {
+  async transaction<T>(fn: RunTransactionBody<T>, options?: TransactionOptions): Promise<T> {
     if (this.#flushing) await this.#flushing;
     const carried = this.#unsent.length > 0 ? this.#unsent : NONE;
     if (carried !== NONE) this.#unsent = [];
@@ -223,7 +236,7 @@ export class RunEvents {
               emitted = NONE;
               let r: T;
               if (this.#carried.length > 0) ({ steps, result: r } = await this.#afterCarried(tx, emit, fn));
-              else r = await fn(tx, emit);
+              else r = await fn(tx, emit, false);
               if (carried.length > 0 || emitted.length > 0)
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
@@ -238,7 +251,7 @@ export class RunEvents {
             : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
               (tx) => {
                 emitted = NONE;
-                return fn(tx, emit);
+                return fn(tx, emit, false);
               },
         options,
       );
@@ -298,7 +311,7 @@ export class RunEvents {
    * step's statements go through `commitSync`, which allocates no closure.
    */
   transactionSync<T>(
-    fn: (tx: SyncTransaction, emit: Emit) => T,
+    fn: (tx: SyncTransaction, emit: Emit, fenced: boolean) => T,
     options?: TransactionOptions,
   ): T | typeof STORE_BUSY {
     const store = this.#bus.store;
@@ -313,8 +326,12 @@ export class RunEvents {
     try {
       const out = store.transactionSync((tx) => {
         emitted = NONE;
-        if (this.#carried.length > 0) steps = this.#writeCarriedSync(tx, emit);
-        return fn(tx, emit);
+        let wrote = false;
+        if (this.#carried.length > 0) {
+          steps = this.#writeCarriedSync(tx, emit);
+          wrote = this.#wroteSync;
+        }
+        return fn(tx, emit, wrote);
       }, options);
       if (out === STORE_BUSY) return out;
       committed = true;

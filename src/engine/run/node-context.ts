@@ -189,9 +189,10 @@ export class StepContext implements NodeContext {
 }
 
 /**
- * `NodeContext.records` of a run: its events' transactions, which write the carried steps first.
- * Each checks the lease after them, so a record commits only while the run is this process's (on
- * PostgreSQL the check holds the run's row `FOR SHARE`: a concurrent claim waits for the commit).
+ * `NodeContext.records` of a run: its events' transactions, which write the carried steps first —
+ * their writes check the lease — or else check it with a query of their own, so a record commits
+ * only while the run is this process's (on PostgreSQL the check holds the run's row `FOR SHARE`: a
+ * concurrent claim waits for the commit).
  */
 function runRecords(r: NodeRun): RunRecords {
   const sql = leaseHeldQuery(r.deps.store.dialect.forShare);
@@ -203,15 +204,15 @@ function runRecords(r: NodeRun): RunRecords {
   return {
     running: (write) => {
       known();
-      return r.events.transaction(async (tx) => {
-        if (!(await tx.get(sql, params))) throw new LeaseLost();
+      return r.events.transaction(async (tx, _emit, fenced) => {
+        if (!fenced && !(await tx.get(sql, params))) throw new LeaseLost();
         return write(tx);
       });
     },
     runningSync: (write) => {
       known();
-      return r.events.transactionSync((tx) => {
-        if (!tx.get(sql, params)) throw new LeaseLost();
+      return r.events.transactionSync((tx, _emit, fenced) => {
+        if (!fenced && !tx.get(sql, params)) throw new LeaseLost();
         return write(tx);
       });
     },
