@@ -11,15 +11,12 @@ export interface LeaseFence {
   owner: string;
 }
 
-const heldSelect = (forShare: string) =>
-  `SELECT 1 AS held FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare}`;
-
 /** The condition's text; its parameters follow in this order: run_pk, owner. */
 export function leaseHeldSql(forShare: string): string {
-  return `EXISTS (${heldSelect(forShare)})`;
+  return `EXISTS (SELECT 1 FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare})`;
 }
 
 /** The check as a query of its own: one row while `owner` holds the lease (parameters as above). */
 export function leaseHeldQuery(forShare: string): string {
-  return heldSelect(forShare);
+  return `SELECT 1 AS held FROM engine_runs WHERE run_pk = ? AND lease_owner = ?${forShare}`;
 }
