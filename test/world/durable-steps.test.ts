@@ -10,7 +10,7 @@ import { getWorld } from '../../src/runtimes/world/index.ts';
 import { openStore, parseStoreTarget, type Store } from '../../src/store/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
-import { finalPatch } from './helpers.ts';
+import { antThenBobWorld, finalPatch } from './helpers.ts';
 
 /** Journal rows another connection sees committed that stage `subject`'s patch; `blocked` if it waits on a writer. */
 async function stagedPatchRows(other: Store, subject: string): Promise<number | 'blocked'> {
@@ -35,15 +35,8 @@ describeEachStore('world steps durable before the next call', (factory) => {
         },
       });
       try {
-        // The ant first (no ambient source of its own), then Bob, whose first generation opens with
-        // his phone inbox: the ant's final step commits with the inbox call's running record.
-        const scenario = await kit.variant({
-          subjects: [
-            { entity_id: 'ant', profile: kit.doc('profiles/ant.json') },
-            { entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') },
-          ],
-        });
-        await kit.world('w', scenario);
+        // The ant's final step commits with the running record of Bob's inbox call.
+        await antThenBobWorld(kit, 'w');
         const r = await kit.runtime.runTurn({ world_slug: 'w' });
         assert.equal(r.status, 'committed', JSON.stringify(r.failure));
         assert.deepEqual(

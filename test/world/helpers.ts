@@ -2,6 +2,7 @@
 import { getAttempt } from '../../src/runtimes/world/index.ts';
 import { getSourceInvocation } from '../../src/sources/index.ts';
 import type { Store } from '../../src/store/store.ts';
+import type { ParkKit } from '../../src/testing/world-kit.ts';
 
 export const finalPatch = (narration: string, effects: unknown[] = []) => ({
   json: { kind: 'final_patch', patch: { narration, effects } },
@@ -28,4 +29,18 @@ export async function invocationsOf(store: Store, attempt_id: string): Promise<I
 export async function count(store: Store, sql: string, params: Array<string | number> = []): Promise<number> {
   const r = await store.get<{ n: number }>(sql, params);
   return Number(r?.n ?? 0);
+}
+
+/**
+ * Creates world `slug` of a park variant whose subjects are the ant first (no ambient source of its
+ * own), then Bob, whose first generation opens with his phone inbox.
+ */
+export async function antThenBobWorld(kit: ParkKit, slug: string): Promise<void> {
+  const scenario = await kit.variant({
+    subjects: [
+      { entity_id: 'ant', profile: kit.doc('profiles/ant.json') },
+      { entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') },
+    ],
+  });
+  await kit.world(slug, scenario);
 }

@@ -11,7 +11,7 @@ import { createWorldRuntime, getWorld, type RunTurnResult } from '../../src/runt
 import type { Store } from '../../src/store/store.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
-import { finalPatch } from './helpers.ts';
+import { antThenBobWorld, finalPatch } from './helpers.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,15 +55,7 @@ describeEachStore('world attempts taken over and back', (factory) => {
         kit.model.requests.some((q) => q.headers['x-noema-subject'] === subject);
       const calls = (path: string) => kit.toys.requests.filter((r) => r.path === path).length;
       try {
-        // The ant first (no ambient source of its own), then Bob, whose first generation opens with
-        // his phone inbox.
-        const scenario = await kit.variant({
-          subjects: [
-            { entity_id: 'ant', profile: kit.doc('profiles/ant.json') },
-            { entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') },
-          ],
-        });
-        await kit.world('w', scenario);
+        await antThenBobWorld(kit, 'w');
         // A runs the turn's ambient sources and stops in the ant's generation, losing the run.
         const first = kit.runtime.runTurn({ world_slug: 'w' });
         await until('the ant’s generation is asked', asked('ant'));
