@@ -47,8 +47,11 @@ export interface TurnContext {
   plan: LoadedScenario;
   /** The world before the turn (turn N-1). */
   base: WorkingWorld;
-  /** The working world after the first `applied` staged patches (advanced lazily). */
-  working: { applied: number; world: WorkingWorld };
+  /**
+   * The working world after the first `applied` staged patches (advanced lazily); `last`: the
+   * invocation of the last one applied, which tells this process's patches from another's.
+   */
+  working: { applied: number; world: WorkingWorld; last: string | null };
   sources: Map<string, StoredResponseSource>;
   schemas: Map<string, { hash: string; schema: JsonSchema }>;
   /** The attempt's ambient calls that succeeded, as known under one claim of the run (`ambientCalls`). */
@@ -160,7 +163,7 @@ export class TurnContexts {
       attempt,
       plan,
       base,
-      working: { applied: 0, world: cloneWorld(base) },
+      working: { applied: 0, world: cloneWorld(base), last: null },
       sources: new Map(),
       schemas: new Map(),
       ambient: { claim: null, calls: fresh ? Promise.resolve(new Map()) : null },
@@ -212,10 +215,19 @@ async function readAmbientCalls(store: Store, attempt_id: string): Promise<Map<s
   return calls;
 }
 
-/** The working world with every staged patch applied, in patch_seq order. */
+/**
+ * The working world with every staged patch applied, in patch_seq order. Built again from the base
+ * when `staged` is not what it was advanced with: fewer patches, or another last one where this
+ * process applied a patch whose step never committed and another process staged its own (patches
+ * are only appended, each by its own invocation, so the last one applied tells).
+ */
 export function workingWorld(ctx: TurnContext, staged: readonly StagedPatch[]): WorkingWorld {
-  if (staged.length < ctx.working.applied) ctx.working = { applied: 0, world: cloneWorld(ctx.base) };
-  for (const s of staged.slice(ctx.working.applied)) applyWorldPatch(ctx.working.world, s.patch);
-  ctx.working.applied = staged.length;
-  return ctx.working.world;
+  const w = ctx.working;
+  if (w.applied > staged.length || (w.applied > 0 && staged[w.applied - 1]!.source_invocation_id !== w.last))
+    ctx.working = { applied: 0, world: cloneWorld(ctx.base), last: null };
+  const working = ctx.working;
+  for (let i = working.applied; i < staged.length; i++) applyWorldPatch(working.world, staged[i]!.patch);
+  working.applied = staged.length;
+  if (staged.length > 0) working.last = staged[staged.length - 1]!.source_invocation_id;
+  return working.world;
 }
