@@ -62,6 +62,24 @@ const record: NodeType<{ sync: boolean; steal?: boolean; noticed?: boolean }> = 
     return { kind: 'ok', writes: { log: 'recorded' } };
   },
 };
+/**
+ * Two records at once (as two `invokeSource` calls in a `Promise.all` would make): the first carries
+ * the step and, inside its transaction, hands the lease to another owner; the second waits for it.
+ */
+const twoRecords: NodeType<Record<string, never>> = {
+  type: 'two_records',
+  async execute(ctx) {
+    await Promise.allSettled([
+      ctx.records.running(async (tx) => {
+        await tx.run("UPDATE engine_runs SET lease_owner = 'thief' WHERE run_id = ?", [ctx.run_id]);
+        await tx.run('INSERT INTO side (id) VALUES (1)');
+      }),
+      ctx.records.running((tx) => tx.run('INSERT INTO side (id) VALUES (2)')),
+    ]);
+    return { kind: 'ok', writes: { log: 'recorded' } };
+  },
+};
+
 /** Set by a test: moves a run's lease to another owner. */
 const thief = { steal: async (_run_id: string): Promise<void> => {} };
 
@@ -194,6 +212,29 @@ describeEachStore('engine: steps that commit with the next transaction', (factor
       });
     });
   }
+
+  test('of two records in flight at once, the one queued behind the transaction that carried the step checks the lease itself', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+      const engine = createEngine(store, { fanOut: false });
+      engine.register(note as NodeType<never>);
+      engine.register(twoRecords as NodeType<never>);
+      const out = await engine.start({
+        ...recordGraph(false),
+        nodes: [
+          { id: 'note', type: 'note', config: { withNext: true } },
+          { id: 'record', type: 'two_records', config: {} },
+          { id: 'end', type: 'terminal' },
+        ],
+      });
+      assert.equal(out.error?.code, 'LEASE_LOST');
+      const side = (await store.all<{ id: number }>('SELECT id FROM side ORDER BY id')).map((r) =>
+        Number(r.id),
+      );
+      assert.deepEqual(side, [1], 'the second record was not written after the lease was lost');
+      await engine.close();
+    });
+  });
 
   test('a carried step commits with the run’s end when the next node fails the run', async () => {
     await factory.withStore(async ({ store }) => {

@@ -183,9 +183,10 @@ export class RunEvents {
     });
     // Described now, in commit order; dropped with the transaction if a write is refused.
     if (this.observed) for (const c of steps) c.emit?.(emit);
+    // Steps carried when the transaction was asked for may have landed with another one meanwhile.
     let result: T;
     try {
-      result = await fn(tx, emit, true);
+      result = await fn(tx, emit, steps.length > 0);
     } catch (err) {
       for (const check of checks) await check;
       throw err;

@@ -199,9 +199,10 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       await engine.cancel(run_id).catch(() => undefined);
       throw err;
     }
-    // The attempt's nodes read the world row this call already has; a new attempt has made no call.
-    void contexts.get(attempt, world, true).catch(() => undefined);
     await onRun(run_id);
+    // The attempt's nodes read the world row this call already has; a new attempt has made no call
+    // (its context is made here, right before the run, and forgotten unless the run ends here).
+    void contexts.get(attempt, world, true).catch(() => undefined);
     return { attempt, outcome: await continueAttempt(attempt, run_id) };
   }
 
