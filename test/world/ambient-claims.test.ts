@@ -28,7 +28,7 @@ describeEachStore('an attempt’s ambient calls, per claim of its run', (factory
           attempt_id: a.attempt_id,
           world_slug: 'park',
           attempted_turn: a.attempted_turn,
-          simulation_time: a.simulation_time,
+          simulation_time: null,
           scenario_hash: kit.bundle.scenario_hash,
         };
         const readsBack = () => reads.filter((sql) => /FROM source_invocations/.test(sql)).length;
