@@ -1,0 +1,86 @@
+/**
+ * A run's transaction body learns whether it is `fenced`: whether the transaction wrote carried
+ * steps, whose writes check the run's lease. `ctx.records` queries the lease itself when it is not,
+ * so `fenced` must never be true for a transaction that wrote no step — not when nothing was carried,
+ * not when the carried step landed with an earlier transaction whose answer was lost, and not when
+ * it landed with another transaction while this one waited.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { STORE_BUSY } from '../../store/store.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
+import { FaultyStore } from '../../testing/faulty-store.ts';
+import { EventBus } from './bus.ts';
+import { RunEvents } from './run-events.ts';
+
+const insert = (id: number) => ({ sql: 'INSERT INTO carried (id) VALUES (?)', params: [id], miss: null });
+const landed = (id: number) => ({ sql: 'SELECT 1 AS x FROM carried WHERE id = ?', params: [id] });
+
+describeEachStore('engine: run transactions told whether carried writes fence them', (factory) => {
+  test('fenced exactly when the transaction wrote a carried step', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      await raw.run('CREATE TABLE carried (id INTEGER PRIMARY KEY)');
+      const store = new FaultyStore(raw);
+      const events = new RunEvents(new EventBus(store, 'test', false), 'run').claimed(1);
+      const fencedOf = (): Promise<boolean> => events.transaction(async (_tx, _emit, fenced) => fenced);
+
+      assert.equal(await fencedOf(), false, 'nothing carried');
+
+      events.carry({ writes: [insert(1)], landed: landed(1), emit: null });
+      assert.equal(await fencedOf(), true, 'a step carried and written');
+      assert.equal(await fencedOf(), false, 'the step landed: nothing carried any more');
+
+      // The carrying transaction fails before its COMMIT: the next one writes the step again.
+      events.carry({ writes: [insert(2)], landed: landed(2), emit: null });
+      store.arm({ transaction: 1, at: 'commit' });
+      await assert.rejects(fencedOf());
+      store.disarm();
+      assert.equal(await fencedOf(), true, 'the step written again');
+
+      // Its COMMIT lands but the answer is lost: the next one finds the step and writes nothing.
+      events.carry({ writes: [insert(3)], landed: landed(3), emit: null });
+      store.arm({ transaction: 1, at: 'after-commit' });
+      await assert.rejects(fencedOf());
+      store.disarm();
+      assert.equal(await fencedOf(), false, 'the step found landed, not written');
+
+      // Two asked for at once: the step lands with the first; the second wrote none.
+      events.carry({ writes: [insert(4)], landed: landed(4), emit: null });
+      assert.deepEqual(await Promise.all([fencedOf(), fencedOf()]), [true, false]);
+
+      const rows = await raw.all<{ id: number }>('SELECT id FROM carried ORDER BY id');
+      assert.deepEqual(
+        rows.map((r) => Number(r.id)),
+        [1, 2, 3, 4],
+      );
+    });
+  });
+
+  test('fenced exactly when the transaction wrote a carried step, synchronously', async (t) => {
+    await factory.withStore(async ({ store: raw }) => {
+      if (!raw.transactionSync) {
+        t.skip('the store has no synchronous transactions (PostgreSQL): records take the async path above');
+        return;
+      }
+      await raw.run('CREATE TABLE carried (id INTEGER PRIMARY KEY)');
+      const store = new FaultyStore(raw);
+      const events = new RunEvents(new EventBus(store, 'test', false), 'run').claimed(1);
+      const fencedOf = (): boolean => {
+        const out = events.transactionSync((_tx, _emit, fenced) => fenced);
+        assert.notEqual(out, STORE_BUSY);
+        return out as boolean;
+      };
+
+      assert.equal(fencedOf(), false, 'nothing carried');
+      events.carry({ writes: [insert(1)], landed: landed(1), emit: null });
+      assert.equal(fencedOf(), true, 'a step carried and written');
+      assert.equal(fencedOf(), false, 'the step landed: nothing carried any more');
+
+      events.carry({ writes: [insert(2)], landed: landed(2), emit: null });
+      store.arm({ transaction: 1, at: 'after-commit' });
+      assert.throws(() => fencedOf());
+      store.disarm();
+      assert.equal(fencedOf(), false, 'the step found landed, not written');
+    });
+  });
+});
