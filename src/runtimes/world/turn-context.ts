@@ -142,17 +142,18 @@ export class TurnContexts {
    */
   ambientCalls(t: TurnContext, claim: AbortSignal): Promise<Map<string, AmbientCall>> {
     const a = t.ambient;
-    if (a.claim !== claim || !a.calls) {
-      if (a.claim !== null || !a.calls) {
-        const calls = readAmbientCalls(this.#store, t.attempt.attempt_id);
-        calls.catch(() => {
-          if (a.calls === calls) a.calls = null;
-        });
-        a.calls = calls;
-      }
-      a.claim = claim;
-    }
-    return a.calls;
+    if (a.calls && a.claim === claim) return a.calls;
+    // Known without a read only to a new attempt's first claim: its calls, if any, are this claim's.
+    const firstOfNew = a.calls !== null && a.claim === null;
+    a.claim = claim;
+    if (firstOfNew) return a.calls!;
+    const calls = readAmbientCalls(this.#store, t.attempt.attempt_id);
+    // A failed read is tried again by the next caller.
+    calls.catch(() => {
+      if (a.calls === calls) a.calls = null;
+    });
+    a.calls = calls;
+    return calls;
   }
 
   async #load(attempt: AttemptInput, row: WorldRow | undefined, fresh: boolean): Promise<TurnContext> {

@@ -34,12 +34,12 @@ import {
 export async function performAmbient(
   deps: WorldNodeDeps,
   ctx: NodeContext<unknown>,
+  ch: Channels,
   t: TurnContext,
   bindings: Array<{ workflow_hash: string; binding: AmbientSourceBinding }>,
   subjectId: string | null,
 ): Promise<AmbientEntry[] | NodeResult> {
   if (bindings.length === 0) return [];
-  const ch = channelsOf(ctx);
   const world = workingWorld(t, ch.patches);
   const calls = await deps.contexts.ambientCalls(t, ctx.signal);
   const entries: AmbientEntry[] = [];
@@ -142,13 +142,14 @@ export function turnAmbientNode(deps: WorldNodeDeps): NodeType<Record<string, ne
     description: 'Runs the once_per_turn ambient sources of every workflow in the scenario.',
     inputSchema: { type: 'object', additionalProperties: false },
     async execute(ctx) {
-      const t = await deps.contexts.get(channelsOf(ctx).attempt);
+      const ch = channelsOf(ctx);
+      const t = await deps.contexts.get(ch.attempt);
       const bindings = [...t.plan.workflows].flatMap(([workflow_hash, wf]) =>
         (wf.ambient_sources ?? [])
           .filter((b) => b.run === 'once_per_turn')
           .map((binding) => ({ workflow_hash, binding })),
       );
-      return asResult(await performAmbient(deps, ctx, t, bindings, null));
+      return asResult(await performAmbient(deps, ctx, ch, t, bindings, null));
     },
   };
 }
@@ -168,7 +169,7 @@ export function subjectAmbientNode(deps: WorldNodeDeps): NodeType<{ subject: num
       const subject = t.plan.subjects[ctx.config.subject]!;
       ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
       const bindings = subjectBindings(t, subject, workingWorld(t, ch.patches));
-      return asResult(await performAmbient(deps, ctx, t, bindings, subject.entity_id));
+      return asResult(await performAmbient(deps, ctx, ch, t, bindings, subject.entity_id));
     },
   };
 }

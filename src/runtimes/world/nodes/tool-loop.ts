@@ -187,7 +187,14 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
       if (ctx.config.node === 0 && round === 0) {
         if (ctx.attempt === 1)
           ctx.update({ kind: 'subject', subject_entity_id: subject.entity_id, status: 'started' });
-        const r = await performAmbient(deps, ctx, t, subjectBindings(t, subject, world), subject.entity_id);
+        const r = await performAmbient(
+          deps,
+          ctx,
+          ch,
+          t,
+          subjectBindings(t, subject, world),
+          subject.entity_id,
+        );
         if (!Array.isArray(r)) return r;
         fresh = r;
       }
