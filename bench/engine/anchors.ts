@@ -27,8 +27,12 @@ export interface Side {
   name: string;
   /** Why this side cannot run here; set instead of any figure. */
   missing?: string;
-  /** Runs one fresh process: `size` bytes per message, `steps` measured steps, `iterations` suspend/resume pairs. */
-  run(size: number, steps: number, iterations: number): SideRun;
+  /**
+   * Runs one fresh process: `size` bytes per message, `steps` measured steps, `iterations`
+   * suspend/resume pairs; a warm-up run of `warmup` steps first (20 when not given; only Noema and
+   * the floor take another).
+   */
+  run(size: number, steps: number, iterations: number, warmup?: number): SideRun;
   /** Idle RSS after imports, MB (first start, no compile cache). */
   rssMb?(): number;
 }
@@ -123,8 +127,8 @@ function runNoemaScript(args: string[]) {
 
 export const noemaSide: Side = {
   name: 'Noema (node:sqlite, WAL, synchronous=NORMAL)',
-  run(size, steps, iterations) {
-    const r = runNoemaScript(['run', String(size), String(steps), String(iterations)]);
+  run(size, steps, iterations, warmup = 20) {
+    const r = runNoemaScript(['run', String(size), String(steps), String(iterations), String(warmup)]);
     if (!r.ok) throw new Error(`Noema failed at ${size} B: ${r.error}`);
     return r.json as SideRun;
   },
@@ -132,8 +136,8 @@ export const noemaSide: Side = {
 
 export const floorSide: Side = {
   name: 'raw SQLite commit floor (node:sqlite, WAL, synchronous=NORMAL, 1 INSERT + COMMIT)',
-  run(size, steps) {
-    const r = runNoemaScript(['floor', String(size), String(steps)]);
+  run(size, steps, _iterations, warmup = 20) {
+    const r = runNoemaScript(['floor', String(size), String(steps), String(warmup)]);
     if (!r.ok) throw new Error(`floor failed at ${size} B: ${r.error}`);
     return r.json as SideRun;
   },

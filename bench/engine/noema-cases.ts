@@ -65,6 +65,8 @@ export async function noemaLoop(
   size: number,
   steps: number,
   kind: StoreKind = 'sqlite',
+  /** Steps of the warm-up run before the measured one. */
+  warmup = 20,
 ): Promise<LoopFigures> {
   const t = await openTestStore(kind);
   const bytes = () => (kind === 'sqlite' ? dbBytes(t.store, t.url) : Promise.resolve(Number.NaN));
@@ -73,7 +75,7 @@ export async function noemaLoop(
     const engine = createEngine(t.store, { fanOut: false });
     for (const type of benchTypes(message(size), stamps)) engine.register(type);
     // A warm-up run so the first measured step does not pay for statement preparation.
-    await engine.start(loopGraph(20));
+    await engine.start(loopGraph(warmup));
     stamps.length = 0;
     const before = await bytes();
     const w0 = bytesWritten();
@@ -146,15 +148,15 @@ export async function noemaSuspendResume(iterations: number): Promise<{
 }
 
 /** The hardware floor: one INSERT + COMMIT per step on node:sqlite with Noema's pragmas. */
-export async function rawCommitFloor(size: number, steps: number): Promise<LoopFigures> {
+export async function rawCommitFloor(size: number, steps: number, warmup = 20): Promise<LoopFigures> {
   const t = await openTestStore('sqlite', null);
   await t.store.close();
   const { db, step } = floorDatabase(t.url);
   try {
     const msg = message(size);
     const us: number[] = [];
-    // The same warm-up as every other side: 20 steps before the measured ones.
-    for (let i = 0; i < 20; i++) step(msg);
+    // The same warm-up as every other side: `warmup` steps (20 unless asked) before the measured ones.
+    for (let i = 0; i < warmup; i++) step(msg);
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const before = statSync(t.url).size;
     const w0 = bytesWritten();
