@@ -296,6 +296,41 @@ describeEachStore('engine events under faults', (factory) => {
     }
   });
 
+  test("this process's own notifications are skipped before they are parsed", async (t) => {
+    const { store, dispose } = await factory.open();
+    const warnings = captureWarnings();
+    try {
+      if (!store.capabilities.supportsListenNotify) return t.skip(NO_FAN_OUT);
+      const engine = createEngine(store, { owner: 'own "origin" 語' });
+      const gaps: EventGap[] = [];
+      const run_id = '0190c0de-0000-7000-8000-000000000002';
+      await engine.subscribe(run_id, () => {}, { onGap: (g) => gaps.push(g) });
+      // Its own head, then what no parser accepts: read, it would be a malformed notification.
+      const own = `{"origin":${JSON.stringify('own "origin" 語')},"events":[{`;
+      await store.transaction((tx) => tx.notify('noema_engine_events', own));
+      // Another origin's broken payload after it: once its gap arrives, the first was heard too.
+      const other = '{"origin":"other","events":[{';
+      await store.transaction((tx) => tx.notify('noema_engine_events', other));
+      assert.ok(await until(() => gaps.length >= 1));
+      await sleep(50);
+      assert.deepEqual(
+        gaps.map((g) => g.reason),
+        ['malformed_notification'],
+        'one gap, for the other origin',
+      );
+      assert.equal(warnings.withCode('NOEMA_EVENT_MALFORMED').length, 1);
+      assert.match(
+        warnings.withCode('NOEMA_EVENT_MALFORMED')[0]!.message,
+        new RegExp(`"bytes":${Buffer.byteLength(other)}`),
+        "the other origin's payload, not this process's",
+      );
+      await engine.close();
+    } finally {
+      warnings.stop();
+      await dispose();
+    }
+  });
+
   test('a listener that throws is logged once with the run id; the run and the other listeners go on', async () => {
     const { store, dispose } = await factory.open();
     const warnings = captureWarnings();

@@ -6,7 +6,7 @@
 import { Incident, warn } from '../../core/warn.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import type { EngineEvent, EngineEventListener, EventGap, SubscribeOptions } from '../engine.ts';
-import { encodeBatches, type NotifyMessage } from './encode.ts';
+import { encodeBatches, type NotifyMessage, payloadHead } from './encode.ts';
 
 export const EVENTS_CHANNEL = 'noema_engine_events';
 
@@ -32,10 +32,13 @@ export class EventBus {
   #unlisten: Promise<(() => Promise<void>) | null> | null = null;
   readonly #notifyFailing = new Incident('NOEMA_EVENT_NOTIFY_FAILED');
   readonly #malformed = new Incident('NOEMA_EVENT_MALFORMED');
+  /** The start of this process's own payloads, which LISTEN hands back to it as to every listener. */
+  readonly #ownHead: string;
 
   constructor(store: Store, origin: string, fanOut: boolean) {
     this.store = store;
     this.origin = origin;
+    this.#ownHead = payloadHead(origin);
     this.fanOut = fanOut && store.capabilities.supportsListenNotify && typeof store.listen === 'function';
   }
 
@@ -158,6 +161,8 @@ export class EventBus {
   }
 
   #receive(payload: string): void {
+    // This process delivered its own events already: skip them unparsed (a payload is up to 7 KB).
+    if (payload.startsWith(this.#ownHead)) return;
     let msg: NotifyMessage;
     try {
       msg = JSON.parse(payload) as NotifyMessage;

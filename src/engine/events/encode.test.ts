@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EngineEvent } from '../engine.ts';
-import { encodeBatches, type NotifyMessage } from './encode.ts';
+import { encodeBatches, type NotifyMessage, payloadHead } from './encode.ts';
 
 const RUN = '0190c0de-0000-7000-8000-000000000001';
 
@@ -138,5 +138,8 @@ test('each payload is exactly the JSON of its NotifyMessage (origin, events, gap
     if (msg.gaps) expected.gaps = msg.gaps;
     assert.equal(p, JSON.stringify(expected));
     assert.equal(msg.origin, 'origin "quoted" 語');
+    // The receiver skips its own payloads by this prefix, unparsed (bus.ts).
+    assert.ok(p.startsWith(payloadHead('origin "quoted" 語')));
+    assert.ok(!p.startsWith(payloadHead('origin "quoted"')));
   }
 });

@@ -24,6 +24,11 @@ export interface EncodedBatches {
   dropped: EngineEvent[];
 }
 
+/** How every payload `encodeBatches(origin, …)` makes begins: a receiver knows its own without parsing. */
+export function payloadHead(origin: string): string {
+  return `{"origin":${JSON.stringify(origin)},`;
+}
+
 export function encodeBatches(origin: string, events: readonly EngineEvent[]): EncodedBatches {
   const payloads: string[] = [];
   const dropped: EngineEvent[] = [];
@@ -32,7 +37,7 @@ export function encodeBatches(origin: string, events: readonly EngineEvent[]): E
   let batch: string[] = [];
   let gaps: Array<{ run_id: string; seq: number }> = [];
   let size = 0;
-  const head = `{"origin":${JSON.stringify(origin)},"events":[`;
+  const head = `${payloadHead(origin)}"events":[`;
   const push = () => {
     if (batch.length > 0 || gaps.length > 0)
       payloads.push(`${head}${batch.join(',')}]${gaps.length > 0 ? `,"gaps":${JSON.stringify(gaps)}` : ''}}`);
