@@ -7,7 +7,9 @@
  * samples in µs: `getWorld` (objects, what in-process and MCP callers get) and `getWorldJson` (the
  * UTF-8 pieces HTTP sends), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
- * first 10 calls of each loop untimed.
+ * first 10 calls of each loop untimed. Since stop 26 also the floor of the object answer, `objects
+ * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`
+ * runs), nothing read or overlaid — what any answer as objects of this many entities costs here.
  */
 import { readFileSync } from 'node:fs';
 import { getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
@@ -16,6 +18,30 @@ import { openStore, parseStoreTarget } from '../../src/store/index.ts';
 
 const WARMUP = 10;
 const nextTurnOfLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** `n` calls of `call`, each after a turn of the event loop (and `before`, untimed), the first 10 untimed. */
+async function timedLoop(
+  n: number,
+  call: (i: number) => unknown,
+  before?: () => void,
+): Promise<{ wall: number[]; cpu: number[] }> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < n; i++) {
+    before?.();
+    await nextTurnOfLoop();
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    await call(i);
+    const w = Number(process.hrtime.bigint() - t0) / 1000;
+    const c = process.cpuUsage(c0);
+    if (i >= WARMUP) {
+      wall.push(w);
+      cpu.push(c.user + c.system);
+    }
+  }
+  return { wall, cpu };
+}
 
 async function inProcess(url: string, slug: string, turns: number[]): Promise<object> {
   const store = await openStore(parseStoreTarget(url));
@@ -27,24 +53,21 @@ async function inProcess(url: string, slug: string, turns: number[]): Promise<ob
     const out: Record<string, { wall: number[]; cpu: number[] }> = {};
     for (const mode of ['warm', 'cold'] as const) {
       for (const form of Object.keys(answer) as Array<keyof typeof answer>) {
-        const wall: number[] = [];
-        const cpu: number[] = [];
-        for (let i = 0; i < turns.length; i++) {
-          if (mode === 'cold') clearSnapshotCache();
-          await nextTurnOfLoop();
-          const c0 = process.cpuUsage();
-          const t0 = process.hrtime.bigint();
-          await answer[form](turns[i]!);
-          const w = Number(process.hrtime.bigint() - t0) / 1000;
-          const c = process.cpuUsage(c0);
-          if (i >= WARMUP) {
-            wall.push(w);
-            cpu.push(c.user + c.system);
-          }
-        }
-        out[`${form}, ${mode}`] = { wall, cpu };
+        out[`${form}, ${mode}`] = await timedLoop(
+          turns.length,
+          (i) => answer[form](turns[i]!),
+          mode === 'cold' ? clearSnapshotCache : undefined,
+        );
       }
     }
+    const head = await getWorld(store, { world_slug: slug });
+    const entities = new Map(Object.entries(head.entities));
+    const record = () => {
+      const o: Record<string, unknown> = {};
+      for (const [k, e] of entities) o[k] = e;
+      return o;
+    };
+    out['objects floor, warm'] = await timedLoop(turns.length, () => record());
     return out;
   } finally {
     await store.close();

@@ -4,10 +4,13 @@
  * - in a reader process of its own (`get-world-reader.ts`): both answer forms, warm and cold, wall
  *   and the reader's CPU time;
  * - end to end: `GET /worlds/:slug/turns/:n` on a fresh `noema serve`, from a client process of its
- *   own (`get-world-client.ts`), every request counted (the first reads the snapshot cold).
+ *   own (`get-world-client.ts`), every request counted (the first reads the snapshot cold) — and,
+ *   right after, the same requests from the same client to a bare `node:http` server answering a
+ *   body of the same size (`get-world-floor-server.ts`): the floor, what moving the answer's bytes
+ *   costs on this machine (since stop 26; its p99 alone moves between 3 and 9 ms here).
  * Both get the same random turns.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +20,7 @@ import { type BenchRow, summarize } from '../lib/harness.ts';
 
 const READER = fileURLToPath(new URL('./get-world-reader.ts', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./get-world-client.ts', import.meta.url));
+const FLOOR_SERVER = fileURLToPath(new URL('./get-world-floor-server.ts', import.meta.url));
 const TOKEN = 'bench-token-0123456789abcdef-get-world';
 const TARGET = { anchor: 'target', anchor_value: 5 } as const;
 
@@ -40,6 +44,27 @@ async function overHttp(storeUrl: string, dir: string, slug: string, turnsFile: 
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;
+  }
+}
+
+/** The same client against the floor server answering `bytes`-byte bodies. */
+async function floorOverHttp(bytes: number, turnsFile: string) {
+  const server = spawn(process.execPath, [FLOOR_SERVER, String(bytes)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d: Buffer) => {
+        out += d;
+        const m = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      server.on('exit', (code) => reject(new Error(`the floor server exited (${code}) before serving`)));
+    });
+    return child(CLIENT, [base, TOKEN, 'floor', turnsFile]) as { wall: number[]; bytes: number };
+  } finally {
+    server.kill('SIGTERM');
   }
 }
 
@@ -68,13 +93,33 @@ export async function getWorldRows(
     writeFileSync(turnsFile, JSON.stringify(turns));
     const rows: BenchRow[] = [];
     const world = `${entities} entities × ${headTurn} turns`;
+    if (process.env.BENCH_WORLD_HOLD) {
+      const { existsSync } = await import('node:fs');
+      writeFileSync(`/tmp/exp/url-${kind}`, `${storeUrl} ${slug}`);
+      while (!existsSync(`/tmp/exp/release-${kind}`)) await new Promise((r) => setTimeout(r, 500));
+    }
     const forms = child(READER, [storeUrl, slug, turnsFile]) as Record<string, Samples>;
     for (const [name, samples] of Object.entries(forms)) {
       const [form, mode] = name.split(', ');
       const how =
         mode === 'cold' ? 'cold (snapshot read from the store)' : 'warm (snapshot and versions cached)';
-      const label = `get_world at a random past turn, ${world}, ${form}, ${how}, reader process [${kind}]`;
+      const label =
+        form === 'objects floor'
+          ? `the floor of objects: a record of the ${entities} entities built from a Map of them, nothing read, reader process [${kind}]`
+          : `get_world at a random past turn, ${world}, ${form}, ${how}, reader process [${kind}]`;
       rows.push(...percentiles(label, 'wall', samples.wall), ...percentiles(label, 'cpu', samples.cpu ?? []));
+    }
+    const objects = forms['objects, warm'];
+    const objectsFloor = forms['objects floor, warm'];
+    if (objects && objectsFloor) {
+      const [o, f] = [summarize(objects.wall), summarize(objectsFloor.wall)];
+      for (const q of ['p50', 'p99'] as const)
+        rows.push({
+          case: `get_world objects, warm ÷ the floor of objects, ${q} [${kind}]`,
+          metric: 'ratio',
+          unit: '×',
+          value: o[q] / f[q],
+        });
     }
     const http = await overHttp(storeUrl, join(dir, 'serve'), slug, turnsFile);
     const label = `get_world at a random past turn, ${world}, GET /worlds/:slug/turns/:n on a fresh \`noema serve\`, all ${http.wall.length} requests (the first reads the snapshot cold) [${kind}]`;
@@ -82,6 +127,26 @@ export async function getWorldRows(
       ...percentiles(label, 'wall', http.wall),
       { case: label, metric: 'first request (cold)', unit: 'ms', value: http.wall[0]! / 1000 },
       { case: label, metric: 'answer size', unit: 'bytes', value: http.bytes },
+    );
+    const floor = await floorOverHttp(http.bytes, turnsFile);
+    const f = summarize(floor.wall);
+    const h = summarize(http.wall);
+    const floorLabel = `the floor: the same ${floor.wall.length} requests from the same client to a bare node:http server answering a static body of the same size (${floor.bytes} bytes) [${kind}]`;
+    rows.push(
+      { case: floorLabel, metric: 'wall p50', unit: 'ms', value: f.p50 / 1000 },
+      { case: floorLabel, metric: 'wall p99', unit: 'ms', value: f.p99 / 1000 },
+      {
+        case: `GET /worlds/:slug/turns/:n ÷ the floor, p50 [${kind}]`,
+        metric: 'ratio',
+        unit: '×',
+        value: h.p50 / f.p50,
+      },
+      {
+        case: `GET /worlds/:slug/turns/:n ÷ the floor, p99 [${kind}]`,
+        metric: 'ratio',
+        unit: '×',
+        value: h.p99 / f.p99,
+      },
     );
     return rows;
   } finally {

@@ -126,10 +126,18 @@ export async function snapshotBase(
   q: Queryable,
   chain: ReadonlyArray<[string, number]>,
 ): Promise<SnapshotBase> {
-  const row = await snapshotMeta(q, chain);
+  return snapshotAt(q, await snapshotMeta(q, chain), chain[0]![0]);
+}
+
+/** The snapshot `row` (from `snapshotMeta` or a statement reading the same columns) places, or an empty base. */
+export async function snapshotAt(
+  q: Queryable,
+  row: { world_slug: string; turn: number; snapshot_id: string; bytes: number } | undefined,
+  slug: string,
+): Promise<SnapshotBase> {
   if (!row)
     return {
-      world_slug: chain[0]![0],
+      world_slug: slug,
       turn: -1,
       bytes: 0,
       snapshot: Snapshot.of({ entities: new Map(), environments: new Map() }).snapshot,

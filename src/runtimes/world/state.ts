@@ -26,23 +26,32 @@ export async function findWorld(q: Queryable, slug: string): Promise<WorldRow | 
     'SELECT world_slug, scenario_hash, parent_world_slug, fork_turn, head_turn, created_at FROM worlds WHERE world_slug = ?',
     [slug],
   );
-  if (!row) return null;
+  return row ? worldRowOf(row) : null;
+}
+
+/** A `worlds` row as read (numbers may arrive as strings from PostgreSQL's BIGINT). */
+export function worldRowOf(row: WorldRow): WorldRow {
   return {
-    ...row,
+    world_slug: row.world_slug,
+    scenario_hash: row.scenario_hash,
+    parent_world_slug: row.parent_world_slug,
     fork_turn: row.fork_turn === null ? null : Number(row.fork_turn),
     head_turn: Number(row.head_turn),
     created_at: Number(row.created_at),
   };
 }
 
+export function unknownWorld(slug: string): NoemaError {
+  return new NoemaError('UNKNOWN_WORLD', `no world "${slug}"`, {
+    details: { world_slug: slug },
+    hint: 'create it with create_world { world_slug, scenario_ref }',
+    status: 404,
+  });
+}
+
 export async function getWorldRow(q: Queryable, slug: string): Promise<WorldRow> {
   const w = await findWorld(q, slug);
-  if (!w)
-    throw new NoemaError('UNKNOWN_WORLD', `no world "${slug}"`, {
-      details: { world_slug: slug },
-      hint: 'create it with create_world { world_slug, scenario_ref }',
-      status: 404,
-    });
+  if (!w) throw unknownWorld(slug);
   return w;
 }
 

@@ -7,18 +7,9 @@ import type { Queryable, Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import { HUMAN_LABEL } from './documents.ts';
 import { snapshotMeta, writeSnapshot } from './snapshots.ts';
-import {
-  findWorld,
-  getWorldRow,
-  lineage,
-  readWorldChanges,
-  readWorldLayers,
-  readWorldState,
-  simulationTime,
-  type WorldRow,
-  worldView,
-} from './state.ts';
-import type { WorkingWorld } from './world-patch.ts';
+import { findWorld, getWorldRow, lineage, readWorldState, simulationTime, worldView } from './state.ts';
+import { assertTurn, readWorldAt } from './world-at.ts';
+import type { EntityState, WorkingWorld } from './world-patch.ts';
 import { entitiesText, withRawField } from './world-text.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
@@ -79,7 +70,7 @@ export async function forkWorld(
   const newSlug = checkSlug(input.new_world_slug, 'new_world_slug');
   return store.transaction(async (tx) => {
     const parent = await getWorldRow(tx, input.world_slug);
-    await assertTurn(tx, parent, input.at_turn);
+    assertTurn(parent, input.at_turn);
     if (await findWorld(tx, newSlug)) throw conflict(newSlug);
     const now = Date.now();
     // The fork's reads start from the parent's newest snapshot at or before the fork turn; its
@@ -99,54 +90,15 @@ export async function forkWorld(
   });
 }
 
-async function assertTurn(q: Queryable, world: WorldRow, turn: number): Promise<void> {
-  if (!Number.isInteger(turn) || turn < 0 || turn > world.head_turn) {
-    throw new NoemaError(
-      'UNKNOWN_TURN',
-      `world "${world.world_slug}" has turns 0..${world.head_turn}, not ${turn}`,
-      {
-        details: { world_slug: world.world_slug, turn, head_turn: world.head_turn },
-        status: 404,
-      },
-    );
-  }
-  void q;
-}
-
-/** The turn row (simulation time) along the lineage. */
-export async function turnRow(
-  q: Queryable,
-  world: WorldRow,
-  turn: number,
-): Promise<{
-  attempt_id: string | null;
-  simulation_time: string | null;
-  patch_count: number;
-  world_slug: string;
-}> {
-  let cur: WorldRow = world;
-  while (cur.fork_turn !== null && turn <= cur.fork_turn && cur.parent_world_slug)
-    cur = await getWorldRow(q, cur.parent_world_slug);
-  const row = await q.get<{ attempt_id: string | null; simulation_time: string | null; patch_count: number }>(
-    'SELECT attempt_id, simulation_time, patch_count FROM world_turns WHERE world_slug = ? AND turn = ?',
-    [cur.world_slug, turn],
-  );
-  return {
-    attempt_id: row?.attempt_id ?? null,
-    simulation_time: row?.simulation_time ?? null,
-    patch_count: Number(row?.patch_count ?? 0),
-    world_slug: cur.world_slug,
-  };
-}
-
 export async function getWorld(store: Queryable, input: { world_slug: string; turn?: number }) {
-  const world = await getWorldRow(store, input.world_slug);
-  const turn = input.turn ?? world.head_turn;
-  await assertTurn(store, world, turn);
-  const { base, changed } = await readWorldLayers(store, world, turn);
-  const t = await turnRow(store, world, turn);
+  const { world, turn, base, changed, turnRow } = await readWorldAt(store, input);
+  const entities = new Map<string, EntityState>();
+  for (const [k, v] of changed.entities) entities.set(k, v.entity);
   return {
-    ...worldView(world.world_slug, turn, t.simulation_time, base, changed),
+    ...worldView(world.world_slug, turn, turnRow.simulation_time, base.snapshot.world, {
+      entities,
+      environments: changed.environments,
+    }),
     scenario_hash: world.scenario_hash,
     head_turn: world.head_turn,
   };
@@ -164,11 +116,7 @@ export async function getWorldJson(
   input: { world_slug: string; turn?: number },
   extra: Record<string, unknown> = {},
 ): Promise<Buffer[]> {
-  const world = await getWorldRow(store, input.world_slug);
-  const turn = input.turn ?? world.head_turn;
-  await assertTurn(store, world, turn);
-  const { base, changed } = await readWorldChanges(store, world, turn);
-  const t = await turnRow(store, world, turn);
+  const { world, turn, base, changed, turnRow: t } = await readWorldAt(store, input);
   const environments: Record<string, { content: string }> = {};
   for (const [k, v] of base.snapshot.environments) environments[k] = v;
   for (const [k, v] of changed.environments) environments[k] = v;
@@ -190,8 +138,8 @@ export async function diffTurns(
   input: { world_slug: string; from_turn: number; to_turn: number },
 ) {
   const world = await getWorldRow(store, input.world_slug);
-  await assertTurn(store, world, input.from_turn);
-  await assertTurn(store, world, input.to_turn);
+  assertTurn(world, input.from_turn);
+  assertTurn(world, input.to_turn);
   const a = await readWorldState(store, world, input.from_turn);
   const b = await readWorldState(store, world, input.to_turn);
   const entities: Array<{ entity_id: string; field: string; before: string; after: string }> = [];

@@ -3,6 +3,7 @@
  * the error envelope (also for 404/405), all built from `Route` descriptors.
  */
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { NoemaError } from '../../core/errors.ts';
@@ -13,6 +14,7 @@ import { parseJsonBody, readIncomingBody } from './body.ts';
 import { errorReply, FailureLog, isClientDisconnect } from './errors.ts';
 import { wantsHtml } from './html/negotiate.ts';
 import { renderErrorPage } from './html/pages.ts';
+import { joinPieces } from './json-pieces.ts';
 import type { Reply, Route, RouteContext } from './route.ts';
 import { homeRoutes } from './routes/home.ts';
 
@@ -133,18 +135,8 @@ function toResponse(c: Context<AppEnv>, reply: Reply): Response {
   return c.json(reply.json as object, (reply.status ?? 200) as 200);
 }
 
-/** Pieces of UTF-8 JSON streamed as they are (views into cached text: not copied, not detached). */
+/** Pieces of UTF-8 JSON as one body (`json-pieces.ts`: copied into a reused buffer). */
 function jsonPiecesResponse(c: Context<AppEnv>, pieces: readonly Uint8Array[], status: number): Response {
-  let length = 0;
-  for (const p of pieces) length += p.byteLength;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const p of pieces) controller.enqueue(p);
-      controller.close();
-    },
-  });
-  return c.body(body, status as 200, {
-    'content-type': 'application/json',
-    'content-length': String(length),
-  });
+  const body = joinPieces(pieces, c.env?.outgoing as ServerResponse | undefined);
+  return c.body(body as Uint8Array<ArrayBuffer>, status as 200, { 'content-type': 'application/json' });
 }
