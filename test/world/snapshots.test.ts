@@ -382,4 +382,59 @@ describeEachStore('world snapshots', (factory) => {
       }
     });
   });
+  test('a warm get_world of a world without a parent is one statement; a fork reads along its lineage', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const parent = await commitTurns(store, 'park', 1, 12);
+        await forkWorld(store, { world_slug: 'park', at_turn: 6, new_world_slug: 'what-if' });
+        const statements: string[] = [];
+        const counting: Queryable = {
+          dialect: store.dialect,
+          run: (sql, params) => store.run(sql, params),
+          get: (sql, params) => {
+            statements.push(sql);
+            return store.get(sql, params);
+          },
+          all: (sql, params) => {
+            statements.push(sql);
+            return store.all(sql, params);
+          },
+        };
+        for (const turn of [3, 9, undefined]) {
+          await getWorld(store, { world_slug: 'park', ...(turn === undefined ? {} : { turn }) });
+          statements.length = 0;
+          const warm = await getWorld(counting, {
+            world_slug: 'park',
+            ...(turn === undefined ? {} : { turn }),
+          });
+          assert.equal(statements.length, 1, `turn ${turn}: ${statements.join(' | ')}`);
+          assert.equal(warm.turn, turn ?? 12);
+          assert.deepEqual(warm.entities, parent.get(turn ?? 12));
+          statements.length = 0;
+          await getWorldJson(counting, { world_slug: 'park', ...(turn === undefined ? {} : { turn }) });
+          assert.equal(statements.length, 1, `as JSON, turn ${turn}`);
+        }
+        // The fork's turn 3 is its parent's: its snapshot and turn row are read along the lineage.
+        statements.length = 0;
+        const forked = await getWorld(counting, { world_slug: 'what-if', turn: 3 });
+        assert.ok(statements.length > 1, 'a fork reads its lineage');
+        assert.deepEqual(forked.entities, parent.get(3));
+        assert.equal(
+          forked.simulation_time,
+          (await getWorld(store, { world_slug: 'park', turn: 3 })).simulation_time,
+        );
+        for (const [input, code] of [
+          [{ world_slug: 'park', turn: 13 }, 'UNKNOWN_TURN'],
+          [{ world_slug: 'park', turn: -1 }, 'UNKNOWN_TURN'],
+          [{ world_slug: 'park', turn: 1.5 }, 'UNKNOWN_TURN'],
+          [{ world_slug: 'nowhere' }, 'UNKNOWN_WORLD'],
+        ] as const)
+          await assert.rejects(getWorld(store, input), { code }, JSON.stringify(input));
+      } finally {
+        await kit.close();
+      }
+    });
+  });
 });
