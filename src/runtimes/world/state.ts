@@ -98,6 +98,14 @@ export async function readWorldLayers(
   turn: number,
 ): Promise<{ base: WorkingWorld; changed: WorkingWorld }> {
   const { base, changed } = await readWorldChanges(q, world, turn);
+  return asLayers(base, changed);
+}
+
+/** A snapshot and the changes after it as two working worlds (the snapshot's is shared: never mutate it). */
+export function asLayers(
+  base: SnapshotBase,
+  changed: ChangedLayer,
+): { base: WorkingWorld; changed: WorkingWorld } {
   const entities = new Map<string, EntityState>();
   for (const [k, v] of changed.entities) entities.set(k, v.entity);
   return { base: base.snapshot.world, changed: { entities, environments: changed.environments } };

@@ -7,9 +7,17 @@ import type { Queryable, Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import { HUMAN_LABEL } from './documents.ts';
 import { snapshotMeta, writeSnapshot } from './snapshots.ts';
-import { findWorld, getWorldRow, lineage, readWorldState, simulationTime, worldView } from './state.ts';
+import {
+  asLayers,
+  findWorld,
+  getWorldRow,
+  lineage,
+  readWorldState,
+  simulationTime,
+  worldView,
+} from './state.ts';
 import { assertTurn, readWorldAt } from './world-at.ts';
-import type { EntityState, WorkingWorld } from './world-patch.ts';
+import type { WorkingWorld } from './world-patch.ts';
 import { entitiesText, withRawField } from './world-text.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
@@ -92,13 +100,9 @@ export async function forkWorld(
 
 export async function getWorld(store: Queryable, input: { world_slug: string; turn?: number }) {
   const { world, turn, base, changed, turnRow } = await readWorldAt(store, input);
-  const entities = new Map<string, EntityState>();
-  for (const [k, v] of changed.entities) entities.set(k, v.entity);
+  const layers = asLayers(base, changed);
   return {
-    ...worldView(world.world_slug, turn, turnRow.simulation_time, base.snapshot.world, {
-      entities,
-      environments: changed.environments,
-    }),
+    ...worldView(world.world_slug, turn, turnRow.simulation_time, layers.base, layers.changed),
     scenario_hash: world.scenario_hash,
     head_turn: world.head_turn,
   };
