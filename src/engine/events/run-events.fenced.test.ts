@@ -3,11 +3,13 @@
  * steps, whose writes check the run's lease. `ctx.records` queries the lease itself when it is not,
  * so `fenced` must never be true for a transaction that wrote no step — not when nothing was carried,
  * not when the carried step landed with an earlier transaction whose answer was lost, and not when
- * it landed with another transaction while this one waited.
+ * it landed with another transaction while this one waited. Two transactions of a run open at once
+ * never both write a carried step: the second waits for the first to end.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { STORE_BUSY } from '../../store/store.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import { STORE_BUSY, type Transaction, type TransactionOptions } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { FaultyStore } from '../../testing/faulty-store.ts';
 import { EventBus } from './bus.ts';
@@ -44,14 +46,69 @@ describeEachStore('engine: run transactions told whether carried writes fence th
       store.disarm();
       assert.equal(await fencedOf(), false, 'the step found landed, not written');
 
-      // Two asked for at once: the step lands with the first; the second wrote none.
-      events.carry({ writes: [insert(4)], landed: landed(4), emit: null });
-      assert.deepEqual(await Promise.all([fencedOf(), fencedOf()]), [true, false]);
+      // Two asked for at once: the step lands with one; the other wrote none. Where they run at once
+      // (PostgreSQL: two connections) the one writing the step holds its transaction open until the
+      // other has begun and had time to probe for the step, which it must neither find landed nor
+      // write again (the same row from two transactions: a unique key conflict). Where transactions
+      // queue (SQLite) the other cannot begin: the wait ends after 200 ms.
+      let entered = 0;
+      let bothEntered: () => void = () => {};
+      const both = new Promise<void>((resolve) => {
+        bothEntered = resolve;
+      });
+      const entering = new Proxy(raw, {
+        get(target, key) {
+          if (key === 'transaction')
+            return (fn: (tx: Transaction) => Promise<unknown>, options?: TransactionOptions) =>
+              target.transaction(async (tx) => {
+                if (++entered === 2) bothEntered();
+                return fn(tx);
+              }, options);
+          const v = Reflect.get(target, key, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const concurrent = new RunEvents(new EventBus(entering, 'test', false), 'run').claimed(1);
+      const heldOpen = (): Promise<boolean> =>
+        concurrent.transaction(async (_tx, _emit, fenced) => {
+          if (fenced) {
+            await Promise.race([both, delay(200)]);
+            await delay(50);
+          }
+          return fenced;
+        });
+      concurrent.carry({ writes: [insert(4)], landed: landed(4), emit: null });
+      const told = await Promise.all([heldOpen(), heldOpen()]);
+      assert.deepEqual([...told].sort(), [false, true], 'exactly one told fenced');
+
+      // The one writing the step fails after the other began: the other writes it, and is fenced.
+      entered = 0;
+      const bothAgain = new Promise<void>((resolve) => {
+        bothEntered = resolve;
+      });
+      let writerFailed = false;
+      const failsHeldOpen = (): Promise<boolean> =>
+        concurrent.transaction(async (_tx, _emit, fenced) => {
+          if (fenced && !writerFailed) {
+            writerFailed = true;
+            await Promise.race([bothAgain, delay(200)]);
+            await delay(50);
+            throw new Error('the writer fails before its COMMIT');
+          }
+          return fenced;
+        });
+      concurrent.carry({ writes: [insert(5)], landed: landed(5), emit: null });
+      const settled = await Promise.allSettled([failsHeldOpen(), failsHeldOpen()]);
+      assert.deepEqual(
+        settled.map((r) => (r.status === 'fulfilled' ? r.value : 'failed')).sort(),
+        ['failed', true],
+        'the other wrote the step',
+      );
 
       const rows = await raw.all<{ id: number }>('SELECT id FROM carried ORDER BY id');
       assert.deepEqual(
         rows.map((r) => Number(r.id)),
-        [1, 2, 3, 4],
+        [1, 2, 3, 4, 5],
       );
     });
   });

@@ -55,13 +55,24 @@ const NONE_CARRIED: CarriedStep[] = [];
 /**
  * A step left to commit with the run's next transaction (`carry`): its statements, the probe that
  * finds its journal row, and its events. `tried`: a transaction that wrote it did not report a
- * commit, which may still have landed (its answer lost), so the next one probes first.
+ * commit, which may still have landed (its answer lost), so the next one probes first. `writing`:
+ * the transaction writing it now, if any; another transaction of the run waits for that one to end
+ * before it writes the step or skips it (on PostgreSQL two run on two connections at once).
  */
 export interface CarriedStep {
   writes: readonly StepWrite[];
   landed: { sql: string; params: SqlValue[] };
   emit: ((emit: Emit) => void) | null;
   tried: boolean;
+  writing: Writing | null;
+}
+
+/** One transaction writing carried steps: `ended` settles when it has committed or failed. */
+class Writing {
+  end: () => void = () => {};
+  readonly ended = new Promise<void>((resolve) => {
+    this.end = resolve;
+  });
 }
 
 export class RunEvents {
@@ -138,8 +149,24 @@ export class RunEvents {
    * Leaves a step to commit first in the run's next transaction (any of them: a contract's move, an
    * attempt record, the next step, the run's end), instead of a transaction of its own.
    */
-  carry(step: Omit<CarriedStep, 'tried'>): void {
-    this.#carried.push({ ...step, tried: false });
+  carry(step: Omit<CarriedStep, 'tried' | 'writing'>): void {
+    this.#carried.push({ ...step, tried: false, writing: null });
+  }
+
+  /** Waits until no carried step is being written by a transaction other than `mine`. */
+  async #othersWritten(mine: Writing): Promise<void> {
+    for (;;) {
+      const other = this.#carried.find((c) => c.writing !== null && c.writing !== mine);
+      if (!other) return;
+      await other.writing!.ended;
+    }
+  }
+
+  /** After a transaction that wrote carried steps ended (its landed steps already dropped). */
+  #written(mine: Writing | null): void {
+    if (mine === null) return;
+    for (const c of this.#carried) if (c.writing === mine) c.writing = null;
+    mine.end();
   }
 
   /**
@@ -169,8 +196,13 @@ export class RunEvents {
     tx: Transaction,
     emit: Emit,
     fn: RunTransactionBody<T>,
+    mine: Writing,
   ): Promise<{ steps: CarriedStep[]; result: T }> {
+    // A step another transaction is writing has landed or not once that one ends: until then this
+    // one can neither skip it nor write it (the same row twice: a unique key conflict).
+    if (this.#carried.some((c) => c.writing !== null && c.writing !== mine)) await this.#othersWritten(mine);
     const steps = [...this.#carried];
+    for (const c of steps) c.writing = mine;
     if (steps.some((c) => c.tried)) {
       const written = await this.#writeCarried(tx, emit);
       return { steps: written.steps, result: await fn(tx, emit, written.wrote) };
@@ -225,6 +257,7 @@ export class RunEvents {
     if (carried !== NONE) this.#unsent = [];
     let emitted: EngineEvent[] = NONE;
     let committed = false;
+    let mine: Writing | null = null;
     this.#open++;
     try {
       const emit: Emit = (body) => {
@@ -236,8 +269,10 @@ export class RunEvents {
           ? async (tx) => {
               emitted = NONE;
               let r: T;
-              if (this.#carried.length > 0) ({ steps, result: r } = await this.#afterCarried(tx, emit, fn));
-              else r = await fn(tx, emit, false);
+              if (this.#carried.length > 0) {
+                mine ??= new Writing();
+                ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
+              } else r = await fn(tx, emit, false);
               if (carried.length > 0 || emitted.length > 0)
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
@@ -245,7 +280,8 @@ export class RunEvents {
           : this.#carried.length > 0
             ? async (tx) => {
                 emitted = NONE;
-                const out = await this.#afterCarried(tx, emit, fn);
+                mine ??= new Writing();
+                const out = await this.#afterCarried(tx, emit, fn, mine);
                 steps = out.steps;
                 return out.result;
               }
@@ -260,6 +296,7 @@ export class RunEvents {
       this.#landed(steps);
       return result;
     } finally {
+      this.#written(mine);
       this.#closed(committed, carried, emitted);
     }
   }
@@ -348,7 +385,13 @@ export class RunEvents {
    * nothing unsent (without fan-out nothing ever is; the check keeps a carried event from being dropped).
    */
   #mayCommitSync(): boolean {
-    return !this.#bus.fanOut && !this.#flushing && this.#unsent.length === 0;
+    return (
+      !this.#bus.fanOut &&
+      !this.#flushing &&
+      this.#unsent.length === 0 &&
+      // A carried step another transaction is writing cannot be waited for without a promise.
+      (this.#carried.length === 0 || this.#carried.every((c) => c.writing === null))
+    );
   }
 
   /** `list` with the stamped event added (a new list in place of the shared empty one). */
