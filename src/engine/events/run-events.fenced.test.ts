@@ -52,16 +52,18 @@ describeEachStore('engine: run transactions told whether carried writes fence th
       // write again (the same row from two transactions: a unique key conflict). Where transactions
       // queue (SQLite) the other cannot begin: the wait ends after 200 ms.
       let entered = 0;
-      let bothEntered: () => void = () => {};
-      const both = new Promise<void>((resolve) => {
-        bothEntered = resolve;
-      });
+      let both = Promise.withResolvers<void>();
+      /** Holds the writer's transaction open until the other has begun (or 200 ms), then 50 ms more. */
+      const holdOpen = async () => {
+        await Promise.race([both.promise, delay(200)]);
+        await delay(50);
+      };
       const entering = new Proxy(raw, {
         get(target, key) {
           if (key === 'transaction')
             return (fn: (tx: Transaction) => Promise<unknown>, options?: TransactionOptions) =>
               target.transaction(async (tx) => {
-                if (++entered === 2) bothEntered();
+                if (++entered === 2) both.resolve();
                 return fn(tx);
               }, options);
           const v = Reflect.get(target, key, target);
@@ -71,10 +73,7 @@ describeEachStore('engine: run transactions told whether carried writes fence th
       const concurrent = new RunEvents(new EventBus(entering, 'test', false), 'run').claimed(1);
       const heldOpen = (): Promise<boolean> =>
         concurrent.transaction(async (_tx, _emit, fenced) => {
-          if (fenced) {
-            await Promise.race([both, delay(200)]);
-            await delay(50);
-          }
+          if (fenced) await holdOpen();
           return fenced;
         });
       concurrent.carry({ writes: [insert(4)], landed: landed(4), emit: null });
@@ -83,16 +82,13 @@ describeEachStore('engine: run transactions told whether carried writes fence th
 
       // The one writing the step fails after the other began: the other writes it, and is fenced.
       entered = 0;
-      const bothAgain = new Promise<void>((resolve) => {
-        bothEntered = resolve;
-      });
+      both = Promise.withResolvers<void>();
       let writerFailed = false;
       const failsHeldOpen = (): Promise<boolean> =>
         concurrent.transaction(async (_tx, _emit, fenced) => {
           if (fenced && !writerFailed) {
             writerFailed = true;
-            await Promise.race([bothAgain, delay(200)]);
-            await delay(50);
+            await holdOpen();
             throw new Error('the writer fails before its COMMIT');
           }
           return fenced;

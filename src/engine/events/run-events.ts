@@ -67,13 +67,8 @@ export interface CarriedStep {
   writing: Writing | null;
 }
 
-/** One transaction writing carried steps: `ended` settles when it has committed or failed. */
-class Writing {
-  end: () => void = () => {};
-  readonly ended = new Promise<void>((resolve) => {
-    this.end = resolve;
-  });
-}
+/** One transaction writing carried steps: its promise settles when it has committed or failed. */
+type Writing = PromiseWithResolvers<void>;
 
 export class RunEvents {
   readonly run_id: string;
@@ -153,20 +148,16 @@ export class RunEvents {
     this.#carried.push({ ...step, tried: false, writing: null });
   }
 
-  /** Waits until no carried step is being written by a transaction other than `mine`. */
-  async #othersWritten(mine: Writing): Promise<void> {
-    for (;;) {
-      const other = this.#carried.find((c) => c.writing !== null && c.writing !== mine);
-      if (!other) return;
-      await other.writing!.ended;
-    }
+  /** A carried step being written by a transaction other than `mine`, if any. */
+  #writtenByOther(mine: Writing): CarriedStep | undefined {
+    return this.#carried.find((c) => c.writing !== null && c.writing !== mine);
   }
 
   /** After a transaction that wrote carried steps ended (its landed steps already dropped). */
   #written(mine: Writing | null): void {
     if (mine === null) return;
     for (const c of this.#carried) if (c.writing === mine) c.writing = null;
-    mine.end();
+    mine.resolve();
   }
 
   /**
@@ -200,7 +191,8 @@ export class RunEvents {
   ): Promise<{ steps: CarriedStep[]; result: T }> {
     // A step another transaction is writing has landed or not once that one ends: until then this
     // one can neither skip it nor write it (the same row twice: a unique key conflict).
-    if (this.#carried.some((c) => c.writing !== null && c.writing !== mine)) await this.#othersWritten(mine);
+    for (let other = this.#writtenByOther(mine); other; other = this.#writtenByOther(mine))
+      await other.writing!.promise;
     const steps = [...this.#carried];
     for (const c of steps) c.writing = mine;
     if (steps.some((c) => c.tried)) {
@@ -270,7 +262,7 @@ export class RunEvents {
               emitted = NONE;
               let r: T;
               if (this.#carried.length > 0) {
-                mine ??= new Writing();
+                mine ??= Promise.withResolvers();
                 ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
               } else r = await fn(tx, emit, false);
               if (carried.length > 0 || emitted.length > 0)
@@ -280,7 +272,7 @@ export class RunEvents {
           : this.#carried.length > 0
             ? async (tx) => {
                 emitted = NONE;
-                mine ??= new Writing();
+                mine ??= Promise.withResolvers();
                 const out = await this.#afterCarried(tx, emit, fn, mine);
                 steps = out.steps;
                 return out.result;
@@ -390,7 +382,7 @@ export class RunEvents {
       !this.#flushing &&
       this.#unsent.length === 0 &&
       // A carried step another transaction is writing cannot be waited for without a promise.
-      (this.#carried.length === 0 || this.#carried.every((c) => c.writing === null))
+      this.#carried.every((c) => c.writing === null)
     );
   }
 
