@@ -13,10 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startToyServices, toySources } from '../src/dev/toys/index.ts';
 import { getSourceInvocation, invokeSource, putResponseSource } from '../src/sources/index.ts';
 import { startNoemaHttp } from '../src/surfaces/http/start.ts';
 import { openTestStore } from '../src/testing/stores.ts';
-import { startToyServices, toySources } from '../src/testing/toys/index.ts';
 import type { Bench } from './lib/harness.ts';
 
 const TOKEN = 'bench-token-0123456789abcdef';

@@ -5,7 +5,7 @@
  * and an LLM call page. The anchor is the issue's budget in the same units: 500 KB per page and
  * 200 ms to the whole HTML answer (ratio = budget ÷ measured; ≥ 1 is within budget).
  */
-import { loadScript } from '../src/testing/scripted-model/index.ts';
+import { loadScript } from '../src/dev/scripted-model/index.ts';
 import { PARK_SCRIPT } from '../src/testing/world-kit.ts';
 import { startBrowserWorld, TOKEN } from '../test/browser/fixture.ts';
 import { type Bench, summarize } from './lib/harness.ts';

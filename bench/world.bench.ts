@@ -33,6 +33,8 @@ import { writeFileSync } from 'node:fs';
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
 import type { JsonSchema } from '../src/core/schema-registry.ts';
+import { startScriptedModel } from '../src/dev/scripted-model/index.ts';
+import { startToyServices, toySources } from '../src/dev/toys/index.ts';
 import { commitTurn } from '../src/runtimes/world/commit.ts';
 import {
   assembleScenario,
@@ -55,9 +57,7 @@ import {
   type StoredResponseSource,
 } from '../src/sources/index.ts';
 import { STORE_BUSY, type Store } from '../src/store/store.ts';
-import { startScriptedModel } from '../src/testing/scripted-model/index.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
-import { startToyServices, toySources } from '../src/testing/toys/index.ts';
 import { type Bench, summarize } from './lib/harness.ts';
 import { getWorldRows } from './world/get-world.ts';
 

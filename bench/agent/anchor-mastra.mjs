@@ -1,7 +1,7 @@
 // Mastra agent anchor for bench/agent.bench.ts: the same interaction — reason → tool → reason →
 // answer — as an `Agent` from @mastra/core with @mastra/memory on @mastra/libsql storage (one thread
 // per session, the last 3 messages recalled, every message a new `generate` on the thread), one tool,
-// and the zero-latency scripted model (src/testing/scripted-model) through the AI SDK's
+// and the zero-latency scripted model (src/dev/scripted-model) through the AI SDK's
 // OpenAI-compatible provider, which asks for the tool with native `tool_calls` (one chat.completion per call: Mastra's `generate` does not stream). The time measured is
 // the framework's own per interaction: wall time minus the model calls (each from request to the
 // whole streamed body received, timed inside `fetch`) and the tool's execution.

@@ -3,10 +3,11 @@
  * interaction with one tool call (the agent bench's interaction), on each selected store.
  * BENCH_AGENT_TRACE=1 lists them for the last interaction.
  */
+
+import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
-import { startFixtureHttpServer } from '../../src/testing/mcp-fixture-server.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { countingStore } from './counting-store.ts';
 

@@ -24,9 +24,11 @@ export type {
 } from './graph/spec.ts';
 export { TERMINAL } from './graph/spec.ts';
 
-// ---------------------------------------------------------------- contracts (seed 000)
+import type { ContractStatus, RunError, RunStatus } from './status.ts';
 
-export type ContractStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'WAITING' | 'CANCELLED';
+export type { ContractStatus, RunError, RunStatus } from './status.ts';
+
+// ---------------------------------------------------------------- contracts (seed 000)
 
 export interface ContractTransition {
   /** `null` for the creation of the contract. */
@@ -307,15 +309,6 @@ export interface ActionExecutor {
 }
 
 // ---------------------------------------------------------------- runs
-
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
-
-export interface RunError {
-  code: ErrorCode;
-  message: string;
-  node_id?: string;
-  details?: Json;
-}
 
 export interface RunView {
   run_id: string;

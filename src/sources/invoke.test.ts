@@ -1,9 +1,9 @@
 /** invokeSource's bookkeeping: sequence numbers per attempt under concurrency, schemas, refusals. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startToyServices, toySources } from '../dev/toys/index.ts';
 import type { SqlValue, SyncTransaction, Transaction, TransactionOptions } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
-import { startToyServices, toySources } from '../testing/toys/index.ts';
 import {
   getJsonSchema,
   getSourceInvocation,

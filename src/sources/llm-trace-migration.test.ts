@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrations } from '../app/migrations.ts';
+import { startScriptedModel } from '../dev/scripted-model/index.ts';
 import { migrate } from '../store/index.ts';
 import type { Store } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { writeLegacyCalls } from '../testing/legacy-trace-rows.ts';
-import { startScriptedModel } from '../testing/scripted-model/index.ts';
 import {
   getLlmCall,
   getSourceInvocation,

@@ -4,17 +4,17 @@
  * source, and a calculator agent whose `add` and `fail` tools are discovered and pinned at put time.
  */
 import { join } from 'node:path';
-import { type AgentRuntime, createAgentRuntime, type ReasoningMemoryPort } from '../runtimes/agent/index.ts';
-import { putMcpServer, putResponseSource } from '../sources/index.ts';
-import type { Store } from '../store/store.ts';
-import { startFixtureHttpServer } from './mcp-fixture-server.ts';
+import { startFixtureHttpServer } from '../dev/mcp-fixture-server.ts';
 import {
   loadScript,
   type ModelScript,
   type RecordedRequest,
   type ScriptedModelServer,
   startScriptedModel,
-} from './scripted-model/index.ts';
+} from '../dev/scripted-model/index.ts';
+import { type AgentRuntime, createAgentRuntime, type ReasoningMemoryPort } from '../runtimes/agent/index.ts';
+import { putMcpServer, putResponseSource } from '../sources/index.ts';
+import type { Store } from '../store/store.ts';
 
 export const CALCULATOR_SCRIPT_PATH = join(
   import.meta.dirname,

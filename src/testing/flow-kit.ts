@@ -3,10 +3,10 @@
  * builders. (Imported by the flow tests and the benchmark.)
  */
 import { readFileSync } from 'node:fs';
+import { type ModelScript, startScriptedModel } from '../dev/scripted-model/index.ts';
 import type { Engine } from '../engine/index.ts';
 import { createFlowEngine, type FlowEngineOptions } from '../runtimes/flow/index.ts';
 import type { Store } from '../store/store.ts';
-import { type ModelScript, startScriptedModel } from './scripted-model/index.ts';
 
 export const EXAMPLE = new URL('../../examples/flowcharts/support-triage.json', import.meta.url);
 export const EXAMPLE_SCRIPT = new URL(

@@ -5,6 +5,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import {
+  loadScript,
+  type ModelScript,
+  type ScriptedModelServer,
+  startScriptedModel,
+} from '../dev/scripted-model/index.ts';
+import { startToyServices, type ToyServices } from '../dev/toys/index.ts';
+import {
   type AppliedBundle,
   applyBundle,
   assembleScenario,
@@ -13,13 +20,6 @@ import {
   type WorldRuntime,
 } from '../runtimes/world/index.ts';
 import type { Store } from '../store/store.ts';
-import {
-  loadScript,
-  type ModelScript,
-  type ScriptedModelServer,
-  startScriptedModel,
-} from './scripted-model/index.ts';
-import { startToyServices, type ToyServices } from './toys/index.ts';
 
 export const PARK_BUNDLE = fileURLToPath(new URL('../../examples/park', import.meta.url));
 export const PARK_SCRIPT = fileURLToPath(new URL('../../examples/park/model-script.json', import.meta.url));

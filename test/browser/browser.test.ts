@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { loadScript } from '../../src/dev/scripted-model/index.ts';
 import { launchBrowser } from '../../src/testing/browser.ts';
-import { loadScript } from '../../src/testing/scripted-model/index.ts';
 import { PARK_SCRIPT } from '../../src/testing/world-kit.ts';
 import { type BrowserWorld, startBrowserWorld } from './fixture.ts';
 

@@ -2,8 +2,9 @@
  * The browser tests' world: a SQLite store with the park scenario run for some turns by the scripted
  * model and toy services, served by a real `noema serve` HTTP surface on 127.0.0.1:0.
  */
+
+import type { ModelScript } from '../../src/dev/scripted-model/index.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
-import type { ModelScript } from '../../src/testing/scripted-model/index.ts';
 import { openTestStore, type TestStore } from '../../src/testing/stores.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { type ParkKit, startParkKit } from '../../src/testing/world-kit.ts';

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
+import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { CALCULATOR_SCRIPT_PATH } from '../../src/testing/agent-kit.ts';
 import { runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { startFixtureHttpServer } from '../../src/testing/mcp-fixture-server.ts';
-import { loadScript, startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 
 const AGENT_FILE = join(import.meta.dirname, '../../examples/agents/calculator/agent.json');
 

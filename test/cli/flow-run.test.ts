@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { getFlowchart } from '../../src/runtimes/flow/index.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 
 describeEachStore('noema flow run', (factory) => {
   test('runs a flowchart file, streaming node updates, and runs it again by id', async () =>

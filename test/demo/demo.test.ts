@@ -6,12 +6,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { listSessions } from '../../src/runtimes/agent/index.ts';
 import { listFlowRuns } from '../../src/runtimes/flow/index.ts';
 import { getWorld, listAttempts } from '../../src/runtimes/world/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { loadScript, startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 import { runDemo, startDemo, tempDir } from './helpers.ts';
 
 async function contractsOfSession(store: Store, session_id: string) {

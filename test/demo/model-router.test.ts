@@ -2,8 +2,8 @@
 // script of the part that sent it (flowchart by model name, world by its turn header, else agent).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { startModelRouter } from '../../src/surfaces/cli/demo/model-router.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 
 test('the router sends flowchart, world and agent requests to their own scripted model, streams intact', async () => {
   const model = (text: string) => startScriptedModel({ script: { rules: [], default: { text } } });

@@ -1,11 +1,11 @@
 /** The agent routes over real HTTP (Hono app, bearer auth, SSE), with the scripted model and a real MCP server. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
+import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
 import { CALCULATOR_SCRIPT_PATH, calculatorDefinition } from '../../src/testing/agent-kit.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { startFixtureHttpServer } from '../../src/testing/mcp-fixture-server.ts';
-import { loadScript, startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 import { type Loose, startTestHttp, TOKEN } from './helpers.ts';
 
 interface Frame {

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { NoemaError } from '../../src/core/errors.ts';
+import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { invokeSource, putResponseSource } from '../../src/sources/index.ts';
 import { loadSessionKey, SessionKeeper } from '../../src/surfaces/http/auth/sessions.ts';
@@ -15,7 +16,6 @@ import { startHttpServer } from '../../src/surfaces/http/server.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { registerKit } from '../../src/testing/engine-kit.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
-import { startToyServices, toySources } from '../../src/testing/toys/index.ts';
 import { type Loose, startTestHttp, TOKEN } from './helpers.ts';
 
 describeEachStore('resource catalog over HTTP', (factory) => {

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { MCP_FIXTURE_PATH } from '../../src/dev/mcp-fixture-server.ts';
+import { startToyServices, toyResultSchemas, toySources } from '../../src/dev/toys/index.ts';
 import { runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { MCP_FIXTURE_PATH } from '../../src/testing/mcp-fixture-server.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
-import { startToyServices, toyResultSchemas, toySources } from '../../src/testing/toys/index.ts';
 
 function files(docs: Record<string, unknown>): Record<string, string> {
   const dir = testTempDir('noema-cli-src-');

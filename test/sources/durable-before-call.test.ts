@@ -6,14 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
 import { sourcesExecutor } from '../../src/engine/actions/sources-executor.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { invokeSource, putMcpServer, putResponseSource } from '../../src/sources/index.ts';
 import { openStore, parseStoreTarget, type Store } from '../../src/store/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { startFixtureHttpServer } from '../../src/testing/mcp-fixture-server.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
-import { startToyServices, toySources } from '../../src/testing/toys/index.ts';
 
 type Seen = Array<{ source_invocation_id: string; llm_call_id: string | null; contract_id: string | null }>;
 

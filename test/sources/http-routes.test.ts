@@ -1,12 +1,12 @@
 /** The trace read routes on a real `noema serve`, behind the token, on both stores. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
 import { invokeSource, putResponseSource } from '../../src/sources/index.ts';
 import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
-import { startToyServices, toySources } from '../../src/testing/toys/index.ts';
 
 const TOKEN = 'route-test-token-0123456789';
 

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { getLlmCall, getSourceInvocation, recoverInterruptedInvocations } from '../../src/sources/index.ts';
 import { runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 async function waitForRow(poll: () => Promise<unknown>, timeoutMs = 15_000): Promise<void> {

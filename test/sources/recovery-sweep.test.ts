@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { getLlmCall, getSourceInvocation, startRecoverySweep } from '../../src/sources/index.ts';
 import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { startScriptedModel } from '../../src/testing/scripted-model/index.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { waitUntil } from '../../src/testing/wait.ts';
 

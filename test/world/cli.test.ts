@@ -1,10 +1,10 @@
 /** `noema world apply|create|run|show|log` as a user runs them: a real child process per command. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { startToyServices } from '../../src/dev/toys/index.ts';
 import { runCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { loadScript, startScriptedModel } from '../../src/testing/scripted-model/index.ts';
-import { startToyServices } from '../../src/testing/toys/index.ts';
 import { PARK_BUNDLE, PARK_SCRIPT } from '../../src/testing/world-kit.ts';
 
 describeEachStore('noema world CLI', (factory) => {

@@ -9,11 +9,11 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { isNoemaError } from '../../src/core/errors.ts';
+import { loadScript } from '../../src/dev/scripted-model/index.ts';
 import { createWorldRuntime, getAttempt, getWorld } from '../../src/runtimes/world/index.ts';
 import { recoverInterruptedInvocations } from '../../src/sources/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { loadScript } from '../../src/testing/scripted-model/index.ts';
 import { PARK_SCRIPT, startParkKit } from '../../src/testing/world-kit.ts';
 import { count } from './helpers.ts';
 

@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadScript } from '../../src/dev/scripted-model/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { loadScript } from '../../src/testing/scripted-model/index.ts';
 import { connectSse, type SseMessage } from '../../src/testing/sse-client.ts';
 import { PARK_SCRIPT, startParkKit } from '../../src/testing/world-kit.ts';
 import { startTestHttp, TOKEN } from '../http/helpers.ts';

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { loadScript } from '../../src/dev/scripted-model/index.ts';
 import { createWorldRuntime, getAttempt, getWorld, listAuditEvents } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
-import { loadScript } from '../../src/testing/scripted-model/index.ts';
 import { PARK_SCRIPT, startParkKit } from '../../src/testing/world-kit.ts';
 import { count, finalPatch, invocationsOf, toolCall } from './helpers.ts';
 

@@ -2,7 +2,8 @@
  * The engine's events (part of the engine contract, re-exported by `engine.ts`): what a run's
  * subscribers receive, in `seq` order, and what tells them they may have missed some.
  */
-import type { ContractStatus, Json, RunError, RunStatus } from '../engine.ts';
+import type { Json } from '../graph/spec.ts';
+import type { ContractStatus, RunError, RunStatus } from '../status.ts';
 
 /**
  * What happened to a run, as it happens. Every event carries `seq`: a number strictly increasing per

@@ -16,10 +16,29 @@ import type {
   NodeType,
   RunRecords,
 } from '../engine.ts';
+import type { RunEvents } from '../events/run-events.ts';
+import type { CompiledGraph } from '../graph/compile.ts';
+import type { AttemptEntry } from '../journal/entries.ts';
+import type { RunContracts, RunRef } from './contracts-in-run.ts';
+import type { EngineDeps } from './deps.ts';
 import { LeaseLost } from './deps.ts';
 import { leaseHeldQuery } from './lease-fence.ts';
-import type { NodeRun } from './node-runner.ts';
+import type { RunState } from './state.ts';
 import { type FrontierEntry, inputContextOf } from './state.ts';
+
+/** What a node's step runs with: the run, its graph and state, its contracts and events. */
+export interface NodeRun {
+  deps: EngineDeps;
+  run: RunRef;
+  graph: CompiledGraph;
+  state: RunState;
+  contracts: RunContracts;
+  attempts: Map<string, AttemptEntry[]>;
+  signal: AbortSignal;
+  /** `signal.aborted`, kept by whoever aborts it: read on every step, where the getter costs a call. */
+  aborted: boolean;
+  events: RunEvents;
+}
 
 /** What a context makes on first read. */
 interface Made {

@@ -5,28 +5,15 @@
  */
 import { isNoemaError } from '../../core/errors.ts';
 import type { CorrectiveNote, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
-import type { RunEvents } from '../events/run-events.ts';
-import type { CompiledGraph } from '../graph/compile.ts';
 import type { AttemptEntry } from '../journal/entries.ts';
 import { appendFenced } from '../journal/journal.ts';
-import type { RunContracts, RunRef } from './contracts-in-run.ts';
-import { type EngineDeps, LeaseLost } from './deps.ts';
-import { StepContext } from './node-context.ts';
-import type { FrontierEntry, RunState } from './state.ts';
-import { isStoreFault } from './store-fault.ts';
+import { LeaseLost } from './deps.ts';
+import { type NodeRun, StepContext } from './node-context.ts';
 
-export interface NodeRun {
-  deps: EngineDeps;
-  run: RunRef;
-  graph: CompiledGraph;
-  state: RunState;
-  contracts: RunContracts;
-  attempts: Map<string, AttemptEntry[]>;
-  signal: AbortSignal;
-  /** `signal.aborted`, kept by whoever aborts it: read on every step, where the getter costs a call. */
-  aborted: boolean;
-  events: RunEvents;
-}
+export type { NodeRun } from './node-context.ts';
+
+import type { FrontierEntry } from './state.ts';
+import { isStoreFault } from './store-fault.ts';
 
 /**
  * The node's result. Synchronous (no promise, no turn of the microtask queue) while the node is: a

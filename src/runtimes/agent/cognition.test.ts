@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { retrieveMemories } from '../../memory/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { tracedPrompts } from '../../testing/agent-kit-read.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import type { ModelScript } from '../../testing/scripted-model/index.ts';
 import type { SessionEvent } from './index.ts';
 
 describeEachStore('agent sessions: reasoning, tools and memory', (factory) => {

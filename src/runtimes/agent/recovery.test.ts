@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import type { ModelScript } from '../../testing/scripted-model/index.ts';
 import { createAgentRuntime } from './index.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import type { ModelScript } from '../../testing/scripted-model/index.ts';
 import type { SessionEvent } from './index.ts';
 
 const ANSWER = 'Hello "world" — naïve 😀\nthe sum is {5}; bye\\';

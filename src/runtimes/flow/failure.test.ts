@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { flowKit } from '../../testing/flow-kit.ts';
-import type { ModelScript } from '../../testing/scripted-model/index.ts';
 import {
   cancelFlowRun,
   createFlowchart,

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../testing/flow-kit.ts';
-import type { ModelScript } from '../../testing/scripted-model/index.ts';
 import { createFlowchart, getFlowRun } from './index.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/flow-worker.ts', import.meta.url));

@@ -1,9 +1,9 @@
 /** The LLM source against the scripted model: streaming, response_format, failures, the rich trace. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { type ModelScript, startScriptedModel } from '../../dev/scripted-model/index.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { type ModelScript, startScriptedModel } from '../../testing/scripted-model/index.ts';
 import { MAX_RESPONSE_BYTES } from '../http-json/read-body.ts';
 import { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } from '../index.ts';
 

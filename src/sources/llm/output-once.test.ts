@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { type ModelScript, startScriptedModel } from '../../dev/scripted-model/index.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { FaultyStore } from '../../testing/faulty-store.ts';
-import { type ModelScript, startScriptedModel } from '../../testing/scripted-model/index.ts';
 import { getLlmCall, getSourceInvocation, invokeSource, putJsonSchema, putResponseSource } from '../index.ts';
 
 const RESULT_SCHEMA = { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } };

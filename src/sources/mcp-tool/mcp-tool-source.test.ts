@@ -1,9 +1,9 @@
 /** The mcp_tool source against a real MCP server over stdio (the SDK fixture in src/testing). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MCP_FIXTURE_PATH, startFixtureHttpServer } from '../../dev/mcp-fixture-server.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { MCP_FIXTURE_PATH, startFixtureHttpServer } from '../../testing/mcp-fixture-server.ts';
 import { testTempDir } from '../../testing/temp-dir.ts';
 import {
   getSourceInvocation,

@@ -1,9 +1,9 @@
 /** Stdio MCP servers start only as whole allowlisted command lines, and receive only allowlisted variables. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MCP_FIXTURE_PATH } from '../../dev/mcp-fixture-server.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { MCP_FIXTURE_PATH } from '../../testing/mcp-fixture-server.ts';
 import { invokeSource, putMcpServer, putResponseSource } from '../index.ts';
 
 const FIXTURE_LINE = `${process.execPath} ${MCP_FIXTURE_PATH}`;

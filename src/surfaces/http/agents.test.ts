@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { loadScript } from '../../dev/scripted-model/index.ts';
 import { CALCULATOR_SCRIPT_PATH, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { loadScript } from '../../testing/scripted-model/index.ts';
 import { agentHandlers } from './agents.ts';
 
 interface Frame {

@@ -8,7 +8,7 @@ export const devMcpFixtureCommand: Command = {
   summary: 'Serve the MCP fixture server (add, echo, fail, …) over streamable HTTP on 127.0.0.1',
   flags: { port: { type: 'string', description: 'port to listen on (default: any free port)' } },
   async run({ flags, io }) {
-    const { startFixtureHttpServer } = await import('../../../testing/mcp-fixture-server.ts');
+    const { startFixtureHttpServer } = await import('../../../dev/mcp-fixture-server.ts');
     const stopped = untilSignal();
     const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
     const server = await startFixtureHttpServer({ port });

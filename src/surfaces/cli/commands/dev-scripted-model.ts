@@ -14,7 +14,7 @@ export const devScriptedModelCommand: Command = {
     port: { type: 'string', description: 'port to listen on (default: any free port)' },
   },
   async run({ flags, io }) {
-    const { loadScript, startScriptedModel } = await import('../../../testing/scripted-model/index.ts');
+    const { loadScript, startScriptedModel } = await import('../../../dev/scripted-model/index.ts');
     const stopped = untilSignal();
     if (typeof flags.script !== 'string') {
       throw new NoemaError('USAGE', '--script <file> is required', {

@@ -13,7 +13,7 @@ export const devToysCommand: Command = {
     'vending-stock': { type: 'string', description: 'candy bars per vending machine (default 1)' },
   },
   async run({ flags, io }) {
-    const { startToyServices } = await import('../../../testing/toys/index.ts');
+    const { startToyServices } = await import('../../../dev/toys/index.ts');
     const stopped = untilSignal();
     const port = typeof flags.port === 'string' ? parsePort(flags.port, '--port') : 0;
     const stockRaw = flags['vending-stock'];

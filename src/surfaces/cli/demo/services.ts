@@ -7,9 +7,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { NoemaError } from '../../../core/errors.ts';
-import { startFixtureHttpServer } from '../../../testing/mcp-fixture-server.ts';
-import { loadScript, startScriptedModel } from '../../../testing/scripted-model/index.ts';
-import { startToyServices } from '../../../testing/toys/index.ts';
+import { startFixtureHttpServer } from '../../../dev/mcp-fixture-server.ts';
+import { loadScript, startScriptedModel } from '../../../dev/scripted-model/index.ts';
+import { startToyServices } from '../../../dev/toys/index.ts';
 import { startModelRouter } from './model-router.ts';
 
 const example = (path: string) => fileURLToPath(new URL(`../../../../examples/${path}`, import.meta.url));

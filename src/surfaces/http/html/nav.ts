@@ -1,5 +1,4 @@
 /** The navigation groups of the browser: every listable catalog kind lands in one group (unknown kinds in "More"). */
-import type { NavItem } from './render.ts';
 
 const GROUPS: ReadonlyArray<{ title: string; kinds: readonly string[] }> = [
   {
@@ -38,4 +37,9 @@ export function groupNav(nav: readonly NavItem[]): NavGroup[] {
   const rest = nav.filter((n) => !used.has(n));
   if (rest.length) groups.push({ title: 'More', items: rest });
   return groups;
+}
+
+export interface NavItem {
+  href: string;
+  title: string;
 }

@@ -7,7 +7,10 @@ import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Svg } from '../../pictures/index.ts';
 import { LIVE_SCRIPT } from './live-script.ts';
-import { groupNav } from './nav.ts';
+import { groupNav, type NavItem } from './nav.ts';
+
+export type { NavItem } from './nav.ts';
+
 import { PAGE_CSS } from './style.ts';
 
 export type Markup = HtmlEscapedString;
@@ -22,11 +25,6 @@ export const trusted = (markup: string): Markup => raw(markup) as Markup;
 
 /** An SVG picture (already escaped by the pictures' writer) inside a scrollable box. */
 export const picture = (svg: Svg): Markup => h`<div class="picture-box">${trusted(svg.markup)}</div>`;
-
-export interface NavItem {
-  href: string;
-  title: string;
-}
 
 export interface LayoutOptions {
   /** Breadcrumb links above the title. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { invokeSource, putJsonSchema, putResponseSource } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
-import { describeEachStore } from '../each-store.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
 import { startToyServices, type ToyServices, toyResultSchemas, toySources } from './index.ts';
 
 async function call(store: Store, toys: ToyServices, doc: object, request: object, schema?: object) {

@@ -1,7 +1,7 @@
 /**
  * A small real MCP server for tests, built with the SDK's McpServer and served over stdio:
  * `echo` (text), `add` (structured content), `weather_json` (JSON as text) and `fail` (isError).
- * Run it as `node src/testing/mcp-fixture-server.ts`, or serve it over streamable HTTP in-process
+ * Run it as `node src/dev/mcp-fixture-server.ts`, or serve it over streamable HTTP in-process
  * with `startFixtureHttpServer` (stateless, optionally requiring a bearer token).
  */
 
