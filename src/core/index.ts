@@ -26,6 +26,13 @@ export {
   uuidv7,
   uuidv7Timestamp,
 } from './ids.ts';
+export {
+  formatPointer,
+  parsePointer,
+  readPointer,
+  unsafePointerReason,
+  writePointer,
+} from './json-pointer.ts';
 export type {
   AssertValidOptions,
   JsonSchema,

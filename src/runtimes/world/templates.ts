@@ -4,6 +4,7 @@
  * templates, whose `{{name}}` variables are a fixed, known set.
  */
 import { NoemaError } from '../../core/errors.ts';
+import { readPointer, writePointer } from '../../core/json-pointer.ts';
 
 /** Variables prompt templates may use; assembly refuses any other. */
 export const PROMPT_VARIABLES = [
@@ -34,18 +35,6 @@ export function renderPrompt(template: string, value: (name: string) => string):
   return template.replace(VARIABLE, (_, name: string) => value(name.trim()));
 }
 
-function unescapeToken(token: string): string {
-  // Most tokens have no escape: skip the two scans for them.
-  if (!token.includes('~')) return token;
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-export function parsePointer(pointer: string): string[] | null {
-  if (pointer === '') return [];
-  if (!pointer.startsWith('/')) return null;
-  return pointer.slice(1).split('/').map(unescapeToken);
-}
-
 /** Every `$from` pointer in a template, with its path in the template. */
 export function fromPointers(template: unknown, path = ''): Array<{ path: string; pointer: unknown }> {
   if (Array.isArray(template)) return template.flatMap((v, i) => fromPointers(v, `${path}/${i}`));
@@ -55,17 +44,6 @@ export function fromPointers(template: unknown, path = ''): Array<{ path: string
   return Object.entries(obj).flatMap(([k, v]) => fromPointers(v, `${path}/${k}`));
 }
 
-function read(context: unknown, pointer: string): { ok: true; value: unknown } | { ok: false } {
-  const tokens = parsePointer(pointer);
-  if (!tokens) return { ok: false };
-  let cur: unknown = context;
-  for (const t of tokens) {
-    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, t)) return { ok: false };
-    cur = (cur as Record<string, unknown>)[t];
-  }
-  return cur === undefined ? { ok: false } : { ok: true, value: cur };
-}
-
 /** Replaces every `{ "$from": pointer }` with the value there; a missing path is AMBIENT_TEMPLATE_PATH_MISSING. */
 export function renderRequest(template: unknown, context: unknown, where: string): unknown {
   if (Array.isArray(template)) return template.map((v) => renderRequest(v, context, where));
@@ -73,7 +51,7 @@ export function renderRequest(template: unknown, context: unknown, where: string
   const obj = template as Record<string, unknown>;
   if (Object.hasOwn(obj, '$from')) {
     const pointer = obj.$from;
-    const r = typeof pointer === 'string' ? read(context, pointer) : { ok: false as const };
+    const r = typeof pointer === 'string' ? readPointer(context, pointer) : { ok: false as const };
     if (!r.ok) {
       throw new NoemaError(
         'AMBIENT_TEMPLATE_PATH_MISSING',
@@ -89,16 +67,10 @@ export function renderRequest(template: unknown, context: unknown, where: string
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, renderRequest(v, context, where)]));
 }
 
-/** Sets `value` at `pointer` inside `target`, creating objects on the way. */
+/**
+ * Sets `value` at `pointer` inside `target`, creating objects on the way (own properties only; a
+ * pointer with a prototype token is refused — workflow validation refuses it first).
+ */
 export function injectAt(target: Record<string, unknown>, pointer: string, value: unknown): void {
-  const tokens = parsePointer(pointer) ?? [];
-  let cur = target;
-  tokens.forEach((t, i) => {
-    if (i === tokens.length - 1) cur[t] = value;
-    else {
-      const next = cur[t];
-      if (next === null || typeof next !== 'object' || Array.isArray(next)) cur[t] = {};
-      cur = cur[t] as Record<string, unknown>;
-    }
-  });
+  writePointer(target, pointer, value);
 }

@@ -3,8 +3,10 @@
  * validation"), reported as problems rather than thrown so assembly can list every one.
  * Checks that need the scenario (scopes name its entities) live in `assemble.ts`.
  */
+
+import { parsePointer, unsafePointerReason } from '../../core/json-pointer.ts';
 import type { AmbientTarget } from './documents.ts';
-import { FROM_ROOTS, fromPointers, PROMPT_VARIABLES, parsePointer, promptVariables } from './templates.ts';
+import { FROM_ROOTS, fromPointers, PROMPT_VARIABLES, promptVariables } from './templates.ts';
 import { WORLD_PATCH_SCHEMA_HASH } from './world-patch.ts';
 
 export interface Problem {
@@ -87,11 +89,12 @@ export function checkWorkflow(doc: Obj, base: string, llmSourceHashes: ReadonlyS
     }
     if (a.inject_as !== undefined) {
       const tokens = typeof a.inject_as === 'string' ? parsePointer(a.inject_as) : null;
-      if (tokens?.[0] !== 'ambient' || tokens.length < 2)
+      const unsafe = unsafePointerReason(a.inject_as);
+      if (tokens?.[0] !== 'ambient' || tokens.length < 2 || unsafe)
         add(
           'INJECT_AS_INVALID',
           `${p}/inject_as`,
-          'inject_as is a JSON pointer under /ambient, e.g. "/ambient/environments/park/weather"',
+          `inject_as is a JSON pointer under /ambient with no "__proto__", "constructor" or "prototype" token, e.g. "/ambient/environments/park/weather"${unsafe && tokens ? ` (it ${unsafe})` : ''}`,
         );
     }
     for (const f of fromPointers(a.request_template)) {

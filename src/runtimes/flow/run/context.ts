@@ -3,6 +3,7 @@
  * context (connector propagation as the engine computed it, plus the run input) as one document
  * JSON pointers (`patch_source_path`, decision `path`) address.
  */
+import { readPointer } from '../../../core/json-pointer.ts';
 import type { InputContext, Json, NodeContext } from '../../../engine/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { FlowNodeType } from '../types.ts';
@@ -79,19 +80,8 @@ export function contextText(doc: IncomingDoc): string {
   return t !== '' ? t : textOf(doc.input);
 }
 
-/** RFC 6901 JSON pointer lookup; `undefined` when the path does not exist. */
+/** RFC 6901 JSON pointer lookup over own properties; `undefined` when the path does not exist. */
 export function jsonPointer(doc: unknown, pointer: string): Json | undefined {
-  if (pointer === '') return doc as Json;
-  let cur: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(cur)) {
-      if (!/^\d+$/.test(key)) return undefined;
-      cur = cur[Number(key)];
-    } else if (typeof cur === 'object' && cur !== null && Object.hasOwn(cur, key)) {
-      cur = (cur as Record<string, unknown>)[key];
-    } else return undefined;
-    if (cur === undefined) return undefined;
-  }
-  return cur as Json;
+  const r = readPointer(doc, pointer);
+  return r.ok ? (r.value as Json) : undefined;
 }
