@@ -184,6 +184,35 @@ test('a turn that fails stops the demo with exit 1 naming the attempt; nothing a
   }
 });
 
+test('an agent session whose every reasoning attempt fails stops the demo with exit 1 naming the session', async () => {
+  const park = loadScript(fileURLToPath(new URL('../../examples/park/model-script.json', import.meta.url)));
+  // The park's turns are answered; every call of the agent's session gets prose, never its JSON.
+  const model = await startScriptedModel({
+    script: {
+      rules: [
+        { match: { any_message_contains: 'add 2 and 3' }, reply: { text: 'I would rather chat.' } },
+        ...park.rules,
+      ],
+      default: park.default!,
+    },
+  });
+  try {
+    const r = await runDemo(tempDir(), ['--real-model', '--no-serve', '--turns', '1'], {
+      NOEMA_LLM_BASE_URL: model.url,
+      NOEMA_LLM_MODEL: 'operator-model',
+    });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stderr,
+      /^noema: agent session [0-9a-f-]{36} failed \(run [0-9a-f-]{36}\): GENERATION_FAILED: /m,
+    );
+    assert.match(r.stderr, /open \/sessions\/[0-9a-f-]{36}/);
+    assert.doesNotMatch(r.stdout, /\[COMPLETED\] Agent session|Flowchart run|Where to look/);
+  } finally {
+    await model.close();
+  }
+});
+
 test('serve mode prints a one-time login link that logs a browser in and opens the demo world', async () => {
   const dir = tempDir();
   const demo = startDemo(dir, ['--turns', '1', '--port', '0']);

@@ -3,6 +3,7 @@
  * tool, then asks for a day with an ECS form, which the demo answers itself (the first allowed
  * value of each field) and continues — one session showing a tool call and a human-in-the-loop pause.
  */
+import { NoemaError } from '../../../core/errors.ts';
 import { createAgentRuntime, type SessionEvent, type TurnResult } from '../../../runtimes/agent/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { agentReasoningMemory } from '../../mcp/agent-memory.ts';
@@ -34,6 +35,24 @@ export function autoAnswer(form: Record<string, unknown>): Record<string, unknow
   return answer;
 }
 
+/**
+ * A turn that did not end with an answer or a form (its run failed, say every reasoning attempt
+ * was rejected: GENERATION_FAILED) stops the demo: DEMO_STEP_FAILED naming the session and the run.
+ */
+export function checkTurn(turn: TurnResult, store: Pick<Store, 'location'>): void {
+  const status = turn.outcome.status;
+  if (status === 'completed' || status === 'waiting') return;
+  const error = turn.outcome.error;
+  throw new NoemaError(
+    'DEMO_STEP_FAILED',
+    `agent session ${turn.session_id} failed (run ${turn.run_id}): ${error?.code ?? `RUN_${status.toUpperCase()}`}: ${error?.message ?? `the run ended ${status}`}`,
+    {
+      details: { session_id: turn.session_id, run_id: turn.run_id, status, error: error ?? null },
+      hint: `NOEMA_DB=${store.location} noema serve, then open /sessions/${turn.session_id} for its events and calls`,
+    },
+  );
+}
+
 export async function runDemoSession(
   store: Store,
   env: Env,
@@ -57,6 +76,7 @@ export async function runDemoSession(
     for (const content of DEMO_MESSAGES) {
       onStatus(`user: ${content}`);
       let turn: TurnResult = await runtime.sendMessage(session_id, { content }, onEvent);
+      checkTurn(turn, store);
       while (turn.status === 'waiting') {
         const waiting = turn.outcome.waiting[0]!;
         const form = (waiting.payload as { form?: Record<string, unknown> }).form ?? {};
@@ -65,6 +85,7 @@ export async function runDemoSession(
         onStatus(`form "${String(form.title ?? '')}" answered ${JSON.stringify(answer)}`);
         await runtime.respondEcs({ session_id, contract_id: waiting.contract_id, response: answer });
         turn = await runtime.continueEcs({ session_id }, onEvent);
+        checkTurn(turn, store);
       }
     }
     // Profile updates run in the background after each interaction; let them land before closing.
