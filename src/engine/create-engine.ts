@@ -8,6 +8,7 @@ import { LruMap } from '../core/lru.ts';
 import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
+  ClaimedRunDriver,
   ContractView,
   Engine,
   EngineOptions,
@@ -99,6 +100,29 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     return p;
   }
 
+  // Drivers of claimed runs (driveClaimed), the last registered outermost.
+  const drivers: ClaimedRunDriver[] = [];
+
+  async function driveClaimedRow(row: RunRow): Promise<RunOutcome> {
+    let executed = false;
+    let run: () => Promise<RunOutcome> = () => {
+      executed = true;
+      return execute(row);
+    };
+    for (const driver of drivers.slice()) {
+      const inner = run;
+      let once: Promise<RunOutcome> | undefined;
+      run = () => driver(row.run_id, () => (once ??= inner()));
+    }
+    try {
+      return await run();
+    } catch (err) {
+      // A driver failed before the run executed (its own read of the store): give the lease up.
+      if (!executed) await abandonLease(store, row.run_pk, owner, deps.now()).catch(() => {});
+      throw err;
+    }
+  }
+
   const engine: Engine = {
     owner,
     register: (type) => registry.register(type),
@@ -179,18 +203,29 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       return outcomeOf(deps, current, await graphOf(current.graph_hash));
     },
 
-    async claimNext() {
+    async claimNext(options = {}) {
       // Graphs stored before claims were scoped get their node types once per engine.
       backfilled ??= backfillGraphTypes(store).catch((err: unknown) => {
         backfilled = undefined;
         throw err;
       });
       await backfilled;
-      const row = await claimNextRun(store, owner, deps.now(), deps.leaseMs, registry.types());
-      return row ? execute(row) : null;
+      const now = deps.now();
+      const queuedBefore = now - Math.max(0, options.queuedForMs ?? 0);
+      const row = await claimNextRun(store, owner, now, deps.leaseMs, registry.types(), queuedBefore);
+      if (!row) return null;
+      return drivers.length === 0 ? execute(row) : driveClaimedRow(row);
     },
 
-    cancel: (run_id) => cancelRun(deps, run_id),
+    driveClaimed(driver) {
+      drivers.push(driver);
+      return () => {
+        const i = drivers.indexOf(driver);
+        if (i >= 0) drivers.splice(i, 1);
+      };
+    },
+
+    cancel: (run_id, options) => cancelRun(deps, run_id, options),
 
     async getRun(run_id, options) {
       const row = await getRunOrThrow(store, run_id);

@@ -389,6 +389,33 @@ export interface EngineOptions {
   now?: () => number;
 }
 
+/** `claimNext`'s options. */
+export interface ClaimOptions {
+  /**
+   * Take a `queued` run only once it has been queued this long (default 0: at once). A process that
+   * creates runs and executes them itself (a server) sets it, so a reclaimer of its own or of another
+   * process never takes a run its creator is about to execute; a run queued longer was left behind.
+   */
+  queuedForMs?: number;
+}
+
+/**
+ * Drives a run `claimNext` took, so the runtime that owns it closes it as it closes the runs it starts
+ * itself (a world attempt's failure, an agent turn's reply and session status). `execute` executes
+ * the run (at most once); a driver that does not own the run returns `execute()`. Registered with
+ * `engine.driveClaimed`; each driver wraps the ones registered before it.
+ */
+export type ClaimedRunDriver = (run_id: string, execute: () => Promise<RunOutcome>) => Promise<RunOutcome>;
+
+/** `cancel`'s options. */
+export interface CancelOptions {
+  /**
+   * The caller's own writes for the cancelled run (a runtime's rows of the run: node runs, attempts),
+   * committed in the cancel's transaction: both land, or neither.
+   */
+  writes?(tx: Transaction): Promise<void>;
+}
+
 export interface StartOptions {
   /** Initial channel writes. */
   input?: Record<string, Json>;
@@ -421,9 +448,18 @@ export interface Engine {
    * worker never claims (and fails) another runtime's runs. PostgreSQL claims with
    * `FOR UPDATE SKIP LOCKED`. Resolves `null` when none.
    */
-  claimNext(): Promise<RunOutcome | null>;
-  /** Cancels a run that is not finished; its unfinished contracts become CANCELLED. */
-  cancel(run_id: string): Promise<void>;
+  claimNext(options?: ClaimOptions): Promise<RunOutcome | null>;
+  /**
+   * Registers a driver for the runs `claimNext` takes (see ClaimedRunDriver): a runtime that closes
+   * its runs after they stop (outside the graph) registers one, so a run a dead process left behind
+   * closes as if its creator had finished it. Returns unregister.
+   */
+  driveClaimed(driver: ClaimedRunDriver): () => void;
+  /**
+   * Cancels a run that is not finished; its unfinished contracts become CANCELLED, and
+   * `options.writes` commit in the same transaction.
+   */
+  cancel(run_id: string, options?: CancelOptions): Promise<void>;
   /** The run's state, outputs and contracts; `max_chars` bounds the answer (see GetRunOptions). */
   getRun(run_id: string, options?: GetRunOptions): Promise<RunView>;
   getContract(contract_id: string): Promise<ContractView>;

@@ -17,4 +17,10 @@ export { EVENTS_CHANNEL } from './events/bus.ts';
 export { NodeRegistry } from './graph/registry.ts';
 export { graphProblems } from './graph/validate.ts';
 export { engineMigrations } from './migrations.ts';
+export {
+  type RunClaimer,
+  type RunReclaimer,
+  type RunReclaimerOptions,
+  startRunReclaimer,
+} from './reclaimer.ts';
 export { getGraph, getRunStatus, listGraphs, listRuns, type RunFilter, type RunSummary } from './run/read.ts';

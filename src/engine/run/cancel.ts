@@ -1,12 +1,20 @@
-/** Cancelling a run: its status and every unfinished contract move to cancelled in one transaction. */
+/**
+ * Cancelling a run: its status, every unfinished contract and the caller's own writes for it move to
+ * cancelled in one transaction.
+ */
 import { NoemaError } from '../../core/errors.ts';
 import { contractsOfRun, updateContract, viewOf } from '../contracts/contract-store.ts';
 import { isFinal, transition } from '../contracts/transitions.ts';
+import type { CancelOptions } from '../engine.ts';
 import { RunEvents } from '../events/run-events.ts';
 import type { EngineDeps } from './deps.ts';
 import { getRunOrThrow } from './runs.ts';
 
-export async function cancelRun(deps: EngineDeps, run_id: string): Promise<void> {
+export async function cancelRun(
+  deps: EngineDeps,
+  run_id: string,
+  options: CancelOptions = {},
+): Promise<void> {
   const { store, bus } = deps;
   const run = await getRunOrThrow(store, run_id);
   const now = deps.now();
@@ -50,6 +58,7 @@ export async function cancelRun(deps: EngineDeps, run_id: string): Promise<void>
         at: t.at,
       });
     }
+    await options.writes?.(tx);
     emit({ type: 'run.updated', run_id, status: 'cancelled', step: 0, at: now });
   });
 }

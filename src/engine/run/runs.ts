@@ -23,6 +23,8 @@ export interface RunRow {
 }
 
 const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND lease_expires_at < ?))`;
+/** CLAIMABLE for `claimNextRun`, whose queued runs must also be old enough (params: queuedBefore, now). */
+const CLAIMABLE_NEXT = `((status = 'queued' AND created_at <= ?) OR (status = 'running' AND lease_expires_at < ?))`;
 
 export async function findRun(q: Queryable, run_id: string): Promise<RunRow | undefined> {
   const r = await q.get<RunRow>('SELECT * FROM engine_runs WHERE run_id = ?', [run_id]);
@@ -79,7 +81,8 @@ export async function claimRun(
 /**
  * Claims the oldest claimable run whose graph uses only node types in `types` (the claiming process's
  * registered types, `terminal` included): a process never claims a run it could not execute, e.g.
- * another runtime's. Several processes never get the same run.
+ * another runtime's. Several processes never get the same run. A queued run is taken only if it was
+ * created at or before `queuedBefore` (`now` takes every queued run).
  */
 export async function claimNextRun(
   store: Store,
@@ -87,23 +90,24 @@ export async function claimNextRun(
   now: number,
   leaseMs: number,
   types: readonly string[],
+  queuedBefore: number = now,
 ): Promise<RunRow | undefined> {
   const skip = store.dialect.forUpdateSkipLocked;
   const list = types.map(() => '?').join(', ');
   return store.transaction(async (tx) => {
     const candidate = await tx.get<{ run_pk: number }>(
-      `SELECT run_pk FROM engine_runs r WHERE ${CLAIMABLE}
+      `SELECT run_pk FROM engine_runs r WHERE ${CLAIMABLE_NEXT}
          AND NOT EXISTS (SELECT 1 FROM engine_graph_types t
                          WHERE t.graph_hash = r.graph_hash AND t.node_type NOT IN (${list}))
        ORDER BY run_pk LIMIT 1${skip}`,
-      [now, ...types],
+      [queuedBefore, now, ...types],
     );
     if (!candidate) return undefined;
     const r = await tx.run(
       `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
          event_epoch = event_epoch + 1
-       WHERE run_pk = ? AND ${CLAIMABLE}`,
-      [owner, now + leaseMs, now, candidate.run_pk, now],
+       WHERE run_pk = ? AND ${CLAIMABLE_NEXT}`,
+      [owner, now + leaseMs, now, candidate.run_pk, queuedBefore, now],
     );
     if (r.changes !== 1) return undefined;
     const row = await tx.get<RunRow>('SELECT * FROM engine_runs WHERE run_pk = ?', [candidate.run_pk]);
