@@ -5,7 +5,7 @@
  * with `startFixtureHttpServer` (stateless, optionally requiring a bearer token).
  */
 
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -74,6 +74,27 @@ export function createFixtureServer(): McpServer {
   return server;
 }
 
+interface JsonRpcMessage {
+  method?: string;
+  params?: { name?: unknown };
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/** A POST's JSON-RPC body, read here to count tool calls (undefined for other methods). */
+async function readJsonBody(
+  req: IncomingMessage,
+): Promise<JsonRpcMessage | JsonRpcMessage[] | undefined | typeof NOT_JSON> {
+  if (req.method !== 'POST') return undefined;
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(parts).toString('utf8'));
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 /** Serves the fixture over streamable HTTP at `${url}` (path `/mcp`); 401 without the token. */
 export async function startFixtureHttpServer(
   options: {
@@ -85,8 +106,9 @@ export async function startFixtureHttpServer(
      */
     onRequest?: (request: { method: string | undefined }) => void | Promise<void>;
   } = {},
-): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
+): Promise<{ url: string; requests(): number; toolCalls(name?: string): number; close(): Promise<void> }> {
   let requests = 0;
+  const calls: string[] = [];
   const http = createServer(async (req, res) => {
     requests++;
     if (options.onRequest) {
@@ -110,7 +132,19 @@ export async function startFixtureHttpServer(
     });
     server
       .connect(transport)
-      .then(() => transport.handleRequest(req, res))
+      .then(() => readJsonBody(req))
+      .then((body) => {
+        if (body === NOT_JSON) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
+          );
+          return;
+        }
+        for (const message of Array.isArray(body) ? body : [body])
+          if (message?.method === 'tools/call') calls.push(String(message.params?.name));
+        return transport.handleRequest(req, res, body);
+      })
       .catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
       });
@@ -120,6 +154,9 @@ export async function startFixtureHttpServer(
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     /** How many HTTP requests reached the server. */
     requests: () => requests,
+    /** How many tool calls (of tool `name`, or of any tool) reached the server. */
+    toolCalls: (name?: string) =>
+      name === undefined ? calls.length : calls.filter((c) => c === name).length,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());
