@@ -159,6 +159,11 @@ export interface AvailableTool {
   source_ref: HashRef;
   arguments_schema_ref: HashRef;
   result_schema_ref?: HashRef;
+  /**
+   * The call may be made again when a crash left its outcome unknown (default false: it is not, and
+   * the model is told its outcome is unknown).
+   */
+  idempotent?: boolean;
 }
 
 export interface LlmToolLoopNode {

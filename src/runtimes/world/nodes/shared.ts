@@ -32,6 +32,8 @@ export interface ConversationEntry {
   message: { role: 'assistant' | 'user'; content: string };
   /** A tool call's contract payload, performed at the start of the node's next generation. */
   elected?: Json;
+  /** A tool result whose call a crash interrupted and that was not made again: the model was told so. */
+  outcome?: 'unknown';
 }
 
 /** An accepted generation's `model_output_kind`, in the `marks` channel until the attempt ends. */

@@ -174,7 +174,16 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
       // The tool call this node's previous generation elected (recorded with that generation's step)
       // runs first, in this execution, as an action shared by its attempts: it runs once however often
       // this execution is retried or re-executed after a crash.
-      const elected = await performElectedTool(ctx, ctx.node_id, ctx.config.subject, node.id, round, loop);
+      const elected = await performElectedTool(
+        ctx,
+        ctx.node_id,
+        ctx.config.subject,
+        node.id,
+        round,
+        loop,
+        (name) =>
+          node.available_tools?.some((tool) => tool.name === name && tool.idempotent === true) ?? false,
+      );
       if (elected !== null && 'fail' in elected) return elected.fail;
       const performed = elected?.entry ?? null;
       if (performed !== null) {

@@ -3,11 +3,22 @@
  * for it, and performed as a `model_elected_tool` contract through the sources executor — the
  * contract created with the invocation's running row, durable before the call — at the start of the
  * node's next generation (`performElectedTool`), whose prompt it opens as a JSON-bearing message. A
- * failed tool call fails the attempt. `world.tool`, the node that performed it in a step of its own,
+ * failed tool call fails the attempt. A call a crash interrupted (its outcome unknown) follows the
+ * tool's declared idempotency: an `idempotent` tool is called again; any other is not, and the model
+ * is told its outcome is unknown. `world.tool`, the node that performed it in a step of its own,
  * stays registered for attempts whose graph has it.
  */
 import type { ContractView, Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
 import { type ConversationEntry, channelsOf, loopOf } from './shared.ts';
+
+/** Times an idempotent tool's call is made again after crashes interrupted it, before its outcome is left unknown. */
+const MAX_REDOS = 3;
+
+const UNKNOWN_OUTCOME =
+  'the process making this call stopped before its answer was recorded: it may or may not have taken effect, and it was not made again';
+
+/** A call a dead process started: whether it happened is unknown (the engine did not repeat it). */
+const interrupted = (c: ContractView) => c.status === 'FAILED' && c.error?.code === 'ACTION_INTERRUPTED';
 
 /** The elected call of `generator` (a node id) in tool-loop round `round`, if there is one. */
 function electedCall(ctx: NodeContext<unknown>, generator: string, round: number): ContractView | undefined {
@@ -35,6 +46,7 @@ export async function performElectedTool(
   node: string,
   round: number,
   loop: readonly ConversationEntry[] = [],
+  idempotent: (tool_name: string) => boolean = () => false,
 ): Promise<{ entry: ConversationEntry } | { fail: NodeResult } | null> {
   const last = loop.at(-1);
   if (last?.kind !== 'tool_call') return null;
@@ -47,9 +59,25 @@ export async function performElectedTool(
   const payload = (recorded ?? call!.payload) as { tool_name: string };
   if (recorded || call!.status === 'PENDING')
     ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'started' });
-  const done = recorded
+  const payloadJson = recorded ?? call!.payload;
+  let done = recorded
     ? await ctx.act('model_elected_tool', recorded, { key: `tool:${round}`, acrossAttempts: true })
     : await ctx.perform(call!.contract_id);
+  // Each redo is an action of its own: a finished one replays, so only the interrupted one is redone.
+  for (let redo = 1; interrupted(done) && idempotent(payload.tool_name) && redo <= MAX_REDOS; redo++) {
+    ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'redone_after_interruption' });
+    done = await ctx.act('model_elected_tool', payloadJson, {
+      key: `tool:${round}:redo:${redo}`,
+      acrossAttempts: true,
+    });
+  }
+  if (interrupted(done)) {
+    ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'outcome_unknown' });
+    const content = `Tool result for ${payload.tool_name}:\n${JSON.stringify({ outcome: 'unknown', error: UNKNOWN_OUTCOME })}`;
+    return {
+      entry: { subject, node, kind: 'tool_result', outcome: 'unknown', message: { role: 'user', content } },
+    };
+  }
   if (done.status !== 'COMPLETED')
     return {
       fail: {
