@@ -4,8 +4,9 @@ import { test } from 'node:test';
 import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
 import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
-import { CALCULATOR_SCRIPT_PATH, calculatorDefinition } from '../../src/testing/agent-kit.ts';
+import { CALCULATOR_SCRIPT_PATH, calculatorDefinition, startAgentKit } from '../../src/testing/agent-kit.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
+import { connectSse, type SseConnection } from '../../src/testing/sse-client.ts';
 import { type Loose, startTestHttp, TOKEN } from './helpers.ts';
 
 interface Frame {
@@ -90,10 +91,17 @@ describeEachStore('agent HTTP routes', (factory) => {
           frames.map((_, i) => i + 1),
         );
 
-        const resumed = await call('GET', `/sessions/${sid}/events`, undefined, { 'last-event-id': '4' });
+        // The event stream replays after Last-Event-ID, then stays open for later turns.
+        const resumed = await connectSse(`${http.url}/sessions/${sid}/events`, {
+          authorization: `Bearer ${TOKEN}`,
+          'last-event-id': '4',
+        });
         assert.equal(resumed.status, 200);
+        const replayed: number[] = [];
+        for (let i = 4; i < frames.length; i++) replayed.push(Number((await resumed.next())!.id));
+        resumed.close();
         assert.deepEqual(
-          parseSse(resumed.text).map((f) => f.id),
+          replayed,
           frames.slice(4).map((f) => f.id),
         );
         assert.equal((await call('GET', `/sessions/${sid}/events?last_event_id=x`)).status, 400);
@@ -173,6 +181,63 @@ describeEachStore('agent HTTP routes', (factory) => {
         await http.close();
         await model.close();
         await mcp.close();
+      }
+    });
+  });
+  test('a follower opened while the session is idle sees every later turn, in whichever process it runs', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startAgentKit(store);
+      // The server's agent runtime reads the same model and MCP settings from the environment.
+      Object.assign(process.env, kit.env);
+      const http = await startTestHttp(store);
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      let follower: SseConnection | null = null;
+      try {
+        const { session_id } = await kit.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        follower = await connectSse(`${http.url}/sessions/${session_id}/events`, auth);
+        assert.equal(follower.status, 200);
+        const follow = async (): Promise<Array<{ id: number; event: string; run_id: string }>> => {
+          const seen = [];
+          for (;;) {
+            const m = await follower!.next(15_000);
+            assert.ok(m, 'the follower is still open');
+            if (m.event === 'text_delta') continue;
+            const data = JSON.parse(m.data) as { run_id: string };
+            seen.push({ id: Number(m.id), event: m.event, run_id: data.run_id });
+            if (m.event === 'done' || m.event === 'error' || m.event === 'ecs') return seen;
+          }
+        };
+        await new Promise((r) => setTimeout(r, 1000)); // the session sits idle a second
+
+        // A turn run by another runtime on the store (not the server's), then one sent over HTTP.
+        const first = await kit.runtime.sendMessage(session_id, { content: 'please add 2 and 3' });
+        const seenFirst = await follow();
+        const res = await fetch(`${http.url}/sessions/${session_id}/messages`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ content: 'hello' }),
+        });
+        assert.equal(res.status, 200);
+        await res.text();
+        const seenSecond = await follow();
+
+        const stored = await kit.runtime.events(session_id);
+        assert.deepEqual(
+          [...seenFirst, ...seenSecond].map((e) => e.id),
+          stored.map((e) => e.id),
+          'every stored event of both turns, in order',
+        );
+        assert.deepEqual(
+          seenFirst.map((e) => e.run_id),
+          seenFirst.map(() => first.run_id),
+        );
+        assert.equal(seenFirst[0]!.event, 'status');
+        assert.equal(seenSecond.at(-1)!.event, 'done');
+        assert.notEqual(seenSecond[0]!.run_id, first.run_id);
+      } finally {
+        follower?.close();
+        await http.close();
+        await kit.close();
       }
     });
   });

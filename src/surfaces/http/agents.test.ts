@@ -25,6 +25,20 @@ async function collect(frames: AsyncIterable<string>, live = false): Promise<Fra
   return out;
 }
 
+/** The stored frames of a follower until (and with) the first that `last` accepts; then it is closed. */
+async function collectUntil(frames: AsyncIterable<string>, last: (f: Frame) => boolean): Promise<Frame[]> {
+  const out: Frame[] = [];
+  for await (const f of frames) {
+    const m = /^(?:id: (\d+)\n)?event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
+    assert.ok(m, `a well-formed SSE frame: ${JSON.stringify(f)}`);
+    if (m[1] === undefined) continue;
+    const frame = { id: Number(m[1]), event: m[2]!, data: JSON.parse(m[3]!) };
+    out.push(frame);
+    if (last(frame)) break;
+  }
+  return out;
+}
+
 describeEachStore('agent HTTP handlers (SSE frames, Last-Event-ID)', (factory) => {
   test('a message streams numbered events ending with done; the event stream resumes after Last-Event-ID', async () => {
     await factory.withStore(async ({ store }) => {
@@ -46,13 +60,20 @@ describeEachStore('agent HTTP handlers (SSE frames, Last-Event-ID)', (factory) =
         );
         assert.ok(frames.every((f) => f.data.session_id === session_id && typeof f.data.run_id === 'string'));
 
-        const resumed = await collect((await h.events(session_id, '3')).frames);
+        // A follower stays open for later turns: these end when their signal does.
+        const resumed = await collect((await h.events(session_id, '3', AbortSignal.timeout(400))).frames);
         assert.deepEqual(
           resumed.map((f) => f.id),
           frames.slice(3).map((f) => f.id),
         );
         assert.deepEqual(
-          (await collect((await h.events(session_id, String(frames.length))).frames)).length,
+          (
+            await collect(
+              (
+                await h.events(session_id, String(frames.length), AbortSignal.timeout(300))
+              ).frames,
+            )
+          ).length,
           0,
         );
         await assert.rejects(h.events(session_id, 'abc'), { code: 'INVALID_INPUT' });
@@ -82,9 +103,9 @@ describeEachStore('agent HTTP handlers (SSE frames, Last-Event-ID)', (factory) =
         await assert.rejects(h.postMessage(session_id, { content: 'again' }), { code: 'SESSION_BUSY' });
         const [live, followed] = await Promise.all([
           collect(first.frames),
-          (async () => collect((await h.events(session_id, '0')).frames))(),
+          (async () => collectUntil((await h.events(session_id, '0')).frames, (f) => f.event === 'done'))(),
         ]);
-        assert.equal(followed.at(-1)!.event, 'done', 'the follower ends with the turn');
+        assert.equal(followed.at(-1)!.event, 'done', 'the follower sees the turn to its end');
         assert.deepEqual(
           followed.map((f) => f.id),
           live.map((f) => f.id),

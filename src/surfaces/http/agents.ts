@@ -32,6 +32,30 @@ async function* framesOf(events: AsyncIterable<SessionEvent>): AsyncGenerator<st
   for await (const e of events) yield sseFrame(e);
 }
 
+/**
+ * The frames of a follower that may wait long between events: ending it (`return()`, as a closed
+ * response does) or `signal` aborting wakes its wait, so it stops at once rather than at its next
+ * event — an async generator cannot be returned from while it awaits.
+ */
+function followedFrames(
+  follow: (signal: AbortSignal) => AsyncIterable<SessionEvent>,
+  signal?: AbortSignal,
+): AsyncIterable<string> {
+  const stop = new AbortController();
+  if (signal?.aborted) stop.abort();
+  else signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  const frames = framesOf(follow(stop.signal));
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => frames.next(),
+      return: (value?: unknown) => {
+        stop.abort();
+        return frames.return(value as undefined);
+      },
+    }),
+  };
+}
+
 /** `Last-Event-ID` (or `?after=`): a non-negative integer; anything else is INVALID_INPUT. */
 export function parseLastEventId(value: string | null | undefined): number {
   if (value === null || value === undefined || value === '') return 0;
@@ -70,7 +94,7 @@ export function agentHandlers(runtime: AgentRuntime, store: Store) {
       await runtime.getSession(session_id, { max_messages: 1 }); // UNKNOWN_SESSION before the stream starts
       return {
         status: 200,
-        frames: framesOf(tailEvents(store, session_id, { after, ...(signal ? { signal } : {}) })),
+        frames: followedFrames((stop) => tailEvents(store, session_id, { after, signal: stop }), signal),
       };
     },
     async ecsRespond(body: unknown): Promise<JsonAnswer> {

@@ -2,13 +2,12 @@
  * Session events as async streams, for SSE and similar surfaces: `streamTurn` starts a message or
  * an ECS continuation and yields its events live (a refusal — bad input, SESSION_BUSY — rejects
  * before the first event, so a surface can still answer it as a plain error); `tailEvents` replays
- * the stored events after a Last-Event-ID and follows the session (in any process) until the turn
- * ends, the caller aborts, or the wait bound passes.
+ * the stored events after a Last-Event-ID and follows the session's turns (in any process) until
+ * the caller aborts or the wait bound passes.
  */
 import type { Store } from '../../../store/store.ts';
 import type { TurnResult } from './drive.ts';
 import { listSessionEvents, type SessionEvent } from './events.ts';
-import { findSession } from './session-store.ts';
 
 export interface TurnStream {
   events: AsyncIterable<SessionEvent>;
@@ -61,45 +60,56 @@ export function streamTurn(
   });
 }
 
-/** Events that close a turn. */
-const CLOSING = new Set(['done', 'ecs', 'error']);
-
 export interface TailOptions {
   /** Last-Event-ID: yield events after this id. */
   after?: number;
+  /** Ends the stream (a sleeping poll wakes at once). */
   signal?: AbortSignal;
-  /** Poll interval while the session runs elsewhere (default 100 ms). */
+  /** Poll interval for events stored by any process (default 100 ms). */
   pollMs?: number;
-  /** Stop following after this long (default 10 minutes). */
+  /**
+   * Stop following after this long (default 10 minutes): a client reconnects with Last-Event-ID, as
+   * EventSource does.
+   */
   maxWaitMs?: number;
 }
 
-/** Replays stored events after `after`, then follows a running session until its turn ends. */
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Replays stored events after `after`, then follows the session — this turn, and every later one
+ * (idle or not, a follower sees each turn that starts after it connected) — until the caller
+ * aborts or `maxWaitMs` passes. Events are read from the store, so a turn running in any process
+ * is followed.
+ */
 export async function* tailEvents(
   store: Store,
   session_id: string,
   options: TailOptions = {},
 ): AsyncGenerator<SessionEvent> {
   let after = options.after ?? 0;
-  let lastEvent: string | null = null;
-  let settle = 0;
   const deadline = Date.now() + (options.maxWaitMs ?? 600_000);
   for (;;) {
+    if (options.signal?.aborted) return;
     const batch = await listSessionEvents(store, session_id, after, 500);
     for (const e of batch) {
       after = e.id;
-      lastEvent = e.event;
       yield e;
     }
     if (batch.length === 500) continue;
-    // Follow while a turn is in flight. Its status changes just before its closing event (done,
-    // ecs, error) is stored, so once it stopped running, wait (boundedly) for that event.
-    const s = await findSession(store, session_id);
-    if (!s) return;
-    if (s.status !== 'running') {
-      if (lastEvent === null || CLOSING.has(lastEvent) || ++settle > 20) return;
-    }
     if (options.signal?.aborted || Date.now() > deadline) return;
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
+    await pause(options.pollMs ?? 100, options.signal);
   }
 }

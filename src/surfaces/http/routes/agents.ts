@@ -53,7 +53,7 @@ export function agentRoutes(app: AppServices): Route[] {
       method: 'GET',
       path: '/sessions/:session_id/events',
       summary:
-        'The session’s events as text/event-stream, replayed after Last-Event-ID and followed while a turn runs',
+        'The session’s events as text/event-stream, replayed after Last-Event-ID, then every later turn’s as it runs',
       params: [
         pathParam('session_id'),
         {
@@ -67,7 +67,11 @@ export function agentRoutes(app: AppServices): Route[] {
         const h = await handlers();
         const last = ctx.c.req.header('last-event-id') ?? ctx.c.req.query('last_event_id');
         const answer = await h.events(ctx.params.session_id ?? '', last, signalOf(ctx));
-        return sseResponse(answer.frames, signalOf(ctx));
+        // A follower stays open between turns: closed with the server's other streams on shutdown.
+        return (
+          app.events?.sse.fromFrames(answer.frames, signalOf(ctx)) ??
+          sseResponse(answer.frames, signalOf(ctx))
+        );
       },
     },
     {
