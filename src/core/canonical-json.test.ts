@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson, MAX_CANONICAL_DEPTH } from './canonical-json.ts';
 import { ErrorCode, NoemaError } from './errors.ts';
 
 function fromBits(hex: string): number {
@@ -171,5 +171,22 @@ describe('canonicalJson rejections', () => {
   it('rejects Map and Set rather than hashing them as {}', () => {
     assertRejects({ m: new Map() }, '$.m');
     assertRejects(new Set([1]), '$');
+  });
+
+  it('reports nesting past MAX_CANONICAL_DEPTH as NOT_CANONICALIZABLE, never a stack overflow', () => {
+    const nest = (depth: number, wrap: (v: unknown) => unknown) => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = wrap(v);
+      return v;
+    };
+    for (const depth of [MAX_CANONICAL_DEPTH + 1, 6_000, 100_000]) {
+      for (const wrap of [(v: unknown) => [v], (v: unknown) => ({ a: v })]) {
+        assert.throws(
+          () => canonicalJson(nest(depth, wrap)),
+          (e: unknown) => e instanceof NoemaError && e.code === ErrorCode.NOT_CANONICALIZABLE,
+        );
+      }
+    }
+    assert.equal(canonicalJson(nest(MAX_CANONICAL_DEPTH, (v) => [v])).length, 2 * MAX_CANONICAL_DEPTH + 1);
   });
 });

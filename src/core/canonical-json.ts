@@ -6,6 +6,12 @@ import { ErrorCode, NoemaError } from './errors.ts';
 
 type PathSegment = string | number;
 
+/**
+ * Deepest nesting canonicalized: far past anything a boundary lets in (`MAX_JSON_DEPTH`), far
+ * short of the recursion overflowing the stack (about 5 000 levels).
+ */
+export const MAX_CANONICAL_DEPTH = 1000;
+
 /** Thrown internally; each enclosing array/object adds its segment while it propagates. */
 class Unserializable {
   readonly what: string;
@@ -24,14 +30,17 @@ class Unserializable {
  * Everything that cannot round-trip deterministically throws NoemaError NOT_CANONICALIZABLE with
  * `details.path` (e.g. `$.a[2]`): non-finite numbers, bigint, functions, symbols, `undefined` at
  * top level or in arrays, cycles, strings with lone surrogates (I-JSON forbids them, and JCS
- * requires I-JSON), and Map/Set/typed arrays (JSON.stringify would silently turn them into `{}`,
- * which would make distinct values share a hash).
+ * requires I-JSON), Map/Set/typed arrays (JSON.stringify would silently turn them into `{}`,
+ * which would make distinct values share a hash), and nesting deeper than `MAX_CANONICAL_DEPTH`.
  */
 export function canonicalJson(value: unknown): string {
   try {
     return serialize(value, '', []);
   } catch (e) {
     if (e instanceof Unserializable) throw notCanonicalizable(e);
+    // A caller already deep in its own stack may overflow before the depth bound: same answer.
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw notCanonicalizable(new Unserializable('nesting too deep for the stack'));
     throw e;
   }
 }
@@ -77,7 +86,12 @@ function serializeExotic(value: object, key: string, ancestors: object[]): strin
   return serializeObject(value as Record<string, unknown>, ancestors);
 }
 
+function tooDeep(): never {
+  throw new Unserializable(`nesting deeper than ${MAX_CANONICAL_DEPTH} levels`);
+}
+
 function serializeArray(arr: readonly unknown[], ancestors: object[]): string {
+  if (ancestors.length >= MAX_CANONICAL_DEPTH) tooDeep();
   if (ancestors.includes(arr)) throw new Unserializable('cycle');
   ancestors.push(arr);
   let out = '[';
@@ -94,6 +108,7 @@ function serializeArray(arr: readonly unknown[], ancestors: object[]): string {
 }
 
 function serializeObject(obj: Record<string, unknown>, ancestors: object[]): string {
+  if (ancestors.length >= MAX_CANONICAL_DEPTH) tooDeep();
   if (ancestors.includes(obj)) throw new Unserializable('cycle');
   ancestors.push(obj);
   // The default sort compares UTF-16 code units, which is exactly the JCS key order.
@@ -138,7 +153,8 @@ function notCanonicalizable(e: Unserializable): NoemaError {
     else if (IDENTIFIER.test(seg)) at += `.${seg}`;
     else at += `[${JSON.stringify(seg)}]`;
   }
-  return new NoemaError(ErrorCode.NOT_CANONICALIZABLE, `cannot canonicalize ${e.what} at ${at}`, {
+  const shown = at.length > 200 ? `${at.slice(0, 200)}…` : at;
+  return new NoemaError(ErrorCode.NOT_CANONICALIZABLE, `cannot canonicalize ${e.what} at ${shown}`, {
     details: { path: at, reason: e.what },
     hint: 'Use only JSON values: finite numbers, strings, booleans, null, arrays and plain objects without cycles.',
     status: 400,

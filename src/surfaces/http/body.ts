@@ -4,6 +4,7 @@
  * sends one, otherwise while reading.
  */
 import { invalidInput, NoemaError } from '../../core/errors.ts';
+import { assertJsonDepth } from '../../core/json-depth.ts';
 import { type JsonSchema, schemas } from '../../core/schema-registry.ts';
 
 /** Every body, including MCP calls on `/mcp` and `/mcp/:catalog`, is capped at 4 MiB. */
@@ -17,7 +18,10 @@ export function tooLarge(): NoemaError {
   });
 }
 
-/** Parses and (with `schema`) validates a JSON body already read under the limit; empty is `undefined`. */
+/**
+ * Parses and (with `schema`) validates a JSON body already read under the limit; empty is
+ * `undefined`; nested deeper than `MAX_JSON_DEPTH` (64) is INVALID_INPUT.
+ */
 export function parseJsonBody(text: string, schema?: JsonSchema): unknown {
   if (text.trim() === '') {
     if (schema === undefined) return undefined;
@@ -29,6 +33,8 @@ export function parseJsonBody(text: string, schema?: JsonSchema): unknown {
   } catch {
     throw invalidInput('request body is not valid JSON', {}, 'send a JSON body');
   }
+  // Before the schema: validators and handlers recurse, and must never meet unbounded nesting.
+  assertJsonDepth(value, 'request body');
   if (schema !== undefined) {
     const result = schemas.compile(schema).validate(value);
     if (!result.ok) {

@@ -43,6 +43,7 @@ export function errorReply(err: unknown, requestId: string, correlationId?: stri
 /** Logs what the operator must see; typed client errors (4xx) are the caller's and stay quiet. */
 export class FailureLog {
   #storeDown = false;
+  readonly #malformedKinds = new Set<string>();
   readonly #write: (line: string, err?: unknown) => void;
 
   constructor(
@@ -65,6 +66,16 @@ export class FailureLog {
         `noema: ${method} ${path} failed (request ${requestId}):`,
         reply.error.cause ?? reply.error,
       );
+  }
+
+  /**
+   * A request too malformed to reach the app (a backslash in its path, a bad Host, an absolute-form
+   * target of another scheme, unparsable HTTP): one line the first time each kind is seen.
+   */
+  malformed(kind: string): void {
+    if (this.#malformedKinds.has(kind)) return;
+    this.#malformedKinds.add(kind);
+    this.#write(`noema: refused a malformed request (${kind}); later ones of this kind are not logged`);
   }
 
   /** A request that reached the store succeeded: a later outage is a new incident. */

@@ -3,13 +3,15 @@
  * taken or not permitted reported as configuration (naming the setting), client disconnects kept
  * out of the failure log, and a graceful close that cuts long-lived streams after 2 s.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { listenError } from '../../app/listen-error.ts';
+import { NoemaError } from '../../core/errors.ts';
 import { buildApp } from './app.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
-import { FailureLog, isClientDisconnect } from './errors.ts';
+import { errorReply, FailureLog, isClientDisconnect } from './errors.ts';
 import type { Route } from './route.ts';
 
 export { MAX_BODY_BYTES } from './body.ts';
@@ -63,18 +65,38 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     // Bodies are read fully by the app (or never, when content-length is over the limit, and then
     // Node discards them after the response): no early socket destroy that would cut a 413.
     autoCleanupIncoming: false,
+    // Reached only when no Response exists: the request could not be built (a RequestError: bad
+    // target or Host) or the app threw outside its own error handler. Answer either way, so the
+    // client is never left on an open connection with no response.
     errorHandler: (err) => {
-      if (!isClientDisconnect(err)) console.error('noema: response failed:', err);
+      if (isClientDisconnect(err)) return;
+      if (err instanceof RequestError) {
+        failures.malformed(err.message);
+        return envelopeResponse(
+          new NoemaError('INVALID_INPUT', `malformed request: ${err.message}`, {
+            status: 400,
+            hint: 'send an origin-form path without backslashes (or an http:// absolute URL) and a plain Host header',
+          }),
+        );
+      }
+      const reply = errorReply(err, randomUUID());
+      failures.failed(reply, '?', '?', reply.body.request_id);
+      return envelopeResponse(reply.error);
     },
   });
-  const server = createServer((req, res) => {
+  // A missing Host reaches the listener too (Node would answer a bare 400), to get the envelope.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     void listener(req, res);
   });
-  // A client that resets mid-request is not a server failure.
-  server.on('clientError', (err, socket) => {
-    if (!isClientDisconnect(err) && socket.writable)
-      socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+  // Requests Node's parser refuses (bad header bytes, overflowing headers…); a client that resets
+  // mid-request is not a server failure.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (isClientDisconnect(err) || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    failures.malformed(err.code ?? err.message);
+    socket.end(clientErrorBytes(err.code ?? 'bad request'));
   });
   const port = await listenOn(server, options.host, options.port, options.portSetting ?? 'NOEMA_PORT');
   const hooks: Array<() => void | Promise<void>> = [];
@@ -94,4 +116,32 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       clearTimeout(cut);
     },
   };
+}
+
+/** The error envelope for a request the app never saw; the connection is closed after it. */
+function envelopeResponse(err: NoemaError): Response {
+  const requestId = randomUUID();
+  const reply = errorReply(err, requestId);
+  return new Response(JSON.stringify(reply.body), {
+    status: reply.status,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, connection: 'close' },
+  });
+}
+
+/** A raw 400 with the envelope, for requests Node's HTTP parser refused (no Response exists yet). */
+function clientErrorBytes(kind: string): string {
+  const requestId = randomUUID();
+  const body = JSON.stringify(
+    errorReply(new NoemaError('INVALID_INPUT', `malformed request: ${kind}`, { status: 400 }), requestId)
+      .body,
+  );
+  return [
+    'HTTP/1.1 400 Bad Request',
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-request-id: ${requestId}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }

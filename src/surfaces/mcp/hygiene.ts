@@ -8,8 +8,10 @@
  * stack overflow in the checker (or in Ajv, JSON.stringify or a handler after it).
  */
 
+import { MAX_JSON_DEPTH } from '../../core/json-depth.ts';
+
 /** Deeper than any tool's schema goes; JSON nested past it is refused before validation. */
-export const MAX_ARGUMENT_DEPTH = 64;
+export const MAX_ARGUMENT_DEPTH = MAX_JSON_DEPTH;
 
 function badChar(s: string): number {
   for (let i = 0; i < s.length; i++) {
