@@ -25,7 +25,7 @@ import { planNode } from './nodes/plan.ts';
 import { compileFlowchart, engineType } from './run/compile.ts';
 import type { FlowRuntime } from './run/context.ts';
 import { type FlowNodeImpl, flowNodeType } from './run/flow-node.ts';
-import { listNodeRuns, type NodeRun } from './run/node-runs.ts';
+import { cancelNodeRuns, listNodeRuns, type NodeRun } from './run/node-runs.ts';
 import { readFlowRunRow, unknownFlowRun } from './run/run-meta.ts';
 import type { FlowNodeType } from './types.ts';
 
@@ -194,12 +194,16 @@ export async function listFlowRuns(
   return { items: rows, limit, offset };
 }
 
+/** Cancels the run and, in the same transaction, ends its node runs still `running` (`cancelled`). */
 export async function cancelFlowRun(
   store: Store,
   engine: Engine,
   flowchart_run_id: string,
+  now: () => number = Date.now,
 ): Promise<FlowRunView> {
   await readFlowRunRow(store, flowchart_run_id);
-  await engine.cancel(flowchart_run_id);
+  await engine.cancel(flowchart_run_id, {
+    writes: async (tx) => void (await cancelNodeRuns(tx, flowchart_run_id, now())),
+  });
   return getFlowRun(store, engine, flowchart_run_id);
 }

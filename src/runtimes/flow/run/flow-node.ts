@@ -4,7 +4,7 @@
  * enforced) and the finished node run in one transaction, and signals the seed's events (small
  * engine `node.updated` payloads naming durable rows; see run/events.ts).
  */
-import { type ErrorCode, isNoemaError } from '../../../core/errors.ts';
+import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import { retentionOf, writeNodeArtifact } from '../artifacts/write.ts';
@@ -115,7 +115,7 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
             );
           }
           const end = finishedMs();
-          await finishNodeRun(
+          const finished = await finishNodeRun(
             tx,
             node_run_id,
             {
@@ -127,6 +127,9 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
             new Date(end).toISOString(),
             end - startedMs,
           );
+          // The run was cancelled meanwhile: the node's writes and artifact roll back with this.
+          if (!finished)
+            throw new NoemaError('LEASE_LOST', `node run ${node_run_id} was ended by a cancel of the run`);
           return o;
         });
       } catch (err) {

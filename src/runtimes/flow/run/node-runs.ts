@@ -8,7 +8,8 @@ import type { Json } from '../../../engine/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import type { FlowNodeType } from '../types.ts';
 
-export type NodeRunStatus = 'running' | 'succeeded' | 'failed';
+/** `cancelled`: the run was cancelled while the node ran (`error.code` RUN_CANCELLED). */
+export type NodeRunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface NodeRunError {
   code: string;
@@ -100,10 +101,11 @@ export async function finishNodeRun(
   },
   finishedAt: string,
   durationMs: number,
-): Promise<void> {
-  await q.run(
+): Promise<boolean> {
+  // Only a running one: a node run ended by a cancel stays ended (false).
+  const r = await q.run(
     `UPDATE flowchart_node_runs SET status = ?, output_state = ?, routing_state = ?, error = ?, finished_at = ?, duration_ms = ?
-     WHERE node_run_id = ?`,
+     WHERE node_run_id = ? AND status = 'running'`,
     [
       f.status,
       f.output_state === null ? null : JSON.stringify(f.output_state),
@@ -114,6 +116,30 @@ export async function finishNodeRun(
       node_run_id,
     ],
   );
+  return r.changes === 1;
+}
+
+/** Ends the run's node runs still `running` as `cancelled` (in the transaction that cancels the run). */
+export async function cancelNodeRuns(q: Queryable, flowchart_run_id: string, at: number): Promise<number> {
+  const running = await q.all<{ node_run_id: string; started_at: string }>(
+    `SELECT node_run_id, started_at FROM flowchart_node_runs WHERE flowchart_run_id = ? AND status = 'running'`,
+    [flowchart_run_id],
+  );
+  const error: NodeRunError = { code: 'RUN_CANCELLED', message: 'the run was cancelled' };
+  for (const r of running) {
+    const started = Date.parse(r.started_at);
+    await q.run(
+      `UPDATE flowchart_node_runs SET status = 'cancelled', error = ?, finished_at = ?, duration_ms = ?
+       WHERE node_run_id = ? AND status = 'running'`,
+      [
+        JSON.stringify(error),
+        new Date(at).toISOString(),
+        Number.isNaN(started) ? null : Math.max(0, at - started),
+        r.node_run_id,
+      ],
+    );
+  }
+  return running.length;
 }
 
 export async function listNodeRuns(q: Queryable, flowchart_run_id: string): Promise<NodeRun[]> {
