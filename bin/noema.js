@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  const local = join(root, 'node_modules', '.bin', 'node');
-  if (!existsSync(local) || process.env.NOEMA_REEXEC === '1') {
+  // In a clone, its own node_modules; installed as a dependency, the node_modules it sits in.
+  const local = [join(root, 'node_modules', '.bin', 'node'), join(root, '..', '.bin', 'node')].find(
+    existsSync,
+  );
+  if (!local || process.env.NOEMA_REEXEC === '1') {
     console.error(
       `noema: Node.js 24 is required (this is ${process.version}); run \`npm install\` in ${root}`,
     );
@@ -28,7 +31,11 @@ if (major < 24) {
   const { enableCompileCache } = await import('node:module');
   const { compileCacheDir, precompileOnce } = await import('./precompile.js');
   const dir = compileCacheDir();
-  precompileOnce(dir);
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const { isInstalled, stripInstalledTypes } = await import('./strip-installed.js');
+  // Installed as a dependency, a hook strips the types, so there is no stripper to keep out.
+  if (isInstalled(root)) stripInstalledTypes(root);
+  else precompileOnce(dir);
   enableCompileCache?.(dir);
   const { main } = await import('../src/surfaces/cli/main.ts');
   const code = await main(process.argv.slice(2), {
