@@ -3,10 +3,12 @@
  * Schema in tools/list and routes tools/call through the dispatcher.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Store } from '../../store/store.ts';
 import { catalogDispatcher, DEFAULT_CATALOG, mcpCatalog } from './catalogs.ts';
 import type { ToolDispatcher } from './dispatch.ts';
+import { guardMalformedRequests } from './envelope.ts';
 import type { McpToolDef } from './tool.ts';
 
 export const MCP_SERVER_NAME = 'noema';
@@ -17,10 +19,18 @@ export function noemaDispatcher(): ToolDispatcher {
   return catalogDispatcher(DEFAULT_CATALOG);
 }
 
+/** The SDK server, with malformed request envelopes answered as client errors on every transport. */
+class NoemaMcpServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    guardMalformedRequests(transport);
+  }
+}
+
 /** An MCP server for one catalog (default `memory`); `UNKNOWN_CATALOG` for an unknown name. */
 export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG): Server {
   const dispatcher = catalogDispatcher(catalog);
-  const server = new Server(
+  const server = new NoemaMcpServer(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: mcpCatalog(catalog).instructions },
   );
