@@ -6,25 +6,25 @@
  * - committing a turn of 100 patches on a 10 000-entity world;
  * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB);
  * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms),
- *   as objects (in-process callers) and as the JSON pieces HTTP streams, warm and cold; since stop
- *   23 in a reader process of its own with an event-loop turn before each call, and end to end over
+ *   as objects (in-process callers) and as the JSON pieces HTTP streams, warm and cold; in a reader
+ *   process of its own with an event-loop turn before each call, and end to end over
  *   HTTP on a fresh `noema serve` (`bench/world/get-world.ts`).
  * `NOEMA_BENCH_WORLD=get_world` skips the 100-subject turn (for iterating on reads),
  * `BENCH_WORLD_TURN_ONLY=1` runs the turn part alone; the default runs everything.
  * The turn and its floor alternate round by round (same warm-up, same rounds, medians); each is
- * reported as wall time and, beside it, as this process's CPU time. Since stop 17 the floor's calls
+ * reported as wall time and, beside it, as this process's CPU time. The floor's calls
  * are the turn's own — each round replays the requests that round's turn sent (its prompts) with
- * the result schemas it asked for, in its order — where before they were the same sources with a
- * one-word prompt and no result schema; that floor is still measured and printed beside it. Since
- * stop 20 the floor's calls also carry the turn's links (world, turn, workflow, node, subject, tool,
+ * the result schemas it asked for, in its order; the older floor of the same sources with a
+ * one-word prompt and no result schema is still measured and printed beside it. The
+ * floor's calls also carry the turn's links (world, turn, workflow, node, subject, tool,
  * round, parent call, metadata) under an attempt and run id of their own, so they write the rows the
  * turn's calls write (in the attempt's and the world's indexes too); the floor without those links
- * (stops 17–19) is measured and printed beside it. Beside
- * commits the bench counts statements (queries, locks, notifications) and, since stop 18, their round
+ * is measured and printed beside it. Beside
+ * commits the bench counts statements (queries, locks, notifications) and their round
  * trips: statements a transaction issues while others of it are in flight are pipelined on
  * PostgreSQL and share their round trip (BEGIN and COMMIT not counted in either);
  * `BENCH_WORLD_STATEMENTS=1` prints them by SQL text; `BENCH_WORLD_ROUNDS=n` runs n rounds of each
- * side (default 10; 5 before stop 21: per-round times vary by ±20 % on a shared 2-core machine),
+ * side (default 10: per-round times vary by ±20 % on a shared 2-core machine),
  * after `BENCH_WORLD_WARMUP=n` untimed rounds of every side (default 2; 0 in quick mode);
  * `BENCH_WORLD_SQL_TIME=1` (diagnostic, it slows both sides) times statements and commits (see
  * countingStore).
@@ -69,7 +69,7 @@ const onlyGetWorld = process.env.NOEMA_BENCH_WORLD === 'get_world';
  * run outside one (its own implicit transaction) — and statements: every query, lock and notify,
  * inside a transaction or not (on PostgreSQL each is a round trip; BEGIN and COMMIT not counted).
  * `BENCH_WORLD_STATEMENTS=1` also tallies them by SQL text, to print where they go.
- * `BENCH_WORLD_SQL_TIME=1` (since stop 19) also times them: each statement's call (on SQLite the
+ * `BENCH_WORLD_SQL_TIME=1` also times them: each statement's call (on SQLite the
  * statement runs inside it, so this is its time in SQLite; on PostgreSQL only the time to issue it)
  * by SQL text, and each transaction's end — from its callback's end to the transaction's (on SQLite
  * the COMMIT) — by its statements, to show which commits cost what.
@@ -540,7 +540,7 @@ const bench: Bench = {
               // The floor: the same 400 calls — the requests the turn sent (its prompts) and the result
               // schemas it asked for — made directly, in the same order.
               const calls = await callsOf(turned.attempt_id);
-              // Since stop 20 they carry the links the turn's calls carried (world, turn, workflow, node,
+              // They carry the links the turn's calls carried (world, turn, workflow, node,
               // subject, ambient source, tool, round, parent call, metadata) under an attempt and a run
               // of their own, so they write the same rows: the attempt's and the world's index entries
               // are part of recording such a call, not of the runtime around it.
@@ -558,7 +558,7 @@ const bench: Bench = {
                     ids.set(id, (await invokeSource(via, { ...call, links, env })).source_invocation_id);
                   }
                 });
-              // The floor of stops 17–19, kept for comparison: the same calls linked to their subject
+              // The older floor, kept for comparison: the same calls linked to their subject
               // and turn only, which leaves their rows out of the attempt's and the world's indexes.
               const unlinkedFloor = () =>
                 timed(unlinkedSide, 'floor without the turn links', last, async () => {
@@ -568,7 +568,7 @@ const bench: Bench = {
               // floors take that place in turn, round by round.
               for (const floorOf of r % 2 === 0 ? [linkedFloor, unlinkedFloor] : [unlinkedFloor, linkedFloor])
                 await floorOf();
-              // The floor before stop 17, kept for comparison: the same sources with minimal requests
+              // The oldest floor, kept for comparison: the same sources with minimal requests
               // (a one-word prompt, no result schema).
               await timed(minimalSide, 'floor of minimal requests', last, async () => {
                 for (let i = 0; i < SUBJECTS; i++) {
@@ -657,7 +657,7 @@ const bench: Bench = {
             const unlinked = p50(unlinkedSide.ms);
             const unlinkedCpuMs = summarize(unlinkedSide.cpu).p50 / 1000;
             ctx.row({
-              case: `turn ÷ floor without the turn's links (the floor of stops 17–19), wall [${kind}]`,
+              case: `turn ÷ floor without the turn's links (subject and turn only), wall [${kind}]`,
               metric: 'ratio',
               unit: '×',
               value: turn / unlinked,
@@ -665,7 +665,7 @@ const bench: Bench = {
               anchor_value: unlinked,
             });
             ctx.row({
-              case: `turn ÷ floor without the turn's links (the floor of stops 17–19), CPU [${kind}]`,
+              case: `turn ÷ floor without the turn's links (subject and turn only), CPU [${kind}]`,
               metric: 'ratio',
               unit: '×',
               value: turnCpuMs / unlinkedCpuMs,
@@ -673,7 +673,7 @@ const bench: Bench = {
               anchor_value: unlinkedCpuMs,
             });
             ctx.row({
-              case: `turn ÷ floor of minimal requests (the floor before stop 17), wall [${kind}]`,
+              case: `turn ÷ floor of minimal requests (one-word prompts), wall [${kind}]`,
               metric: 'ratio',
               unit: '×',
               value: turn / minimal,
@@ -681,7 +681,7 @@ const bench: Bench = {
               anchor_value: minimal,
             });
             ctx.row({
-              case: `turn ÷ floor of minimal requests (the floor before stop 17), CPU [${kind}]`,
+              case: `turn ÷ floor of minimal requests (one-word prompts), CPU [${kind}]`,
               metric: 'ratio',
               unit: '×',
               value: turnCpuMs / minimalCpuMs,

@@ -7,7 +7,7 @@
  * samples in µs: `getWorld` (objects, what in-process and MCP callers get) and `getWorldJson` (the
  * UTF-8 pieces HTTP sends), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
- * first 10 calls of each loop untimed. Since stop 26 also the floor of the object answer, `objects
+ * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
  * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`
  * runs), nothing read or overlaid — what any answer as objects of this many entities costs here.
  */

@@ -7,7 +7,7 @@
  *   own (`get-world-client.ts`), every request counted (the first reads the snapshot cold) — and,
  *   right after, the same requests from the same client to a bare `node:http` server answering a
  *   body of the same size (`get-world-floor-server.ts`): the floor, what moving the answer's bytes
- *   costs on this machine (since stop 26; its p99 alone moves between 3 and 9 ms here).
+ *   costs on this machine (its p99 alone moves between 3 and 9 ms here).
  * Both get the same random turns.
  */
 import { execFileSync, spawn } from 'node:child_process';

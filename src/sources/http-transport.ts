@@ -8,7 +8,7 @@
  * Why not `fetch`: its request and response machinery (web streams, the fetch algorithm's steps) is
  * several times the JavaScript of a node:http request; a traced call runs that code right after its
  * `running` row's commit, cold, so the lean path costs the call less and leaves the finish's commit
- * warmer caches (docs/sources.md, Stop 23).
+ * warmer caches (docs/design/sources-tracing-cost.md).
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';

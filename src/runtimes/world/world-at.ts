@@ -3,7 +3,7 @@
  * the turn's two layers (the snapshot and what changed after it, `state.ts`) and its turn row. For
  * a world with no parent — every world but a fork — one statement reads the row, the place of the
  * newest snapshot at or before the turn and the turn's row together, so a warm read (snapshot and
- * versions cached) makes one round trip where it made three (stop 26; on PostgreSQL each is one). A
+ * versions cached) makes one round trip where it made three (on PostgreSQL each is one). A
  * fork's snapshot and turn row may be its ancestors': read along its lineage.
  */
 import { NoemaError } from '../../core/errors.ts';

@@ -36,7 +36,7 @@ import { performElectedTool } from './tool.ts';
 
 // A generation's `model_output_kind` is named as its call finishes, with the finished row
 // (`SourceCall.outputKind`): the output is judged then, and the node acts on that judgement. Runs
-// journaled before stop 20 may still hold `marks`, which the transaction that ends the attempt writes.
+// journaled by older versions may still hold `marks`, which the transaction that ends the attempt writes.
 const markOutput = (store: Store, id: string, kind: OutputKind) =>
   store.transaction((tx) => setModelOutputKind(tx, id, kind));
 
