@@ -161,6 +161,7 @@ describeEachStore('world components and assemble_scenario', (factory) => {
                   description: 'x',
                   source_ref: src('sources/vending.json'),
                   arguments_schema_ref: src('schemas/buy-candy-arguments.json'),
+                  idempotent: 'yes',
                 },
                 { name: 'buy_candy', description: 'x', source_ref: src('sources/vending.json') },
               ],
@@ -212,6 +213,11 @@ describeEachStore('world components and assemble_scenario', (factory) => {
           (d.problems as Array<{ path: string }>).some((p) => p.path.endsWith('/max_generation_attempts')),
         );
         assert.ok((d.problems as Array<{ path: string }>).some((p) => p.path.endsWith('/inject_as')));
+        assert.ok(
+          (d.problems as Array<{ path: string }>).some((p) =>
+            p.path.endsWith('/available_tools/0/idempotent'),
+          ),
+        );
         assert.ok(
           (d.problems as Array<{ path: string }>).some((p) =>
             p.path.endsWith('/available_tools/1/arguments_schema_ref'),

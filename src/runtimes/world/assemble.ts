@@ -16,6 +16,7 @@ import {
   SCENARIO_SCHEMA,
   type ScenarioDoc,
 } from './documents.ts';
+import { worldPatchDifference } from './schema-equivalence.ts';
 import { checkWorkflow, namedTargets, type Problem } from './workflow-check.ts';
 
 async function load<T>(q: Queryable, kind: ComponentKind, hash: string): Promise<T | null> {
@@ -122,17 +123,22 @@ export async function scenarioProblems(q: Queryable, doc: unknown): Promise<Prob
     if (!checked.has(wfHash)) {
       checked.add(wfHash);
       const refs = workflowRefs(wf);
-      const llm = new Set<string>();
+      const llmSources = new Set<string>();
+      const finalSchemas = new Map<string, string | null>();
       for (const r of refs) {
         if (r.kind === 'response_source') {
           const iface = await interfaceOf(q, r.hash);
           if (iface === null)
             add('UNKNOWN_REFERENCE', `${base}${r.path}`, `no response source with hash ${r.hash}`);
-          else if (iface === 'llm_chat_completions') llm.add(r.hash);
-        } else if (!(await load(q, r.kind, r.hash)))
-          add('UNKNOWN_REFERENCE', `${base}${r.path}`, `no ${r.kind} with hash ${r.hash}`);
+          else if (iface === 'llm_chat_completions') llmSources.add(r.hash);
+          continue;
+        }
+        const found = await load(q, r.kind, r.hash);
+        if (found === null) add('UNKNOWN_REFERENCE', `${base}${r.path}`, `no ${r.kind} with hash ${r.hash}`);
+        else if (r.path.endsWith('/final_schema_ref') && !finalSchemas.has(r.hash))
+          finalSchemas.set(r.hash, worldPatchDifference(found));
       }
-      problems.push(...checkWorkflow(wf, base, llm));
+      problems.push(...checkWorkflow(wf, base, llmSources, finalSchemas));
       // Scopes and visibility must name this scenario's entities and environments.
       const ambient = Array.isArray(wf.ambient_sources)
         ? (wf.ambient_sources as Array<Record<string, unknown>>)

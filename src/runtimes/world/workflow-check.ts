@@ -38,7 +38,18 @@ export function namedTargets(t: unknown): { entity_id?: string; environment_labe
   return isObj(t) ? (t as { entity_id?: string; environment_label?: string }) : {};
 }
 
-export function checkWorkflow(doc: Obj, base: string, llmSourceHashes: ReadonlySet<string>): Problem[] {
+/**
+ * `finalSchemas`: each stored final schema's difference from the WorldPatch schema, as assembly
+ * resolved it — null when structurally equivalent, else the JSON pointer where it first differs
+ * (`worldPatchDifference`); a hash it lacks is not stored (UNKNOWN_REFERENCE says so). Without it,
+ * only the canonical WorldPatch schema's hash passes.
+ */
+export function checkWorkflow(
+  doc: Obj,
+  base: string,
+  llmSourceHashes: ReadonlySet<string>,
+  finalSchemas?: ReadonlyMap<string, string | null>,
+): Problem[] {
   const problems: Problem[] = [];
   const add = (code: string, path: string, message: string) =>
     problems.push({ code, path: `${base}${path}`, message });
@@ -153,12 +164,17 @@ export function checkWorkflow(doc: Obj, base: string, llmSourceHashes: ReadonlyS
       );
     if (!isRef(n.final_schema_ref))
       add('MISSING_FIELD', `${p}/final_schema_ref`, 'llm_tool_loop needs final_schema_ref { hash }');
-    else if ((n.final_schema_ref as { hash: string }).hash !== WORLD_PATCH_SCHEMA_HASH)
-      add(
-        'FINAL_SCHEMA_NOT_WORLD_PATCH',
-        `${p}/final_schema_ref`,
-        `the final schema must be the canonical WorldPatch schema (${WORLD_PATCH_SCHEMA_HASH}); a schema accepting other outputs cannot be applied`,
-      );
+    else {
+      const hash = (n.final_schema_ref as { hash: string }).hash;
+      const difference =
+        hash === WORLD_PATCH_SCHEMA_HASH ? null : finalSchemas ? finalSchemas.get(hash) : '/';
+      if (typeof difference === 'string')
+        add(
+          'FINAL_SCHEMA_NOT_WORLD_PATCH',
+          `${p}/final_schema_ref`,
+          `the final schema must be the WorldPatch schema (${WORLD_PATCH_SCHEMA_HASH}) or structurally equivalent to it (equal once annotations such as title and description are dropped); this one differs at ${difference}`,
+        );
+    }
     const messages = isObj(n.prompt_template) ? n.prompt_template.messages : undefined;
     if (!Array.isArray(messages) || messages.length === 0)
       add('MISSING_FIELD', `${p}/prompt_template/messages`, 'prompt_template.messages is a non-empty array');
@@ -205,6 +221,8 @@ export function checkWorkflow(doc: Obj, base: string, llmSourceHashes: ReadonlyS
         add('MISSING_FIELD', `${tp}/arguments_schema_ref`, 'tool needs arguments_schema_ref { hash }');
       if (t.result_schema_ref !== undefined && !isRef(t.result_schema_ref))
         add('INVALID_FIELD', `${tp}/result_schema_ref`, 'result_schema_ref is { hash }');
+      if (t.idempotent !== undefined && typeof t.idempotent !== 'boolean')
+        add('INVALID_FIELD', `${tp}/idempotent`, 'idempotent is true or false (default false)');
     });
   });
 
