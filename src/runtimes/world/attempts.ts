@@ -78,6 +78,12 @@ export async function runningAttempt(q: Queryable, world_slug: string): Promise<
   return r ? decode(r) : null;
 }
 
+/** The running attempt whose run is `run_id`, if any. */
+export async function runningAttemptOfRun(q: Queryable, run_id: string): Promise<AttemptRow | null> {
+  const r = await q.get("SELECT * FROM world_attempts WHERE status = 'running' AND run_id = ?", [run_id]);
+  return r ? decode(r) : null;
+}
+
 export async function getAttemptRow(q: Queryable, attempt_id: string): Promise<AttemptRow> {
   const r = await q.get('SELECT * FROM world_attempts WHERE attempt_id = ?', [attempt_id]);
   if (!r)

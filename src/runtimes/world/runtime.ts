@@ -15,6 +15,7 @@ import {
   getAttemptRow,
   insertAttempt,
   runningAttempt,
+  runningAttemptOfRun,
 } from './attempts.ts';
 import { commitTurn } from './commit.ts';
 import { turnGraph } from './graph.ts';
@@ -224,6 +225,30 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
     throw attemptInProgress(attempt.world_slug, attempt.attempt_id);
   }
 
+  // An attempt's run a reclaimer claims (`claimNext`: its process died) ends the attempt as runTurn
+  // would: committed by the run's `commit` node, or failed here with the run's failure.
+  const undrive = engine.driveClaimed(async (run_id, execute) => {
+    const row = await runningAttemptOfRun(store, run_id);
+    if (!row || active.has(row.world_slug)) return execute();
+    active.add(row.world_slug);
+    try {
+      const run = await engine.getRun(run_id).catch(() => null);
+      const attempt: AttemptInput = {
+        attempt_id: row.attempt_id,
+        world_slug: row.world_slug,
+        attempted_turn: row.attempted_turn,
+        simulation_time: (run?.state.attempt as unknown as AttemptInput | null)?.simulation_time ?? null,
+        scenario_hash: row.scenario_hash,
+      };
+      const outcome = await execute();
+      if (outcome.status === 'running' || outcome.status === 'queued') contexts.forget(attempt.attempt_id);
+      else await finish(attempt, outcome);
+      return outcome;
+    } finally {
+      active.delete(row.world_slug);
+    }
+  });
+
   const runtime: WorldRuntime = {
     engine,
     async runTurn(input, opts = {}) {
@@ -250,6 +275,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
       }
     },
     close: async () => {
+      undrive();
       if (onEngine.get(engine) === runtime) onEngine.delete(engine);
       if (!options.engine) await engine.close();
     },
