@@ -1,7 +1,7 @@
 /**
  * The one ordered migration list, assembled from the subsystems that own them.
  * Id ranges: foundation 1–99, memory 100–199 (long-term memory 130–139), tasks 200–299, sources 300–399,
- * engine 400–499, runtimes 500+ (worlds 510–599, agents 600–699, flowcharts 700–799).
+ * engine 400–499, runtimes 500+ (worlds 510–599, agents 600–699, flowcharts 700–799), HTTP surface 800–899.
  */
 
 import { engineMigrations } from '../engine/migrations.ts';
@@ -11,6 +11,7 @@ import { flowMigrations } from '../runtimes/flow/migrations.ts';
 import { worldMigrations } from '../runtimes/world/migrations.ts';
 import { sourcesMigrations } from '../sources/migrations.ts';
 import type { Migration } from '../store/index.ts';
+import { httpSessionMigrations } from './http-session-migrations.ts';
 
 const foundation: Migration[] = [
   {
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   ...worldMigrations,
   ...agentMigrations,
   ...flowMigrations,
+  ...httpSessionMigrations,
 ];

@@ -6,6 +6,7 @@ import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.t
 import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import { bindWorldRuntime } from '../../runtimes/world/index.ts';
 import type { Store } from '../../store/store.ts';
+import { storeRevocations } from './auth/revocations.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
@@ -49,7 +50,12 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const engine = options.engine ?? serverEngine(options.store);
   // World turns run on this engine, so its event streams follow them.
   const unbindWorlds = bindWorldRuntime(options.store, engine);
-  const sessions = new SessionKeeper(loadSessionKey(options.dataDir));
+  const sessions = new SessionKeeper(
+    loadSessionKey(options.dataDir),
+    Date.now,
+    storeRevocations(options.store),
+  );
+  await sessions.loadRevocations();
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
   const closing: Array<() => Promise<void>> = [];

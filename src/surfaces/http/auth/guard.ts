@@ -39,7 +39,7 @@ export async function authenticate(c: Context, token: string, sessions: SessionK
       throw unauthorized('missing or wrong server token');
     return { kind: 'bearer', session: null };
   }
-  const session = sessions.verify(getCookie(c, SESSION_COOKIE));
+  const session = await sessions.verifyDurably(getCookie(c, SESSION_COOKIE));
   if (!session) throw unauthorized('missing or wrong server token');
   return { kind: 'cookie', session };
 }

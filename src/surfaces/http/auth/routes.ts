@@ -84,7 +84,7 @@ export function authRoutes(token: string, sessions: SessionKeeper): Route[] {
             status: 400,
           });
         const session = sessions.verify(getCookie(c, SESSION_COOKIE));
-        if (session) sessions.revoke(session);
+        if (session) await sessions.revoke(session);
         deleteCookie(c, SESSION_COOKIE, { path: '/' });
         return c.redirect('/login', 303);
       },

@@ -1,8 +1,9 @@
 /**
  * Browser sessions, signed rather than stored: a session cookie is `<id>.<expires>.<hmac>` under a
  * key kept (owner-only) in the data directory, so a restart keeps sessions valid and nothing is
- * written per login. The CSRF token is an HMAC of the session id. One-time login links are nonces
- * held in this process only: single-use, short-lived, and gone when the server stops.
+ * written per login. A logout is written (to the `RevocationStore`) so the cookie stays refused
+ * after a restart and in every process. The CSRF token is an HMAC of the session id. One-time login
+ * links are nonces held in this process only: single-use, short-lived, and gone when the server stops.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,16 +34,33 @@ export function loadSessionKey(dataDir: string): Buffer {
   return key;
 }
 
+/** Where logouts are kept beyond this process (`revocations.ts`: the store). */
+export interface RevocationStore {
+  /** Every revocation whose session has not expired at `now`. */
+  load(now: number): Promise<Array<{ id: string; expires: number }>>;
+  /** Records one (idempotent), and may drop those expired at `now`. */
+  add(id: string, expires: number, now: number): Promise<void>;
+  has(id: string): Promise<boolean>;
+}
+
 export class SessionKeeper {
   readonly #key: Buffer;
   readonly #now: () => number;
   readonly #nonces = new Map<string, number>();
   // Logged-out sessions, until they would have expired anyway (signed cookies cannot be unsigned).
   readonly #revoked = new Map<string, number>();
+  readonly #durable: RevocationStore | undefined;
 
-  constructor(key: Buffer, now: () => number = Date.now) {
+  constructor(key: Buffer, now: () => number = Date.now, durable?: RevocationStore) {
     this.#key = key;
     this.#now = now;
+    this.#durable = durable;
+  }
+
+  /** Reads the durable revocations into this process (at start: `verify` then knows them too). */
+  async loadRevocations(): Promise<void> {
+    if (!this.#durable) return;
+    for (const r of await this.#durable.load(this.#now())) this.#revoked.set(r.id, r.expires);
   }
 
   #mac(text: string): string {
@@ -71,9 +89,22 @@ export class SessionKeeper {
     return this.#session(id, expires);
   }
 
-  revoke(session: Session): void {
+  /**
+   * As `verify`, and also refused when the durable store holds its logout (one made by another
+   * process since this one loaded them). HTTP requests use this; `verify` alone answers from memory.
+   */
+  async verifyDurably(cookie: string | undefined): Promise<Session | null> {
+    const session = this.verify(cookie);
+    if (!session || !this.#durable || !(await this.#durable.has(session.id))) return session;
+    this.#revoked.set(session.id, session.expires);
+    return null;
+  }
+
+  /** Logs `session` out: in this process at once, and durably before the promise resolves. */
+  async revoke(session: Session): Promise<void> {
     this.#revoked.set(session.id, session.expires);
     for (const [id, exp] of this.#revoked) if (exp <= this.#now()) this.#revoked.delete(id);
+    await this.#durable?.add(session.id, session.expires, this.#now());
   }
 
   csrfMatches(session: Session, presented: string | undefined): boolean {
