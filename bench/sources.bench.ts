@@ -121,6 +121,7 @@ export function storeLifecycle(
                 response_headers: { 'content-type': 'text/event-stream' },
                 normalized_text: JSON.stringify(REPLY),
                 stream: {
+                  ...newStreamState(),
                   chunks,
                   persisted: 0,
                   rawText: JSON.stringify(REPLY),

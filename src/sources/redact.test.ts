@@ -102,3 +102,67 @@ test('headersText equals JSON.stringify of the redacted headers for any headers'
     }),
   );
 });
+
+/** What a window lets through for `pieces`, joined, with its end. */
+function streamed(r: ReturnType<typeof createRedactor>, pieces: string[]): string {
+  const w = r.stream();
+  let out = '';
+  for (const p of pieces) out += w.push(p);
+  return out + w.end();
+}
+
+test('a streamed secret split at every offset, into two or three pieces, never passes the window', () => {
+  const secret = 'sk-live-0123456789abcdef';
+  const r = createRedactor([secret]);
+  const text = `key ${secret} and ${secret}!`;
+  for (let i = 0; i <= text.length; i++) {
+    const two = streamed(r, [text.slice(0, i), text.slice(i)]);
+    assert.equal(two, r.text(text), `split at ${i}`);
+    for (let j = i; j <= text.length; j++) {
+      const three = streamed(r, [text.slice(0, i), text.slice(i, j), text.slice(j)]);
+      assert.equal(three, r.text(text), `split at ${i} and ${j}`);
+    }
+  }
+  // One character a piece: every boundary at once.
+  assert.equal(streamed(r, [...text]), `key ${REDACTED} and ${REDACTED}!`);
+});
+
+test('the window holds back only what could start a secret, and gives it all back at the end', () => {
+  const r = createRedactor(['sk-live-0123456789']);
+  const w = r.stream();
+  assert.equal(w.push('hello wor'), 'hello wor', 'nothing like a secret: nothing held');
+  assert.equal(w.push('ld, sk-li'), 'ld, ');
+  assert.equal(w.held, 5);
+  assert.equal(w.push('ke'), 'sk-like', 'not a secret after all: let through with the next piece');
+  assert.equal(w.push(' sk'), ' ');
+  assert.equal(w.end(), 'sk', 'the end of the stream lets the held text through');
+  assert.equal(w.held, 0);
+  assert.equal(createRedactor([]).stream().push('sk-live-0'), 'sk-live-0', 'no secrets: nothing held');
+});
+
+test('any split of any text through the window is the redacted whole, and never holds a secret', () => {
+  const secrets = ['sk-live-0123456789', 'aaaaaa-tok', 'pw"Q7\\Z9-tok'];
+  const r = createRedactor(secrets);
+  const part = fc.oneof(
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom(...secrets, 'sk-live-', 'aaaa', 'pw"Q7', JSON.stringify(secrets[2]).slice(1, -1)),
+  );
+  fc.assert(
+    fc.property(fc.array(part, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 8 }), (parts, cuts) => {
+      const text = parts.join('');
+      const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+      const pieces: string[] = [];
+      let from = 0;
+      for (const c of at) {
+        pieces.push(text.slice(from, c));
+        from = c;
+      }
+      pieces.push(text.slice(from));
+      const out = streamed(r, pieces);
+      for (const s of secrets) assert.equal(out.includes(s), false);
+      assert.equal(out.includes('Q7\\\\Z9'), false);
+      assert.equal(out, r.text(text));
+    }),
+    { numRuns: 2000 },
+  );
+});

@@ -44,6 +44,22 @@ export interface Redactor {
   headers(h: Record<string, string>): Record<string, string>;
   /** `JSON.stringify(headers(h))`, without the copy when nothing in them can be secret. */
   headersText(h: Record<string, string>): string;
+  /**
+   * A rolling window over one streamed text (a reply arriving in pieces): what it lets through,
+   * joined, never holds a secret, however the pieces split it. Each piece's end is held back while
+   * it could be the start of a secret (at most the longest secret's length less one character).
+   */
+  stream(): TextWindow;
+}
+
+/** See `Redactor.stream`. */
+export interface TextWindow {
+  /** The redacted text that `piece` (after what was held) lets through now; the rest is held. */
+  push(piece: string): string;
+  /** Everything still held, redacted: the end of the stream (no text is lost). */
+  end(): string;
+  /** How many characters are held back now. */
+  readonly held: number;
 }
 
 export function isSecretName(name: string): boolean {
@@ -114,7 +130,47 @@ function buildRedactor(values: readonly string[]): Redactor {
     const raw = JSON.stringify(h);
     return secretFree(raw) ? raw : JSON.stringify(headers(h));
   };
-  return { text, json, jsonText, jsonTextChecked, clean, headers, headersText };
+  const stream = (): TextWindow => textWindow(forms, text);
+  return { text, json, jsonText, jsonTextChecked, clean, headers, headersText, stream };
+}
+
+function textWindow(forms: readonly string[], text: (s: string) => string): TextWindow {
+  let held = '';
+  return {
+    push(piece) {
+      const out = text(held + piece);
+      const keep = secretStartAtEnd(out, forms);
+      held = out.slice(out.length - keep);
+      return out.slice(0, out.length - keep);
+    },
+    end() {
+      const out = held;
+      held = '';
+      return out;
+    },
+    get held() {
+      return held.length;
+    },
+  };
+}
+
+/**
+ * The length of the longest end of `s` that is the start (not the whole) of one of `forms`: those
+ * characters may become a secret with the next piece. An occurrence that starts before them is
+ * either complete (and already redacted) or would make a longer such end.
+ */
+function secretStartAtEnd(s: string, forms: readonly string[]): number {
+  let longest = 0;
+  for (const f of forms) {
+    const first = f.charCodeAt(0);
+    for (let n = Math.min(f.length - 1, s.length); n > longest; n--) {
+      if (s.charCodeAt(s.length - n) === first && s.endsWith(f.slice(0, n))) {
+        longest = n;
+        break;
+      }
+    }
+  }
+  return longest;
 }
 
 const NO_SECRETS = buildRedactor([]);

@@ -40,6 +40,8 @@ export interface AgentKitOptions {
   reasoningMemory?: ReasoningMemoryPort;
   /** Called as each model request arrives, before the scripted reply (see `startScriptedModel`). */
   onRequest?: (request: RecordedRequest) => void | Promise<void>;
+  /** More environment for the runtime (e.g. `NOEMA_LLM_API_KEY`). */
+  env?: Record<string, string>;
 }
 
 export function calculatorDefinition(llm: string, server: string): Record<string, unknown> {
@@ -66,6 +68,7 @@ export async function startAgentKit(store: Store, options: AgentKitOptions = {})
     NOEMA_LLM_BASE_URL: model.url,
     NOEMA_LLM_MODEL: 'scripted-1',
     AGENT_KIT_MCP_URL: mcp.url,
+    ...options.env,
   };
   const runtime = await createAgentRuntime(store, {
     env,

@@ -11,7 +11,7 @@ import type { Redactor } from '../redact.ts';
 import type { ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
 import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
-import { newStreamState, readCompletionStream } from './stream.ts';
+import { newStreamState, readCompletionStream, settledChunks } from './stream.ts';
 import {
   appendChunkBatch,
   dropChunkBatches,
@@ -84,12 +84,17 @@ export const llmChatCompletionsSource: ResponseSource = {
           });
           response = { http_status: res.status, response_headers: res.headers() };
           if (!res.ok) throw await upstreamFailure(res, response, sendsFormat, what, artifacts);
-          // The observer gets the text of each event once it was read (at the next event, or the end).
+          // The observer gets the text of each event once it was read, as the content's redaction
+          // window lets it through (what it holds back comes with a later event, or the end).
+          if (redactor) {
+            const calls = redactor;
+            state.windowOf = () => calls.stream();
+          }
           let observed = 0;
           const observe = () => {
-            if (!onChunk || state.rawText.length === observed) return;
-            const piece = state.rawText.slice(observed);
-            observed = state.rawText.length;
+            if (!onChunk || state.cleanText.length === observed) return;
+            const piece = state.cleanText.slice(observed);
+            observed = state.cleanText.length;
             try {
               onChunk(piece);
             } catch {
@@ -99,7 +104,8 @@ export const llmChatCompletionsSource: ResponseSource = {
           await readCompletionStream(res, state, startedAt, () => {
             // Encoded as it arrives, while the stream is read: the transactions that store the
             // chunks (a progress batch, the finish) then only join them, holding the write lock less.
-            if (redactor) encodeChunk(state.chunks, state.chunks.length - 1, redactor);
+            const settled = settledChunks(state);
+            if (redactor && settled > 0) encodeChunk(state.chunks, settled - 1, redactor);
             observe();
             ctx.progressed();
           });

@@ -2,15 +2,27 @@
  * Reads a streamed Chat Completions response (server-sent events) into the trace: every event
  * as received, the concatenated assistant text, finish reason and token usage. A JSON (non
  * streamed) completion is accepted too and recorded as one chunk.
+ *
+ * Every streamed text (the content, reasoning, each tool call's arguments) passes through its own
+ * redaction window (`Redactor.stream`): a secret split across events is redacted in what is
+ * observed (`cleanText`) and in the chunks as stored, where a held-back piece moves to the next
+ * event of that text, and what is still held at the end to the last one.
  */
+
 import { SourceFailure } from '../failure.ts';
 import { MAX_RESPONSE_BYTES, readBoundedText } from '../http-json/read-body.ts';
 import type { HttpReply } from '../http-transport.ts';
+import { createRedactor, type TextWindow } from '../redact.ts';
 
 export interface StreamChunk {
   seq: number;
   offset_ms: number;
   data: string;
+  /**
+   * `data` with its streamed texts as the redaction windows let them through, where that differs
+   * (a piece held back, or a secret completed): what is stored in its place.
+   */
+  windowed?: string;
   /**
    * The chunk as stored after the one before it (`chunk-codec.ts`: JSON, redacted), kept once made:
    * a batch written while streaming and the finish then encode each chunk once between them.
@@ -25,24 +37,123 @@ export interface StreamState {
   /** How many of `chunks` were persisted while streaming (`llm_call_chunks`). */
   persisted: number;
   rawText: string;
+  /** `rawText` as the content's redaction window let it through: what observers are given. */
+  cleanText: string;
+  /** Makes a redaction window per streamed text (set once the call's redactor is known). */
+  windowOf: () => TextWindow;
+  /** Each streamed text's window, by text (`content`, `tool_calls.0.arguments`, …). */
+  windows: Map<string, { window: TextWindow; lastChunk: number }>;
   finishReason: string | null;
   usage: Record<string, unknown> | null;
   firstChunkAt: number | null;
 }
 
 export function newStreamState(): StreamState {
-  return { chunks: [], persisted: 0, rawText: '', finishReason: null, usage: null, firstChunkAt: null };
+  return {
+    chunks: [],
+    persisted: 0,
+    rawText: '',
+    cleanText: '',
+    windowOf: () => PASS_THROUGH.stream(),
+    windows: new Map(),
+    finishReason: null,
+    usage: null,
+    firstChunkAt: null,
+  };
 }
+
+const PASS_THROUGH = createRedactor([]);
+
+/**
+ * How many chunks, from the first, are final as stored: a chunk whose text's window still holds
+ * characters gets them at the end when no later event of that text comes.
+ */
+export function settledChunks(state: StreamState): number {
+  let settled = state.chunks.length;
+  for (const w of state.windows.values()) if (w.window.held > 0) settled = Math.min(settled, w.lastChunk);
+  return settled;
+}
+
+/**
+ * Ends every window: the held characters go to the last chunk of their text (whose stored form,
+ * and the ones after it, are made again). Call at the end of the stream, however it ended.
+ */
+export function endWindows(state: StreamState): void {
+  for (const [key, w] of state.windows) {
+    const tail = w.window.end();
+    if (tail === '') continue;
+    if (key === 'content') state.cleanText += tail;
+    const chunk = state.chunks[w.lastChunk]!;
+    const event = JSON.parse(chunk.windowed ?? chunk.data) as Completion;
+    for (const t of streamedTexts(event)) if (t.key === key) t.set(t.get() + tail);
+    chunk.windowed = JSON.stringify(event);
+    for (let i = w.lastChunk; i < state.chunks.length; i++) {
+      delete state.chunks[i]!.stored;
+      delete state.chunks[i]!.clean;
+    }
+  }
+}
+
+type Message = {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: Array<{ index?: number; function?: { arguments?: string | null } }>;
+};
 
 type Completion = {
   choices?: Array<{
-    delta?: { content?: string | null };
-    message?: { content?: string | null };
+    delta?: Message;
+    message?: Message;
     finish_reason?: string | null;
   }>;
   usage?: Record<string, unknown> | null;
   error?: { message?: string } | string;
 };
+
+type StreamedText = { key: string; get(): string; set(v: string): void };
+
+/** The streamed texts of an event's first choice, each named the same in every event of the stream. */
+function streamedTexts(event: Completion): StreamedText[] {
+  const choice = event.choices?.[0];
+  const m = choice?.delta ?? choice?.message;
+  if (!m || typeof m !== 'object') return [];
+  const out: StreamedText[] = [];
+  for (const field of ['content', 'reasoning_content', 'reasoning'] as const) {
+    if (typeof m[field] === 'string')
+      out.push({ key: field, get: () => m[field] as string, set: (v) => (m[field] = v) });
+  }
+  if (Array.isArray(m.tool_calls)) {
+    m.tool_calls.forEach((call, n) => {
+      const fn = call?.function;
+      if (fn && typeof fn.arguments === 'string')
+        out.push({
+          key: `tool_calls.${call.index ?? n}.arguments`,
+          get: () => fn.arguments as string,
+          set: (v) => (fn.arguments = v),
+        });
+    });
+  }
+  return out;
+}
+
+/** Passes the event's streamed texts through their windows; `chunk.windowed` where one changed. */
+function windowTexts(state: StreamState, event: Completion, chunkIndex: number): void {
+  let changed = false;
+  for (const t of streamedTexts(event)) {
+    const w = state.windows.get(t.key) ?? { window: state.windowOf(), lastChunk: chunkIndex };
+    state.windows.set(t.key, w);
+    w.lastChunk = chunkIndex;
+    const piece = t.get();
+    const out = w.window.push(piece);
+    if (t.key === 'content') state.cleanText += out;
+    if (out !== piece) {
+      t.set(out);
+      changed = true;
+    }
+  }
+  if (changed) state.chunks[chunkIndex]!.windowed = JSON.stringify(event);
+}
 
 function apply(state: StreamState, data: string): void {
   let event: Completion;
@@ -60,10 +171,12 @@ function apply(state: StreamState, data: string): void {
     throw new SourceFailure('upstream_error', `LLM stream reported an error: ${msg}`);
   }
   const choice = event.choices?.[0];
-  const piece = choice?.delta?.content ?? choice?.message?.content;
-  if (typeof piece === 'string') state.rawText += piece;
+  const content = streamedTexts(event).find((t) => t.key === 'content');
+  if (content) state.rawText += content.get();
   if (choice?.finish_reason) state.finishReason = choice.finish_reason;
   if (event.usage) state.usage = event.usage;
+  // Last: it rewrites the event's texts.
+  windowTexts(state, event, state.chunks.length - 1);
 }
 
 function record(state: StreamState, data: string, startedAt: number): void {
@@ -82,6 +195,20 @@ export async function readCompletionStream(
   startedAt: number,
   onChunk: () => void = () => {},
 ): Promise<void> {
+  try {
+    await readEvents(res, state, startedAt, onChunk);
+  } finally {
+    // However the stream ended, nothing stays held: a failed call's chunks are stored whole too.
+    endWindows(state);
+  }
+}
+
+async function readEvents(
+  res: HttpReply,
+  state: StreamState,
+  startedAt: number,
+  onChunk: () => void,
+): Promise<void> {
   const type = res.header('content-type') ?? '';
   if (!type.includes('text/event-stream')) {
     const text = await readBoundedText(res, 'LLM');
@@ -98,9 +225,13 @@ export async function readCompletionStream(
     const data = dataLines.join('\n');
     dataLines = [];
     record(state, data, startedAt);
-    onChunk();
-    if (data.trim() === '[DONE]') done = true;
-    else apply(state, data);
+    try {
+      if (data.trim() === '[DONE]') done = true;
+      else apply(state, data);
+    } finally {
+      // After `apply`: the chunk is stored as its texts' windows let them through.
+      onChunk();
+    }
   };
   let size = 0;
   try {

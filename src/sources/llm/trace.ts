@@ -7,7 +7,7 @@ import type { Queryable } from '../../store/store.ts';
 import type { Redactor } from '../redact.ts';
 import { type RecordedResponse, type TraceStatement, type TraceValues, traceColumns } from '../source.ts';
 import { chunkAfter, wholeChunk } from './chunk-codec.ts';
-import type { StreamChunk, StreamState } from './stream.ts';
+import { type StreamChunk, type StreamState, settledChunks } from './stream.ts';
 
 const RUNNING_COLUMNS = traceColumns(
   'llm_endpoint_name',
@@ -138,7 +138,7 @@ export function encodeChunk(chunks: StreamChunk[], i: number, redactor: Redactor
   while (j > 0 && chunks[j - 1]!.stored === undefined) j--;
   for (; j <= i; j++) {
     const c = chunks[j]!;
-    c.clean = redactor.text(c.data);
+    c.clean = redactor.text(c.windowed ?? c.data);
     c.stored = chunkAfter(j === 0 ? null : chunks[j - 1]!.clean!, c.offset_ms, c.clean);
   }
   return chunks[i]!.stored!;
@@ -157,7 +157,8 @@ function chunksJson(chunks: StreamChunk[], from: number, to: number, redactor: R
 /**
  * Persists the chunks that arrived since the last batch (one `llm_call_chunks` row) and the
  * running call's `chunk_count`, while the call streams. Each chunk is written once here and
- * once more in the finish: the cost stays proportional to the stream.
+ * once more in the finish: the cost stays proportional to the stream. A chunk whose text a
+ * redaction window still holds characters of waits for the next batch (`settledChunks`).
  */
 export async function appendChunkBatch(
   q: Queryable,
@@ -166,8 +167,8 @@ export async function appendChunkBatch(
   redactor: Redactor,
 ): Promise<void> {
   const from = s.persisted;
-  const to = s.chunks.length;
-  if (to === from) return;
+  const to = settledChunks(s);
+  if (to <= from) return;
   // Taken before the first await: chunks arriving meanwhile go to the next batch.
   s.persisted = to;
   try {
