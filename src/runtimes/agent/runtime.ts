@@ -26,7 +26,7 @@ import type { TurnResult } from './sessions/drive.ts';
 import { continueEcs, respondEcs } from './sessions/ecs.ts';
 import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
 import { getSessionView } from './sessions/read.ts';
-import { createSession, sendMessage, settleStaleSessions } from './sessions/send.ts';
+import { claimedTurnDriver, createSession, sendMessage, settleStaleSessions } from './sessions/send.ts';
 import { findSession } from './sessions/session-store.ts';
 import { replyTextObserver, type TextSink } from './streaming/reply-text.ts';
 
@@ -139,6 +139,9 @@ export async function createAgentRuntime(
     ...synthesisNodes(cx.deps),
   ])
     engine.register(t as never);
+
+  // A session turn a reclaimer claims (`claimNext`) closes as its own process would have closed it.
+  engine.driveClaimed(claimedTurnDriver(cx));
 
   const runtime: AgentRuntime = {
     engine,

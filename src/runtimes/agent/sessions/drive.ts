@@ -5,6 +5,7 @@
  * `graph_checkpoints` row (seed 000) and emits `ecs`; `failed` frees the session and emits `error`.
  */
 import type { Json, RunOutcome, RunView } from '../../../engine/index.ts';
+import type { Transaction } from '../../../store/store.ts';
 import type { AgentContext } from '../context.ts';
 import { getAgent } from '../definition.ts';
 import type { ExecutionCore } from '../nodes/deps.ts';
@@ -13,7 +14,7 @@ import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
 import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
 import type { SessionEventRecorder } from './events.ts';
-import { appendMessage, type SessionRow, setSessionStatus } from './session-store.ts';
+import { appendMessage, closeTurn, type SessionRow, type SessionStatus } from './session-store.ts';
 
 export interface TurnResult {
   session_id: string;
@@ -59,6 +60,49 @@ export async function driveRun(
   }
 }
 
+/** Thrown inside a closing transaction that is not the turn's one: rolls it back. */
+class ClosedElsewhere extends Error {}
+
+/**
+ * The turn's closing transaction: `running → status` (closeTurn, the transaction's first write, so a
+ * racing closer waits on it and then finds nothing to close) with `write`'s transcript and closing
+ * events. False when another driver closed the turn first: nothing of `write` is written, and only
+ * the progress events this driver had queued are stored (after that closing).
+ */
+async function closeWith(
+  rec: SessionEventRecorder,
+  session: SessionRow,
+  run_id: string,
+  status: Exclude<SessionStatus, 'running'>,
+  reasoning: { turnDone: boolean; context?: unknown },
+  write: (
+    tx: Transaction,
+    add: (
+      event: Parameters<SessionEventRecorder['record']>[0],
+      body: Record<string, unknown>,
+    ) => Promise<void>,
+  ) => Promise<void>,
+): Promise<boolean> {
+  try {
+    await rec.commitWith(write, async (tx) => {
+      const closed = await closeTurn(
+        tx,
+        session.session_id,
+        run_id,
+        status,
+        reasoning.turnDone,
+        reasoning.context ?? null,
+      );
+      if (!closed) throw new ClosedElsewhere();
+    });
+    return true;
+  } catch (err) {
+    if (!(err instanceof ClosedElsewhere)) throw err;
+    await rec.flush().catch(() => {});
+    return false;
+  }
+}
+
 async function drive(
   cx: AgentContext,
   session: SessionRow,
@@ -76,8 +120,7 @@ async function drive(
     await unsubscribe();
     await rec.flush().catch(() => {});
     const e = err as { code?: string; message?: string };
-    await rec.commitWith(async (tx, add) => {
-      await setSessionStatus(tx, session.session_id, run_id, 'idle');
+    await closeWith(rec, session, run_id, 'idle', { turnDone: false }, async (_tx, add) => {
       await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
     });
     throw err;
@@ -96,49 +139,63 @@ async function drive(
   if (outcome.status === 'waiting') {
     const waiting = outcome.waiting[0]!;
     const form = (waiting.payload as { form?: Json }).form ?? null;
-    await rec.commitWith(async (tx, add) => {
+    await closeWith(rec, session, run_id, 'waiting', { turnDone: false }, async (tx, add) => {
       if (answered) await deleteCheckpoint(tx, session.session_id, answered);
       await writeCheckpoint(tx, session.session_id, run, waiting.contract_id);
-      await setSessionStatus(tx, session.session_id, run_id, 'waiting');
       await add('execution_state', executionEvent);
       await add('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
     });
     return { session_id: session.session_id, run_id, status: 'waiting', outcome, response: null };
   }
   if (outcome.status === 'completed') {
-    await rec.commitWith(async (tx, add) => {
-      await deleteRunCheckpoint(tx, session.session_id, run_id);
-      await add('execution_state', executionEvent);
-      if (execution.response)
-        await appendMessage(tx, session.session_id, run_id, {
-          role: 'assistant',
-          content: execution.response,
+    const closed = await closeWith(
+      rec,
+      session,
+      run_id,
+      'idle',
+      { turnDone: true, context: run.state.reasoning ?? null },
+      async (tx, add) => {
+        await deleteRunCheckpoint(tx, session.session_id, run_id);
+        await add('execution_state', executionEvent);
+        if (execution.response)
+          await appendMessage(tx, session.session_id, run_id, {
+            role: 'assistant',
+            content: execution.response,
+          });
+        await add('done', {
+          response: execution.response,
+          stop_reason: execution.stop_reason,
+          iterations: execution.iteration,
+          mode: execution.effective_mode,
         });
-      await setSessionStatus(tx, session.session_id, run_id, 'idle', true, run.state.reasoning ?? null);
-      await add('done', {
-        response: execution.response,
-        stop_reason: execution.stop_reason,
-        iterations: execution.iteration,
-        mode: execution.effective_mode,
-      });
-    });
-    const def = await getAgent(store, session.agent_hash);
-    if (def.synthesis.enabled) await queueProfileUpdate(cx, session, execution);
+      },
+    );
+    // The profile update follows the turn's one closing (its closer queues it).
+    if (closed) {
+      const def = await getAgent(store, session.agent_hash);
+      if (def.synthesis.enabled) await queueProfileUpdate(cx, session, execution);
+    }
     return { session_id: session.session_id, run_id, status: 'idle', outcome, response: execution.response };
   }
   const error = outcome.error ?? {
     code: `RUN_${outcome.status.toUpperCase()}`,
     message: `run ${outcome.status}`,
   };
-  await rec.commitWith(async (tx, add) => {
-    await deleteRunCheckpoint(tx, session.session_id, run_id);
-    await add('execution_state', executionEvent);
-    await setSessionStatus(tx, session.session_id, run_id, 'idle', false, run.state.reasoning ?? null);
-    await add('error', {
-      code: error.code,
-      message: error.message,
-      node_id: 'node_id' in error ? (error.node_id ?? null) : null,
-    });
-  });
+  await closeWith(
+    rec,
+    session,
+    run_id,
+    'idle',
+    { turnDone: false, context: run.state.reasoning ?? null },
+    async (tx, add) => {
+      await deleteRunCheckpoint(tx, session.session_id, run_id);
+      await add('execution_state', executionEvent);
+      await add('error', {
+        code: error.code,
+        message: error.message,
+        node_id: 'node_id' in error ? (error.node_id ?? null) : null,
+      });
+    },
+  );
   return { session_id: session.session_id, run_id, status: 'idle', outcome, response: null };
 }

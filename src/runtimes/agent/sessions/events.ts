@@ -226,6 +226,8 @@ export class SessionEventRecorder {
       tx: Transaction,
       add: (event: SessionEventName, body: Record<string, unknown>) => Promise<void>,
     ) => Promise<T>,
+    /** Runs first in the transaction, before the queued events (a conditional write that may refuse it). */
+    first?: (tx: Transaction) => Promise<void>,
   ): Promise<T> {
     while (this.#draining) await this.#draining;
     this.#throwError();
@@ -242,6 +244,7 @@ export class SessionEventRecorder {
         const append = async (event: SessionEventName, body: Record<string, unknown>) => {
           out.push(await appendSessionEvent(tx, this.session_id, this.run_id, event, body));
         };
+        if (first) await first(tx);
         for (const q of queued) if (!q.live) await append(q.event, q.body);
         return fn(tx, append);
       });

@@ -6,7 +6,7 @@
  */
 import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
 import { schemas } from '../../../core/schema-registry.ts';
-import type { Json } from '../../../engine/index.ts';
+import type { Json, RunOutcome } from '../../../engine/index.ts';
 import type { AgentContext } from '../context.ts';
 import { type AgentDefinition, getAgent, getAgentByLabel } from '../definition.ts';
 import { DEFAULT_COGNITIVE_GRAPH, withAgentChannels } from '../graph.ts';
@@ -22,14 +22,15 @@ import { type SessionEvent, SessionEventRecorder } from './events.ts';
 import {
   appendMessage,
   claimSession,
+  closeTurn,
   findSession,
   getSessionOrThrow,
   insertSession,
   recentMessages,
   releaseExpiredClaim,
+  runningSessionOfRun,
   runningSessions,
   type SessionRow,
-  setSessionStatus,
 } from './session-store.ts';
 
 const CREATE_SCHEMA = {
@@ -139,6 +140,22 @@ async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<v
     new SessionEventRecorder(cx.store, session.session_id, run_id, () => {}),
     { recovering: true },
   );
+}
+
+/**
+ * The driver of runs the engine's `claimNext` takes (a reclaimer finishing a dead process's run): a
+ * session turn is driven and closed as its own process would have (transcript, status, closing
+ * event); any other run (a profile update) just executes.
+ */
+export function claimedTurnDriver(
+  cx: AgentContext,
+): (run_id: string, execute: () => Promise<RunOutcome>) => Promise<RunOutcome> {
+  return async (run_id, execute) => {
+    const session = cx.driving.has(run_id) ? null : await runningSessionOfRun(cx.store, run_id);
+    if (!session) return execute();
+    const rec = new SessionEventRecorder(cx.store, session.session_id, run_id, () => {});
+    return (await driveRun(cx, session, run_id, execute, rec, { recovering: true })).outcome;
+  };
 }
 
 /**
@@ -253,8 +270,8 @@ export async function sendMessage(
     const e = err as { code?: string; message?: string };
     await rec
       .commitWith(async (tx, add) => {
-        await setSessionStatus(tx, session_id, run_id, 'idle');
-        await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
+        if (await closeTurn(tx, session_id, run_id, 'idle'))
+          await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
       })
       .catch(() => {});
     throw err;

@@ -77,6 +77,12 @@ export async function runningSessions(q: Queryable, limit: number): Promise<Sess
   return rows.map(rowOf);
 }
 
+/** The session whose turn in flight is `run_id`, if any (the running sessions are few: by status). */
+export async function runningSessionOfRun(q: Queryable, run_id: string): Promise<SessionRow | null> {
+  const r = await q.get("SELECT * FROM agent_sessions WHERE status = 'running' AND run_id = ?", [run_id]);
+  return r ? rowOf(r) : null;
+}
+
 export async function getSessionOrThrow(q: Queryable, session_id: string): Promise<SessionRow> {
   const s = await findSession(q, session_id);
   if (!s)
@@ -135,22 +141,25 @@ export async function releaseExpiredClaim(
 }
 
 /**
- * Sets the status of the session's turn `run_id`; `turnDone` counts a finished turn, `reasoning`
- * stores the ReasoningContext the next message starts from. Leaving `running` drops the claim.
+ * Closes the turn `run_id`: `running → status` (idle or waiting), dropping the claim; `turnDone` counts a finished turn, `reasoning` stores the
+ * ReasoningContext the next message starts from — only if
+ * the session is still running that turn. False when it is not: another process (or driver) closed
+ * it first, or the session moved on to a later turn. The one closing of a turn is this conditional
+ * write, so of two closers racing (a background settle and the next message's, in two processes)
+ * exactly one writes the transcript's answer and the closing event, on both stores.
  */
-export async function setSessionStatus(
+export async function closeTurn(
   q: Queryable,
   session_id: string,
   run_id: string,
-  status: SessionStatus,
+  status: Exclude<SessionStatus, 'running'>,
   turnDone = false,
   reasoning?: unknown,
-): Promise<void> {
-  const keepsClaim = status === 'running';
-  await q.run(
+): Promise<boolean> {
+  const r = await q.run(
     `UPDATE agent_sessions SET status = ?, updated_at = ?, turn_count = turn_count + ?,
-       reasoning = COALESCE(?, reasoning)${keepsClaim ? '' : ', claim_owner = NULL, claim_expires_at = NULL'}
-     WHERE session_id = ? AND run_id = ?`,
+       reasoning = COALESCE(?, reasoning), claim_owner = NULL, claim_expires_at = NULL
+     WHERE session_id = ? AND run_id = ? AND status = 'running'`,
     [
       status,
       Date.now(),
@@ -160,6 +169,7 @@ export async function setSessionStatus(
       run_id,
     ],
   );
+  return r.changes === 1;
 }
 
 export async function appendMessage(
