@@ -30,6 +30,7 @@ import { answerContract } from './run/resume.ts';
 import {
   abandonLease,
   backfillGraphTypes,
+  claimableOutside,
   claimNextRun,
   claimRun,
   getGraphBody,
@@ -215,6 +216,11 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       const row = await claimNextRun(store, owner, now, deps.leaseMs, registry.types(), queuedBefore);
       if (!row) return null;
       return drivers.length === 0 ? execute(row) : driveClaimedRow(row);
+    },
+
+    async claimableElsewhere(options = {}) {
+      const now = deps.now();
+      return claimableOutside(store, now, registry.types(), now - Math.max(0, options.queuedForMs ?? 0));
     },
 
     driveClaimed(driver) {

@@ -49,6 +49,28 @@ describeEachStore('engine run reclaiming', (factory) => {
       assert.equal((await engine.claimNext())?.run_id, fresh.run_id, 'without the option: at once');
     }));
 
+  test('claimableElsewhere tells of claimable runs only another runtime’s engine could execute', async () =>
+    factory.withStore(async ({ store }) => {
+      const mine = createEngine(store, { fanOut: false });
+      registerKit(mine);
+      const other = createEngine(store, { fanOut: false });
+      other.register({ type: 'foreign', execute: () => ({ kind: 'ok' }) } as NodeType<never>);
+      await mine.createRun(appendGraph);
+      assert.equal(await mine.claimableElsewhere(), false, 'a run of its own types is not elsewhere');
+      const foreign = await other.createRun({
+        entry: 'f',
+        nodes: [
+          { id: 'f', type: 'foreign' },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [{ from: 'f', to: 'end' }],
+      });
+      assert.equal(await mine.claimableElsewhere({ queuedForMs: 60_000 }), false, 'queued a moment ago');
+      assert.equal(await mine.claimableElsewhere(), true);
+      assert.equal((await other.claimNext())?.run_id, foreign.run_id);
+      assert.equal(await mine.claimableElsewhere(), false, 'finished: nothing left for the other engine');
+    }));
+
   test('a claimed run goes through the registered drivers, the last registered outermost', async () =>
     factory.withStore(async ({ store }) => {
       const engine = createEngine(store, { fanOut: false });

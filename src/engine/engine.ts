@@ -450,6 +450,12 @@ export interface Engine {
    */
   claimNext(options?: ClaimOptions): Promise<RunOutcome | null>;
   /**
+   * Whether a run is claimable (as `claimNext` with these options would see it) whose graph uses a
+   * node type this engine has not registered: work for another runtime's engine, which a process
+   * may then load (a server loads the agent runtime only when there is agent work to reclaim).
+   */
+  claimableElsewhere(options?: ClaimOptions): Promise<boolean>;
+  /**
    * Registers a driver for the runs `claimNext` takes (see ClaimedRunDriver): a runtime that closes
    * its runs after they stop (outside the graph) registers one, so a run a dead process left behind
    * closes as if its creator had finished it. Returns unregister.

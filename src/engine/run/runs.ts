@@ -115,6 +115,24 @@ export async function claimNextRun(
   });
 }
 
+/** Whether a run is claimable (as by `claimNextRun`) whose graph uses a node type outside `types`. */
+export async function claimableOutside(
+  q: Queryable,
+  now: number,
+  types: readonly string[],
+  queuedBefore: number = now,
+): Promise<boolean> {
+  const list = types.map(() => '?').join(', ');
+  const r = await q.get(
+    `SELECT 1 AS x FROM engine_runs r WHERE ${CLAIMABLE_NEXT}
+       AND EXISTS (SELECT 1 FROM engine_graph_types t
+                   WHERE t.graph_hash = r.graph_hash AND t.node_type NOT IN (${list}))
+     LIMIT 1`,
+    [queuedBefore, now, ...types],
+  );
+  return r !== undefined;
+}
+
 /** Extends the lease; false when it was lost (another process claimed the run). */
 export async function heartbeat(
   store: Store,
