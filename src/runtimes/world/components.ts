@@ -16,7 +16,11 @@ import {
   PROFILE_SCHEMA,
   WORKFLOW_OUTER_SCHEMA,
 } from './documents.ts';
-import { WORLD_PATCH_SCHEMA } from './world-patch.ts';
+import {
+  WORLD_PATCH_SCHEMA,
+  WORLD_PATCH_SCHEMA_HASH,
+  WORLD_PATCH_SCHEMA_LABEL,
+} from './world-patch-schema.ts';
 
 export const COMPONENT_KINDS = [
   'json_schema',
@@ -247,7 +251,11 @@ export async function listComponents(
   input: { kind: ComponentKind; limit?: number; cursor?: string; uses?: string },
 ): Promise<{ items: ComponentListItem[]; next_cursor: string | null; truncated: boolean }> {
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
-  const labelCol = input.kind === 'json_schema' ? 'NULL' : 'label';
+  // Schemas have no label; the built-in WorldPatch schema is listed by its stable name.
+  const labelCol =
+    input.kind === 'json_schema'
+      ? `CASE WHEN hash = '${WORLD_PATCH_SCHEMA_HASH}' THEN '${WORLD_PATCH_SCHEMA_LABEL}' ELSE NULL END`
+      : 'label';
   const conds: string[] = [];
   const params: Array<string | number> = [];
   if (input.uses !== undefined) {

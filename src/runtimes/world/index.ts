@@ -23,5 +23,9 @@ export type { RunTurnResult, TurnProgress, WorldRuntime, WorldRuntimeOptions } f
 export { createWorldRuntime } from './runtime.ts';
 export { bindWorldRuntime, sharedWorldRuntime } from './shared-runtime.ts';
 export type { WorldEffect, WorldPatch } from './world-patch.ts';
-export { WORLD_PATCH_SCHEMA, WORLD_PATCH_SCHEMA_HASH } from './world-patch.ts';
+export {
+  WORLD_PATCH_SCHEMA,
+  WORLD_PATCH_SCHEMA_HASH,
+  WORLD_PATCH_SCHEMA_LABEL,
+} from './world-patch-schema.ts';
 export { createWorld, diffTurns, forkWorld, getWorld, getWorldJson } from './worlds.ts';

@@ -1,9 +1,11 @@
 /**
  * Tables owned by the world runtime (ids 510–599): the content-addressed scenario components
  * (workflows, profiles, environments, entities, scenarios) with their reference edges, and the
- * worlds: turns, per-turn versions of what changed, attempts, accepted patches and audit events.
+ * worlds: turns, per-turn versions of what changed, attempts, accepted patches and audit events;
+ * and the WorldPatch schema, stored once in `json_schemas`.
  */
 import type { Migration } from '../../store/index.ts';
+import { WORLD_PATCH_SCHEMA_HASH, WORLD_PATCH_SCHEMA_TEXT } from './world-patch-schema.ts';
 
 const components: Migration = {
   id: 510,
@@ -157,4 +159,23 @@ const snapshotText: Migration = {
   ],
 };
 
-export const worldMigrations: readonly Migration[] = [components, worlds, attempts, snapshots, snapshotText];
+// The WorldPatch schema every workflow's final_schema_ref names, stored in every store so a client
+// that authors only over MCP or REST can get it by hash and find it listed (label "WorldPatch").
+const worldPatchSchema: Migration = {
+  id: 515,
+  name: 'world_patch_schema',
+  up: () => [
+    `INSERT INTO json_schemas (hash, content, created_at)
+     VALUES ('${WORLD_PATCH_SCHEMA_HASH}', '${WORLD_PATCH_SCHEMA_TEXT.replaceAll("'", "''")}', 0)
+     ON CONFLICT (hash) DO NOTHING`,
+  ],
+};
+
+export const worldMigrations: readonly Migration[] = [
+  components,
+  worlds,
+  attempts,
+  snapshots,
+  snapshotText,
+  worldPatchSchema,
+];

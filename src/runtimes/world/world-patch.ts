@@ -7,62 +7,9 @@
  */
 
 import { validateCompiled } from '../../core/compiled-validators.ts';
-import { canonicalJson, sha256Hex } from '../../core/index.ts';
+import { WORLD_PATCH_SCHEMA } from './world-patch-schema.ts';
 
-const text = (description: string, max = 20_000) => ({ type: 'string', maxLength: max, description });
-const id = (description: string) => ({ type: 'string', minLength: 1, maxLength: 256, description });
-
-/** The canonical WorldPatch JSON Schema. A workflow's `final_schema_ref` must be this schema. */
-export const WORLD_PATCH_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  title: 'WorldPatch',
-  type: 'object',
-  required: ['narration', 'effects'],
-  additionalProperties: false,
-  properties: {
-    narration: text('What happened, in prose.'),
-    effects: {
-      type: 'array',
-      maxItems: 100,
-      items: {
-        oneOf: [
-          {
-            type: 'object',
-            required: ['op', 'entity_id', 'state'],
-            additionalProperties: false,
-            properties: {
-              op: { const: 'set_entity_state' },
-              entity_id: id('An entity of this world.'),
-              state: text('The entity state after the effect.'),
-            },
-          },
-          {
-            type: 'object',
-            required: ['op', 'entity_id', 'content'],
-            additionalProperties: false,
-            properties: {
-              op: { const: 'append_entity_memory' },
-              entity_id: id('An agent of this world (props have no memory).'),
-              content: text('The memory line to append.'),
-            },
-          },
-          {
-            type: 'object',
-            required: ['op', 'environment_label', 'content'],
-            additionalProperties: false,
-            properties: {
-              op: { const: 'set_environment_content' },
-              environment_label: id('An environment of this world.'),
-              content: text('The environment content after the effect.'),
-            },
-          },
-        ],
-      },
-    },
-  },
-} as const;
-
-export const WORLD_PATCH_SCHEMA_HASH = sha256Hex(canonicalJson(WORLD_PATCH_SCHEMA));
+export { WORLD_PATCH_SCHEMA, WORLD_PATCH_SCHEMA_HASH } from './world-patch-schema.ts';
 
 export type WorldEffect =
   | { op: 'set_entity_state'; entity_id: string; state: string }

@@ -14,6 +14,8 @@ import {
   putEnvironment,
   putJsonSchema,
   putResponseSource,
+  WORLD_PATCH_SCHEMA_HASH,
+  WORLD_PATCH_SCHEMA_LABEL,
 } from '../../../../runtimes/world/index.ts';
 import type { McpToolDef } from '../../tool.ts';
 import { doc, hash, hashRef, limit, objectSchema } from './parts.ts';
@@ -40,7 +42,7 @@ export const componentTools: McpToolDef[] = [
     'A JSON Schema (draft 2020-12); it must compile.',
     'schema',
     putJsonSchema as never,
-    'Stores a JSON Schema (tool arguments, source results, the WorldPatch final schema).',
+    `Stores a JSON Schema (tool arguments, source results). The WorldPatch final schema needs no put: it is stored in every store (hash ${WORLD_PATCH_SCHEMA_HASH}).`,
   ),
   put(
     'put_response_source',
@@ -86,7 +88,7 @@ export const componentTools: McpToolDef[] = [
   },
   {
     name: 'get_json_schema',
-    description: 'Returns a stored JSON Schema { hash, schema }.',
+    description: `Returns a stored JSON Schema { hash, schema }. The WorldPatch schema every workflow's final_schema_ref names is stored in every store: hash ${WORLD_PATCH_SCHEMA_HASH} (listed by list_components kind json_schema with label "${WORLD_PATCH_SCHEMA_LABEL}").`,
     inputSchema: objectSchema({ hash }, ['hash']),
     handler: async (input, { store }) => ({ ...(await getJsonSchema(store, input.hash as string)) }),
   },
@@ -124,8 +126,7 @@ export const componentTools: McpToolDef[] = [
   },
   {
     name: 'list_components',
-    description:
-      'Lists stored components of one kind, newest first: { items: [{ kind, hash, label, created_at }], next_cursor, truncated }.',
+    description: `Lists stored components of one kind, newest first: { items: [{ kind, hash, label, created_at }], next_cursor, truncated }. JSON schemas have no label but the built-in WorldPatch schema's, "${WORLD_PATCH_SCHEMA_LABEL}" (hash ${WORLD_PATCH_SCHEMA_HASH}; stored in every store, listed last).`,
     inputSchema: objectSchema(
       {
         kind: { type: 'string', enum: [...COMPONENT_KINDS], description: 'Which kind to list.' },
