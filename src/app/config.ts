@@ -1,9 +1,11 @@
 /**
  * Process configuration from flags and environment. Every setting has one name, shown in
- * README's configuration table; a bad value is a `CONFIG_INVALID` error naming it.
+ * README's configuration table; a bad value is a `CONFIG_INVALID` error naming it. What the
+ * environment leaves unset is read from `<data dir>/dev.env` when `noema dev up` wrote one.
  */
 import { dirname, resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
+import { readDevEnv } from './dev-env.ts';
 import { DEFAULT_RECOVERY_INTERVAL_MS } from '../sources/recovery.ts';
 import { parseStoreTarget, type StoreTarget } from '../store/index.ts';
 
@@ -52,6 +54,7 @@ export function loadConfig(
       env.NOEMA_DATA_DIR ??
       (store.kind === 'sqlite' && store.path !== ':memory:' ? dirname(store.path) : '.noema'),
   );
+  readDevEnv(dataDir, env);
   const portRaw = overrides.port ?? env.NOEMA_PORT;
   const port =
     portRaw === undefined ? 8787 : parsePort(portRaw, overrides.port !== undefined ? '--port' : 'NOEMA_PORT');

@@ -3,24 +3,9 @@
  * as `{ "file": "<path relative to the definition>" }` is a response source or MCP server config
  * file, stored first and replaced by its hash — so examples stay data that refer to each other.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { NoemaError } from '../../core/errors.ts';
 import type { Store } from '../../store/store.ts';
-
-export function readJsonFile(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new NoemaError('USAGE', `cannot read ${what} ${path}: ${(err as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new NoemaError('USAGE', `${what} ${path} is not JSON: ${(err as Error).message}`);
-  }
-}
+import { readJsonFile } from './files.ts';
 
 type Obj = Record<string, unknown>;
 const isFileRef = (v: unknown): v is { file: string } =>

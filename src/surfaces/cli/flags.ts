@@ -28,3 +28,8 @@ export function parseChoiceFlag<T extends string>(value: string, flag: string, c
   }
   return value as T;
 }
+
+/** The setting a port-in-use error names: NOEMA_PORT only when that is where the port came from. */
+export function portSetting(flags: { port?: unknown }, env: NodeJS.ProcessEnv = process.env): string {
+  return flags.port === undefined && env.NOEMA_PORT !== undefined ? 'NOEMA_PORT' : '--port';
+}

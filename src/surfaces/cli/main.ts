@@ -1,9 +1,14 @@
-/** The `noema` CLI: selects a command by its words, parses flags strictly, maps errors to exit codes. */
+/**
+ * The `noema` CLI: builds the command tree (commander) from the declarations in `commands/`,
+ * answers usage mistakes in one line (`unknown flag --turn (did you mean --turns?)`, exit 2), and
+ * maps errors to exit codes and CLI hints. Each command loads its implementation when it runs.
+ */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { Command as Commander, type CommanderError, Option } from 'commander';
 import { type ErrorCode, isNoemaError } from '../../core/errors.ts';
-import { type Command, type CommandIO, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './command.ts';
+import { type Command, type CommandIO, EXIT_FAILED, EXIT_OK, EXIT_USAGE, GROUPS } from './command.ts';
 import { commands } from './commands/index.ts';
+import { cliHint } from './hints.ts';
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'CONFIG_INVALID',
@@ -12,88 +17,163 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
   'USAGE',
 ]);
 
-function helpText(): string {
-  const width = Math.max(...commands.map((c) => c.path.join(' ').length + (c.args ? c.args.length + 1 : 0)));
-  const lines = commands.map((c) => {
-    const name = [c.path.join(' '), c.args].filter(Boolean).join(' ');
-    return `  ${name.padEnd(width)}  ${c.summary}`;
-  });
-  return [
-    'usage: noema <command> [flags]',
-    '',
-    'commands:',
-    ...lines,
-    '',
-    'Run `noema <command> --help` for its flags.',
-  ].join('\n');
-}
-
-function commandHelp(c: Command): string {
-  const flags = Object.entries(c.flags).map(
-    ([name, f]) => `  --${name}${f.type === 'string' ? ' <value>' : ''}  ${f.description}`,
-  );
-  return [
-    `usage: noema ${c.path.join(' ')}${c.args ? ` ${c.args}` : ''} [flags]`,
-    '',
-    c.summary,
-    '',
-    'flags:',
-    ...flags,
-    '  --help  show this help',
-  ].join('\n');
-}
-
-function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
-  let best: { command: Command; rest: string[] } | null = null;
-  for (const command of commands) {
-    const n = command.path.length;
-    if (command.path.every((w, i) => argv[i] === w) && (!best || n > best.command.path.length)) {
-      best = { command, rest: argv.slice(n) };
-    }
+/** Commander's way out (help shown, a usage mistake), caught by `main`. */
+class UsageExit {
+  readonly error: CommanderError;
+  readonly command: Commander;
+  constructor(error: CommanderError, command: Commander) {
+    this.error = error;
+    this.command = command;
   }
-  return best;
+}
+
+const trimNewline = (s: string) => s.replace(/\n$/, '');
+
+function configure(c: Commander, io: CommandIO): Commander {
+  return c
+    .exitOverride((error) => {
+      throw new UsageExit(error, c);
+    })
+    .configureOutput({
+      writeOut: (s) => io.out(trimNewline(s)),
+      writeErr: (s) => io.err(trimNewline(s)),
+      // Usage mistakes are reported by `main` in one line of its own.
+      outputError: () => {},
+    })
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true);
+}
+
+function addFlags(c: Commander, command: Command): void {
+  for (const [name, f] of Object.entries(command.flags)) {
+    const value = f.type === 'string' ? ` <${f.value ?? 'value'}>` : '';
+    const option = new Option(`${f.short ? `-${f.short}, ` : ''}--${name}${value}`, f.description);
+    if (f.default !== undefined) option.default(f.default, f.default);
+    if (f.env !== undefined) option.env(f.env);
+    if (f.required) option.makeOptionMandatory();
+    c.addOption(option);
+  }
+}
+
+/**
+ * The flags the user typed, by declared name: defaults and environment variables are shown in help
+ * but applied by the command and configuration (so an error names the setting that was used).
+ */
+function typedFlags(c: Commander, command: Command): Record<string, string | boolean | undefined> {
+  const out: Record<string, string | boolean | undefined> = {};
+  for (const name of Object.keys(command.flags)) {
+    const option = c.options.find((o) => o.long === `--${name}`);
+    if (!option) continue;
+    const key = option.attributeName();
+    if (c.getOptionValueSource(key) !== 'cli') continue;
+    out[name] = option.negate ? true : (c.getOptionValue(key) as string | boolean);
+  }
+  return out;
+}
+
+function groupOf(parent: Commander, word: string, io: CommandIO): Commander {
+  const found = parent.commands.find((c) => c.name() === word);
+  if (found) return found;
+  return configure(parent.command(word), io).description(GROUPS[word] ?? '');
+}
+
+function buildProgram(io: CommandIO, exit: { code: number }): Commander {
+  const program = configure(new Commander('noema'), io)
+    .description('Durable, observable agent cognition: serve, run worlds, agents and flowcharts')
+    .usage('<command> [flags]')
+    .version(version(), '-V, --version', 'print the version')
+    .helpCommand('help [command]', 'show help for a command')
+    .addHelpText('after', '\nRun `noema <command> --help` for its flags.');
+  configure(program.command('version', { hidden: true }), io).action(() => io.out(version()));
+  for (const command of commands) {
+    let parent = program;
+    for (const word of command.path.slice(0, -1)) parent = groupOf(parent, word, io);
+    const c = configure(parent.command(command.path.at(-1)!), io).description(command.summary);
+    for (const a of command.args ?? []) c.argument(a.required ? `<${a.name}>` : `[${a.name}]`, a.description);
+    addFlags(c, command);
+    if (command.example) c.addHelpText('after', `\nExample:\n  ${command.example}`);
+    c.action(async () => {
+      exit.code = await command.run({
+        flags: typedFlags(c, command),
+        positionals: (c.processedArgs as Array<string | undefined>).filter((a) => a !== undefined),
+        io,
+      });
+    });
+  }
+  return program;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `noema ${pkg.version}`;
+}
+
+function commandLine(c: Commander): string {
+  const words: string[] = [];
+  for (let at: Commander | null = c; at; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/** Commander's message in the CLI's words: one line, the command first, a suggestion in brackets. */
+function usageLine({ error, command }: UsageExit): string {
+  const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
+  const suggestion = /\(Did you mean (.+)\?\)/.exec(rest.join(' '))?.[1];
+  const usage = `${commandLine(command)} ${command.usage()}`;
+  const example = commands.find(
+    (c) => c.path.join(' ') === commandLine(command).replace(/^noema /, ''),
+  )?.example;
+  let text: string;
+  switch (error.code) {
+    case 'commander.unknownOption':
+      text = `unknown flag ${/'(.+)'/.exec(first)?.[1] ?? first}`;
+      break;
+    case 'commander.unknownCommand':
+      text = `unknown command "${/'(.+)'/.exec(first)?.[1] ?? first}"`;
+      break;
+    case 'commander.missingArgument':
+      text = `missing <${/'(.+)'/.exec(first)?.[1] ?? '?'}> (${example ? `e.g. ${example}` : `usage: ${usage}`})`;
+      break;
+    case 'commander.excessArguments': {
+      const extra = command.args.slice(command.registeredArguments.length);
+      text = `unexpected argument${extra.length > 1 ? 's' : ''} ${extra.map((a) => `"${a}"`).join(' ')} (usage: ${usage})`;
+      break;
+    }
+    case 'commander.missingMandatoryOptionValue':
+      text = `${/'(--[\w-]+)/.exec(first)?.[1] ?? first} is required (${example ? `e.g. ${example}` : `usage: ${usage}`})`;
+      break;
+    case 'commander.optionMissingArgument':
+      text = `${/'(.+)'/.exec(first)?.[1] ?? first} needs a value`;
+      break;
+    default:
+      text = first;
+  }
+  if (suggestion) text += ` (did you mean ${suggestion}?)`;
+  else if (error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption')
+    text += ` (see ${commandLine(command)} --help)`;
+  return `${commandLine(command)}: ${text}`;
 }
 
 export async function main(argv: string[], io: CommandIO): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    io.out(helpText());
-    return argv.length === 0 ? EXIT_USAGE : EXIT_OK;
-  }
-  if (argv[0] === '--version' || argv[0] === 'version') {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    io.out(`noema ${pkg.version}`);
-    return EXIT_OK;
-  }
-  const found = findCommand(argv);
-  if (!found) {
-    io.err(
-      `noema: unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}". Run \`noema --help\`.`,
-    );
-    return EXIT_USAGE;
-  }
-  const { command, rest } = found;
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(commandHelp(command));
-    return EXIT_OK;
-  }
-  let parsed: ReturnType<typeof parseArgs>;
+  const exit = { code: EXIT_OK };
+  const program = buildProgram(io, exit);
   try {
-    parsed = parseArgs({ args: rest, options: command.flags, strict: true, allowPositionals: true });
+    await program.parseAsync(argv, { from: 'user' });
+    return exit.code;
   } catch (err) {
-    io.err(`noema ${command.path.join(' ')}: ${(err as Error).message.split('\n')[0]}`);
-    return EXIT_USAGE;
-  }
-  try {
-    return await command.run({
-      flags: parsed.values as Record<string, string | boolean | string[] | undefined>,
-      positionals: parsed.positionals,
-      io,
-    });
-  } catch (err) {
+    if (err instanceof UsageExit) {
+      const code = err.error.code;
+      if (code === 'commander.helpDisplayed' || code === 'commander.version') return EXIT_OK;
+      // Help asked for (`noema help world`), or a group named without its command (`noema world`):
+      // its help was shown, the second as a usage error.
+      if (code === 'commander.help') return err.error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+      io.err(usageLine(err));
+      return EXIT_USAGE;
+    }
     if (isNoemaError(err)) {
-      io.err(`noema: ${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+      const hint = cliHint(err) ?? err.hint;
+      io.err(`noema: ${err.message}${hint ? ` — ${hint}` : ''}`);
       return USAGE_CODES.has(err.code) ? EXIT_USAGE : EXIT_FAILED;
     }
     io.err(`noema: ${(err as Error).stack ?? String(err)}`);

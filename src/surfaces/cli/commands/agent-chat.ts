@@ -2,14 +2,14 @@
  * `noema agent chat`: a terminal conversation with an agent. Streams each reply's events (thinking,
  * tool calls, memories, the answer) and asks ECS forms field by field, then continues the run.
  */
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
-import { isNoemaError, NoemaError } from '../../../core/errors.ts';
+import { isNoemaError } from '../../../core/errors.ts';
 import type { SessionEvent, TurnResult } from '../../../runtimes/agent/index.ts';
 import { resolveAgentFile } from '../agent-files.ts';
-import { type Command, type CommandIO, EXIT_OK } from '../command.ts';
+import { type Command, type CommandIO, DB_FLAG, EXIT_OK } from '../command.ts';
+import { looksLikeFile, requirePath } from '../files.ts';
 
 /** Lines of stdin on demand; `null` at end of input. */
 function lineReader(): { next(prompt: string): Promise<string | null>; close(): void } {
@@ -100,26 +100,41 @@ async function askForm(io: CommandIO, lines: ReturnType<typeof lineReader>, form
 export const agentChatCommand: Command = {
   path: ['agent', 'chat'],
   summary: 'Talk to an agent in the terminal (streams replies, shows tool calls, asks ECS forms)',
-  args: '<agent label | hash | agent.json>',
+  args: [
+    {
+      name: 'agent',
+      required: true,
+      description: 'an agent label, a definition hash, or an agent.json file',
+    },
+  ],
   flags: {
-    user: { type: 'string', description: 'user id the agent remembers (default: $USER or "default")' },
-    mode: { type: 'string', description: 'fast | deep | adapt for every message (default: the definition)' },
-    db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
+    user: {
+      type: 'string',
+      value: 'id',
+      description: 'user id the agent remembers',
+      default: '$USER or "default"',
+    },
+    mode: {
+      type: 'string',
+      value: 'mode',
+      description: 'fast | deep | adapt for every message',
+      default: "the definition's",
+    },
+    db: DB_FLAG,
   },
+  example: 'noema agent chat calculator --user ada',
   async run({ flags, positionals, io }) {
     const { createAgentRuntime } = await import('../../../runtimes/agent/index.ts');
-    const [agent] = positionals;
-    if (!agent)
-      throw new NoemaError('USAGE', 'name the agent (label, hash or definition file)', {
-        hint: 'noema agent chat calculator --user ada',
-      });
+    const agent = positionals[0]!;
+    const isFile = looksLikeFile(agent);
+    if (isFile) requirePath(agent);
     const store = await openNoemaStore(loadConfig({ db: flags.db as string | undefined }));
     const { agentReasoningMemory } = await import('../../mcp/agent-memory.ts');
     const runtime = await createAgentRuntime(store, { reasoningMemory: agentReasoningMemory(store) });
     const lines = lineReader();
     try {
       let ref: Record<string, unknown>;
-      if (agent.endsWith('.json') && existsSync(agent))
+      if (isFile)
         ref = { agent_ref: { hash: (await runtime.putAgent(await resolveAgentFile(store, agent))).hash } };
       else if (/^[0-9a-f]{64}$/.test(agent)) ref = { agent_ref: { hash: agent } };
       else ref = { agent_label: agent };

@@ -1,20 +1,19 @@
 /** `noema agent put`: stores an agent definition (file references resolved, MCP tools pinned). */
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
-import { NoemaError } from '../../../core/errors.ts';
 import { resolveAgentFile } from '../agent-files.ts';
-import { type Command, EXIT_OK } from '../command.ts';
+import { type Command, DB_FLAG, EXIT_OK } from '../command.ts';
+import { requirePath } from '../files.ts';
 
 export const agentPutCommand: Command = {
   path: ['agent', 'put'],
   summary: 'Store an agent definition (docs/agents.md); prints its hash and pinned tools',
-  args: '<agent.json>',
-  flags: { db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' } },
+  args: [{ name: 'agent.json', required: true, description: 'the agent definition file' }],
+  flags: { db: DB_FLAG },
+  example: 'noema agent put examples/agents/calculator/agent.json',
   async run({ flags, positionals, io }) {
     const { createAgentRuntime } = await import('../../../runtimes/agent/index.ts');
-    const [file] = positionals;
-    if (!file)
-      throw new NoemaError('USAGE', 'name the agent definition file', { hint: 'noema agent put agent.json' });
+    const file = requirePath(positionals[0]!);
     const store = await openNoemaStore(loadConfig({ db: flags.db as string | undefined }));
     try {
       const { agentReasoningMemory } = await import('../../mcp/agent-memory.ts');

@@ -11,8 +11,8 @@ import { openNoemaStore } from '../../../app/open.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import type { RunTurnResult } from '../../../runtimes/world/index.ts';
 import type { Store } from '../../../store/store.ts';
-import { type Command, EXIT_OK } from '../command.ts';
-import { parseIntegerFlag } from '../flags.ts';
+import { type Command, DB_FLAG, EXIT_OK } from '../command.ts';
+import { parseIntegerFlag, portSetting } from '../flags.ts';
 import { serveUntilSignal } from '../serve-until-signal.ts';
 
 export const DEMO_DB = './.noema/demo.db';
@@ -21,18 +21,24 @@ export const demoCommand: Command = {
   path: ['demo'],
   summary: 'Run the park world, an agent session and a flowchart on a demo store, then serve the browser',
   flags: {
-    turns: { type: 'string', description: 'world turns to run (default 5)' },
+    turns: { type: 'string', value: 'n', description: 'world turns to run', default: '5' },
     fresh: {
       type: 'boolean',
       description: 'delete the demo store file (SQLite) and start over instead of continuing',
     },
     'no-serve': { type: 'boolean', description: 'exit after the summary instead of serving the browser' },
-    port: { type: 'string', description: 'port to serve on (default 8787; NOEMA_PORT)' },
+    port: {
+      type: 'string',
+      value: 'port',
+      description: 'port to serve on',
+      default: '8787',
+      env: 'NOEMA_PORT',
+    },
     'real-model': {
       type: 'boolean',
       description: 'world and agent use NOEMA_LLM_BASE_URL / NOEMA_LLM_MODEL instead of the script',
     },
-    db: { type: 'string', description: `store: file path or postgres:// URL (NOEMA_DB; default ${DEMO_DB})` },
+    db: { ...DB_FLAG, default: DEMO_DB },
   },
   async run({ flags, io }) {
     const turns =
@@ -79,7 +85,7 @@ export const demoCommand: Command = {
     await serveUntilSignal({
       store,
       config,
-      portSetting: flags.port !== undefined ? '--port' : 'NOEMA_PORT',
+      portSetting: portSetting(flags),
       io,
       release: () => services.close(),
       announce: (url) => [

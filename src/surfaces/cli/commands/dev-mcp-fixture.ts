@@ -6,7 +6,9 @@ import { untilSignal } from '../signals.ts';
 export const devMcpFixtureCommand: Command = {
   path: ['dev', 'mcp-fixture'],
   summary: 'Serve the MCP fixture server (add, echo, fail, …) over streamable HTTP on 127.0.0.1',
-  flags: { port: { type: 'string', description: 'port to listen on (default: any free port)' } },
+  flags: {
+    port: { type: 'string', value: 'port', description: 'port to listen on', default: 'any free port' },
+  },
   async run({ flags, io }) {
     const { startFixtureHttpServer } = await import('../../../dev/mcp-fixture-server.ts');
     const stopped = untilSignal();

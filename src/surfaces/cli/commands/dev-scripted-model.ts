@@ -3,6 +3,7 @@ import { parsePort } from '../../../app/config.ts';
 import { listenError } from '../../../app/listen-error.ts';
 import { isNoemaError, NoemaError } from '../../../core/errors.ts';
 import { type Command, EXIT_OK } from '../command.ts';
+import { requirePath } from '../files.ts';
 import { untilSignal } from '../signals.ts';
 
 export const devScriptedModelCommand: Command = {
@@ -10,8 +11,8 @@ export const devScriptedModelCommand: Command = {
   summary:
     'Serve a scripted OpenAI-compatible model on 127.0.0.1 (see docs/sources.md for the script format)',
   flags: {
-    script: { type: 'string', description: 'the script file (JSON)' },
-    port: { type: 'string', description: 'port to listen on (default: any free port)' },
+    script: { type: 'string', value: 'file', description: 'the script file (JSON)' },
+    port: { type: 'string', value: 'port', description: 'port to listen on', default: 'any free port' },
   },
   async run({ flags, io }) {
     const { loadScript, startScriptedModel } = await import('../../../dev/scripted-model/index.ts');
@@ -21,6 +22,7 @@ export const devScriptedModelCommand: Command = {
         hint: 'noema dev scripted-model --script model.json',
       });
     }
+    requirePath(flags.script, '--script');
     let script: ReturnType<typeof loadScript>;
     try {
       script = loadScript(flags.script);

@@ -9,8 +9,13 @@ export const devToysCommand: Command = {
   path: ['dev', 'toys'],
   summary: 'Serve the toy park services on 127.0.0.1 and print the environment that points sources at them',
   flags: {
-    port: { type: 'string', description: 'port to listen on (default: any free port)' },
-    'vending-stock': { type: 'string', description: 'candy bars per vending machine (default 1)' },
+    port: { type: 'string', value: 'port', description: 'port to listen on', default: 'any free port' },
+    'vending-stock': {
+      type: 'string',
+      value: 'n',
+      description: 'candy bars per vending machine',
+      default: '1',
+    },
   },
   async run({ flags, io }) {
     const { startToyServices } = await import('../../../dev/toys/index.ts');

@@ -1,14 +1,13 @@
 /**
  * `noema flow run <flowchart_id|file> [--input json]`: runs a flowchart in this process, streaming
  * one line per node update and persisted artifact, then the run's outcome. A file is imported first
- * (under a fresh id, so it can be run again).
+ * (under a fresh id), or, when a flowchart was already imported from identical content, run again.
  */
-import { existsSync } from 'node:fs';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
 import { NoemaError } from '../../../core/errors.ts';
-import { type Command, EXIT_FAILED, EXIT_OK } from '../command.ts';
-import { readFlowchartFile } from './flow-import.ts';
+import { type Command, DB_FLAG, EXIT_FAILED, EXIT_OK } from '../command.ts';
+import { looksLikeFile, readJsonFile } from '../files.ts';
 
 function parseInput(raw: unknown): unknown {
   if (typeof raw !== 'string') return {};
@@ -22,26 +21,25 @@ function parseInput(raw: unknown): unknown {
 export const flowRunCommand: Command = {
   path: ['flow', 'run'],
   summary: 'Run a flowchart (an id, or a file to import first), streaming node updates',
-  args: '<flowchart_id|file>',
+  args: [{ name: 'flowchart', required: true, description: 'a flowchart id, or a flowchart file (.json)' }],
   flags: {
-    input: { type: 'string', description: 'the run input as JSON (default {})' },
+    input: { type: 'string', value: 'json', description: 'the run input as JSON', default: '{}' },
     json: { type: 'boolean', description: 'print every event as one JSON line' },
-    db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
+    db: DB_FLAG,
   },
+  example: 'noema flow run examples/flowcharts/support-triage.json --input \'{"message":"jam"}\'',
   async run({ flags, positionals, io }) {
     const flow = await import('../../../runtimes/flow/index.ts');
-    const [target] = positionals;
-    if (!target)
-      throw new NoemaError('USAGE', 'name a flowchart id or file', {
-        hint: 'noema flow run flowchart.json --input "{}"',
-      });
+    const target = positionals[0]!;
     const input = parseInput(flags.input);
+    const doc = looksLikeFile(target)
+      ? (readJsonFile(target, 'flowchart file') as Record<string, unknown>)
+      : null;
     const store = await openNoemaStore(loadConfig({ db: flags.db as string | undefined }));
     const engine = flow.createFlowEngine(store);
     try {
       let flowchartId = target;
-      if (existsSync(target)) {
-        const doc = readFlowchartFile(target) as Record<string, unknown>;
+      if (doc) {
         const { flowchart_id: _drop, ...rest } = doc;
         const meta =
           typeof rest.flowchart === 'object' && rest.flowchart !== null

@@ -6,6 +6,7 @@ import { demoCommand } from './demo.ts';
 import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
+import { devUpCommand } from './dev-up.ts';
 import { flowImportCommand } from './flow-import.ts';
 import { flowRunCommand } from './flow-run.ts';
 import { mcpCommand } from './mcp.ts';
@@ -20,6 +21,7 @@ export const commands: readonly Command[] = [
   mcpCommand,
   migrateCommand,
   sourceInvokeCommand,
+  devUpCommand,
   devScriptedModelCommand,
   devToysCommand,
   ...worldCommands,

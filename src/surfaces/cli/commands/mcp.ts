@@ -1,15 +1,15 @@
 /** `noema mcp [--catalog <name>]`: serves one MCP tool catalog over stdio (store from NOEMA_DB). Only protocol goes to stdout. */
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore, startSweep } from '../../../app/open.ts';
-import { type Command, EXIT_OK, EXIT_USAGE } from '../command.ts';
+import { type Command, DB_FLAG, EXIT_OK, EXIT_USAGE } from '../command.ts';
 import { untilSignal } from '../signals.ts';
 
 export const mcpCommand: Command = {
   path: ['mcp'],
   summary: 'Serve an MCP tool catalog over stdio (default: reasoning memory; store from NOEMA_DB)',
   flags: {
-    db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
-    catalog: { type: 'string', description: 'the tool catalog to serve (default memory)' },
+    db: DB_FLAG,
+    catalog: { type: 'string', value: 'name', description: 'the tool catalog to serve', default: 'memory' },
   },
   async run({ flags, io }) {
     // Loaded here, not at the top: `noema --help` and other commands stay light.

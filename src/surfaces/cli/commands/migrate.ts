@@ -2,12 +2,12 @@
 import { loadConfig } from '../../../app/config.ts';
 import { migrations } from '../../../app/migrations.ts';
 import { migrate, openStore } from '../../../store/index.ts';
-import { type Command, EXIT_OK } from '../command.ts';
+import { type Command, DB_FLAG, EXIT_OK } from '../command.ts';
 
 export const migrateCommand: Command = {
   path: ['migrate'],
   summary: 'Apply pending schema migrations to the store',
-  flags: { db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' } },
+  flags: { db: DB_FLAG },
   async run({ flags, io }) {
     const config = loadConfig({ db: flags.db as string | undefined });
     const store = await openStore(config.store);

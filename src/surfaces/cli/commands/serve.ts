@@ -1,15 +1,22 @@
 /** `noema serve`: the HTTP server (REST catalog, browser, event streams, /mcp) on 127.0.0.1. */
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore, startSweep } from '../../../app/open.ts';
-import { type Command, EXIT_OK } from '../command.ts';
+import { type Command, DB_FLAG, EXIT_OK } from '../command.ts';
+import { portSetting } from '../flags.ts';
 import { serveUntilSignal } from '../serve-until-signal.ts';
 
 export const serveCommand: Command = {
   path: ['serve'],
   summary: 'Serve the HTTP API and browser on 127.0.0.1 (token-guarded)',
   flags: {
-    port: { type: 'string', description: 'port to listen on (default 8787; NOEMA_PORT)' },
-    db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
+    port: {
+      type: 'string',
+      value: 'port',
+      description: 'port to listen on',
+      default: '8787',
+      env: 'NOEMA_PORT',
+    },
+    db: DB_FLAG,
   },
   async run({ flags, io }) {
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
@@ -18,7 +25,7 @@ export const serveCommand: Command = {
     await serveUntilSignal({
       store,
       config,
-      portSetting: flags.port !== undefined ? '--port' : 'NOEMA_PORT',
+      portSetting: portSetting(flags),
       io,
       release: () => sweep.stop(),
       announce: (url) => [`noema serving on ${url} (store: ${store.location})`],

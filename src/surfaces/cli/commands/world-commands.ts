@@ -6,14 +6,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
-import { NoemaError } from '../../../core/errors.ts';
 import type { Store } from '../../../store/store.ts';
-import { type Command, EXIT_FAILED, EXIT_OK, type FlagSpec } from '../command.ts';
+import { type ArgSpec, type Command, DB_FLAG, EXIT_FAILED, EXIT_OK, type FlagSpec } from '../command.ts';
+import { requirePath } from '../files.ts';
 import { parseIntegerFlag } from '../flags.ts';
 
-const db: Record<string, FlagSpec> = {
-  db: { type: 'string', description: 'store: file path or postgres:// URL (NOEMA_DB)' },
-};
+const db: Record<string, FlagSpec> = { db: DB_FLAG };
+const slugArg: ArgSpec[] = [{ name: 'slug', required: true, description: 'the world slug' }];
 
 async function withStore<T>(flags: Record<string, unknown>, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openNoemaStore(loadConfig({ db: flags.db as string | undefined }));
@@ -24,11 +23,6 @@ async function withStore<T>(flags: Record<string, unknown>, fn: (store: Store) =
   }
 }
 
-function need(value: string | undefined, what: string, example: string): string {
-  if (!value) throw new NoemaError('USAGE', `name the ${what}`, { hint: example });
-  return value;
-}
-
 function intFlag(value: unknown, flag: string, min: number): number | undefined {
   return value === undefined
     ? undefined
@@ -36,14 +30,18 @@ function intFlag(value: unknown, flag: string, min: number): number | undefined 
 }
 
 const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+const isHash = (s: string) => /^[0-9a-f]{64}$/.test(s);
 
 export const worldApplyCommand: Command = {
   path: ['world', 'apply'],
   summary: 'Put every document of a scenario bundle and assemble its scenario.json; prints the scenario hash',
-  args: '<bundle-dir>',
+  args: [
+    { name: 'bundle-dir', required: true, description: 'a scenario bundle directory (with scenario.json)' },
+  ],
   flags: { ...db },
+  example: 'noema world apply examples/park',
   async run({ flags, positionals, io }) {
-    const dir = need(positionals[0], 'bundle directory', 'noema world apply examples/park');
+    const dir = requirePath(positionals[0]!);
     const { applyBundle } = await import('../../../runtimes/world/index.ts');
     const out = await withStore(flags, (store) => applyBundle(store, dir));
     io.out(out.scenario_hash);
@@ -54,15 +52,21 @@ export const worldApplyCommand: Command = {
 export const worldCreateCommand: Command = {
   path: ['world', 'create'],
   summary: 'Create a world at turn 0 from a scenario (a hash, or a bundle directory to apply first)',
-  args: '<slug>',
-  flags: { scenario: { type: 'string', description: 'scenario hash or bundle directory' }, ...db },
+  args: slugArg,
+  flags: {
+    scenario: {
+      type: 'string',
+      value: 'hash|dir',
+      description: 'scenario hash or bundle directory',
+      required: true,
+    },
+    ...db,
+  },
+  example: 'noema world create park --scenario examples/park',
   async run({ flags, positionals, io }) {
-    const slug = need(positionals[0], 'world slug', 'noema world create park --scenario examples/park');
-    const scenario = need(
-      flags.scenario as string | undefined,
-      '--scenario',
-      'noema world create park --scenario examples/park',
-    );
+    const slug = positionals[0]!;
+    const scenario = flags.scenario as string;
+    if (!isHash(scenario)) requirePath(scenario, '--scenario');
     const { applyBundle, createWorld } = await import('../../../runtimes/world/index.ts');
     const out = await withStore(flags, async (store) => {
       const hash = isDir(scenario) ? (await applyBundle(store, scenario)).scenario_hash : scenario;
@@ -76,10 +80,11 @@ export const worldCreateCommand: Command = {
 export const worldRunCommand: Command = {
   path: ['world', 'run'],
   summary: 'Run turns of a world, a progress line per subject; exit 1 when an attempt fails',
-  args: '<slug>',
-  flags: { turns: { type: 'string', description: 'how many turns to run (default 1)' }, ...db },
+  args: slugArg,
+  flags: { turns: { type: 'string', value: 'n', description: 'how many turns to run', default: '1' }, ...db },
+  example: 'noema world run park --turns 3',
   async run({ flags, positionals, io }) {
-    const slug = need(positionals[0], 'world slug', 'noema world run park --turns 3');
+    const slug = positionals[0]!;
     const turns = intFlag(flags.turns, '--turns', 1) ?? 1;
     const { createWorldRuntime } = await import('../../../runtimes/world/index.ts');
     return withStore(flags, async (store) => {
@@ -114,10 +119,14 @@ export const worldRunCommand: Command = {
 export const worldShowCommand: Command = {
   path: ['world', 'show'],
   summary: 'Print a world at a turn (default: the latest) as JSON',
-  args: '<slug>',
-  flags: { turn: { type: 'string', description: 'a committed turn' }, ...db },
+  args: slugArg,
+  flags: {
+    turn: { type: 'string', value: 'n', description: 'a committed turn', default: 'the latest' },
+    ...db,
+  },
+  example: 'noema world show park --turn 1',
   async run({ flags, positionals, io }) {
-    const slug = need(positionals[0], 'world slug', 'noema world show park --turn 1');
+    const slug = positionals[0]!;
     const turn = intFlag(flags.turn, '--turn', 0);
     const { getWorld } = await import('../../../runtimes/world/index.ts');
     const w = await withStore(flags, (store) =>
@@ -131,10 +140,11 @@ export const worldShowCommand: Command = {
 export const worldLogCommand: Command = {
   path: ['world', 'log'],
   summary: "Print a world's attempts, newest first: status, patches and source invocations",
-  args: '<slug>',
+  args: slugArg,
   flags: { ...db },
+  example: 'noema world log park',
   async run({ flags, positionals, io }) {
-    const slug = need(positionals[0], 'world slug', 'noema world log park');
+    const slug = positionals[0]!;
     const { getAttempt, listAttempts } = await import('../../../runtimes/world/index.ts');
     await withStore(flags, async (store) => {
       const list = await listAttempts(store, { world_slug: slug, limit: 50 });

@@ -13,7 +13,7 @@ import {
   subscribeFlowRun,
 } from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
-import { readFlowchartFile } from '../commands/flow-import.ts';
+import { readJsonFile } from '../files.ts';
 import { DEMO_FILES, type Env } from './services.ts';
 
 export const DEMO_FLOW_INPUT = { message: 'The office printer jams on every page and I need it today.' };
@@ -28,7 +28,7 @@ export interface DemoFlowRun {
 
 /** The demo flowchart's id: the one imported by an earlier run, else a fresh import. */
 async function demoFlowchartId(store: Store): Promise<string> {
-  const doc = readFlowchartFile(DEMO_FILES.flowchart) as { name: string };
+  const doc = readJsonFile(DEMO_FILES.flowchart, 'flowchart file') as { name: string };
   const existing = (await listFlowcharts(store, { limit: 200 })).items.find((f) => f.name === doc.name);
   if (existing) return existing.flowchart_id;
   return (await importFlowchart(store, doc)).flowchart_id;
