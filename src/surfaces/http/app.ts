@@ -12,11 +12,13 @@ import { authRoutes } from './auth/routes.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
 import { parseJsonBody, readIncomingBody } from './body.ts';
 import { errorReply, FailureLog, isClientDisconnect } from './errors.ts';
+import { assetRoutes } from './html/assets.ts';
 import { wantsHtml } from './html/negotiate.ts';
 import { renderErrorPage } from './html/pages.ts';
 import { joinPieces } from './json-pieces.ts';
 import type { Reply, Route, RouteContext } from './route.ts';
 import { homeRoutes } from './routes/home.ts';
+import { securityHeaders } from './security-headers.ts';
 
 export type AppEnv = {
   Bindings: HttpBindings;
@@ -36,6 +38,8 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const failures = options.failures ?? new FailureLog();
 
+  // First, so it wraps everything after it: even an error thrown by the middleware below.
+  app.use('*', securityHeaders);
   app.use('*', async (c, next) => {
     const requestId = randomUUID();
     c.set('requestId', requestId);
@@ -54,7 +58,12 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
   });
 
   const all: Route[] = [];
-  all.push(...homeRoutes(() => all), ...authRoutes(options.token, options.sessions), ...options.routes);
+  all.push(
+    ...homeRoutes(() => all),
+    ...authRoutes(options.token, options.sessions),
+    ...assetRoutes(),
+    ...options.routes,
+  );
   const byPath = new Map<string, Route[]>();
   for (const route of all) {
     byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);

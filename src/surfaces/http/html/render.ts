@@ -1,17 +1,16 @@
 /**
  * HTML building blocks and the page frame. Everything interpolated with `h` is escaped; `trusted`
  * (Hono's `raw`) is the one escape hatch — grep for it — and is used only on markup this code built
- * itself (the stylesheet, the live script, SVG pictures whose writer escapes every value).
+ * itself (SVG pictures whose writer escapes every value). The stylesheet and the live script are
+ * files (`assets.ts`): the Content-Security-Policy allows nothing inline.
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Svg } from '../../pictures/index.ts';
-import { LIVE_SCRIPT } from './live-script.ts';
+import { LIVE_SCRIPT_HREF, STYLESHEET_HREF } from './assets.ts';
 import { groupNav, type NavItem } from './nav.ts';
 
 export type { NavItem } from './nav.ts';
-
-import { PAGE_CSS } from './style.ts';
 
 export type Markup = HtmlEscapedString;
 
@@ -55,14 +54,14 @@ export function layout(
   return h`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · noema</title>${csrf ? h`<meta name="csrf-token" content="${csrf}">` : ''}
-<style>${trusted(PAGE_CSS)}</style></head>
+<link rel="stylesheet" href="${STYLESHEET_HREF}"></head>
 <body><nav class="side"><a class="brand" href="/">noema</a>${groups}
 ${
   csrf
     ? h`<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Log out</button></form>`
     : ''
 }</nav>
-<main>${crumbs}<h1>${title}</h1>${body}</main><script>${trusted(LIVE_SCRIPT)}</script></body></html>`.toString();
+<main>${crumbs}<h1>${title}</h1>${body}</main><script src="${LIVE_SCRIPT_HREF}"></script></body></html>`.toString();
 }
 
 /** A JSON value shown readably, indented. */

@@ -48,6 +48,7 @@ code{font-size:12.5px;background:#eef1f4;padding:0 .25em;border-radius:3px}
 @keyframes pulse{50%{opacity:.3}}
 details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
 .grid2{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+tr.changed{background:#fffbea}
 @media (max-width:760px){body{display:block}nav.side{width:auto;height:auto;position:static;display:flex;flex-wrap:nowrap;overflow-x:auto;gap:.2em .4em;padding:.5em;white-space:nowrap;align-items:center}
 nav.side form{margin:0}
 nav.side h4{display:none}nav.side .brand{padding:0 .4em}main{padding:1em}.grid2{grid-template-columns:1fr}

@@ -138,7 +138,7 @@ export async function worldPage(
     world.turn === 0
       ? h`<p class="muted">Turn 0 is the scenario's initial state.</p>`
       : changes.length
-        ? h`<div class="scroll"><table><tr><th>target</th><th>op</th><th>before (turn ${world.turn - 1})</th><th>after</th><th>why</th></tr>${changes}</table></div>${
+        ? h`<div class="scroll"><table><tr><th>target</th><th>op</th><th>state_before (before its patch)</th><th>state_after</th><th>why</th></tr>${changes}</table></div>${
             committed
               ? h`<p class="muted"><a href="${hrefs.attempt(committed.attempt_id)}">the attempt that committed turn ${world.turn}</a></p>`
               : ''
@@ -147,7 +147,7 @@ export async function worldPage(
   }
 <h2>State at turn ${world.turn}</h2><div class="scroll"><table><tr><th>entity</th><th>kind</th><th>state</th><th>memory</th></tr>${entities.map(
     ([id, e]) =>
-      h`<tr${changed.has(id) ? h` style="background:#fffbea"` : ''}><td><strong>${id}</strong></td><td>${String(e.kind ?? '')}</td><td>${String(
+      h`<tr${changed.has(id) ? h` class="changed"` : ''}><td><strong>${id}</strong></td><td>${String(e.kind ?? '')}</td><td>${String(
         e.state ?? '',
       )}</td><td class="muted">${String(e.memory ?? '')}</td></tr>`,
   )}</table></div>
