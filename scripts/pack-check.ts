@@ -49,7 +49,7 @@ try {
   const tarball = join(work, packed[0]!.filename);
   const shipped = packed[0]!.files.map((f) => f.path);
   const unwanted = shipped.filter((p) =>
-    /(^|\/)(test|bench|scripts|testing)\/|\.(test|spec)\.ts$|^docs\/images\/|\.png$/.test(p),
+    /(^|\/)(test|bench|scripts|testing|conformance)\/|\.(test|spec)\.ts$|^docs\/images\/|\.png$/.test(p),
   );
   if (unwanted.length > 0) {
     console.error(`pack-check: the tarball ships files a user does not need:\n  ${unwanted.join('\n  ')}`);
