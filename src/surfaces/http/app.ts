@@ -58,14 +58,10 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
   });
 
   const all: Route[] = [];
-  all.push(
-    ...homeRoutes(() => all),
-    ...authRoutes(options.token, options.sessions),
-    ...assetRoutes(),
-    ...options.routes,
-  );
+  all.push(...homeRoutes(() => all), ...authRoutes(options.token, options.sessions), ...options.routes);
   const byPath = new Map<string, Route[]>();
-  for (const route of all) {
+  // The pages' assets are served like routes but are not API: not in `GET /` nor /openapi.json.
+  for (const route of [...all, ...assetRoutes()]) {
     byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
   }
   for (const [path, routes] of byPath) {
