@@ -56,12 +56,17 @@ export interface CreateFlowchartInput {
   flowchart_id?: string;
   /** An initial graph snapshot (same rules as saveGraph). */
   graph?: unknown;
+  /**
+   * The content hash of what is imported: when a flowchart imported from the same content still
+   * holds it, that flowchart is answered (`reused: true`) and nothing is created.
+   */
+  import_hash?: string;
 }
 
 export async function createFlowchart(
   store: Store,
   input: CreateFlowchartInput,
-): Promise<Flowchart & { validation?: GraphValidation }> {
+): Promise<Flowchart & { validation?: GraphValidation; reused?: true }> {
   if (typeof input?.name !== 'string' || input.name.trim() === '' || input.name.length > 200)
     throw invalidInput('name is required (1–200 characters)', { field: 'name' });
   if (input.description !== undefined && typeof input.description !== 'string')
@@ -71,18 +76,31 @@ export async function createFlowchart(
     throw invalidInput('invalid flowchart_id', { field: 'flowchart_id' });
   const snapshot = input.graph === undefined ? null : parseGraphSnapshot(input.graph);
   const now = new Date().toISOString();
+  let reused: string | undefined;
   await store.transaction(async (tx) => {
     if (await tx.get('SELECT 1 AS x FROM flowcharts WHERE flowchart_id = ?', [id]))
       throw new NoemaError('CONFLICT', `flowchart "${id}" already exists`, {
         status: 409,
         details: { flowchart_id: id },
       });
-    await tx.run(
-      'INSERT INTO flowcharts (flowchart_id, name, description, graph_revision, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
-      [id, input.name.trim(), input.description ?? '', now, now],
+    // Two processes importing the same content at once: the second insert waits for the first
+    // and does nothing; it then answers the first one's flowchart.
+    const inserted = await tx.run(
+      `INSERT INTO flowcharts (flowchart_id, name, description, graph_revision, created_at, updated_at, import_hash)
+       VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (import_hash) DO NOTHING`,
+      [id, input.name.trim(), input.description ?? '', now, now, input.import_hash ?? null],
     );
+    if (inserted.changes === 0) {
+      const row = await tx.get<{ flowchart_id: string }>(
+        'SELECT flowchart_id FROM flowcharts WHERE import_hash = ?',
+        [input.import_hash ?? null],
+      );
+      reused = row!.flowchart_id;
+      return;
+    }
     if (snapshot) await writeGraph(tx, id, snapshot, now);
   });
+  if (reused !== undefined) return { ...(await getFlowchart(store, reused)), reused: true };
   const fc = await getFlowchart(store, id);
   return snapshot ? { ...fc, validation: validateGraphSemantics(snapshot) } : fc;
 }
@@ -238,6 +256,8 @@ export async function saveGraph(store: Store, flowchart_id: string, body: unknow
   await store.transaction(async (tx) => {
     await getFlowchart(tx, flowchart_id);
     await writeGraph(tx, flowchart_id, snapshot, new Date().toISOString());
+    // Edited: no longer the content it was imported from.
+    await tx.run('UPDATE flowcharts SET import_hash = NULL WHERE flowchart_id = ?', [flowchart_id]);
   });
   return getGraph(store, flowchart_id);
 }

@@ -5,6 +5,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { invalidInput, NoemaError } from '../../core/errors.ts';
+import { contentHash } from '../../core/hash.ts';
 import type { Json } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { createFlowchart, parseStoredConfig } from './flowcharts.ts';
@@ -65,8 +66,14 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  *   JSON string) instead of `config`, plan/memory configs of older shapes, and edges without `edge_mode`
  *   (they were all solid).
  * Legacy configs are migrated exactly as startup migration does, then saved with graph-save rules.
+ * With `reuseIdentical`, a flowchart imported so from the same content (and not edited since) is
+ * answered instead (`reused: true`).
  */
-export async function importFlowchart(store: Store, doc: unknown) {
+export async function importFlowchart(
+  store: Store,
+  doc: unknown,
+  options: { reuseIdentical?: boolean } = {},
+) {
   if (!isObject(doc)) throw invalidInput('an exported flowchart is a JSON object');
   const meta = isObject(doc.flowchart) ? doc.flowchart : doc;
   const graph = isObject(doc.graph) ? doc.graph : doc;
@@ -107,5 +114,7 @@ export async function importFlowchart(store: Store, doc: unknown) {
     ...(typeof meta.description === 'string' ? { description: meta.description } : {}),
     ...(flowchartId !== undefined ? { flowchart_id: flowchartId } : {}),
     graph: { nodes, edges },
+    // The content as given, so the same file is recognised whatever it normalises to.
+    ...(options.reuseIdentical ? { import_hash: contentHash(doc) } : {}),
   });
 }

@@ -116,4 +116,14 @@ export const flowMigrations: Migration[] = [
        )`,
     ],
   },
+  {
+    id: 701,
+    name: 'flow: flowcharts remember the content hash of the file they were imported from',
+    // One flowchart per imported content: `flow run <file>` runs it again instead of importing a
+    // duplicate. Saving a graph clears it (the flowchart no longer is that content).
+    up: () => [
+      'ALTER TABLE flowcharts ADD COLUMN import_hash TEXT',
+      'CREATE UNIQUE INDEX flowcharts_by_import_hash ON flowcharts (import_hash)',
+    ],
+  },
 ];

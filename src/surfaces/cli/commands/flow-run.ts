@@ -48,9 +48,13 @@ export const flowRunCommand: Command = {
                 flowchart: { ...(rest.flowchart as object), flowchart_id: undefined, id: undefined },
               }
             : rest;
-        const fc = await flow.importFlowchart(store, meta);
+        const fc = await flow.importFlowchart(store, meta, { reuseIdentical: true });
         flowchartId = fc.flowchart_id;
-        io.out(`imported ${target} as flowchart ${flowchartId}`);
+        io.out(
+          fc.reused
+            ? `flowchart ${flowchartId} was imported from ${target}'s content; running it`
+            : `imported ${target} as flowchart ${flowchartId}`,
+        );
       }
       const created = await flow.createFlowRun(store, engine, flowchartId, { input: input as never });
       io.out(`flowchart ${flowchartId} run ${created.flowchart_run_id}`);
