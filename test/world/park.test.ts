@@ -313,8 +313,8 @@ describeEachStore('park world (seed 004 Phase I)', (factory) => {
         assert.deepEqual(detail.patches[0]!.transitions[0], {
           op: 'set_entity_state',
           target: { entity_id: 'bob' },
-          before: 'hungry, standing near the vending machine, with $2 and a phone in his pocket',
-          after: 'holding a candy bar',
+          state_before: 'hungry, standing near the vending machine, with $2 and a phone in his pocket',
+          state_after: 'holding a candy bar',
         });
       } finally {
         await kit.close();

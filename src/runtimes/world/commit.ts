@@ -13,7 +13,7 @@ import { type OutputMark, writeOutputMarks } from './nodes/shared.ts';
 import { writeSnapshot } from './snapshots.ts';
 import { versionRows, writeVersions } from './state.ts';
 import type { AttemptInput, StagedPatch } from './turn-context.ts';
-import { applyWorldPatch, type WorkingWorld } from './world-patch.ts';
+import { applyWorldPatch, readTransition, type WorkingWorld } from './world-patch.ts';
 
 export async function commitTurn(
   store: Store,
@@ -123,7 +123,8 @@ export async function commitTurn(
         p.source_invocation_id,
         p.patch.narration,
         JSON.stringify(p.patch.effects),
-        JSON.stringify(p.transitions),
+        // A run staged before the rename holds the old names; the row gets the seed's.
+        JSON.stringify(p.transitions.map(readTransition)),
       ]),
     );
     await insertBatched(

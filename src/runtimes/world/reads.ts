@@ -1,11 +1,13 @@
 /**
  * Read models of a world's history: attempts (with their patches, transitions and source
- * invocations) and audit events. Every list is bounded.
+ * invocations) and audit events — transitions under the seed's names, `state_before` / `state_after`,
+ * whatever names their rows hold. Every list is bounded.
  */
 import { invalidInput } from '../../core/errors.ts';
 import type { Queryable } from '../../store/store.ts';
 import { getAttemptRow, listAttemptRows } from './attempts.ts';
 import { getWorldRow } from './state.ts';
+import { readTransition, type Transition } from './world-patch.ts';
 
 function clampLimit(limit: number | undefined, def: number, max: number): number {
   const n = limit ?? def;
@@ -94,6 +96,9 @@ export async function listAllAttempts(
   return { items, next_cursor: rows.length > limit && last ? `${last.started_at}:${last.attempt_id}` : null };
 }
 
+/** A patch's stored transitions, under the seed's names whatever names the row holds. */
+const transitionsOf = (json: string): Transition[] => (JSON.parse(json) as unknown[]).map(readTransition);
+
 export async function attemptPatches(q: Queryable, attempt_id: string) {
   const rows = await q.all<Record<string, unknown>>(
     'SELECT * FROM world_patches WHERE attempt_id = ? ORDER BY patch_seq',
@@ -107,7 +112,7 @@ export async function attemptPatches(q: Queryable, attempt_id: string) {
     source_invocation_id: r.source_invocation_id as string | null,
     narration: r.narration as string,
     effects: JSON.parse(r.effects_json as string) as unknown[],
-    transitions: JSON.parse(r.transitions_json as string) as unknown[],
+    transitions: transitionsOf(r.transitions_json as string),
     links: {
       workflow: `/cognition-workflows/hash/${r.workflow_hash as string}`,
       ...(r.source_invocation_id
@@ -154,22 +159,25 @@ export async function listAuditEvents(
 ) {
   await getWorldRow(q, input.world_slug);
   const limit = clampLimit(input.limit, 100, 500);
-  const where = ['world_slug = ?'];
+  const where = ['e.world_slug = ?'];
   const params: Array<string | number> = [input.world_slug];
   if (input.turn !== undefined) {
-    where.push('turn = ?');
+    where.push('e.turn = ?');
     params.push(input.turn);
   }
   if (input.attempt_id !== undefined) {
-    where.push('attempt_id = ?');
+    where.push('e.attempt_id = ?');
     params.push(input.attempt_id);
   }
   if (input.cursor !== undefined) {
-    where.push('event_id > ?');
+    where.push('e.event_id > ?');
     params.push(input.cursor);
   }
+  // A world_patch_applied event's transitions are its patch's (stored once, with the patch).
   const rows = await q.all<Record<string, unknown>>(
-    `SELECT * FROM world_audit_events WHERE ${where.join(' AND ')} ORDER BY event_id LIMIT ?`,
+    `SELECT e.*, p.transitions_json FROM world_audit_events e
+     LEFT JOIN world_patches p ON p.attempt_id = e.attempt_id AND p.patch_seq = e.patch_seq
+     WHERE ${where.join(' AND ')} ORDER BY e.event_id LIMIT ?`,
     [...params, limit + 1],
   );
   const items = rows.slice(0, limit).map((r) => ({
@@ -185,6 +193,7 @@ export async function listAuditEvents(
     response_source_hash: r.response_source_hash ?? null,
     workflow_node_id: r.workflow_node_id ?? null,
     touched: JSON.parse(r.touched_json as string) as unknown[],
+    ...(typeof r.transitions_json === 'string' ? { transitions: transitionsOf(r.transitions_json) } : {}),
     data: JSON.parse(r.data_json as string) as unknown,
     created_at: Number(r.created_at),
   }));

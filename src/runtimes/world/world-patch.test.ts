@@ -35,8 +35,8 @@ test('the three ops apply: entity state, agent memory, environment content', () 
   assert.deepEqual(t[2], {
     op: 'append_entity_memory',
     target: { entity_id: 'bob' },
-    before: 'ate',
-    after: 'ate\nnapped',
+    state_before: 'ate',
+    state_after: 'ate\nnapped',
   });
 });
 
@@ -85,5 +85,5 @@ test("state_before is per patch: the second patch sees the first one's result", 
     narration: 'b',
     effects: [{ op: 'set_entity_state', entity_id: 'crumb', state: 'gone' }],
   });
-  assert.equal(t[0]!.before, 'half');
+  assert.equal(t[0]!.state_before, 'half');
 });

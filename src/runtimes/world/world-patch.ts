@@ -35,12 +35,27 @@ export interface WorkingWorld {
   entities: Map<string, EntityState>;
 }
 
-/** One effect's before/after, recorded with its patch. */
+/** One effect's transition, recorded with its patch: `state_before` is the state just before this patch. */
 export interface Transition {
   op: WorldEffect['op'];
   target: { entity_id: string } | { environment_label: string };
-  before: string;
-  after: string;
+  state_before: string;
+  state_after: string;
+}
+
+/**
+ * A stored transition under the seed's names: rows (and runs staged) before the rename hold
+ * `before` / `after`, read here as `state_before` / `state_after`.
+ */
+export function readTransition(raw: unknown): Transition {
+  const t = raw as Partial<Transition> & { before?: string; after?: string };
+  if (t.state_before !== undefined || t.before === undefined) return t as Transition;
+  const { before, after, ...rest } = t;
+  return {
+    ...(rest as Omit<Transition, 'state_before' | 'state_after'>),
+    state_before: before,
+    state_after: after ?? '',
+  };
 }
 
 export interface PatchProblem {
@@ -81,19 +96,29 @@ export function applyWorldPatch(world: WorkingWorld, patch: WorldPatch): Transit
       out.push({
         op: e.op,
         target: { environment_label: e.environment_label },
-        before: env.content,
-        after: e.content,
+        state_before: env.content,
+        state_after: e.content,
       });
       world.environments.set(e.environment_label, { content: e.content });
       continue;
     }
     const entity = world.entities.get(e.entity_id)!;
     if (e.op === 'set_entity_state') {
-      out.push({ op: e.op, target: { entity_id: e.entity_id }, before: entity.state, after: e.state });
+      out.push({
+        op: e.op,
+        target: { entity_id: e.entity_id },
+        state_before: entity.state,
+        state_after: e.state,
+      });
       world.entities.set(e.entity_id, { ...entity, state: e.state });
     } else {
       const after = appendMemory(entity.memory, e.content);
-      out.push({ op: e.op, target: { entity_id: e.entity_id }, before: entity.memory ?? '', after });
+      out.push({
+        op: e.op,
+        target: { entity_id: e.entity_id },
+        state_before: entity.memory ?? '',
+        state_after: after,
+      });
       world.entities.set(e.entity_id, { ...entity, memory: after });
     }
   }

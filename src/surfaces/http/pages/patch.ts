@@ -1,6 +1,7 @@
 /**
- * One WorldPatch as a card: its subject and narration, each transition (before → after) and the
- * links that answer "why": the generation that produced it and its LLM call.
+ * One WorldPatch as a card: its subject and narration, each transition (state_before → state_after,
+ * state_before being the state just before this patch) and the links that answer "why": the
+ * generation that produced it and its LLM call.
  */
 import type { getAttempt } from '../../../runtimes/world/index.ts';
 import { h, type Markup } from '../html/render.ts';
@@ -12,8 +13,8 @@ type Patch = Attempt['patches'][number];
 export interface Transition {
   op?: string;
   target?: { entity_id?: string; environment_label?: string };
-  before?: unknown;
-  after?: unknown;
+  state_before?: unknown;
+  state_after?: unknown;
 }
 
 /** The generation and LLM call behind a patch, as links (empty when the patch has no recorded call). */
@@ -37,8 +38,8 @@ export function transitionRows(patch: Patch, attempt: Attempt, why: boolean): Ma
   return (patch.transitions as Transition[]).map(
     (t) =>
       h`<tr class="change" data-entity="${targetOf(t)}"><td>${targetOf(t)}</td><td><code>${t.op ?? ''}</code></td><td class="before">${text(
-        t.before,
-      )}</td><td class="after">${text(t.after)}</td>${why ? h`<td>${whyLinks(patch, attempt)}</td>` : ''}</tr>`,
+        t.state_before,
+      )}</td><td class="after">${text(t.state_after)}</td>${why ? h`<td>${whyLinks(patch, attempt)}</td>` : ''}</tr>`,
   );
 }
 
@@ -47,7 +48,7 @@ export function patchCard(patch: Patch, attempt: Attempt, withLinks = true): Mar
   return h`<div class="panel patch" id="patch-${patch.patch_seq}"><h3>#${patch.patch_seq} · ${patch.subject_entity_id}</h3>
 <p>${patch.narration}</p>${
     rows.length
-      ? h`<div class="scroll"><table><tr><th>target</th><th>op</th><th>before</th><th>after</th></tr>${rows}</table></div>`
+      ? h`<div class="scroll"><table><tr><th>target</th><th>op</th><th>state_before</th><th>state_after</th></tr>${rows}</table></div>`
       : h`<p class="muted">No changes.</p>`
   }${withLinks ? h`<p class="muted">${whyLinks(patch, attempt)}</p>` : ''}</div>`;
 }

@@ -22,7 +22,7 @@ export const historyTools: McpToolDef[] = [
   {
     name: 'get_attempt',
     description:
-      'One attempt: status, failure, summary (source_invocation_count, last_source_invocation_id, source_trace_summary), its patches with their per-patch transitions, and its source invocations in order.',
+      'One attempt: status, failure, summary (source_invocation_count, last_source_invocation_id, source_trace_summary), its patches with their per-patch transitions ({ op, target, state_before, state_after }; state_before is the state just before that patch), and its source invocations in order.',
     inputSchema: objectSchema({ attempt_id: uuid('The attempt id (from run_turn or list_attempts).') }, [
       'attempt_id',
     ]),
@@ -31,7 +31,7 @@ export const historyTools: McpToolDef[] = [
   {
     name: 'list_audit_events',
     description:
-      'Audit events of a world (one world_patch_applied per accepted patch, with touched entities, and one turn_committed per turn), oldest first.',
+      'Audit events of a world (one world_patch_applied per accepted patch, with touched entities and its transitions { op, target, state_before, state_after }, and one turn_committed per turn), oldest first.',
     inputSchema: objectSchema(
       {
         world_slug: worldSlug,
