@@ -5,9 +5,9 @@
  */
 import { dirname, resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
-import { readDevEnv } from './dev-env.ts';
 import { DEFAULT_RECOVERY_INTERVAL_MS } from '../sources/recovery.ts';
 import { parseStoreTarget, type StoreTarget } from '../store/index.ts';
+import { readDevEnv } from './dev-env.ts';
 
 export interface NoemaConfig {
   store: StoreTarget;
@@ -19,7 +19,15 @@ export interface NoemaConfig {
   token: string | undefined;
   /** How often long-running processes mark dead processes' calls `interrupted` (NOEMA_RECOVERY_INTERVAL_MS). */
   recoveryIntervalMs: number;
+  /**
+   * How long a run's lease lasts before another process may take the run over (NOEMA_RUN_LEASE_MS):
+   * a process that dies leaves its runs to others this long after its last heartbeat.
+   */
+  runLeaseMs: number;
 }
+
+/** The engine's lease when NOEMA_RUN_LEASE_MS is not set. */
+export const DEFAULT_RUN_LEASE_MS = 30_000;
 
 export interface ConfigOverrides {
   db?: string | undefined;
@@ -73,17 +81,30 @@ export function loadConfig(
       details: { setting: 'NOEMA_TOKEN' },
     });
   }
-  const recoveryIntervalMs = parseInterval(env.NOEMA_RECOVERY_INTERVAL_MS, 'NOEMA_RECOVERY_INTERVAL_MS');
-  return { store, dataDir, host: '127.0.0.1', port, token, recoveryIntervalMs };
+  const recoveryIntervalMs = parseMs(env.NOEMA_RECOVERY_INTERVAL_MS, 'NOEMA_RECOVERY_INTERVAL_MS', {
+    fallback: DEFAULT_RECOVERY_INTERVAL_MS,
+    min: 100,
+    max: 86_400_000,
+  });
+  const runLeaseMs = parseMs(env.NOEMA_RUN_LEASE_MS, 'NOEMA_RUN_LEASE_MS', {
+    fallback: DEFAULT_RUN_LEASE_MS,
+    min: 1_000,
+    max: 3_600_000,
+  });
+  return { store, dataDir, host: '127.0.0.1', port, token, recoveryIntervalMs, runLeaseMs };
 }
 
-function parseInterval(value: string | undefined, setting: string): number {
-  if (value === undefined || value === '') return DEFAULT_RECOVERY_INTERVAL_MS;
+function parseMs(
+  value: string | undefined,
+  setting: string,
+  { fallback, min, max }: { fallback: number; min: number; max: number },
+): number {
+  if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 100 || n > 86_400_000) {
+  if (!/^\d+$/.test(value) || n < min || n > max) {
     throw new NoemaError(
       'CONFIG_INVALID',
-      `${setting} is invalid: "${value}" is not a number of milliseconds (100-86400000)`,
+      `${setting} is invalid: "${value}" is not a number of milliseconds (${min}-${max})`,
       {
         details: { setting },
       },

@@ -38,6 +38,9 @@ export async function serveUntilSignal(options: ServeOptions): Promise<void> {
       portSetting: options.portSetting,
       token: token.token,
       dataDir: config.dataDir,
+      // A long-running process finishes the runs dead processes left behind.
+      leaseMs: config.runLeaseMs,
+      reclaim: { intervalMs: config.recoveryIntervalMs },
     });
   } catch (err) {
     await options.release();

@@ -6,6 +6,12 @@ import type { AgentRuntime } from '../../runtimes/agent/index.ts';
 import type { Store } from '../../store/store.ts';
 
 const runtimes = new WeakMap<Store, Promise<AgentRuntime>>();
+const leases = new WeakMap<Store, number>();
+
+/** The engine lease of the agent runtime created for `store` from now on (NOEMA_RUN_LEASE_MS). */
+export function setAgentRuntimeLease(store: Store, leaseMs: number): void {
+  leases.set(store, leaseMs);
+}
 
 export function agentRuntimeFor(store: Store): Promise<AgentRuntime> {
   let rt = runtimes.get(store);
@@ -13,7 +19,11 @@ export function agentRuntimeFor(store: Store): Promise<AgentRuntime> {
     rt = (async () => {
       const { createAgentRuntime } = await import('../../runtimes/agent/index.ts');
       const { agentReasoningMemory } = await import('../mcp/agent-memory.ts');
-      return createAgentRuntime(store, { reasoningMemory: agentReasoningMemory(store) });
+      const leaseMs = leases.get(store);
+      return createAgentRuntime(store, {
+        reasoningMemory: agentReasoningMemory(store),
+        ...(leaseMs !== undefined ? { leaseMs } : {}),
+      });
     })();
     runtimes.set(store, rt);
     // A failed start is not cached: the next request tries again.

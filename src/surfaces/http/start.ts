@@ -3,9 +3,10 @@
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
 import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
-import { registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
+import { readFlowRunRow, registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import { bindWorldRuntime } from '../../runtimes/world/index.ts';
 import type { Store } from '../../store/store.ts';
+import { setAgentRuntimeLease } from './agent-runtime.ts';
 import { storeRevocations } from './auth/revocations.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { FailureLog } from './errors.ts';
@@ -14,6 +15,7 @@ import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
 import { FlowEventHub } from './flow/events.ts';
 import { allRoutes } from './routes/index.ts';
+import { startRunWork } from './run-work.ts';
 import { startHttpServer } from './server.ts';
 
 export interface NoemaHttpOptions {
@@ -27,6 +29,13 @@ export interface NoemaHttpOptions {
   engine?: Engine;
   /** SSE heartbeat interval (default 15 s). */
   heartbeatMs?: number;
+  /** The engine lease of the runs this server executes (NOEMA_RUN_LEASE_MS; default 30 s). */
+  leaseMs?: number;
+  /**
+   * Finish runs dead processes left behind (`startRunWork`), a pass every `intervalMs`; without it
+   * the server executes only the runs it starts.
+   */
+  reclaim?: { intervalMs: number };
 }
 
 export interface NoemaHttp {
@@ -40,14 +49,19 @@ export interface NoemaHttp {
  * The server's engine executes the runs its routes start: the sources executor performs their
  * model/tool calls, and the runtimes register their node types on it.
  */
-function serverEngine(store: Store): Engine {
-  const engine = createEngine(store, { fanOut: true, actions: sourcesExecutor(store) });
+function serverEngine(store: Store, leaseMs: number | undefined): Engine {
+  const engine = createEngine(store, {
+    fanOut: true,
+    actions: sourcesExecutor(store),
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+  });
   registerFlowNodes(engine, { store, now: Date.now, defaultModel: '@flow' });
   return engine;
 }
 
 export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
-  const engine = options.engine ?? serverEngine(options.store);
+  const engine = options.engine ?? serverEngine(options.store, options.leaseMs);
+  if (options.leaseMs !== undefined) setAgentRuntimeLease(options.store, options.leaseMs);
   // World turns run on this engine, so its event streams follow them.
   const unbindWorlds = bindWorldRuntime(options.store, engine);
   const sessions = new SessionKeeper(
@@ -60,6 +74,12 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
   const closing: Array<() => Promise<void>> = [];
   const flowEvents = new FlowEventHub({ store: options.store, feeds });
+  // A flowchart run this server reclaims is watched as one its API started: its flowchart's room sees it.
+  const unwatchClaimed = engine.driveClaimed(async (run_id, execute) => {
+    const row = await readFlowRunRow(options.store, run_id).catch(() => null);
+    if (row) await flowEvents.watch(row).catch(() => {});
+    return execute();
+  });
   const failures = new FailureLog();
   const services = {
     store: options.store,
@@ -91,11 +111,20 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     await io.close();
     await feeds.close();
     unbindWorlds();
+    unwatchClaimed();
   });
+  // Started once the server listens, and stopped before it closes (the agent runtime closes with it).
+  const work = options.reclaim
+    ? startRunWork(options.store, engine, {
+        intervalMs: options.reclaim.intervalMs,
+        queuedForMs: options.leaseMs ?? 30_000,
+      })
+    : null;
   return {
     url: server.url,
     loginNonce: sessions.mintLoginNonce(),
     close: async () => {
+      work?.stop();
       await server.close();
       if (!options.engine) await engine.close();
     },

@@ -1,0 +1,44 @@
+/**
+ * The runs a long-running process executes besides those it starts: a reclaimer over the engine
+ * holding the flowchart and world node types, and over the agent runtime's engine — loaded only once
+ * there is work no other engine here can execute — so runs a dead process left behind (leases
+ * expired, or queued too long) are finished here, through each runtime's closing path.
+ */
+import { incidentLog } from '../../core/incident-log.ts';
+import { type Engine, type RunClaimer, type RunReclaimer, startRunReclaimer } from '../../engine/index.ts';
+import type { Store } from '../../store/store.ts';
+import { agentRuntimeFor } from './agent-runtime.ts';
+
+export interface RunWorkOptions {
+  /** Time between reclaim passes (NOEMA_RECOVERY_INTERVAL_MS). */
+  intervalMs: number;
+  /**
+   * A queued run is taken once queued this long: a server leaves the runs it creates to itself for a
+   * lease; a worker, which creates none, takes them at once (0).
+   */
+  queuedForMs: number;
+  /** Runs executed at once (default 4). */
+  concurrency?: number;
+}
+
+export function startRunWork(store: Store, engine: Engine, options: RunWorkOptions): RunReclaimer {
+  const log = incidentLog(`reclaiming runs on ${store.location}`);
+  let agentsLoaded = false;
+  const agents: RunClaimer = {
+    async claimNext(claim) {
+      if (!agentsLoaded && !(await engine.claimableElsewhere(claim))) return null;
+      const runtime = await agentRuntimeFor(store);
+      agentsLoaded = true;
+      return runtime.engine.claimNext(claim);
+    },
+  };
+  return startRunReclaimer([engine, agents], {
+    intervalMs: options.intervalMs,
+    queuedForMs: options.queuedForMs,
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    onOutcome: () => log.ok(),
+    onError: (err) => {
+      if ((err as { code?: unknown } | null)?.code !== 'STORE_CLOSED') log.fail(err);
+    },
+  });
+}
