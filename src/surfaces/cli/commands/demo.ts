@@ -13,6 +13,7 @@ import type { RunTurnResult } from '../../../runtimes/world/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { type Command, DB_FLAG, EXIT_OK } from '../command.ts';
 import { parseIntegerFlag, portSetting } from '../flags.ts';
+import { assertPortFree } from '../port-free.ts';
 import { serveUntilSignal } from '../serve-until-signal.ts';
 
 export const DEMO_DB = './.noema/demo.db';
@@ -48,6 +49,8 @@ export const demoCommand: Command = {
     const realModel = flags['real-model'] ? realModelEnv(process.env) : null;
     const db = (flags.db as string | undefined) ?? (process.env.NOEMA_DB ? undefined : DEMO_DB);
     const config = loadConfig({ db, port: flags.port as string | undefined });
+    // A demo that could not serve would do its work for nothing: a port in use is said at once.
+    if (!flags['no-serve']) await assertPortFree(config.host, config.port, portSetting(flags));
     if (flags.fresh) {
       if (config.store.kind !== 'sqlite' || config.store.path === ':memory:')
         throw new NoemaError('USAGE', '--fresh starts over only an embedded (SQLite file) demo store', {
