@@ -24,6 +24,8 @@ export const CALCULATOR_SCRIPT_PATH = join(
 export interface AgentKit {
   runtime: AgentRuntime;
   model: ScriptedModelServer;
+  /** The MCP fixture server the agent's tools call (counts the tool calls that reach it). */
+  mcp: { toolCalls(name?: string): number };
   env: Record<string, string>;
   agent_hash: string;
   llm_source_hash: string;
@@ -94,6 +96,7 @@ export async function startAgentKit(store: Store, options: AgentKitOptions = {})
     return {
       runtime,
       model,
+      mcp,
       env,
       agent_hash: hash,
       llm_source_hash: llm.hash,

@@ -36,6 +36,11 @@ async function crashMidTurn(kit: AgentKit, store: Store, url: string, session_id
     if (!inflight) await new Promise((r) => setTimeout(r, 50));
   }
   assert.ok(inflight, "the worker's model call was in flight");
+  // Its request reached the model (the running row is committed before a byte is sent).
+  const asked = (q: { body: { messages?: Array<{ content?: unknown }> } }) =>
+    q.body.messages?.at(-1)?.content === 'first';
+  for (let i = 0; i < 300 && !kit.model.requests.some(asked); i++)
+    await new Promise((r) => setTimeout(r, 50));
   child.kill('SIGKILL');
   await exited;
   const stale = (await kit.runtime.getSession(session_id)) as { status: string; run_id: string };

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { ModelScript } from '../../dev/scripted-model/index.ts';
-import { startAgentKit } from '../../testing/agent-kit.ts';
+import { loadScript, type ModelScript } from '../../dev/scripted-model/index.ts';
+import { CALCULATOR_SCRIPT_PATH, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { createAgentRuntime } from './index.ts';
 
@@ -12,11 +12,16 @@ const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.met
 const script: ModelScript = {
   rules: [
     { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
-    // The first reasoning call never answers: its process is killed while waiting.
-    { match: { last_message_contains: 'first' }, reply: { hang: true } },
+    // The first reasoning call never answers: its process is killed while waiting (the call made
+    // again after the crash is answered by the default).
+    { match: { last_message_contains: 'first' }, reply: { hang: true }, times: 1 },
   ],
   default: { json: { thinking: 't', response: 'back' } },
 };
+
+/** The scripted model's request of the reasoning call that hangs (its last message is `first`). */
+const asksFirst = (q: { body: { messages?: Array<{ content?: unknown }> } }) =>
+  q.body.messages?.at(-1)?.content === 'first';
 
 describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
   test('another process takes the turn over once the lease expires; the session takes messages again', async () => {
@@ -44,6 +49,9 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           if (inflight) break;
           await new Promise((r) => setTimeout(r, 50));
         }
+        // Its request reached the model (the running row is committed before a byte is sent).
+        for (let i = 0; i < 300 && !kit.model.requests.some(asksFirst); i++)
+          await new Promise((r) => setTimeout(r, 50));
         child.kill('SIGKILL');
         await exited;
         const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
@@ -64,12 +72,19 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         assert.ok(turn, 'the session took a message once the lease expired');
         assert.equal(turn.response, 'back');
 
+        // The interrupted turn was finished, not failed: its model call made again within the turn.
         const old = await rt.engine.getRun(stale.run_id);
-        assert.equal(old.status, 'failed');
-        const llm = old.contracts.find((c) => c.action_type === 'llm_generation')!;
-        assert.equal(llm.status, 'FAILED', 'the interrupted call is failed, never repeated');
+        assert.equal(old.status, 'completed');
+        const llm = old.contracts.filter((c) => c.action_type === 'llm_generation');
+        assert.deepEqual(
+          llm.map((c) => [c.status, c.error?.code ?? null]),
+          [
+            ['FAILED', 'ACTION_INTERRUPTED'],
+            ['COMPLETED', null],
+          ],
+        );
         const events = await rt.events(session_id);
-        assert.ok(events.some((e) => e.event === 'error' && e.data.run_id === stale.run_id));
+        assert.ok(events.some((e) => e.event === 'done' && e.data.run_id === stale.run_id));
         assert.deepEqual(
           events.map((e) => e.id),
           events.map((_, i) => i + 1),
@@ -80,7 +95,7 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         }>;
         assert.deepEqual(
           transcript.map((m) => m.content),
-          ['first', 'second', 'back'],
+          ['first', 'back', 'second', 'back'],
         );
       } finally {
         await kit.close();
@@ -95,7 +110,12 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
           // The continuation's reasoning call never answers: its process is killed while waiting.
           // (First: its last message is still the user's "book a slot", which the next rule matches.)
-          { match: { message_matches: '✓ ecs_request → ' }, reply: { hang: true } },
+          { match: { message_matches: '✓ ecs_request → ' }, reply: { hang: true }, times: 1 },
+          // The call made again after the crash answers.
+          {
+            match: { message_matches: '✓ ecs_request → ' },
+            reply: { json: { thinking: 't', response: 'booked' } },
+          },
           {
             match: { last_message_contains: 'book a slot' },
             reply: {
@@ -140,6 +160,10 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           if (!inflight) await new Promise((r) => setTimeout(r, 50));
         }
         assert.ok(inflight, "the continuation's reasoning call was in flight when its process was killed");
+        // Its request reached the model (the running row is committed before a byte is sent).
+        const hung = (q: { body: unknown }) => JSON.stringify(q.body).includes('✓ ecs_request → ');
+        for (let i = 0; i < 300 && !kit.model.requests.some(hung); i++)
+          await new Promise((r) => setTimeout(r, 50));
         child.kill('SIGKILL');
         await exited;
         assert.ok(
@@ -160,8 +184,8 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         assert.equal(next.response, 'back');
         assert.equal(
           (await rt.engine.getRun(turn.run_id)).status,
-          'failed',
-          'the interrupted call is not repeated',
+          'completed',
+          'the continuation finished: its interrupted model call made again',
         );
         assert.equal(
           await store.get('SELECT 1 AS one FROM graph_checkpoints WHERE session_id = ?', [session_id]),
@@ -189,6 +213,9 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           if (await store.get("SELECT 1 AS one FROM source_invocations WHERE status = 'running'")) break;
           await new Promise((r) => setTimeout(r, 50));
         }
+        // Its request reached the model (the running row is committed before a byte is sent).
+        for (let i = 0; i < 300 && !kit.model.requests.some(asksFirst); i++)
+          await new Promise((r) => setTimeout(r, 50));
         child.kill('SIGKILL');
         await exited;
         const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
@@ -204,12 +231,73 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
         }
         const settled = (await rt.getSession(session_id)) as { status: string };
         assert.equal(settled.status, 'idle', 'no message was needed');
-        assert.equal((await rt.engine.getRun(stale.run_id)).status, 'failed');
+        assert.equal((await rt.engine.getRun(stale.run_id)).status, 'completed');
         const events = await rt.events(session_id);
-        assert.equal(events.at(-1)!.event, 'error');
+        assert.equal(events.at(-1)!.event, 'done');
         assert.equal(events.at(-1)!.data.run_id, stale.run_id);
         const turn = await rt.sendMessage(session_id, { content: 'second' });
         assert.equal(turn.response, 'back');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+  test('a turn interrupted mid model call finishes in its turn: only the interrupted call is made again', async () => {
+    await factory.withStore(async ({ store, url }) => {
+      const calculator = loadScript(CALCULATOR_SCRIPT_PATH);
+      // The reasoning call after the add tool answered never answers the first time: its process is
+      // killed while waiting.
+      const hang: ModelScript['rules'][number] = {
+        match: { message_matches: '✓ add → ' },
+        reply: { hang: true },
+        times: 1,
+      };
+      const kit = await startAgentKit(store, {
+        script: { ...calculator, rules: [hang, ...calculator.rules] },
+        definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
+      });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const child = spawn(
+          process.execPath,
+          [WORKER, 'send', JSON.stringify([session_id, 'please add 2 and 3'])],
+          { env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1000' } },
+        );
+        const exited = new Promise((r) => child.on('exit', r));
+        const second = (q: { body: { messages?: Array<{ content?: unknown }> } }) =>
+          JSON.stringify(q.body.messages ?? []).includes('✓ add → ');
+        for (let i = 0; i < 300 && !kit.model.requests.some(second); i++)
+          await new Promise((r) => setTimeout(r, 50));
+        assert.ok(kit.model.requests.some(second), 'the second reasoning call reached the model');
+        child.kill('SIGKILL');
+        await exited;
+        const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
+        assert.equal(stale.status, 'running');
+        await new Promise((r) => setTimeout(r, 1200)); // the dead process's engine lease expires
+
+        await rt.settleStaleSessions();
+        const view = (await rt.getSession(session_id)) as {
+          status: string;
+          transcript: Array<{ content: string }>;
+        };
+        assert.equal(view.status, 'idle');
+        assert.deepEqual(
+          view.transcript.map((m) => m.content),
+          ['please add 2 and 3', '2 + 3 = 5'],
+          'the turn answered',
+        );
+        const run = await rt.engine.getRun(stale.run_id);
+        assert.equal(run.status, 'completed');
+        // Counted where the calls arrive: the finished reasoning call and the MCP call were not made
+        // again; the interrupted reasoning call was, once.
+        const reasoning = kit.model.requests.filter((q) => /REASONING CONTEXT/.test(JSON.stringify(q.body)));
+        assert.equal(reasoning.filter((q) => !second(q)).length, 1, 'the first reasoning call, once');
+        assert.equal(reasoning.filter(second).length, 2, 'the interrupted call and its redo');
+        assert.equal(kit.mcp.toolCalls('add'), 1, 'the add tool, once');
+        const events = await rt.events(session_id);
+        assert.equal(events.at(-1)!.event, 'done');
+        assert.equal(events.at(-1)!.data.response, '2 + 3 = 5');
       } finally {
         await kit.close();
       }

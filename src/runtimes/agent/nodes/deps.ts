@@ -66,9 +66,26 @@ export function isContentFailure(contract: Pick<ContractView, 'error'>): boolean
   return typeof cls === 'string' && CONTENT_FAILURES.has(cls);
 }
 
+/** How many times a model call a crash interrupted is made again within its attempt. */
+export const MAX_INTERRUPTED_REDOS = 3;
+
+/**
+ * True when a model-call contract ended because its process stopped mid-call (the engine found it
+ * RUNNING with no recorded outcome: `ACTION_INTERRUPTED`), or because recovery marked its invocation
+ * interrupted while it ran (failure class `interrupted`): whether the model answered is unknown.
+ */
+export function isInterrupted(contract: Pick<ContractView, 'status' | 'error'>): boolean {
+  if (contract.status !== 'FAILED') return false;
+  return (
+    contract.error?.code === 'ACTION_INTERRUPTED' || contract.error?.details?.failure_class === 'interrupted'
+  );
+}
+
 /**
  * Calls an LLM source as an engine action. A failed call's typed failure tells a content failure
- * (retry) from a call failure.
+ * (retry) from a call failure. A model call has no side effect, so one a crash interrupted is made
+ * again in the same attempt (as a world generation is), each redo an action of its own: a finished
+ * redo replays, so only the interrupted one is made again — up to MAX_INTERRUPTED_REDOS times.
  */
 export async function callModel(
   ctx: NodeContext<unknown>,
@@ -81,17 +98,16 @@ export async function callModel(
     stream_response?: boolean;
   },
 ): Promise<ModelCall> {
-  const contract = await ctx.act(
-    'llm_generation',
-    {
-      source_hash: input.source_hash,
-      request: { messages: input.messages },
-      result_schema_hash: input.schema_hash,
-      kind: 'llm_generation',
-      ...(input.stream_response ? { stream: 'response' } : {}),
-    },
-    { key: input.key },
-  );
+  const payload: Json = {
+    source_hash: input.source_hash,
+    request: { messages: input.messages },
+    result_schema_hash: input.schema_hash,
+    kind: 'llm_generation',
+    ...(input.stream_response ? { stream: 'response' } : {}),
+  };
+  let contract = await ctx.act('llm_generation', payload, { key: input.key });
+  for (let redo = 1; isInterrupted(contract) && redo <= MAX_INTERRUPTED_REDOS; redo++)
+    contract = await ctx.act('llm_generation', payload, { key: `${input.key}:redo:${redo}` });
   if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object')
     return { ok: true, value: contract.result as Record<string, unknown>, contract };
   const error = contract.error_message ?? contract.error?.message ?? `model call ended ${contract.status}`;

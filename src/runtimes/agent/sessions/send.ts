@@ -113,8 +113,8 @@ async function previousReasoning(
 /**
  * A session left `running` by a process that died: if its run already stopped (completed, failed,
  * waiting) the turn is settled now; if its run is still `running`, this process takes it over when
- * the engine lease has expired (the engine replays the journal; an interrupted call is FAILED, not
- * repeated) — a live owner keeps it and the caller gets SESSION_BUSY as usual. A run that was never
+ * the engine lease has expired (the engine replays the journal: finished calls are not made again,
+ * an interrupted MCP call is FAILED, an interrupted model call is made again) — a live owner keeps it and the caller gets SESSION_BUSY as usual. A run that was never
  * created frees the session only once the claim's lease expired (death right after the claim): a
  * claim another live process is turning into a run right now is left alone.
  */
