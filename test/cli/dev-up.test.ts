@@ -97,3 +97,23 @@ test('dev up --script serves that script as the model', async () => {
     up.child.kill('SIGKILL');
   }
 });
+
+test('a dev.env left by a dev up that was killed is ignored', async () => {
+  const dir = testTempDir('noema-dev-up-');
+  const baseEnv = bareEnv();
+  const env = { NOEMA_DB: join(dir, 'n.db') };
+  const up = startCli(['dev', 'up'], env, { baseEnv });
+  await up.waitFor(/Ctrl-C to stop/);
+  const weather = join(PARK, 'sources/weather.json');
+  const invoke = () =>
+    runCli(['source', 'invoke', weather, '--request', '{"turn":1}'], env, 60_000, { baseEnv });
+  const served = await invoke();
+  assert.equal(served.code, 0, served.stderr + served.stdout);
+  up.child.kill('SIGKILL');
+  await up.exited;
+  assert.equal(existsSync(join(dir, 'dev.env')), true, 'a killed process leaves the file');
+  const stale = await invoke();
+  assert.equal(stale.code, 1);
+  const record = JSON.parse(stale.stdout) as { failure_class: string };
+  assert.equal(record.failure_class, 'not_configured', 'the dead services are not called');
+});

@@ -84,7 +84,7 @@ export const devUpCommand: Command = {
     const { dataDir } = loadConfig({}, { ...process.env });
     const services = script ? await scriptedServices(script) : await demoServices();
     const path = devEnvPath(dataDir);
-    const text = formatDevEnv(services.env);
+    const text = formatDevEnv(services.env, process.pid);
     try {
       mkdirSync(dataDir, { recursive: true });
       // Written whole, then renamed: a command never reads half a file.
@@ -97,7 +97,7 @@ export const devUpCommand: Command = {
       });
     }
     io.out(`dev services on 127.0.0.1 (model: ${script ?? "the demo's scripts"}); settings in ${path}:`);
-    for (const line of text.trimEnd().split('\n')) io.out(line);
+    for (const [key, value] of Object.entries(services.env)) io.out(`${key}=${value}`);
     io.out('every noema command with this data directory reads them (the environment wins); Ctrl-C to stop');
     const signal = await stopped;
     io.out(`received ${signal}, shutting down`);
