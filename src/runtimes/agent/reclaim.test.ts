@@ -19,6 +19,10 @@ const script: ModelScript = {
   default: { json: { thinking: 't', response: 'back' } },
 };
 
+/** The scripted model's request of the reasoning call that hangs (its last message is `first`). */
+const asksFirst = (q: { body: { messages?: Array<{ content?: unknown }> } }) =>
+  q.body.messages?.at(-1)?.content === 'first';
+
 describeEachStore('agent turns reclaimed with claimNext', (factory) => {
   test('a dead process’s turn is claimed by claimNext and closed as its process would have closed it', async () =>
     factory.withStore(async ({ store, url }) => {
@@ -31,12 +35,10 @@ describeEachStore('agent turns reclaimed with claimNext', (factory) => {
         });
         const exited = new Promise((r) => child.on('exit', r));
         // Killed once its reasoning request reached the model (its running row is committed first).
-        await waitUntil(
-          'the first reasoning call in flight',
-          () =>
-            kit.model.requests.some((q) => JSON.stringify(q.body.messages?.at(-1)?.content) === '"first"'),
-          { timeoutMs: 30_000, intervalMs: 20 },
-        );
+        await waitUntil('the first reasoning call in flight', () => kit.model.requests.some(asksFirst), {
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
         child.kill('SIGKILL');
         await exited;
         const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
