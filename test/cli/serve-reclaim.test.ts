@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ModelScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { createFlowchart } from '../../src/runtimes/flow/index.ts';
-import { type RunningCli, startCli } from '../../src/testing/cli.ts';
+import { type RunningCli, runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
@@ -116,4 +116,12 @@ describeEachStore('noema serve reclaims runs after a crash', (factory) => {
         await model.close();
       }
     }));
+});
+
+test('serve with a bad NOEMA_RUN_LEASE_MS says so in one line naming it, exit 2', async () => {
+  const r = await runCli(['serve', '--port', '0'], { NOEMA_DB: ':memory:', NOEMA_RUN_LEASE_MS: 'soon' });
+  assert.equal(r.code, 2, r.stderr);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, /NOEMA_RUN_LEASE_MS is invalid: "soon" is not a number of milliseconds/);
 });
