@@ -6,13 +6,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ModelScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { loadScript, type ModelScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { createFlowchart } from '../../src/runtimes/flow/index.ts';
+import { getWorld } from '../../src/runtimes/world/index.ts';
 import { type RunningCli, runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { waitUntil } from '../../src/testing/wait.ts';
+import { PARK_SCRIPT, startParkKit } from '../../src/testing/world-kit.ts';
 
 const TOKEN = 'serve-reclaim-test-token';
 
@@ -114,6 +116,76 @@ describeEachStore('noema serve reclaims runs after a crash', (factory) => {
         second?.child.kill('SIGKILL');
         await sleep(50);
         await model.close();
+      }
+    }));
+});
+
+describeEachStore('noema serve reclaims world turns after a crash', (factory) => {
+  test('a world turn in flight when serve is SIGKILLed is committed after a restart', async () =>
+    factory.withStore(async ({ store, url: db }) => {
+      // The ant's first generation never answers: serve is killed while it waits for it.
+      const park = loadScript(PARK_SCRIPT);
+      const hang = {
+        match: { subject: 'ant' },
+        times: 1,
+        reply: { hang: true, hang_after_chunks: 1, json: {} },
+      };
+      const kit = await startParkKit(store, { script: { ...park, rules: [hang, ...park.rules] } });
+      const env = {
+        ...kit.env,
+        NOEMA_DB: db,
+        NOEMA_DATA_DIR: testTempDir('noema-serve-reclaim-'),
+        NOEMA_TOKEN: TOKEN,
+        NOEMA_RUN_LEASE_MS: '1500',
+        NOEMA_RECOVERY_INTERVAL_MS: '200',
+      };
+      let first: RunningCli | undefined;
+      let second: RunningCli | undefined;
+      try {
+        await kit.world('park');
+        const started = await serveOn(env);
+        first = started.server;
+        // Answered only by a server that is killed first.
+        void fetch(`${started.url}/worlds/park/turns`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: '{}',
+        }).catch(() => {});
+        await waitUntil(
+          'the ant generation in flight',
+          () => kit.model.requests.some((q) => q.headers['x-noema-subject'] === 'ant'),
+          { timeoutMs: 30_000, intervalMs: 20 },
+        );
+        first.child.kill('SIGKILL');
+        await first.exited;
+        const attempt = await store.get<{ attempt_id: string }>(
+          "SELECT attempt_id FROM world_attempts WHERE world_slug = 'park' AND status = 'running'",
+        );
+        assert.ok(attempt, 'the crash left the attempt running');
+
+        second = (await serveOn(env)).server;
+        await waitUntil(
+          'the turn committed by the restarted serve',
+          async () => (await getWorld(store, { world_slug: 'park' })).head_turn === 1,
+          { timeoutMs: 30_000, intervalMs: 100 },
+        );
+        const row = await store.get<{ status: string }>(
+          'SELECT status FROM world_attempts WHERE attempt_id = ?',
+          [attempt.attempt_id],
+        );
+        assert.equal(row?.status, 'committed', 'the same attempt, continued and committed');
+        assert.equal(
+          kit.toys.requests.filter((r) => r.path === '/weather').length,
+          1,
+          'the ambient call that had finished was not made again',
+        );
+        second.child.kill('SIGTERM');
+        assert.equal(await second.exited, 0);
+      } finally {
+        first?.child.kill('SIGKILL');
+        second?.child.kill('SIGKILL');
+        await sleep(50);
+        await kit.close();
       }
     }));
 });
