@@ -16,6 +16,7 @@ export {
 } from './documents-list.ts';
 export { isSourceFailure, SourceFailure } from './failure.ts';
 export { setModelOutputKind, setModelOutputKinds } from './invocations/annotate.ts';
+export { keepCompleteReply, keepReplyOfContract } from './invocations/keep-reply.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
 export type { FinishedCall, SucceededCall } from './invocations/read-back.ts';

@@ -42,6 +42,11 @@ export interface ScriptReply {
   /** Sends headers (and `hang_after_chunks` chunks), then never finishes. */
   hang?: boolean;
   hang_after_chunks?: number;
+  /**
+   * Streams the whole reply with its finish reason, then never ends the stream (no usage event, no
+   * `[DONE]`): a connection stalled after a complete answer.
+   */
+  hang_after_finish?: boolean;
   /** Characters per streamed chunk (default 16). */
   chunk_chars?: number;
   /** Pause between chunks, ms (default 0). */
@@ -92,6 +97,7 @@ const REPLY = {
     reject_response_format: { type: 'boolean' },
     hang: { type: 'boolean' },
     hang_after_chunks: { type: 'integer', minimum: 0 },
+    hang_after_finish: { type: 'boolean' },
     chunk_chars: { type: 'integer', minimum: 1 },
     chunk_delay_ms: { type: 'integer', minimum: 0 },
     delay_ms: { type: 'integer', minimum: 0 },

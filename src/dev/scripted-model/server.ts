@@ -94,6 +94,10 @@ async function stream(
     out += event({ tool_calls: [{ index, ...call }] }, null);
   const usage = usageOf(reply, content);
   out += event({}, reply.finish_reason ?? (reply.tool_calls ? 'tool_calls' : 'stop'));
+  if (reply.hang_after_finish) {
+    res.write(out);
+    return; // the answer is complete, the stream never ends; close() destroys the socket
+  }
   out += event({}, 'usage', usage);
   out += 'data: [DONE]\n\n';
   res.end(out);

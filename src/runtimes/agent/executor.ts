@@ -4,11 +4,13 @@
  * user profile. Being actions, both are journaled: a replayed node never stores twice. The sources
  * executor's joined transitions and crash recovery pass through: a model or tool call commits its
  * contract's RUNNING move with its invocation row, and one found RUNNING after a crash takes the
- * invocation's durable outcome instead of being called again.
+ * invocation's durable outcome instead of being called again — for a model call, also a reply its
+ * persisted chunks hold whole (the process died after receiving it, before recording it).
  */
 import { NoemaError } from '../../core/errors.ts';
 import type { ActionExecutor, ActionOutcome, ExecutionContract, Json } from '../../engine/index.ts';
 import { addMemory, type MemoryScopeKind } from '../../memory/index.ts';
+import { keepReplyOfContract } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { saveProfile } from './profiles/profile-store.ts';
 import type { ReasoningMemoryPort } from './reasoning-memory.ts';
@@ -34,7 +36,22 @@ export function agentExecutor(
     },
     async recover(contract, ctx) {
       if (ownAction(contract) || !sources.recover) return null;
-      return sources.recover(contract, ctx);
+      const known = await sources.recover(contract, ctx);
+      if (known || contract.action_type !== 'llm_generation') return known;
+      // A model call whose process died after receiving the whole reply, before recording it: the
+      // reply its persisted chunks hold is kept (and its invocation finished), not asked for again.
+      const kept = await keepReplyOfContract(store, {
+        contract_id: contract.contract_id,
+        run_id: ctx.run_id,
+      });
+      if (!kept) return null;
+      if (kept.ok) return { ok: true, result: (kept.output ?? null) as Json };
+      const e = kept.error;
+      return {
+        ok: false,
+        error_message: `${kept.failure_class}: ${e.message}`,
+        error: { code: e.code, message: e.message, retryable: e.retryable, details: e.details },
+      };
     },
   };
 }

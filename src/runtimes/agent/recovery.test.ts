@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadScript, type ModelScript } from '../../dev/scripted-model/index.ts';
+import { getLlmCall } from '../../sources/index.ts';
+import { recoverInterruptedInvocations } from '../../sources/recovery.ts';
 import { CALCULATOR_SCRIPT_PATH, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { createAgentRuntime } from './index.ts';
@@ -303,4 +305,98 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
       }
     });
   });
+});
+
+describeEachStore('a model reply received whole before its process died', (factory) => {
+  // The reasoning reply arrives whole, finish reason and all, then the stream stalls: the process
+  // holds the complete answer (and has persisted its chunks) when it is killed.
+  const kept: ModelScript = {
+    rules: [
+      { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+      {
+        match: { last_message_contains: 'first' },
+        reply: { json: { thinking: 't', response: 'kept' }, hang_after_finish: true },
+        times: 1,
+      },
+    ],
+    default: { json: { thinking: 't', response: 'back' } },
+  };
+
+  for (const recoveredBy of ['the next runtime to settle the turn', 'the recovery sweep first'] as const) {
+    test(`is kept, not interrupted nor asked for again (${recoveredBy})`, async () => {
+      await factory.withStore(async ({ store, url }) => {
+        const kit = await startAgentKit(store, {
+          script: kept,
+          definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
+        });
+        try {
+          const rt = kit.runtime;
+          const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+          const child = spawn(process.execPath, [WORKER, 'send', JSON.stringify([session_id, 'first'])], {
+            env: { ...process.env, ...kit.env, NOEMA_DB: url, AGENT_LEASE_MS: '1000' },
+          });
+          const exited = new Promise((r) => child.on('exit', r));
+          // Killed once the stalled call's chunks — the finish reason among them — are persisted.
+          let persisted = false;
+          for (let i = 0; i < 300 && !persisted; i++) {
+            persisted = Boolean(
+              await store.get(
+                `SELECT 1 AS one FROM llm_call_chunks c
+                   JOIN source_invocations s ON s.source_invocation_id = c.llm_call_id
+                  WHERE s.status = 'running' AND c.chunks_json LIKE '%finish_reason%stop%'`,
+              ),
+            );
+            if (!persisted) await new Promise((r) => setTimeout(r, 50));
+          }
+          assert.ok(persisted, "the whole reply's chunks were persisted while the stream stalled");
+          child.kill('SIGKILL');
+          await exited;
+          const stale = (await rt.getSession(session_id)) as { status: string; run_id: string };
+          assert.equal(stale.status, 'running');
+          await new Promise((r) => setTimeout(r, 1200)); // the dead process's leases expire
+
+          if (recoveredBy === 'the recovery sweep first') {
+            const report = await recoverInterruptedInvocations(store);
+            assert.equal(report.interrupted, 0, 'the complete reply is not marked interrupted');
+          }
+          await rt.settleStaleSessions();
+          const view = (await rt.getSession(session_id)) as {
+            status: string;
+            transcript: Array<{ content: string }>;
+          };
+          assert.equal(view.status, 'idle');
+          assert.deepEqual(
+            view.transcript.map((m) => m.content),
+            ['first', 'kept'],
+          );
+          assert.equal(
+            kit.model.requests.filter(asksFirst).length,
+            1,
+            'the model was not asked for the reply again',
+          );
+          const calls = await store.all<{ status: string; response_json: string }>(
+            `SELECT status, response_json FROM source_invocations WHERE run_id = ? AND invocation_kind = 'llm_generation'`,
+            [stale.run_id],
+          );
+          assert.equal(calls.length, 1);
+          assert.equal(calls[0]!.status, 'succeeded');
+          assert.equal(JSON.parse(calls[0]!.response_json).response, 'kept');
+          const run = await rt.engine.getRun(stale.run_id);
+          const llm = run.contracts.find((c) => c.action_type === 'llm_generation')!;
+          assert.equal(llm.status, 'COMPLETED');
+          assert.equal(llm.transitions.at(-1)!.actor, 'recovery');
+          const call = await getLlmCall(
+            store,
+            (await store.get<{ id: string }>(
+              `SELECT source_invocation_id AS id FROM source_invocations WHERE run_id = ?`,
+              [stale.run_id],
+            ))!.id,
+          );
+          assert.equal(call.finish_reason, 'stop');
+        } finally {
+          await kit.close();
+        }
+      });
+    });
+  }
 });

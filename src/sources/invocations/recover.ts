@@ -44,7 +44,27 @@ function ownerIsDead(o: Owner, now: number): boolean {
   return now - Number(o.heartbeat_at) > Number(o.lease_ms);
 }
 
-/** Marks `running` invocations of dead processes `interrupted`; safe to call at any time. */
+/**
+ * A dead owner's LLM calls whose persisted chunks hold the whole reply (received before the process
+ * died, not yet recorded) are finished with it rather than marked interrupted. Loaded only when such
+ * a call exists, so recovery stays light.
+ */
+async function keepCompleteReplies(store: Store, owner: string, now: number): Promise<void> {
+  const streamed = await store.all<{ source_invocation_id: string }>(
+    `SELECT source_invocation_id FROM source_invocations
+      WHERE owner_process_id = ? AND status = 'running' AND interface_name = 'llm_chat_completions'
+        AND llm_chunk_count > 0`,
+    [owner],
+  );
+  if (streamed.length === 0) return;
+  const { keepCompleteReply } = await import('./keep-reply.ts');
+  for (const r of streamed) await keepCompleteReply(store, r.source_invocation_id, now).catch(() => null);
+}
+
+/**
+ * Marks `running` invocations of dead processes `interrupted` (after keeping the replies their
+ * persisted chunks hold whole); safe to call at any time.
+ */
 export async function recoverInterruptedInvocations(store: Store, now = Date.now()): Promise<RecoveryReport> {
   const owners = await store.all<Owner>(
     `SELECT o.owner_process_id, p.hostname, p.pid, p.started_at, p.heartbeat_at, p.lease_ms
@@ -55,6 +75,7 @@ export async function recoverInterruptedInvocations(store: Store, now = Date.now
   const dead = owners.filter((o) => o.owner_process_id !== self && ownerIsDead(o, now));
   let interrupted = 0;
   for (const o of dead) {
+    await keepCompleteReplies(store, o.owner_process_id, now);
     interrupted += await store.transaction(async (tx) => {
       const message = `interrupted: the owning process (pid ${o.pid ?? '?'} on ${o.hostname ?? '?'}) stopped before the call finished`;
       const r = await tx.run(
