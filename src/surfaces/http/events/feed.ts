@@ -44,6 +44,11 @@ export class RunFeeds {
   readonly #lingerMs: number;
   readonly #feeds = new Map<string, Feed>();
 
+  /** The engine whose events the feeds carry. */
+  get engine(): Engine {
+    return this.#engine;
+  }
+
   constructor(engine: Engine, options: RunFeedOptions = {}) {
     this.#engine = engine;
     this.#idOf = options.idOf ?? ((e) => e.seq);

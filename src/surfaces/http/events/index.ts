@@ -2,4 +2,3 @@
 export type { FeedSink, ResyncInfo, RunFeedOptions, StreamEvent } from './feed.ts';
 export { RunFeeds } from './feed.ts';
 export { SseStreams } from './sse.ts';
-export { type EventTranslator, registerEventTranslator, type SocketMessage } from './translators.ts';

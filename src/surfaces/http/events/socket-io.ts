@@ -4,8 +4,8 @@
  * session cookie from this origin. A client emits `subscribe` `{ run_id, last_event_id? }` (acked with
  * `{ ok, run_id }` or `{ ok: false, error }`) and joins the room `run:<run_id>`; each engine event is
  * emitted to the room under its type (`run.updated`, `node.finished`, …) with its `id`, and `resync`
- * when events may have been missed (plus any names a runtime's translator adds, `translators.ts`).
- * `unsubscribe` `{ run_id }` leaves the room.
+ * when events may have been missed. `unsubscribe` `{ run_id }` leaves the room. Seed 003's flowchart
+ * events have their own subscription, `flowchart:subscribe` (`../flow/events.ts`).
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
@@ -17,7 +17,6 @@ import type { Store } from '../../../store/store.ts';
 import { bearerToken } from '../auth/guard.ts';
 import { SESSION_COOKIE, type SessionKeeper } from '../auth/sessions.ts';
 import type { FeedSink, RunFeeds } from './feed.ts';
-import { socketMessages } from './translators.ts';
 
 export interface SocketIoOptions {
   store: Store;
@@ -61,7 +60,7 @@ export function attachSocketIo(
   const rooms = new Map<string, () => void>();
   const sinkFor = (run_id: string): FeedSink => ({
     event: (event, id) => {
-      for (const m of socketMessages(event, id)) io.to(runRoom(run_id)).emit(m.name, m.payload);
+      io.to(runRoom(run_id)).emit(event.type, { ...event, id });
     },
     resync: (info) => io.to(runRoom(run_id)).emit('resync', info),
   });
@@ -95,7 +94,7 @@ export function attachSocketIo(
         // Replay to this socket only, then join: synchronous, so nothing falls in between.
         const replay: FeedSink = {
           event: (event, id) => {
-            for (const m of socketMessages(event, id)) socket.emit(m.name, m.payload);
+            socket.emit(event.type, { ...event, id });
           },
           resync: (info) => socket.emit('resync', info),
         };

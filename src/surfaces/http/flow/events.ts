@@ -2,17 +2,19 @@
  * Seed 003's events to clients: a flowchart run's engine events (the shared run feeds) mapped to
  * `flowchart.node.updated`, `flowchart.run.updated` and `flowchart:node_artifact:persisted`, in order,
  * over SSE (`GET /api/flowcharts/:flowchart_id/runs/:flowchart_run_id/events`, resumable with
- * Last-Event-ID: ids are the engine's per-run seq) and Socket.IO (rooms per flowchart and per run).
+ * Last-Event-ID: ids are the engine's per-run seq) and Socket.IO (`flowchart:subscribe`: the run's
+ * stored events replayed, then live, through one fan-out per run, `fanout.ts`).
  */
-import type { Server } from 'socket.io';
+import type { Server, Socket } from 'socket.io';
 import { errorEnvelope, invalidInput, NoemaError } from '../../../core/errors.ts';
-import { isUuid } from '../../../core/ids.ts';
-import { getRunStatus } from '../../../engine/index.ts';
-import { type FlowEvent, readFlowRunRow, toFlowEvent } from '../../../runtimes/flow/index.ts';
+import { hasControlChars, isUuid } from '../../../core/ids.ts';
+import type { Engine } from '../../../engine/index.ts';
+import { type FlowEvent, getFlowchart, readFlowRunRow, toFlowEvent } from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { FeedSink, RunFeeds, StreamEvent } from '../events/feed.ts';
 import { lastEventIdOf } from '../events/last-event-id.ts';
 import type { AppServices, Route } from '../route.ts';
+import { FlowRunFanout, type FlowRunRef } from './fanout.ts';
 
 type RunRef = { flowchart_id: string; flowchart_run_id: string; created_at: string };
 
@@ -81,86 +83,135 @@ export function flowEventRoutes(app: AppServices): Route[] {
 export const flowchartRoom = (flowchart_id: string) => `flowchart:${flowchart_id}`;
 export const flowchartRunRoom = (flowchart_run_id: string) => `flowchart_run:${flowchart_run_id}`;
 
+/** How long a finished run's fan-out is kept, so a client reconnecting with `last_event_id` resumes exactly. */
+const KEEP_FINISHED_MS = 30_000;
+
+function flowId(v: unknown, name: string): string {
+  if (typeof v !== 'string' || v.length === 0 || v.length > 256 || hasControlChars(v))
+    throw invalidInput(
+      `flowchart:subscribe needs { flowchart_id, flowchart_run_id?, last_event_id? }: bad ${name}`,
+    );
+  return v;
+}
+
 /**
- * Socket.IO: a client emits `flowchart:subscribe` `{ flowchart_id, flowchart_run_id }` (acked with
- * `{ ok, flowchart_id, flowchart_run_id }` or `{ ok: false, error }`) and joins the rooms
- * `flowchart:<flowchart_id>` and `flowchart_run:<flowchart_run_id>`; each seed event is emitted under
- * its own name (`flowchart.node.updated`, …) with `id`, once per socket. `flowchart:unsubscribe`
- * leaves. Runs started through this server's API are watched from their start, so a client in a
- * flowchart's room sees its new runs; a run's feed is left once the run finished.
+ * Socket.IO: a client emits `flowchart:subscribe` `{ flowchart_id, flowchart_run_id?, last_event_id? }`
+ * (acked with `{ ok, flowchart_id, flowchart_run_id }` or `{ ok: false, error }`). With a run, the run's
+ * stored events are replayed to that socket (`replayed: true`; from the start, or after
+ * `last_event_id`), then its live events follow, each once. Every subscription joins the room
+ * `flowchart:<flowchart_id>`, which gets the events of the flowchart's runs this server watches (runs
+ * started through its API or claimed by it, from their start; runs a socket subscribed to). Each seed
+ * event is emitted under its own name (`flowchart.node.updated`, …) with `id` (the engine event's seq;
+ * null for an event read back from the store). `flowchart:unsubscribe` leaves.
  */
 export class FlowEventHub {
   readonly #store: Store;
+  readonly #engine: Engine;
   readonly #feeds: RunFeeds;
-  readonly #watched = new Map<string, Promise<() => void>>();
+  readonly #fanouts = new Map<string, FlowRunFanout>();
   #io: Server | null = null;
 
   constructor(options: { store: Store; feeds: RunFeeds }) {
     this.#store = options.store;
+    this.#engine = options.feeds.engine;
     this.#feeds = options.feeds;
   }
 
-  /** Starts emitting the run's events to its rooms (idempotent). */
-  watch(run: RunRef): Promise<void> {
-    let leave = this.#watched.get(run.flowchart_run_id);
-    if (!leave) {
-      const rooms = [flowchartRunRoom(run.flowchart_run_id), flowchartRoom(run.flowchart_id)];
-      leave = this.#feeds.join(
-        run.flowchart_run_id,
-        flowSink(this.#store, run, {
-          event: (e, id) => {
-            this.#io?.to(rooms).emit(e.event, { ...e, id });
-            if (
-              e.event === 'flowchart.run.updated' &&
-              ['completed', 'failed', 'cancelled'].includes(e.status)
-            )
-              void this.#leave(run.flowchart_run_id);
-          },
-          resync: (info) => this.#io?.to(rooms).emit('resync', info),
-        }),
-      );
-      this.#watched.set(run.flowchart_run_id, leave);
-      leave.catch(() => this.#watched.delete(run.flowchart_run_id));
-    }
-    return leave.then(() => undefined);
+  /** Starts sending the run's events to its flowchart's room and subscribers (idempotent). */
+  watch(run: FlowRunRef): Promise<void> {
+    return this.#fanout(run).start(this.#feeds, () => this.#finished(run.flowchart_run_id));
   }
 
-  async #leave(flowchart_run_id: string): Promise<void> {
-    const leave = this.#watched.get(flowchart_run_id);
-    this.#watched.delete(flowchart_run_id);
-    (await leave)?.();
+  #fanout(run: FlowRunRef): FlowRunFanout {
+    let fanout = this.#fanouts.get(run.flowchart_run_id);
+    if (!fanout) {
+      const room = flowchartRoom(run.flowchart_id);
+      // Sockets subscribed to the run get it from the fan-out itself: the room skips them.
+      const except = flowchartRunRoom(run.flowchart_run_id);
+      fanout = new FlowRunFanout({ store: this.#store, engine: this.#engine }, run, (e, id) =>
+        this.#io
+          ?.to(room)
+          .except(except)
+          .emit(e.event, { ...e, id }),
+      );
+      this.#fanouts.set(run.flowchart_run_id, fanout);
+    }
+    return fanout;
+  }
+
+  #finished(flowchart_run_id: string): void {
+    const fanout = this.#fanouts.get(flowchart_run_id);
+    if (!fanout) return;
+    void fanout.stop();
+    setTimeout(() => {
+      if (this.#fanouts.get(flowchart_run_id) === fanout) this.#fanouts.delete(flowchart_run_id);
+    }, KEEP_FINISHED_MS).unref();
+  }
+
+  async #subscribe(socket: Socket, leaves: Map<string, () => void>, msg: unknown) {
+    const { flowchart_id, flowchart_run_id, last_event_id } = (msg ?? {}) as Record<string, unknown>;
+    const fid = flowId(flowchart_id, 'flowchart_id');
+    if (
+      last_event_id !== undefined &&
+      (!Number.isSafeInteger(last_event_id) || (last_event_id as number) < 0)
+    )
+      throw invalidInput('last_event_id must be an event id (a non-negative integer)');
+    if (flowchart_run_id === undefined || flowchart_run_id === null) {
+      if (last_event_id !== undefined) throw invalidInput('last_event_id needs a flowchart_run_id');
+      await getFlowchart(this.#store, fid);
+      await socket.join(flowchartRoom(fid));
+      return { ok: true, flowchart_id: fid, flowchart_run_id: null };
+    }
+    const run = await runOf(this.#store, fid, flowId(flowchart_run_id, 'flowchart_run_id'));
+    const fanout = this.#fanout(run);
+    if (!fanout.done) await this.watch(run);
+    leaves.get(run.flowchart_run_id)?.();
+    // Joined before the fan-out holds this socket's live events: from here the room skips it.
+    await socket.join([flowchartRunRoom(run.flowchart_run_id), flowchartRoom(fid)]);
+    const leave = await fanout.subscribe(
+      {
+        event: (e, id, replayed) =>
+          socket.emit(e.event, { ...e, id, ...(replayed ? { replayed: true } : {}) }),
+        resync: (info) => socket.emit('resync', info),
+      },
+      last_event_id as number | undefined,
+    );
+    leaves.set(run.flowchart_run_id, leave);
+    return { ok: true, flowchart_id: fid, flowchart_run_id: run.flowchart_run_id };
   }
 
   attach(io: Server): void {
     this.#io = io;
     io.on('connection', (socket) => {
+      // This socket's run subscriptions: leave functions by run.
+      const leaves = new Map<string, () => void>();
       socket.on('flowchart:subscribe', async (msg: unknown, ack?: (answer: unknown) => void) => {
         const reply = typeof ack === 'function' ? ack : () => {};
         try {
-          const { flowchart_id, flowchart_run_id } = (msg ?? {}) as Record<string, unknown>;
-          if (typeof flowchart_id !== 'string' || typeof flowchart_run_id !== 'string')
-            throw invalidInput('flowchart:subscribe needs { flowchart_id, flowchart_run_id }');
-          const run = await runOf(this.#store, flowchart_id, flowchart_run_id);
-          // A finished run emits nothing more: no feed to hold open for it.
-          const { status } = await getRunStatus(this.#store, flowchart_run_id);
-          if (!['completed', 'failed', 'cancelled'].includes(status)) await this.watch(run);
-          await socket.join([flowchartRunRoom(flowchart_run_id), flowchartRoom(flowchart_id)]);
-          reply({ ok: true, flowchart_id, flowchart_run_id });
+          reply(await this.#subscribe(socket, leaves, msg));
         } catch (err) {
           reply({ ok: false, error: errorEnvelope(err, { request_id: socket.id }) });
         }
       });
       socket.on('flowchart:unsubscribe', async (msg: unknown) => {
         const { flowchart_id, flowchart_run_id } = (msg ?? {}) as Record<string, unknown>;
-        if (typeof flowchart_run_id === 'string') await socket.leave(flowchartRunRoom(flowchart_run_id));
+        if (typeof flowchart_run_id === 'string') {
+          leaves.get(flowchart_run_id)?.();
+          leaves.delete(flowchart_run_id);
+          await socket.leave(flowchartRunRoom(flowchart_run_id));
+        }
         if (typeof flowchart_id === 'string') await socket.leave(flowchartRoom(flowchart_id));
+      });
+      socket.on('disconnect', () => {
+        for (const leave of leaves.values()) leave();
+        leaves.clear();
       });
     });
   }
 
   async close(): Promise<void> {
-    const all = [...this.#watched.values()];
-    this.#watched.clear();
-    for (const leave of await Promise.allSettled(all)) if (leave.status === 'fulfilled') leave.value();
+    const all = [...this.#fanouts.values()];
+    this.#fanouts.clear();
+    await Promise.allSettled(all.map((f) => f.stop()));
   }
 }
