@@ -1,14 +1,18 @@
-/** World catalog: create, fork, run turns on and read worlds. */
+/** World catalog: create, fork, run turns on and read worlds; `progressLine` says each turn progress event in a line. */
 import { createWorld, diffTurns, forkWorld, getWorld } from '../../../../runtimes/world/index.ts';
 import type { McpToolDef } from '../../tool.ts';
 import { hashRef, objectSchema, turn, worldSlug } from './parts.ts';
 import { worldRuntimeFor } from './runtime.ts';
 
-function progressLine(p: Record<string, unknown>): string | null {
+export function progressLine(p: Record<string, unknown>): string | null {
   if (p.kind === 'ambient_source' && p.status !== 'started')
     return `ambient ${p.ambient_source_id}${p.subject_entity_id ? ` for ${p.subject_entity_id}` : ''}: ${p.status}`;
   if (p.kind === 'subject') return `subject ${p.subject_entity_id}: started`;
   if (p.kind === 'patch') return `subject ${p.subject_entity_id}: patch ${p.patch_seq} accepted`;
+  if (p.kind === 'tool_call' && p.status === 'outcome_unknown')
+    return `tool ${p.tool_name}: outcome unknown (a crash interrupted it; not called again)`;
+  if (p.kind === 'tool_call' && p.status === 'redone_after_interruption')
+    return `tool ${p.tool_name}: called again (a crash interrupted it; the tool is idempotent)`;
   if (p.kind === 'tool_call') return `tool ${p.tool_name}: called`;
   return null;
 }
