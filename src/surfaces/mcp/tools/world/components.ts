@@ -53,7 +53,7 @@ export const componentTools: McpToolDef[] = [
   ),
   put(
     'put_cognition_workflow',
-    'A workflow { version: 1, execution: "per_subject_ordered", ambient_sources: [...], nodes: [{ id, type: "llm_tool_loop", llm_source_ref, prompt_template, available_tools, max_generation_attempts, max_tool_calls, final_schema_ref }], apply: { from: "<node>.final" } }. Every { hash } it references must already be stored; the full rules are checked by assemble_scenario.',
+    'A workflow { version: 1, execution: "per_subject_ordered", ambient_sources: [...], nodes: [{ id, type: "llm_tool_loop", llm_source_ref, prompt_template, available_tools: [{ name, description, source_ref, arguments_schema_ref, result_schema_ref?, idempotent? (may be called again when a crash left its outcome unknown; default false) }], max_generation_attempts, max_tool_calls, final_schema_ref }], apply: { from: "<node>.final" } }. Every { hash } it references must already be stored; the full rules are checked by assemble_scenario.',
     'workflow',
     putCognitionWorkflow as never,
     'Stores a cognition workflow.',
