@@ -22,7 +22,7 @@ export interface FeedSink {
 }
 
 export interface RunFeedOptions {
-  /** The event's stream id (default: the engine's per-run `seq`, identical in every process). */
+  /** The event's stream id, increasing per run (default: the engine's per-run `seq`, identical in every process). */
   idOf?: (event: StreamEvent) => number;
   /** Events kept per run for resumption (default 1 000). */
   buffer?: number;
@@ -32,6 +32,8 @@ export interface RunFeedOptions {
 
 interface Feed {
   sinks: Set<FeedSink>;
+  /** The highest id sent: an event at or below it was sent already (ids increase per run). */
+  last: number;
   recent: Array<{ id: number; event: StreamEvent }>;
   unsubscribe: Promise<() => Promise<void>>;
   linger: NodeJS.Timeout | null;
@@ -99,6 +101,7 @@ export class RunFeeds {
     }
     const feed: Feed = {
       sinks: new Set(),
+      last: Number.NEGATIVE_INFINITY,
       recent: [],
       linger: null,
       unsubscribe: Promise.resolve(async () => {}),
@@ -108,6 +111,9 @@ export class RunFeeds {
       run_id,
       (event) => {
         const id = this.#idOf(event);
+        // Each event once, whatever delivered it twice (the stream's ids only increase).
+        if (id <= feed.last) return;
+        feed.last = id;
         feed.recent.push({ id, event });
         if (feed.recent.length > this.#buffer) feed.recent.shift();
         for (const sink of feed.sinks) sink.event(event, id);
