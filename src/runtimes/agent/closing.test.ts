@@ -12,6 +12,7 @@ import type { Store } from '../../store/store.ts';
 import { type AgentKit, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { createAgentRuntime } from './index.ts';
+import { claimSession, closeTurn, findSession } from './sessions/session-store.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
 
@@ -127,6 +128,35 @@ describeEachStore('closing a crashed agent turn', (factory) => {
         // Settling again finds nothing to close.
         await kit.runtime.settleStaleSessions();
         assert.equal((await kit.runtime.events(session_id)).length, events.length);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+  test('a turn closes only under its own claim: a later claim of the same run (an ECS continuation) is not closed by it', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startAgentKit(store, { definition: { emotion: { enabled: false } } });
+      try {
+        const { session_id } = await kit.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const run_id = '01900000-0000-7000-8000-000000000001';
+        const first = await claimSession(store, session_id, 'idle', { run_id, owner: 'a', lease_ms: 60_000 });
+        assert.ok(first);
+        assert.equal(await closeTurn(store, session_id, run_id, first, 'waiting'), true);
+        assert.equal(await closeTurn(store, session_id, run_id, first, 'waiting'), false, 'closed once');
+        // The continuation claims the same run anew; a late closer of the first turn finds nothing.
+        const second = await claimSession(store, session_id, 'waiting', {
+          run_id,
+          owner: 'b',
+          lease_ms: 60_000,
+        });
+        assert.ok(second);
+        assert.equal(await closeTurn(store, session_id, run_id, first, 'waiting'), false);
+        assert.equal((await findSession(store, session_id))?.status, 'running');
+        assert.equal(await closeTurn(store, session_id, run_id, second, 'idle', true), true);
+        const done = await findSession(store, session_id);
+        assert.equal(done?.status, 'idle');
+        assert.equal(done?.claim_owner, null);
+        assert.equal(done?.turn_count, 1);
       } finally {
         await kit.close();
       }

@@ -89,6 +89,7 @@ async function closeWith(
         tx,
         session.session_id,
         run_id,
+        session,
         status,
         reasoning.turnDone,
         reasoning.context ?? null,

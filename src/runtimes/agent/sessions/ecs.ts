@@ -84,7 +84,7 @@ export async function continueEcs(
   const r = schemas.validate<{ session_id: string }>(CONTINUE_SCHEMA, input);
   if (!r.ok) throw invalidInput('ECS continue request is invalid', { errors: r.errors });
   const { session_id } = r.value;
-  const session = await getSessionOrThrow(cx.store, session_id);
+  await getSessionOrThrow(cx.store, session_id); // UNKNOWN_SESSION first
   const cp = await getCheckpointOrThrow(cx.store, session_id);
   await waitingContract(cx, session_id, cp.contract_id);
   if (cp.response === null)
@@ -108,9 +108,10 @@ export async function continueEcs(
       details: { session_id, status: now?.status ?? null },
     });
   }
+  // The claimed row: the turn closes under this claim (closeTurn).
   return driveRun(
     cx,
-    { ...session, status: 'running', run_id: cp.run_id },
+    { ...claimed, status: 'running', run_id: cp.run_id },
     cp.run_id,
     () => cx.engine.resume(cp.run_id, cp.contract_id, cp.response as Json),
     rec,

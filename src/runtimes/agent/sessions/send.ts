@@ -270,7 +270,7 @@ export async function sendMessage(
     const e = err as { code?: string; message?: string };
     await rec
       .commitWith(async (tx, add) => {
-        if (await closeTurn(tx, session_id, run_id, 'idle'))
+        if (await closeTurn(tx, session_id, run_id, claimed, 'idle'))
           await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
       })
       .catch(() => {});

@@ -140,18 +140,23 @@ export async function releaseExpiredClaim(
   return r.changes === 1;
 }
 
+/** Which claim a turn runs under: the claim's owner and lease end, as `claimSession` wrote them. */
+export type ClaimRef = Pick<SessionRow, 'claim_owner' | 'claim_expires_at'>;
+
 /**
- * Closes the turn `run_id`: `running → status` (idle or waiting), dropping the claim; `turnDone` counts a finished turn, `reasoning` stores the
- * ReasoningContext the next message starts from — only if
- * the session is still running that turn. False when it is not: another process (or driver) closed
- * it first, or the session moved on to a later turn. The one closing of a turn is this conditional
- * write, so of two closers racing (a background settle and the next message's, in two processes)
- * exactly one writes the transcript's answer and the closing event, on both stores.
+ * Closes the turn `run_id` claimed by `claim`: `running → status` (idle or waiting), dropping the
+ * claim; `turnDone` counts a finished turn, `reasoning` stores the ReasoningContext the next message
+ * starts from — only if the session is still running that turn under that claim. False when it is
+ * not: another process (or driver) closed it first, or the session moved on (a later message, or an
+ * ECS continuation of the same run, which claims anew). The one closing of a turn is this
+ * conditional write, so of closers racing (a background settle and the next message's, in two
+ * processes) exactly one writes the transcript's answer and the closing event, on both stores.
  */
 export async function closeTurn(
   q: Queryable,
   session_id: string,
   run_id: string,
+  claim: ClaimRef,
   status: Exclude<SessionStatus, 'running'>,
   turnDone = false,
   reasoning?: unknown,
@@ -159,7 +164,8 @@ export async function closeTurn(
   const r = await q.run(
     `UPDATE agent_sessions SET status = ?, updated_at = ?, turn_count = turn_count + ?,
        reasoning = COALESCE(?, reasoning), claim_owner = NULL, claim_expires_at = NULL
-     WHERE session_id = ? AND run_id = ? AND status = 'running'`,
+     WHERE session_id = ? AND run_id = ? AND status = 'running'
+       AND COALESCE(claim_owner, '') = ? AND COALESCE(claim_expires_at, -1) = ?`,
     [
       status,
       Date.now(),
@@ -167,6 +173,8 @@ export async function closeTurn(
       reasoning == null ? null : JSON.stringify(reasoning),
       session_id,
       run_id,
+      claim.claim_owner ?? '',
+      claim.claim_expires_at ?? -1,
     ],
   );
   return r.changes === 1;
