@@ -5,6 +5,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
+import { checkLlmSettings } from '../sources/llm/settings.ts';
 import { DEFAULT_RECOVERY_INTERVAL_MS } from '../sources/recovery.ts';
 import { parseStoreTarget, type StoreTarget } from '../store/index.ts';
 import { readDevEnv } from './dev-env.ts';
@@ -91,6 +92,8 @@ export function loadConfig(
     min: 1_000,
     max: 3_600_000,
   });
+  // Each LLM endpoint's provider and token limit: a bad one is named before anything is created.
+  checkLlmSettings(env);
   return { store, dataDir, host: '127.0.0.1', port, token, recoveryIntervalMs, runLeaseMs };
 }
 

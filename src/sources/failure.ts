@@ -19,12 +19,64 @@ const CODE_BY_CLASS: Record<FailureClass, ErrorCode> = {
   protocol: 'SOURCE_FAILED',
   tool_error: 'SOURCE_FAILED',
   upstream_error: 'SOURCE_FAILED',
+  truncated: 'SOURCE_FAILED',
+  rate_limited: 'SOURCE_FAILED',
+  context_length_exceeded: 'SOURCE_FAILED',
+  content_filter: 'SOURCE_FAILED',
+  refusal: 'SOURCE_FAILED',
+  auth: 'SOURCE_FAILED',
+  model_not_found: 'SOURCE_FAILED',
   interrupted: 'SOURCE_INTERRUPTED',
   internal: 'SOURCE_FAILED',
 };
 
-/** Classes worth retrying unchanged: the wire or the other side may do better next time. */
-const RETRYABLE: ReadonlySet<FailureClass> = new Set(['network', 'timeout', 'http_status']);
+/**
+ * Which failures are worth another try, and how (docs/sources.md, "Which failures are retried"):
+ * `same` — the same request again, the wire or the other side may do better next time (a
+ * `rate_limited` one no sooner than its `details.retry_after_ms`); `corrected` — a new generation
+ * with a corrective message saying what was wrong with the reply (`correctiveFor`); `no` — the same
+ * request would fail the same way (configuration, the prompt, the provider's policy).
+ */
+export const RETRY_BY_CLASS: Record<FailureClass, 'same' | 'corrected' | 'no'> = {
+  not_configured: 'no',
+  network: 'same',
+  timeout: 'same',
+  cancelled: 'no',
+  http_status: 'same',
+  non_json: 'corrected',
+  schema_invalid: 'corrected',
+  response_format_rejected: 'no',
+  protocol: 'no',
+  tool_error: 'no',
+  upstream_error: 'no',
+  truncated: 'corrected',
+  rate_limited: 'same',
+  context_length_exceeded: 'no',
+  content_filter: 'no',
+  refusal: 'no',
+  auth: 'no',
+  model_not_found: 'no',
+  interrupted: 'no',
+  internal: 'no',
+};
+
+/** Classes worth retrying unchanged: the `same` ones of RETRY_BY_CLASS. */
+const RETRYABLE: ReadonlySet<FailureClass> = new Set(
+  (Object.keys(RETRY_BY_CLASS) as FailureClass[]).filter((c) => RETRY_BY_CLASS[c] === 'same'),
+);
+
+/**
+ * The corrective message for a failure whose retry is `corrected`: what the next generation is told
+ * about the reply that failed (a cut-off reply says it was cut off at N tokens, not that it was
+ * not JSON). Null for the other classes.
+ */
+export function correctiveFor(failure: { failure_class: FailureClass; message: string }): string | null {
+  if (RETRY_BY_CLASS[failure.failure_class] !== 'corrected') return null;
+  if (failure.failure_class === 'truncated') {
+    return `Your previous reply ${failure.message.replace(/^the model's reply /, '')}. Reply again, shorter: exactly one complete JSON value.`;
+  }
+  return `Your previous reply was rejected (${failure.message}). Reply with exactly one JSON value that matches the schema.`;
+}
 
 export class SourceFailure extends NoemaError {
   readonly failureClass: FailureClass;

@@ -16,6 +16,11 @@ import type { Redactor } from './redact.ts';
 export interface ResponseSourceDocument {
   version: 1;
   label?: string;
+  /**
+   * `false`: this source's outgoing requests carry no W3C `traceparent` header even when tracing is
+   * on (docs/observability.md). Default true.
+   */
+  trace_context?: boolean;
   interface: SourceInterface;
 }
 
@@ -64,6 +69,13 @@ export type FailureClass =
   | 'protocol'
   | 'tool_error'
   | 'upstream_error'
+  | 'truncated'
+  | 'rate_limited'
+  | 'context_length_exceeded'
+  | 'content_filter'
+  | 'refusal'
+  | 'auth'
+  | 'model_not_found'
   | 'interrupted'
   | 'internal';
 

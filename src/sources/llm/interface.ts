@@ -4,6 +4,8 @@
  * the operator's environment (`NOEMA_LLM_BASE_URL`, `NOEMA_LLM_API_KEY`, or a named endpoint).
  */
 import { notConfigured, SourceFailure } from '../failure.ts';
+import { type ProviderProfile, providerProfile } from './providers.ts';
+import { readProvider, readTokenLimit, type Setting } from './settings.ts';
 
 export interface LlmInterface {
   name: 'llm_chat_completions';
@@ -40,6 +42,13 @@ export interface LlmEndpoint {
   apiKey: string | undefined;
   model: string;
   timeoutMs: number;
+  /** What is sent and read (`NOEMA_LLM_PROVIDER` / `NOEMA_LLM_<NAME>_PROVIDER`; default `generic`). */
+  provider: ProviderProfile;
+  /**
+   * The token limit for sources that set none: the endpoint's `…_MAX_TOKENS`, else
+   * `NOEMA_LLM_MAX_TOKENS`; undefined when neither is set.
+   */
+  maxTokens: number | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -80,11 +89,25 @@ export function resolveEndpoint(iface: LlmInterface, env: Env): LlmEndpoint {
   const timeoutMs =
     iface.timeout_ms ??
     (Number.isInteger(envTimeout) && envTimeout > 0 ? envTimeout : DEFAULT_LLM_TIMEOUT_MS);
+  const provider = setting(readProvider(env, `${prefix}PROVIDER`), `${prefix}PROVIDER`);
+  const maxTokens =
+    setting(readTokenLimit(env, `${prefix}MAX_TOKENS`), `${prefix}MAX_TOKENS`) ??
+    setting(readTokenLimit(env, 'NOEMA_LLM_MAX_TOKENS'), 'NOEMA_LLM_MAX_TOKENS');
   return {
     name,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: env[`${prefix}API_KEY`] || undefined,
     model,
     timeoutMs,
+    provider: providerProfile(provider),
+    maxTokens,
   };
+}
+
+function setting<T>(r: Setting<T>, variable: string): T {
+  if (r.ok) return r.value;
+  throw new SourceFailure('not_configured', r.message, {
+    details: { variable },
+    hint: `correct ${variable} in the environment of the Noema process`,
+  });
 }

@@ -7,7 +7,7 @@
 import { validateCompiled } from '../../core/compiled-validators.ts';
 import { invalidInput } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
-import type { LlmInterface } from './interface.ts';
+import type { LlmEndpoint, LlmInterface } from './interface.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'developer';
@@ -73,34 +73,44 @@ export function promptOnlyInstruction(schema: JsonSchema): string {
   );
 }
 
+/**
+ * The wire body for `endpoint`'s provider profile: the token limit under the profile's parameter
+ * name (the request's, else the source's, else the endpoint's default), the temperature only where
+ * the model accepts one (capped at the provider's maximum), the schema as the profile delivers it.
+ * `max_tokens` is the limit sent (or undefined): what a cut-off reply is reported against.
+ */
 export function buildChatBody(
   iface: LlmInterface,
-  model: string,
+  endpoint: Pick<LlmEndpoint, 'model' | 'provider' | 'maxTokens'>,
   req: LlmRequest,
   schema: JsonSchema | null,
-): { body: Record<string, unknown>; messages: ChatMessage[] } {
-  const messages =
-    schema && iface.schema_delivery === 'prompt_only'
-      ? [...req.messages, { role: 'system' as const, content: promptOnlyInstruction(schema) }]
-      : req.messages;
-  const body: Record<string, unknown> = {
-    model,
-    messages,
-    stream: true,
-    stream_options: { include_usage: true },
-  };
+): { body: Record<string, unknown>; messages: ChatMessage[]; max_tokens: number | undefined } {
+  const profile = endpoint.provider;
+  const inPrompt =
+    schema !== null &&
+    (iface.schema_delivery === 'prompt_only' ||
+      (profile.schema === 'prompt' && iface.schema_delivery === 'response_format'));
+  const messages = inPrompt
+    ? [...req.messages, { role: 'system' as const, content: promptOnlyInstruction(schema) }]
+    : req.messages;
+  const body: Record<string, unknown> = { model: endpoint.model, messages, stream: true };
+  if (profile.streamOptions) body.stream_options = { include_usage: true };
   const temperature = req.temperature ?? iface.temperature;
-  if (temperature !== undefined) body.temperature = temperature;
-  const maxTokens = req.max_tokens ?? iface.max_tokens;
-  if (maxTokens !== undefined) body.max_tokens = maxTokens;
+  if (temperature !== undefined && profile.acceptsTemperature(endpoint.model)) {
+    body.temperature = Math.min(temperature, profile.maxTemperature);
+  }
+  const maxTokens = req.max_tokens ?? iface.max_tokens ?? endpoint.maxTokens;
+  if (maxTokens !== undefined) body[profile.tokenLimit] = maxTokens;
   for (const k of ['top_p', 'seed', 'stop'] as const) if (req[k] !== undefined) body[k] = req[k];
-  if (schema && iface.schema_delivery === 'response_format') {
+  if (schema && iface.schema_delivery === 'response_format' && profile.schema !== 'prompt') {
+    const name = req.schema_name ?? 'noema_result';
     body.response_format = {
       type: 'json_schema',
-      json_schema: { name: req.schema_name ?? 'noema_result', schema },
+      json_schema:
+        profile.schema === 'json_schema_strict' ? { name, strict: true, schema } : { name, schema },
     };
   }
-  return { body, messages };
+  return { body, messages, max_tokens: maxTokens };
 }
 
 /** The assistant text as the parser sees it: trimmed, without a surrounding Markdown code fence. */

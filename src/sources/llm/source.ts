@@ -8,10 +8,10 @@ import { SourceFailure, transportFailure } from '../failure.ts';
 import { readBoundedText, tryParseJson } from '../http-json/read-body.ts';
 import { type HttpReply, sendHttp } from '../http-transport.ts';
 import type { Redactor } from '../redact.ts';
-import type { ResponseSource, SourceResponse } from '../source.ts';
+import type { FailureClass, ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
 import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
-import { newStreamState, readCompletionStream, settledChunks } from './stream.ts';
+import { newStreamState, readCompletionStream, type StreamState, settledChunks } from './stream.ts';
 import {
   appendChunkBatch,
   dropChunkBatches,
@@ -19,6 +19,7 @@ import {
   llmFinishedColumns,
   llmRunningColumns,
 } from './trace.ts';
+import { classifyUpstream, readUpstreamError, retryAfterMs } from './upstream-errors.ts';
 
 const REJECTS_FORMAT = /response_format|json_schema|structured output|structured_output/i;
 
@@ -29,10 +30,12 @@ export const llmChatCompletionsSource: ResponseSource = {
     const iface = raw as unknown as LlmInterface;
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
-    const { body, messages } = buildChatBody(iface, endpoint.model, req, resultSchema?.schema ?? null);
+    const profile = endpoint.provider;
+    const { body, messages, max_tokens } = buildChatBody(iface, endpoint, req, resultSchema?.schema ?? null);
     // The trace is a part of the invocation row: the call's id is its invocation's.
     const llm_call_id = source_invocation_id ?? uuidv7();
     const state = newStreamState();
+    state.reasoningFields = profile.reasoning;
     const artifacts: Array<{ kind: string; content: unknown }> = [];
     let response: SourceResponse = {};
     let normalized: string | null = null;
@@ -45,12 +48,20 @@ export const llmChatCompletionsSource: ResponseSource = {
       'content-type': 'application/json',
       accept: 'text/event-stream',
     };
-    if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
+    if (endpoint.apiKey) {
+      if (profile.auth === 'api-key') headers['api-key'] = endpoint.apiKey;
+      else headers.authorization = `Bearer ${endpoint.apiKey}`;
+    }
     if (links.workflow_subject_entity_id) headers['x-noema-subject'] = links.workflow_subject_entity_id;
     if (links.attempted_turn != null) headers['x-noema-turn'] = String(links.attempted_turn);
     return {
       request_json: req,
-      metadata: { model: endpoint.model, endpoint: endpoint.name, schema_delivery: iface.schema_delivery },
+      metadata: {
+        model: endpoint.model,
+        endpoint: endpoint.name,
+        provider: profile.name,
+        schema_delivery: iface.schema_delivery,
+      },
       llm_call_id,
       timeout_ms: timeoutMs ?? endpoint.timeoutMs,
       secrets: endpoint.apiKey ? [endpoint.apiKey] : [],
@@ -112,9 +123,14 @@ export const llmChatCompletionsSource: ResponseSource = {
           observe();
           response.response_text = state.rawText;
           normalized = normalizeAssistantText(state.rawText);
+          if (state.reasoningText !== '')
+            artifacts.push({ kind: 'reasoning', content: { text: state.reasoningText } });
+          const ended = endedBadly(state, response, artifacts);
+          if (ended) throw ended;
           const parsed = tryParseJson(normalized);
           if (!parsed.ok) {
             artifacts.push({ kind: 'parse_error', content: { message: parsed.error, text: normalized } });
+            if (state.finishReason === 'length') throw truncated(state, max_tokens, parsed.error, response);
             throw new SourceFailure('non_json', `the model's reply is not JSON (${parsed.error})`, {
               response,
             });
@@ -185,5 +201,80 @@ async function upstreamFailure(
       },
     );
   }
-  return new SourceFailure('http_status', `${what} answered HTTP ${res.status}`, { response });
+  const error = readUpstreamError(parsed.ok ? parsed.value : undefined, text);
+  const failureClass = classifyUpstream(res.status, error);
+  if (failureClass === null) {
+    return new SourceFailure('http_status', `${what} answered HTTP ${res.status}: ${error.message}`, {
+      response,
+    });
+  }
+  const wait = res.status === 429 || res.status === 503 ? retryAfterMs((name) => res.header(name)) : null;
+  return new SourceFailure(
+    failureClass,
+    `${what} answered HTTP ${res.status} (${failureClass}): ${error.message}`,
+    {
+      response,
+      details: { http_status: res.status, ...(wait !== null ? { retry_after_ms: wait } : {}) },
+      ...(HINTS[failureClass] ? { hint: HINTS[failureClass] } : {}),
+    },
+  );
+}
+
+const HINTS: Partial<Record<FailureClass, string>> = {
+  auth: "check the endpoint's API key (NOEMA_LLM_API_KEY or NOEMA_LLM_<NAME>_API_KEY) and its provider",
+  model_not_found: "check the model name (NOEMA_LLM_MODEL, NOEMA_LLM_MODEL_<ALIAS>, or the source's model)",
+  context_length_exceeded: 'shorten the prompt or lower the token limit',
+};
+
+/**
+ * A stream that ended in a way no reply can be taken from: the provider's content filter stopped it,
+ * or the model refused (OpenAI's `refusal`, whose text is recorded). Null otherwise.
+ */
+function endedBadly(
+  state: StreamState,
+  response: SourceResponse,
+  artifacts: Array<{ kind: string; content: unknown }>,
+): SourceFailure | null {
+  if (state.refusalText !== '') {
+    artifacts.push({ kind: 'refusal', content: { text: state.refusalText } });
+    return new SourceFailure('refusal', `the model refused: ${state.refusalText}`, {
+      response,
+      details: { refusal: state.refusalText },
+    });
+  }
+  if (state.finishReason === 'content_filter') {
+    return new SourceFailure(
+      'content_filter',
+      "the provider's content filter stopped the reply (finish_reason content_filter)",
+      {
+        response,
+      },
+    );
+  }
+  return null;
+}
+
+/** A reply cut off by the token limit (finish_reason `length`) that is not whole JSON. */
+function truncated(
+  state: StreamState,
+  limit: number | undefined,
+  parseError: string,
+  response: SourceResponse,
+): SourceFailure {
+  const used = typeof state.usage?.completion_tokens === 'number' ? state.usage.completion_tokens : undefined;
+  const n = limit ?? used;
+  const at = n !== undefined ? `at ${n} tokens` : "at the model's token limit";
+  return new SourceFailure(
+    'truncated',
+    `the model's reply was cut off ${at} (finish_reason length) before its JSON ended`,
+    {
+      response,
+      details: {
+        ...(limit !== undefined ? { max_tokens: limit } : {}),
+        ...(used !== undefined ? { completion_tokens: used } : {}),
+        parse_error: parseError,
+      },
+      hint: "raise the source's max_tokens (or NOEMA_LLM_MAX_TOKENS), or ask for a shorter reply",
+    },
+  );
 }

@@ -9,6 +9,7 @@
  * event of that text, and what is still held at the end to the last one.
  */
 
+import { createParser } from 'eventsource-parser';
 import { SourceFailure } from '../failure.ts';
 import { MAX_RESPONSE_BYTES, readBoundedText } from '../http-json/read-body.ts';
 import type { HttpReply } from '../http-transport.ts';
@@ -46,6 +47,12 @@ export interface StreamState {
   finishReason: string | null;
   usage: Record<string, unknown> | null;
   firstChunkAt: number | null;
+  /** The delta fields reasoning text is read from (the provider profile's). */
+  reasoningFields: ReadonlyArray<'reasoning_content' | 'reasoning'>;
+  /** The reasoning text, as it arrived in `reasoningFields`. */
+  reasoningText: string;
+  /** A refusal (`delta.refusal`, OpenAI's structured outputs), as it arrived. */
+  refusalText: string;
 }
 
 export function newStreamState(): StreamState {
@@ -59,6 +66,9 @@ export function newStreamState(): StreamState {
     finishReason: null,
     usage: null,
     firstChunkAt: null,
+    reasoningFields: ['reasoning_content', 'reasoning'],
+    reasoningText: '',
+    refusalText: '',
   };
 }
 
@@ -96,6 +106,7 @@ export function endWindows(state: StreamState): void {
 
 type Message = {
   content?: string | null;
+  refusal?: string | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
   tool_calls?: Array<{ index?: number; function?: { arguments?: string | null } }>;
@@ -113,13 +124,15 @@ type Completion = {
 
 type StreamedText = { key: string; get(): string; set(v: string): void };
 
+const TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
+
 /** The streamed texts of an event's first choice, each named the same in every event of the stream. */
 function streamedTexts(event: Completion): StreamedText[] {
   const choice = event.choices?.[0];
   const m = choice?.delta ?? choice?.message;
   if (!m || typeof m !== 'object') return [];
   const out: StreamedText[] = [];
-  for (const field of ['content', 'reasoning_content', 'reasoning'] as const) {
+  for (const field of TEXT_FIELDS) {
     if (typeof m[field] === 'string')
       out.push({ key: field, get: () => m[field] as string, set: (v) => (m[field] = v) });
   }
@@ -171,8 +184,15 @@ function apply(state: StreamState, data: string): void {
     throw new SourceFailure('upstream_error', `LLM stream reported an error: ${msg}`);
   }
   const choice = event.choices?.[0];
-  const content = streamedTexts(event).find((t) => t.key === 'content');
-  if (content) state.rawText += content.get();
+  const m = choice?.delta ?? choice?.message;
+  if (m && typeof m === 'object') {
+    if (typeof m.content === 'string') state.rawText += m.content;
+    if (typeof m.refusal === 'string') state.refusalText += m.refusal;
+    for (const field of state.reasoningFields) {
+      const piece = m[field];
+      if (typeof piece === 'string') state.reasoningText += piece;
+    }
+  }
   if (choice?.finish_reason) state.finishReason = choice.finish_reason;
   if (event.usage) state.usage = event.usage;
   // Last: it rewrites the event's texts.
@@ -217,22 +237,23 @@ async function readEvents(
     return;
   }
   const decoder = new TextDecoder();
-  let buffer = '';
-  let dataLines: string[] = [];
   let done = false;
-  const dispatch = () => {
-    if (dataLines.length === 0) return;
-    const data = dataLines.join('\n');
-    dataLines = [];
-    record(state, data, startedAt);
-    try {
-      if (data.trim() === '[DONE]') done = true;
-      else apply(state, data);
-    } finally {
-      // After `apply`: the chunk is stored as its texts' windows let them through.
-      onChunk();
-    }
-  };
+  // A spec-complete reader (CR, LF and CRLF line ends, a BOM, comments, `retry:`, `id:`, fields split
+  // across reads): each event's data is recorded as it arrived, with its time.
+  const parser = createParser({
+    onEvent(event) {
+      if (done) return; // nothing after `[DONE]` is read, in this piece of the body or a later one
+      const data = event.data;
+      record(state, data, startedAt);
+      try {
+        if (data.trim() === '[DONE]') done = true;
+        else apply(state, data);
+      } finally {
+        // After `apply`: the chunk is stored as its texts' windows let them through.
+        onChunk();
+      }
+    },
+  });
   let size = 0;
   try {
     for (;;) {
@@ -245,16 +266,7 @@ async function readEvents(
           details: { max_response_bytes: MAX_RESPONSE_BYTES },
         });
       }
-      buffer += decoder.decode(part, { stream: true });
-      let nl = buffer.indexOf('\n');
-      // Nothing after `[DONE]` is read, in this piece of the body or a later one.
-      while (nl >= 0 && !done) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        buffer = buffer.slice(nl + 1);
-        if (line === '') dispatch();
-        else if (line.startsWith('data:')) dataLines.push(line.slice(5).replace(/^ /, ''));
-        nl = buffer.indexOf('\n');
-      }
+      parser.feed(decoder.decode(part, { stream: true }));
       if (done) {
         // Nothing after `[DONE]` is read. The body's end, when it has already arrived, is taken
         // rather than the body cancelled, which would close a connection the next call can reuse.
@@ -269,6 +281,6 @@ async function readEvents(
     throw err;
   }
   if (done) return;
-  if (buffer.startsWith('data:')) dataLines.push(buffer.slice(5).replace(/^ /, ''));
-  dispatch();
+  // The body ended: an event it left without its blank line (a last `data:` line) is read as one.
+  parser.feed(`${decoder.decode()}\n\n`);
 }
