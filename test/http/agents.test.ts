@@ -190,6 +190,12 @@ describeEachStore('agent HTTP routes', (factory) => {
       // The server's agent runtime reads the same model and MCP settings from the environment.
       Object.assign(process.env, kit.env);
       const http = await startTestHttp(store);
+      let stopped = false;
+      const stop = async () => {
+        if (stopped) return;
+        stopped = true;
+        await http.close();
+      };
       const auth = { authorization: `Bearer ${TOKEN}` };
       let follower: SseConnection | null = null;
       try {
@@ -234,9 +240,17 @@ describeEachStore('agent HTTP routes', (factory) => {
         assert.equal(seenFirst[0]!.event, 'status');
         assert.equal(seenSecond.at(-1)!.event, 'done');
         assert.notEqual(seenSecond[0]!.run_id, first.run_id);
+
+        // A follower still open when the server stops is ended by the shutdown (which does not wait on it).
+        const open = await connectSse(`${http.url}/sessions/${session_id}/events`, {
+          ...auth,
+          'last-event-id': String(stored.at(-1)!.id),
+        });
+        await stop();
+        assert.equal(await open.next(5_000), null, 'the shutdown ended the open follower');
       } finally {
         follower?.close();
-        await http.close();
+        await stop();
         await kit.close();
       }
     });
