@@ -30,7 +30,7 @@ export const llmInterfaceSchema = {
     endpoint: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
     timeout_ms: { type: 'integer', minimum: 1, maximum: 3600000 },
     temperature: { type: 'number', minimum: 0, maximum: 2 },
-    max_tokens: { type: 'integer', minimum: 1 },
+    max_tokens: { type: 'integer', minimum: 1, maximum: 10_000_000 },
   },
 } as const;
 

@@ -46,7 +46,7 @@ const LLM_REQUEST_SCHEMA = {
       },
     },
     temperature: { type: 'number', minimum: 0, maximum: 2 },
-    max_tokens: { type: 'integer', minimum: 1 },
+    max_tokens: { type: 'integer', minimum: 1, maximum: 10_000_000 },
     top_p: { type: 'number' },
     seed: { type: 'integer' },
     stop: { type: 'array', items: { type: 'string' }, maxItems: 4 },
