@@ -4,8 +4,10 @@
  */
 
 import type { ModelScript } from '../../src/dev/scripted-model/index.ts';
+import type { Engine } from '../../src/engine/index.ts';
+import type { Store } from '../../src/store/store.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
-import { openTestStore, type TestStore } from '../../src/testing/stores.ts';
+import { openTestStore, type StoreKind, type TestStore } from '../../src/testing/stores.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { type ParkKit, startParkKit } from '../../src/testing/world-kit.ts';
 
@@ -21,10 +23,35 @@ export interface BrowserWorld {
   close(): Promise<void>;
 }
 
+export interface Served {
+  url: string;
+  /** The one-time login link printed by `noema serve`. */
+  loginUrl: string;
+  close(): Promise<void>;
+}
+
+/** `noema serve`'s HTTP surface over `store` on 127.0.0.1:0 (its own engine unless one is given). */
+export async function serveStore(store: Store, engine?: Engine): Promise<Served> {
+  const served = await startNoemaHttp({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    portSetting: '--port',
+    token: TOKEN,
+    dataDir: testTempDir('noema-browser-'),
+    ...(engine ? { engine } : {}),
+  });
+  return {
+    url: served.url,
+    loginUrl: `${served.url}/login?once=${encodeURIComponent(served.loginNonce)}`,
+    close: () => served.close(),
+  };
+}
+
 export async function startBrowserWorld(
-  options: { turns?: number; script?: ModelScript; slug?: string } = {},
+  options: { turns?: number; script?: ModelScript; slug?: string; kind?: StoreKind } = {},
 ): Promise<BrowserWorld> {
-  const ts = await openTestStore('sqlite');
+  const ts = await openTestStore(options.kind ?? 'sqlite');
   const kit = await startParkKit(ts.store, options.script ? { script: options.script } : {});
   const saved = { ...process.env };
   Object.assign(process.env, kit.env);

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../app/config.ts';
 import { openNoemaStore } from '../../../app/open.ts';
 import { isNoemaError } from '../../../core/errors.ts';
 import type { SessionEvent, TurnResult } from '../../../runtimes/agent/index.ts';
+import { coerceAnswer } from '../../forms/schema-form.ts';
 import { resolveAgentFile } from '../agent-files.ts';
 import { type Command, type CommandIO, DB_FLAG, EXIT_OK } from '../command.ts';
 import { looksLikeFile, requirePath } from '../files.ts';
@@ -56,21 +57,6 @@ function printer(io: CommandIO): (e: SessionEvent) => void {
   };
 }
 
-function coerce(raw: string, schema: { type?: unknown }): unknown {
-  const t = schema.type;
-  if (t === 'number' || t === 'integer') return raw.trim() === '' ? raw : Number(raw);
-  if (t === 'boolean')
-    return /^(y|yes|true|1)$/i.test(raw.trim()) ? true : /^(n|no|false|0)$/i.test(raw.trim()) ? false : raw;
-  if (t === 'object' || t === 'array') {
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return raw;
-    }
-  }
-  return raw;
-}
-
 async function askForm(io: CommandIO, lines: ReturnType<typeof lineReader>, form: Record<string, unknown>) {
   const fields = (form.fields ?? {}) as {
     properties?: Record<string, Record<string, unknown>>;
@@ -80,9 +66,14 @@ async function askForm(io: CommandIO, lines: ReturnType<typeof lineReader>, form
   const props = Object.entries(fields.properties ?? {});
   if (props.length === 0) {
     const line = await lines.next('answer (JSON)> ');
-    return line === null ? null : (coerce(line, { type: 'object' }) as Record<string, unknown>);
+    if (line === null) return null;
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return line as unknown as Record<string, unknown>;
+    }
   }
-  const answer: Record<string, unknown> = {};
+  const typed: Record<string, string> = {};
   for (const [name, schema] of props) {
     const hint = Array.isArray(schema.enum)
       ? ` (${schema.enum.join('|')})`
@@ -91,10 +82,10 @@ async function askForm(io: CommandIO, lines: ReturnType<typeof lineReader>, form
         : '';
     const line = await lines.next(`  ${name}${hint}: `);
     if (line === null) return null;
-    if (line === '' && !fields.required?.includes(name)) continue;
-    answer[name] = coerce(line, schema);
+    typed[name] = line;
   }
-  return answer;
+  // The same coercion (Ajv coerceTypes) as the browser's ECS form; the runtime checks the answer.
+  return coerceAnswer(fields, typed).value;
 }
 
 export const agentChatCommand: Command = {

@@ -129,7 +129,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
       fitted.links = { ...links, full: `${links.self}?full=true` };
     }
     if (format === 'json') return { json: fitted };
-    const view = await viewOf(kind.kind)?.(kctx, record, ctx.url);
+    const view = await viewOf(kind.kind)?.(kctx, record, ctx.url, ctx.csrfToken);
     return {
       html: renderDetailPage({
         title: view?.title ?? `${kind.title}: ${keyOf(kind, record)}`,

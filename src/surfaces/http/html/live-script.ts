@@ -7,19 +7,30 @@
  * <html> counts the events received. Without JavaScript the page is complete, just not live.
  */
 export const LIVE_SCRIPT = `(function(){
-var box=document.querySelector('[data-live-src]');if(!box||!window.EventSource)return;
-var root=document.documentElement,es=new EventSource(box.getAttribute('data-live-src')),timer=null,seen=0,last=Date.now(),done=false;
-function swap(text){var d=new DOMParser().parseFromString(text,'text/html');
-document.querySelectorAll('[data-live-region]').forEach(function(n){var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});
-if(!d.querySelector('[data-live-src]')){done=true;es.close();clearInterval(quiet);root.setAttribute('data-live','done');}}
-function refresh(){timer=null;last=Date.now();fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){return r.text();}).then(swap).catch(function(){});}
+var root=document.documentElement,es=null,timer=null,seen=0,last=Date.now(),done=false,quiet=null;
+function parse(t){return new DOMParser().parseFromString(t,'text/html');}
+function regions(d){document.querySelectorAll('[data-live-region]').forEach(function(n){var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});}
+function stop(){done=true;if(es)es.close();es=null;clearInterval(quiet);root.setAttribute('data-live','done');}
+function swap(d){regions(d);if(!d.querySelector('[data-live-src]'))stop();}
+function refresh(){timer=null;last=Date.now();fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){return r.text();}).then(function(t){swap(parse(t));}).catch(function(){});}
 function soon(){if(!timer&&!done)timer=setTimeout(refresh,150);}
 function count(){seen++;root.setAttribute('data-live-events',String(seen));}
 function highlight(id){document.querySelectorAll('svg .node.current').forEach(function(n){n.classList.remove('current');});
 var n=document.querySelector('svg [data-node-id="'+CSS.escape(id)+'"]');if(n)n.classList.add('current');}
+function follow(){var box=document.querySelector('[data-live-src]');if(!box||!window.EventSource||es)return;done=false;last=Date.now();
+es=new EventSource(box.getAttribute('data-live-src'));
 es.addEventListener('node.started',function(e){count();try{highlight(JSON.parse(e.data).node_id);}catch(_){}soon();});
 var names=(box.getAttribute('data-live-events')||'').split(' ').concat(['run.updated','node.finished','node.updated','contract.transitioned','artifact.persisted','resync']);
 names.forEach(function(t){if(t)es.addEventListener(t,function(){count();soon();});});
 es.onmessage=function(){count();soon();};es.onopen=soon;
-var quiet=setInterval(function(){if(Date.now()-last>3000)soon();},1000);root.setAttribute('data-live','on');
+quiet=setInterval(function(){if(Date.now()-last>3000)soon();},1000);root.setAttribute('data-live','on');}
+function forms(d){document.querySelectorAll('form[data-form]').forEach(function(f){var m=d.querySelector('form[data-form="'+f.getAttribute('data-form')+'"]');if(m&&!f.closest('[data-live-region]'))f.replaceWith(document.importNode(m,true));});}
+document.addEventListener('submit',function(ev){var f=ev.target;if(!f.matches||!f.matches('form[data-enhance]')||!window.fetch)return;
+ev.preventDefault();var b=f.querySelector('[type=submit]');if(b)b.disabled=true;root.setAttribute('data-submitting','on');
+fetch(f.action,{method:'POST',body:new URLSearchParams(new FormData(f)),credentials:'same-origin',headers:{accept:'text/html'}}).then(function(r){
+var to=new URL(r.url);if(r.ok&&r.redirected&&(to.pathname!==location.pathname)){location.assign(r.url);return;}
+return r.text().then(function(t){var d=parse(t);if(r.ok){regions(d);forms(d);if(d.querySelector('[data-live-src]')){if(es){soon();}else follow();}}
+else{var m=d.querySelector('form[data-form="'+f.getAttribute('data-form')+'"]');if(m){var n=document.importNode(m,true);f.replaceWith(n);var bad=n.querySelector('[aria-invalid=true]');if(bad)bad.focus();}else{document.body.replaceWith(document.importNode(d.body,true));}}});
+}).catch(function(){f.submit();}).finally(function(){if(b)b.disabled=false;root.removeAttribute('data-submitting');});});
+follow();
 })();`;

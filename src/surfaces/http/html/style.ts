@@ -49,6 +49,16 @@ code{font-size:12.5px;background:#eef1f4;padding:0 .25em;border-radius:3px}
 details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
 .grid2{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 tr.changed{background:#fffbea}
+form.action{display:flex;flex-wrap:wrap;gap:.6em;align-items:flex-end;margin:.5em 0 1em}
+.field{display:flex;flex-direction:column;gap:.15em;min-width:12em;flex:1 1 14em}.field label{font-weight:600;font-size:13px}
+.field input,.field textarea,.field select{font:inherit;padding:.35em .5em;border:1px solid #9aa5b1;border-radius:5px;background:#fff;color:var(--ink)}
+.field textarea{min-height:4.5em;resize:vertical}
+form.action button{font:inherit;font-weight:600;padding:.4em 1.1em;border:none;border-radius:5px;background:var(--accent);color:#fff;cursor:pointer}
+form.action button:disabled{opacity:.6;cursor:progress}
+.field-error{color:#a61b1b;font-size:13px}[aria-invalid=true]{border-color:var(--bad)!important}
+.turn h3{margin-top:0}.events{margin:.3em 0;padding-left:1.2em}.ev{margin:.2em 0}.ev pre{margin:.2em 0;max-height:16em}
+.ev .role,.ev-question .role{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin-right:.3em}
+.ev-error{color:#a61b1b}.ev-answer{list-style:none}
 @media (max-width:760px){body{display:block}nav.side{width:auto;height:auto;position:static;display:flex;flex-wrap:nowrap;overflow-x:auto;gap:.2em .4em;padding:.5em;white-space:nowrap;align-items:center}
 nav.side form{margin:0}
 nav.side h4{display:none}nav.side .brand{padding:0 .4em}main{padding:1em}.grid2{grid-template-columns:1fr}

@@ -15,7 +15,13 @@ export interface ViewResult {
   record?: boolean;
 }
 
-export type DetailView = (ctx: KindContext, record: Record<string, unknown>, url: URL) => Promise<ViewResult>;
+/** `csrf` is the session's CSRF token, for the view's forms (absent for bearer callers). */
+export type DetailView = (
+  ctx: KindContext,
+  record: Record<string, unknown>,
+  url: URL,
+  csrf?: string,
+) => Promise<ViewResult>;
 
 const views = new Map<string, DetailView>();
 

@@ -4,14 +4,14 @@ import { formatMs } from '../../pictures/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, type Markup } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { hrefs, kv, when } from './common.ts';
+import { hrefs, kv, noscriptRefresh, when } from './common.ts';
 import { patchCard } from './patch.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
 /** The live marker: pages that hold it subscribe to the run's SSE stream (see live-script.ts). */
 export function liveBox(run_id: string | null | undefined, running: boolean, events = ''): Markup {
   if (!running || !run_id) return h``;
-  return h`<span class="muted" data-live-src="/runs/${encodeURIComponent(run_id)}/events" data-live-events="${events}"><span class="live-dot"></span>live</span>`;
+  return h`<span class="muted" data-live-src="/runs/${encodeURIComponent(run_id)}/events" data-live-events="${events}"><span class="live-dot"></span>live</span>${noscriptRefresh()}`;
 }
 
 async function attemptView(ctx: KindContext, record: Record<string, unknown>, url: URL) {

@@ -18,6 +18,12 @@ export const hrefs = {
   session: (id: string) => `/sessions/${enc(id)}`,
 };
 
+/**
+ * Without JavaScript a page showing running work re-reads itself every 2 s (the live script does it
+ * better when it runs); `<meta>` refresh is allowed under the pages' CSP.
+ */
+export const noscriptRefresh = (): Markup => h`<noscript><meta http-equiv="refresh" content="2"></noscript>`;
+
 /** A definition list; values are text or markup, empty ones are left out. */
 export function kv(entries: ReadonlyArray<[string, Markup | string | number | null | undefined]>): Markup {
   const shown = entries.filter(([, v]) => v !== null && v !== undefined && v !== '');

@@ -11,6 +11,7 @@ import { badge, h, jsonBlock, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
 import { enc, hrefs, invocationLabel, when } from './common.ts';
+import { cancelRunForm, runFlowchartForm } from './flowchart-actions.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
 type Snapshot = {
@@ -59,7 +60,7 @@ function flowPicture(graph: Snapshot, title: string, runs: NodeRun[] = [], live 
   });
 }
 
-registerView('flowcharts', async (ctx: KindContext, record) => {
+registerView('flowcharts', async (ctx: KindContext, record, _url, csrf) => {
   const id = String(record.flowchart_id);
   const runs = await listFlowRuns(ctx.store, id, { limit: 20 });
   return {
@@ -67,6 +68,7 @@ registerView('flowcharts', async (ctx: KindContext, record) => {
     crumbs: [{ href: '/flowcharts', title: 'flowcharts' }],
     body: h`${picture(flowPicture(record.graph as Snapshot, 'Flowchart'))}
 <p class="muted">Solid connectors trigger the next node, dotted ones pass context, dashed ones pass attachments.</p>
+<h2>Run</h2>${runFlowchartForm(id, csrf)}
 <h2>Runs</h2>${
       runs.items.length
         ? h`<ul>${runs.items.map(
@@ -78,7 +80,7 @@ registerView('flowcharts', async (ctx: KindContext, record) => {
   };
 });
 
-registerView('flowchart-runs', async (ctx: KindContext, record, url) => {
+registerView('flowchart-runs', async (ctx: KindContext, record, url, csrf) => {
   const run = record as {
     flowchart_run_id: string;
     flowchart_id: string;
@@ -120,7 +122,7 @@ registerView('flowchart-runs', async (ctx: KindContext, record, url) => {
     crumbs: [{ href: `/flowcharts/${enc(run.flowchart_id)}`, title: 'flowchart' }],
     body: h`<div class="chain" data-live-region="status">${badge(run.status)} ${liveBox(run.flowchart_run_id, live)}<a href="${hrefs.run(
       run.flowchart_run_id,
-    )}">engine run</a></div>
+    )}">engine run</a>${live ? cancelRunForm(run.flowchart_run_id, csrf) : ''}</div>
 <h2>Graph</h2><div data-live-region="graph">${picture(flowPicture(graph, 'Flowchart run', run.node_runs, live))}</div>
 <h2>Node runs</h2><div data-live-region="nodes">${rows.length ? rows : h`<p class="muted">No node has run yet.</p>`}</div>
 <h2>Waterfall</h2><div data-live-region="waterfall">${await pagedWaterfall(

@@ -12,11 +12,14 @@ import './attempt.ts';
 import './flowchart.ts';
 import './graphs.ts';
 import './memory.ts';
+import { flowchartActionRoutes } from './flowchart-actions.ts';
 import { homePage } from './home.ts';
 import './run.ts';
 import './session.ts';
+import { sessionActionRoutes } from './session-actions.ts';
 import './trace.ts';
 import './world.ts';
+import { worldActionRoutes } from './world-actions.ts';
 
 export { worldPage } from './world.ts';
 
@@ -24,6 +27,9 @@ export const HOME_PATH = '/home';
 
 export function pageRoutes(app: AppServices): Route[] {
   return [
+    ...worldActionRoutes(app),
+    ...sessionActionRoutes(app),
+    ...flowchartActionRoutes(app),
     {
       method: 'GET',
       path: HOME_PATH,

@@ -9,19 +9,24 @@ import { listSourceInvocations } from '../../../sources/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { hrefs, kv, toMs, when } from './common.ts';
+import { hrefs, kv, noscriptRefresh, toMs, when } from './common.ts';
 import { specPicture } from './graphs.ts';
+import { ecsForm, messageForm } from './session-actions.ts';
+import { recentSessionEvents, sessionTurns, waitingForm } from './session-turns.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
 type Message = { role: string; content: string; timestamp: string };
 type Contract = { contract_id: string; node_id: string; action_type: string; status: string };
 
-function liveSession(session_id: string, live: boolean): Markup {
+function liveSession(session_id: string, live: boolean, running: boolean): Markup {
   if (!live) return h``;
-  return h`<span class="muted" data-live-src="/sessions/${encodeURIComponent(session_id)}/events" data-live-events="${SESSION_EVENT_NAMES.join(' ')}"><span class="live-dot"></span>live</span>`;
+  // A waiting session is not refreshed without JavaScript: it would clear the form being filled.
+  return h`<span class="muted" data-live-src="/sessions/${encodeURIComponent(session_id)}/events" data-live-events="${SESSION_EVENT_NAMES.join(' ')}"><span class="live-dot"></span>live</span>${
+    running ? noscriptRefresh() : ''
+  }`;
 }
 
-async function sessionView(ctx: KindContext, record: Record<string, unknown>, url: URL) {
+async function sessionView(ctx: KindContext, record: Record<string, unknown>, url: URL, csrf?: string) {
   const s = record as {
     session_id: string;
     agent_hash: string;
@@ -44,6 +49,8 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>, ur
     return calls.filter((c) => (toMs(c.started_at) ?? 0) <= at).at(-1);
   };
   const live = s.status === 'running' || s.status === 'waiting';
+  const turns = await recentSessionEvents(ctx.store, s.session_id);
+  const waiting = waitingForm(turns.events);
   // The agent graph of the session's run, the current node highlighted while it runs or waits.
   let graph: Markup = h``;
   if (s.run_id && ctx.engine) {
@@ -54,7 +61,7 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>, ur
       specPicture(spec, 'Agent graph', { highlight: live ? [...run.frontier, ...waiting] : [] }),
     )}</div>`;
   }
-  const body = h`<div class="chain" data-live-region="status">${badge(s.status)} ${liveSession(s.session_id, live)}<a href="/agents/hash/${encodeURIComponent(
+  const body = h`<div class="chain" data-live-region="status">${badge(s.status)} ${liveSession(s.session_id, live, s.status === 'running')}<a href="/agents/hash/${encodeURIComponent(
     s.agent_hash,
   )}">agent</a><a href="/user-profiles/${encodeURIComponent(s.user_id)}">user ${s.user_id}</a>${
     s.run_id ? h`<a href="${hrefs.run(s.run_id)}">engine run</a>` : ''
@@ -63,6 +70,10 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>, ur
     ['turns', s.turn_count],
     ['messages shown', `${s.transcript.length}${s.truncated ? ' (the most recent)' : ''}`],
   ])}</div>
+<h2>Turns</h2><div data-live-region="turns">${sessionTurns(turns.events, turns.cut)}${
+    s.status === 'waiting' && waiting ? ecsForm(s.session_id, waiting, csrf) : ''
+  }</div>
+${messageForm(s.session_id, csrf)}
 ${graph}<h2>Transcript</h2><div data-live-region="transcript">${
     s.transcript.length
       ? s.transcript.map((m) => {

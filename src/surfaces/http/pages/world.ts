@@ -20,6 +20,7 @@ import {
   type TurnWindow,
   turnWindow,
 } from './reads.ts';
+import { forkForm, runTurnForm } from './world-actions.ts';
 
 /** Turns on one page of the timeline; the pager reaches the others. */
 export const TIMELINE_TURNS = 25;
@@ -103,6 +104,7 @@ export async function worldPage(
   slug: string,
   turn?: number,
   url?: URL,
+  csrf?: string,
 ): Promise<ViewResult> {
   const world = await getWorld(store, { world_slug: slug, ...(turn !== undefined ? { turn } : {}) });
   const cursor = pageCursor(url);
@@ -128,6 +130,11 @@ export async function worldPage(
       : ''
   }<span>turn ${world.turn} of ${world.head_turn}</span><span>${world.simulation_time ?? ''}</span>
 <a href="/scenarios/hash/${world.scenario_hash}">scenario</a><a href="/attempts?world_slug=${encodeURIComponent(slug)}">all attempts</a></div>
+${
+  turn === undefined
+    ? runTurnForm(slug, csrf)
+    : h`<h2>Fork at turn ${world.turn}</h2>${forkForm(slug, world.turn, csrf)}`
+}
 <h2>Turn timeline</h2><div data-live-region="timeline">${timeline(slug, window, entities[0]?.[0])}${timelinePager(
     slug,
     window,
@@ -163,6 +170,6 @@ ${kv([['JSON', h`<a href="${hrefs.worldTurn(slug, world.turn)}?format=json">this
   };
 }
 
-registerView('worlds', (ctx: KindContext, record, url) =>
-  worldPage(ctx.store, String(record.world_slug), undefined, url),
+registerView('worlds', (ctx: KindContext, record, url, csrf) =>
+  worldPage(ctx.store, String(record.world_slug), undefined, url, csrf),
 );

@@ -19,6 +19,8 @@ export function worldRoutes(app: AppServices): Route[] {
             app.store,
             ctx.params.world_slug ?? '',
             Number.isInteger(turn) ? turn : -1,
+            undefined,
+            ctx.csrfToken,
           );
           const options = { path: ctx.url.pathname, ...(page.crumbs ? { crumbs: page.crumbs } : {}) };
           return {
