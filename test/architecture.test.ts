@@ -61,6 +61,7 @@ const RANK: Record<string, number> = {
   memory: 2,
   engine: 3,
   runtimes: 4,
+  observability: 4,
   app: 5,
   dev: 6,
   testing: 7,
@@ -107,6 +108,7 @@ const FRONT_DOORS: Record<string, readonly string[]> = {
   sources: ['index.ts', 'migrations.ts', 'recovery.ts'],
   memory: ['index.ts', 'migrations.ts'],
   engine: ['index.ts', 'engine.ts', 'migrations.ts'],
+  observability: ['index.ts', 'migrations.ts'],
 };
 
 test('code above a layer imports only its front door (static and dynamic imports)', () => {

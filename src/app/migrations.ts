@@ -1,11 +1,13 @@
 /**
  * The one ordered migration list, assembled from the subsystems that own them.
  * Id ranges: foundation 1–99, memory 100–199 (long-term memory 130–139), tasks 200–299, sources 300–399,
- * engine 400–499, runtimes 500+ (worlds 510–599, agents 600–699, flowcharts 700–799), HTTP surface 800–899.
+ * engine 400–499, runtimes 500+ (worlds 510–599, agents 600–699, flowcharts 700–799), HTTP surface 800–899,
+ * observability 900–909.
  */
 
 import { engineMigrations } from '../engine/migrations.ts';
 import { memoryMigrations } from '../memory/migrations.ts';
+import { observabilityMigrations } from '../observability/migrations.ts';
 import { agentMigrations } from '../runtimes/agent/migrations.ts';
 import { flowMigrations } from '../runtimes/flow/migrations.ts';
 import { worldMigrations } from '../runtimes/world/migrations.ts';
@@ -30,4 +32,5 @@ export const migrations: readonly Migration[] = [
   ...agentMigrations,
   ...flowMigrations,
   ...httpSessionMigrations,
+  ...observabilityMigrations,
 ];

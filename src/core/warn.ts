@@ -13,7 +13,9 @@ export type WarningCode =
   | 'NOEMA_EVENT_FLUSH_FAILED'
   | 'NOEMA_EVENT_SEQ_EXHAUSTED'
   | 'NOEMA_LISTEN_LOST'
-  | 'NOEMA_LISTEN_RESTORED';
+  | 'NOEMA_LISTEN_RESTORED'
+  | 'NOEMA_OTEL_EXPORT_FAILED'
+  | 'NOEMA_OTEL_OBSERVER_FAILED';
 
 export function warn(code: WarningCode, message: string, details?: Record<string, unknown>): void {
   const text = details === undefined ? message : `${message} ${JSON.stringify(details)}`;

@@ -5,6 +5,7 @@ import { NoemaError } from '../core/errors.ts';
 import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { LruMap } from '../core/lru.ts';
+import { telemetry } from '../core/telemetry.ts';
 import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
@@ -175,6 +176,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         if (Object.keys(input).length > 0)
           await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
       });
+      telemetry()?.runCreated?.({ run_id, created_at: now, node_types: graph.nodes.map((n) => n.type) });
       return { run_id, graph_hash };
     },
 

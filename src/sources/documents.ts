@@ -18,6 +18,7 @@ const DOCUMENT_SCHEMA = {
     version: { const: 1 },
     label: { type: 'string', pattern: '^[a-z0-9][a-z0-9_.-]{0,127}$' },
     description: { type: 'string', maxLength: 2000 },
+    trace_context: { type: 'boolean' },
     interface: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
   },
 } as const;

@@ -12,6 +12,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { telemetry } from '../core/telemetry.ts';
 
 // One pool per protocol for the process. Idle sockets do not keep the process alive (Node unrefs
 // them) and are closed after 4 s, or before the server's announced keep-alive timeout if sooner, so
@@ -68,6 +69,9 @@ export function sendHttp(url: string | URL, init: HttpInit): Promise<HttpReply> 
   if (!agent) return Promise.reject(new Error(`unsupported protocol ${target.protocol}`));
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const headers: Record<string, string | number> = { 'user-agent': USER_AGENT, ...init.headers };
+  // The call's W3C trace context, when tracing is on and the source did not turn it off.
+  const traceparent = telemetry()?.outgoingTraceparent?.();
+  if (traceparent && headers.traceparent === undefined) headers.traceparent = traceparent;
   if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
   return new Promise((resolve, reject) => {
     const req = send(target, { method: init.method, headers, agent, signal: init.signal });

@@ -9,6 +9,7 @@ import { validateCompiled } from '../core/compiled-validators.ts';
 import { type NoemaError, toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
+import { type InvocationFinished, type Telemetry, telemetry } from '../core/telemetry.ts';
 import { STORE_BUSY, type Store, type SyncTransaction, type Transaction } from '../store/store.ts';
 import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
@@ -39,6 +40,7 @@ import type {
   SourceCall,
   SourcePlan,
   SourceSuccess,
+  TraceValues,
 } from './source.ts';
 
 export interface InvocationOutcome {
@@ -120,7 +122,11 @@ export async function invokeSource(
   const started_at = Date.now();
   const lease = processLease(store);
   const release = lease.hold();
+  const observed = telemetry();
+  // The kind's trace columns as written, kept only for an observer.
+  let finishedColumns: TraceValues | undefined;
   try {
+    const begun = plan?.begin?.({ source_invocation_id: id, started_at, redactor });
     // Encoded before the transaction opens: it holds the write lock for the statement alone.
     const row = runningRow(
       {
@@ -138,7 +144,7 @@ export async function invokeSource(
         owner_process_id: lease.processId,
       },
       redactor,
-      plan?.begin?.({ source_invocation_id: id, started_at, redactor }),
+      begun,
       seqCacheOf(store),
     );
     const seq = await commitRunning(store, options, lease, row, started_at).catch(async (err: unknown) => {
@@ -154,8 +160,16 @@ export async function invokeSource(
     });
     runningRowCommitted(row, seq);
     lease.committed(started_at);
+    const scope = {
+      source_invocation_id: id,
+      run_id: links.run_id ?? null,
+      node_id: links.workflow_node_id ?? null,
+    };
+    const run = () => execute(plan!, call, id, progressWriter(store, plan!, redactor, id));
     const result = plan
-      ? await execute(plan, call, id, progressWriter(store, plan, redactor, id))
+      ? await (observed?.aroundCall && call.source.content.trace_context !== false
+          ? observed.aroundCall(scope, run)
+          : run())
       : { failure: planFailure!, success: null };
     const ended_at = Date.now();
     let failure = result.failure;
@@ -195,7 +209,7 @@ export async function invokeSource(
       redactor,
       plan?.finish &&
         ((recorded) =>
-          plan!.finish!({
+          (finishedColumns = plan!.finish!({
             status,
             ended_at,
             failure: failure ? { failure_class: failure.failureClass, message: failure.message } : null,
@@ -203,7 +217,7 @@ export async function invokeSource(
             validation,
             redactor,
             recorded,
-          })),
+          }))),
     );
     // The kind's statement after the finish (dropping the chunk batches a long stream wrote), if any.
     const after = plan?.afterFinish?.() ?? null;
@@ -303,6 +317,25 @@ export async function invokeSource(
     }
     const outcome = outcomeOf();
     if (options.recorded && finishedAlone && !interrupted) options.recorded(outcome);
+    if (observed?.invocationFinished) {
+      const content = () => ({
+        request: redactor.json(plan ? plan.request_json : call.request),
+        response: redactor.json(response.response_json ?? response.response_text ?? null),
+      });
+      observeInvocation(observed, {
+        ...scope,
+        interface_name: impl.name,
+        invocation_kind: call.kind,
+        status: outcome.status,
+        failure_class: outcome.failure_class,
+        started_at,
+        ended_at,
+        links: { ...links },
+        metadata: { ...links.metadata, ...plan?.metadata },
+        columns: { ...columnsOf(begun), ...columnsOf(finishedColumns) },
+        content,
+      });
+    }
     return outcome;
   } finally {
     release();
@@ -310,6 +343,22 @@ export async function invokeSource(
 }
 
 const FINISH_RETRY_DELAYS_MS = [25, 100, 400];
+
+/** Tells the observer of a finished invocation; its failure never reaches the caller. */
+function observeInvocation(t: Telemetry, inv: InvocationFinished): void {
+  try {
+    t.invocationFinished?.(inv);
+  } catch {
+    // The observer logs its own incidents.
+  }
+}
+
+function columnsOf(values: TraceValues | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!values) return out;
+  for (let i = 0; i < values.columns.names.length; i++) out[values.columns.names[i]!] = values.values[i];
+  return out;
+}
 
 const DEFERRED = { durability: 'deferred' } as const;
 

@@ -3,6 +3,7 @@
  * with LISTEN/NOTIFY. Events are stamped and scoped to transactions by a run's `RunEvents` channel
  * (`run-events.ts`); the bus only delivers what a channel hands it and sends what a commit carries.
  */
+import { type Telemetry, telemetry } from '../../core/telemetry.ts';
 import { Incident, warn } from '../../core/warn.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import type { EngineEvent, EngineEventListener, EventGap, SubscribeOptions } from '../engine.ts';
@@ -44,7 +45,7 @@ export class EventBus {
 
   /** Whether anyone could observe an event of `run_id` (lets the hot path skip building events). */
   observed(run_id: string): boolean {
-    return this.fanOut || this.#runs.has(run_id);
+    return this.fanOut || this.#runs.has(run_id) || telemetry()?.engineEvent !== undefined;
   }
 
   async subscribe(
@@ -77,7 +78,10 @@ export class EventBus {
 
   /** Delivers committed or progress events to this process's subscribers, oldest first. */
   deliver(events: readonly EngineEvent[], origin?: string): void {
+    // The observer sees this process's own events only: another process reports its own.
+    const t = origin === undefined ? telemetry() : null;
     for (const event of events) {
+      if (t?.engineEvent) observe(t, event);
       const run = this.#runs.get(event.run_id);
       if (!run || event.seq <= run.last) continue;
       run.last = event.seq;
@@ -210,5 +214,14 @@ export class EventBus {
         }
       }
     }
+  }
+}
+
+/** Tells the telemetry observer of an event; an observer's failure never reaches the run. */
+function observe(t: Telemetry, event: EngineEvent): void {
+  try {
+    t.engineEvent?.(event);
+  } catch {
+    // The observer logs its own incidents.
   }
 }

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { JsonSchema } from '../../core/schema-registry.ts';
 import type { Engine } from '../../engine/index.ts';
+import type { Metrics } from '../../observability/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { FailureLog } from './errors.ts';
 import type { RunFeeds } from './events/feed.ts';
@@ -32,6 +33,8 @@ export interface AppServices {
   onClose?(hook: () => Promise<void>): void;
   /** Told when a store read succeeded, so a store outage is logged once per incident. */
   failures?: FailureLog;
+  /** The Prometheus metrics served at `/metrics`, when collected. */
+  metrics?: Metrics | null;
 }
 
 /** How the request was authenticated; `cookie` requests that change state need the CSRF token. */

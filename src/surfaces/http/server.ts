@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { listenError } from '../../app/listen-error.ts';
 import { NoemaError } from '../../core/errors.ts';
+import { telemetry } from '../../core/telemetry.ts';
+import { withIncomingTraceparent } from '../../observability/index.ts';
 import { buildApp } from './app.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
 import { errorReply, FailureLog, isClientDisconnect } from './errors.ts';
@@ -86,7 +88,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   // A missing Host reaches the listener too (Node would answer a bare 400), to get the envelope.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
-    void listener(req, res);
+    // With tracing on, an incoming W3C traceparent is the parent of whatever the request starts.
+    const traceparent = telemetry() ? req.headers.traceparent : undefined;
+    if (typeof traceparent === 'string') withIncomingTraceparent(traceparent, () => void listener(req, res));
+    else void listener(req, res);
   });
   // Requests Node's parser refuses (bad header bytes, overflowing headers…); a client that resets
   // mid-request is not a server failure.

@@ -3,6 +3,7 @@
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
 import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
+import { startObservability } from '../../observability/index.ts';
 import { readFlowRunRow, registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import { bindWorldRuntime } from '../../runtimes/world/index.ts';
 import type { Store } from '../../store/store.ts';
@@ -14,6 +15,7 @@ import { RunFeeds } from './events/feed.ts';
 import { attachSocketIo } from './events/socket-io.ts';
 import { SseStreams } from './events/sse.ts';
 import { FlowEventHub } from './flow/events.ts';
+import { startMetricsServer } from './metrics-server.ts';
 import { allRoutes } from './routes/index.ts';
 import { startRunWork } from './run-work.ts';
 import { startHttpServer } from './server.ts';
@@ -36,12 +38,19 @@ export interface NoemaHttpOptions {
    * the server executes only the runs it starts.
    */
   reclaim?: { intervalMs: number };
+  /**
+   * Where tracing (OTEL_*) and metrics (NOEMA_METRICS, NOEMA_METRICS_PORT) settings are read
+   * (default `process.env`); see docs/observability.md.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface NoemaHttp {
   url: string;
   /** Nonce of the one-time login link printed on start. */
   loginNonce: string;
+  /** With NOEMA_METRICS_PORT: where `/metrics` is served without the token. */
+  metricsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -60,6 +69,13 @@ function serverEngine(store: Store, leaseMs: number | undefined): Engine {
 }
 
 export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
+  const env = options.env ?? process.env;
+  // Before the engine runs anything: a bad OTEL_* value stops the server as configuration.
+  const observability = await startObservability({
+    env,
+    store: options.store,
+    metrics: env.NOEMA_METRICS?.trim().toLowerCase() !== 'off',
+  });
   const engine = options.engine ?? serverEngine(options.store, options.leaseMs);
   if (options.leaseMs !== undefined) setAgentRuntimeLease(options.store, options.leaseMs);
   // World turns run on this engine, so its event streams follow them.
@@ -87,6 +103,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     events: { feeds, sse },
     flowEvents,
     failures,
+    metrics: observability.metrics,
     onClose: (hook: () => Promise<void>) => void closing.push(hook),
   };
   const server = await startHttpServer({
@@ -97,8 +114,16 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     sessions,
     routes: allRoutes(services),
     failures,
+  }).catch(async (err: unknown) => {
+    await observability.shutdown(0);
+    throw err;
   });
   const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
+  observability.metrics?.subscribers('sse', () => sse.openStreams);
+  observability.metrics?.subscribers('socket.io', () => io.io.engine.clientsCount);
+  const metricsServer = observability.metrics
+    ? await startMetricsServer(observability.metrics, options.host, env)
+    : null;
   flowEvents.attach(io.io);
   const sweeper = startArtifactSweeper(options.store, {
     onError: (err) => process.emitWarning(`noema: node artifact sweep failed: ${String(err)}`),
@@ -123,10 +148,14 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   return {
     url: server.url,
     loginNonce: sessions.mintLoginNonce(),
+    metricsUrl: metricsServer?.url ?? null,
     close: async () => {
       work?.stop();
       await server.close();
+      await metricsServer?.close();
       if (!options.engine) await engine.close();
+      // Spans still queued are sent, within a bound: a collector that is down does not hold shutdown.
+      await observability.shutdown(3_000);
     },
   };
 }

@@ -22,6 +22,11 @@ export class SseStreams {
     this.#retryMs = options.retryMs ?? 2_000;
   }
 
+  /** How many streams are open now. */
+  get openStreams(): number {
+    return this.#open.size;
+  }
+
   /** A `text/event-stream` response for one run, resuming after `lastEventId` when given. */
   async respond(
     feeds: Pick<RunFeeds, 'join'>,

@@ -7,12 +7,14 @@ import { agentRoutes } from './agents.ts';
 import { flowRoutes } from './flow.ts';
 import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
+import { metricsRoutes } from './metrics.ts';
 import { runEventRoutes } from './run-events.ts';
 import { worldRoutes } from './worlds.ts';
 
 export function allRoutes(app: AppServices): Route[] {
   return [
     ...healthRoutes(app),
+    ...metricsRoutes(app),
     ...catalogRoutes(defaultCatalog, app),
     ...runEventRoutes(app),
     ...flowRoutes(app),

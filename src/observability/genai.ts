@@ -1,0 +1,164 @@
+/**
+ * A source invocation as an OpenTelemetry GenAI span: the operation (`chat` for an LLM call,
+ * `execute_tool` for a tool call), provider, request and response model, token usage, finish
+ * reasons, and the ids of the Noema records. Content (prompts, completions, tool arguments and
+ * results) only when capture is on, as the durable trace stores it (redacted).
+ */
+import type { Attributes } from '@opentelemetry/api';
+import type { InvocationFinished } from '../core/telemetry.ts';
+
+export interface InvocationSpanShape {
+  name: string;
+  kind: 'client' | 'internal';
+  attributes: Attributes;
+}
+
+/** Hosts of the providers the GenAI conventions name (`gen_ai.provider.name` well-known values). */
+const PROVIDER_HOSTS: ReadonlyArray<[RegExp, string]> = [
+  [/(^|\.)api\.openai\.com$/, 'openai'],
+  [/\.openai\.azure\.com$/, 'azure.ai.openai'],
+  [/(^|\.)api\.anthropic\.com$/, 'anthropic'],
+  [/(^|\.)generativelanguage\.googleapis\.com$/, 'gcp.gemini'],
+  [/(^|\.)aiplatform\.googleapis\.com$/, 'gcp.vertex_ai'],
+  [/(^|\.)api\.groq\.com$/, 'groq'],
+  [/(^|\.)api\.deepseek\.com$/, 'deepseek'],
+  [/(^|\.)api\.mistral\.ai$/, 'mistral_ai'],
+  [/(^|\.)api\.x\.ai$/, 'x_ai'],
+  [/(^|\.)api\.perplexity\.ai$/, 'perplexity'],
+];
+
+/** Noema's provider profiles (NOEMA_LLM_PROVIDER) as GenAI provider names. */
+const PROFILE_PROVIDERS: Readonly<Record<string, string>> = {
+  openai: 'openai',
+  'azure-openai': 'azure.ai.openai',
+  anthropic: 'anthropic',
+  gemini: 'gcp.gemini',
+};
+
+/**
+ * The provider: from the endpoint's host when it is a known provider's, else from the endpoint's
+ * configured profile (NOEMA_LLM_PROVIDER / NOEMA_LLM_<NAME>_PROVIDER), else the host itself.
+ */
+export function providerName(
+  baseUrl: unknown,
+  endpoint: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  let host = '';
+  try {
+    host = typeof baseUrl === 'string' ? new URL(baseUrl).hostname : '';
+  } catch {}
+  for (const [pattern, name] of PROVIDER_HOSTS) if (pattern.test(host)) return name;
+  const variable =
+    typeof endpoint === 'string' && endpoint !== 'default'
+      ? `NOEMA_LLM_${endpoint.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PROVIDER`
+      : 'NOEMA_LLM_PROVIDER';
+  const profile = env[variable]?.trim() || env.NOEMA_LLM_PROVIDER?.trim();
+  if (profile && profile !== 'generic') return PROFILE_PROVIDERS[profile] ?? profile;
+  return host || 'unknown';
+}
+
+function scalar(v: unknown): string | number | boolean | undefined {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+    ? v
+    : undefined;
+}
+
+/** The Noema ids an invocation's links carry, as `noema.*` attributes. */
+export function noemaIds(inv: InvocationFinished): Attributes {
+  const a: Attributes = {
+    'noema.source_invocation_id': inv.source_invocation_id,
+    'noema.invocation_kind': inv.invocation_kind,
+    'noema.source.interface': inv.interface_name,
+  };
+  for (const [key, value] of Object.entries(inv.links)) {
+    if (key === 'metadata') continue;
+    const v = scalar(value);
+    if (v !== undefined) a[`noema.${key}`] = v;
+  }
+  for (const key of ['session_id', 'agent_id', 'flowchart_id', 'world_slug', 'turn'] as const) {
+    const v = scalar(inv.metadata[key]);
+    if (v !== undefined) a[`noema.${key}`] = v;
+  }
+  return a;
+}
+
+interface ChatMessage {
+  role?: unknown;
+  content?: unknown;
+}
+
+/** Chat messages in the GenAI conventions' message shape (`role`, `parts`). */
+function inputMessages(request: unknown): unknown[] {
+  const messages = (request as { messages?: unknown } | null)?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.map((m: ChatMessage) => ({
+    role: m.role,
+    parts: [{ type: 'text', content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) }],
+  }));
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function invocationSpan(
+  inv: InvocationFinished,
+  captureContent: boolean,
+  env: Readonly<Record<string, string | undefined>>,
+): InvocationSpanShape {
+  const c = inv.columns;
+  const a: Attributes = noemaIds(inv);
+  if (inv.status !== 'succeeded') a['error.type'] = inv.failure_class ?? inv.status;
+  const toolName = typeof inv.links.tool_name === 'string' ? inv.links.tool_name : null;
+  if (inv.interface_name.startsWith('llm')) {
+    const model = scalar(c.llm_model) ?? scalar(inv.metadata.model);
+    a['gen_ai.operation.name'] = 'chat';
+    a['gen_ai.provider.name'] = providerName(
+      c.llm_base_url,
+      c.llm_endpoint_name ?? inv.metadata.endpoint,
+      env,
+    );
+    if (model !== undefined) a['gen_ai.request.model'] = String(model);
+    const responseModel = scalar(inv.metadata.response_model) ?? model;
+    if (responseModel !== undefined && inv.status === 'succeeded')
+      a['gen_ai.response.model'] = String(responseModel);
+    const input = scalar(c.llm_prompt_tokens);
+    const output = scalar(c.llm_completion_tokens);
+    if (typeof input === 'number') a['gen_ai.usage.input_tokens'] = input;
+    if (typeof output === 'number') a['gen_ai.usage.output_tokens'] = output;
+    if (typeof c.llm_finish_reason === 'string') a['gen_ai.response.finish_reasons'] = [c.llm_finish_reason];
+    if (typeof c.llm_first_chunk_at === 'number' && c.llm_first_chunk_at >= inv.started_at)
+      a['gen_ai.response.time_to_first_chunk'] = (c.llm_first_chunk_at - inv.started_at) / 1000;
+    a['gen_ai.output.type'] = 'json';
+    if (captureContent) {
+      const { request, response } = inv.content();
+      a['gen_ai.input.messages'] = JSON.stringify(inputMessages(request));
+      a['gen_ai.output.messages'] = JSON.stringify([
+        {
+          role: 'assistant',
+          parts: [{ type: 'text', content: text(response) }],
+          ...(typeof c.llm_finish_reason === 'string' ? { finish_reason: c.llm_finish_reason } : {}),
+        },
+      ]);
+    }
+    return { name: model === undefined ? 'chat' : `chat ${model}`, kind: 'client', attributes: a };
+  }
+  if (toolName) {
+    a['gen_ai.operation.name'] = 'execute_tool';
+    a['gen_ai.tool.name'] = toolName;
+    a['gen_ai.tool.type'] = 'function';
+    if (captureContent) {
+      const { request, response } = inv.content();
+      a['gen_ai.tool.call.arguments'] = text(request);
+      a['gen_ai.tool.call.result'] = text(response);
+    }
+    return { name: `execute_tool ${toolName}`, kind: 'internal', attributes: a };
+  }
+  if (captureContent) {
+    const { request, response } = inv.content();
+    a['noema.request'] = text(request);
+    a['noema.response'] = text(response);
+  }
+  return { name: `source ${inv.interface_name}`, kind: 'client', attributes: a };
+}

@@ -1,0 +1,60 @@
+/**
+ * W3C trace context for Noema's records: a run's trace and span ids derived from its ids (so any
+ * process that resumes the run continues the same trace without asking anyone), `traceparent`
+ * parsed and written, and the incoming context of the request being served.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+
+export interface SpanRef {
+  traceId: string;
+  spanId: string;
+  sampled: boolean;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
+
+/** A `traceparent` header's parent, or null when absent or malformed (W3C: then ignored). */
+export function parseTraceparent(header: string | null | undefined): SpanRef | null {
+  const m = header ? TRACEPARENT.exec(header.trim().toLowerCase()) : null;
+  if (!m || m[1] === 'ff') return null;
+  if (/^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return null;
+  return { traceId: m[2]!, spanId: m[3]!, sampled: (Number.parseInt(m[4]!, 16) & 1) === 1 };
+}
+
+export function formatTraceparent(ref: SpanRef): string {
+  return `00-${ref.traceId}-${ref.spanId}-${ref.sampled ? '01' : '00'}`;
+}
+
+function hex(text: string, chars: number): string {
+  const h = createHash('sha256').update(text).digest('hex').slice(0, chars);
+  // An all-zero id is invalid; a sha256 prefix of zeros is not going to happen, but stay valid.
+  return /^0+$/.test(h) ? `${'0'.repeat(chars - 1)}1` : h;
+}
+
+/** The trace id of a run started without an incoming parent: its uuid's 32 hex digits. */
+export function runTraceId(run_id: string): string {
+  const id = run_id.replaceAll('-', '').toLowerCase();
+  return /^[0-9a-f]{32}$/.test(id) && !/^0+$/.test(id) ? id : hex(`trace:${run_id}`, 32);
+}
+
+export function runSpanId(run_id: string): string {
+  return hex(`run:${run_id}`, 16);
+}
+
+export function nodeSpanId(run_id: string, node_id: string, step: number, attempt: number): string {
+  return hex(`node:${run_id}:${node_id}:${step}:${attempt}`, 16);
+}
+
+export function invocationSpanId(source_invocation_id: string): string {
+  return hex(`invocation:${source_invocation_id}`, 16);
+}
+
+/** The trace context of the HTTP request (or MCP call) being served, set by the surface's middleware. */
+export const incoming = new AsyncLocalStorage<SpanRef>();
+
+/** Runs `fn` with `traceparent` as the incoming parent (a malformed or absent one: no parent). */
+export function withIncomingTraceparent<T>(traceparent: string | null | undefined, fn: () => T): T {
+  const parent = parseTraceparent(traceparent);
+  return parent ? incoming.run(parent, fn) : fn();
+}

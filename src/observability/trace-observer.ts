@@ -1,0 +1,280 @@
+/**
+ * The telemetry hooks as OpenTelemetry spans: one trace per run — a span for the run, one per node
+ * execution, one per source invocation (GenAI conventions) — with times from the records the
+ * engine and the sources commit, and ids derived from theirs so a run resumed by another process
+ * continues the same trace. The trace context of a run started under an incoming `traceparent` is
+ * stored with the run (`run_trace_context`), where a resuming process finds it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Attributes } from '@opentelemetry/api';
+import { LruMap } from '../core/lru.ts';
+import type {
+  EngineEventSeen,
+  InvocationFinished,
+  InvocationScope,
+  RunCreated,
+  Telemetry,
+} from '../core/telemetry.ts';
+import { Incident } from '../core/warn.ts';
+import { invocationSpan } from './genai.ts';
+import type { RunTraceStore } from './run-trace-store.ts';
+import type { SpanExport } from './span-export.ts';
+import {
+  formatTraceparent,
+  incoming,
+  invocationSpanId,
+  nodeSpanId,
+  runSpanId,
+  runTraceId,
+  type SpanRef,
+} from './trace-context.ts';
+
+export type RunKind = 'world_turn' | 'agent_message' | 'flowchart_run';
+
+/** What a run's spans need to know of it; cached per run. */
+interface RunTrace {
+  traceId: string;
+  /** The incoming parent the run was started under, if any. */
+  parent: SpanRef | null;
+  sampled: boolean;
+  created_at: number | null;
+  kind: RunKind | null;
+  /** Noema ids seen on the run's invocations (world slug, turn, session), put on the run span. */
+  ids: Attributes;
+  /** Open node executions: node id → its span (for invocations made inside them). */
+  nodes: Map<string, SpanRef>;
+}
+
+export function runKindOf(node_types: readonly string[]): RunKind {
+  if (node_types.some((t) => t.startsWith('world.'))) return 'world_turn';
+  if (node_types.some((t) => t.startsWith('flow.'))) return 'flowchart_run';
+  return 'agent_message';
+}
+
+const RUN_SPAN_NAMES: Record<RunKind, string> = {
+  world_turn: 'noema.world.turn',
+  agent_message: 'invoke_agent',
+  flowchart_run: 'noema.flowchart.run',
+};
+
+/** The time a UUIDv7 was made (ms), or null for another kind of uuid. */
+function uuidv7Time(id: string): number | null {
+  const hex = id.replaceAll('-', '');
+  return hex[12] === '7' ? Number.parseInt(hex.slice(0, 12), 16) : null;
+}
+
+export interface TraceObserverOptions {
+  spans: SpanExport;
+  captureContent: boolean;
+  /** Where the trace context of runs started under an incoming parent is kept (absent: memory only). */
+  store?: RunTraceStore | null;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export function traceObserver(options: TraceObserverOptions): Telemetry & { idle(): Promise<void> } {
+  const { spans, captureContent } = options;
+  const env = options.env ?? process.env;
+  const runs = new LruMap<string, RunTrace>(10_000);
+  const calls = new AsyncLocalStorage<InvocationScope>();
+  const failing = new Incident('NOEMA_OTEL_OBSERVER_FAILED');
+  /** Reads of stored trace contexts in flight, so spans of a resumed run wait for theirs. */
+  const loading = new Map<string, Promise<RunTrace>>();
+
+  const fresh = (run_id: string, parent: SpanRef | null, created_at: number | null): RunTrace => {
+    const traceId = parent?.traceId ?? runTraceId(run_id);
+    return {
+      traceId,
+      parent,
+      sampled: spans.sampled(traceId, parent, 'noema.run'),
+      created_at,
+      kind: null,
+      ids: {},
+      nodes: new Map(),
+    };
+  };
+
+  /** The run's trace: cached, else the stored context (a run started elsewhere), else derived. */
+  const runTrace = (run_id: string): RunTrace | Promise<RunTrace> => {
+    const known = runs.get(run_id);
+    if (known) return known;
+    const pending = loading.get(run_id);
+    if (pending) return pending;
+    if (!options.store) {
+      const t = fresh(run_id, null, null);
+      runs.set(run_id, t);
+      return t;
+    }
+    const read = options.store
+      .read(run_id)
+      .catch(() => null)
+      .then((parent) => {
+        loading.delete(run_id);
+        const t = runs.get(run_id) ?? fresh(run_id, parent, null);
+        runs.set(run_id, t);
+        return t;
+      });
+    loading.set(run_id, read);
+    return read;
+  };
+
+  const withRun = (run_id: string, use: (t: RunTrace) => void): void => {
+    const guarded = (t: RunTrace) => {
+      try {
+        use(t);
+        failing.ok();
+      } catch (err) {
+        failing.fail('noema: making a span failed; runs go on', { error: (err as Error).message });
+      }
+    };
+    const t = runTrace(run_id);
+    if (t instanceof Promise) void t.then(guarded);
+    else guarded(t);
+  };
+
+  const runRef = (run_id: string, t: RunTrace): SpanRef => ({
+    traceId: t.traceId,
+    spanId: runSpanId(run_id),
+    sampled: t.sampled,
+  });
+
+  const emitRun = (run_id: string, t: RunTrace, status: string, at: number, error: unknown) => {
+    if (!t.sampled) return;
+    const kind = t.kind;
+    const attributes: Attributes = {
+      'noema.run_id': run_id,
+      'noema.run.status': status,
+      ...(kind ? { 'noema.run.kind': kind } : {}),
+      ...t.ids,
+    };
+    if (kind === 'agent_message') attributes['gen_ai.operation.name'] = 'invoke_agent';
+    const start = t.created_at ?? uuidv7Time(run_id) ?? at;
+    spans.emit({
+      name: RUN_SPAN_NAMES[kind ?? 'flowchart_run'] ?? 'noema.run',
+      kind: 'internal',
+      traceId: t.traceId,
+      spanId: runSpanId(run_id),
+      parent: t.parent,
+      start,
+      end: at,
+      attributes,
+      error:
+        status === 'failed'
+          ? ((error as { code?: string; message?: string } | null)?.message ?? 'the run failed')
+          : null,
+    });
+  };
+
+  return {
+    runCreated(run: RunCreated) {
+      const t = fresh(run.run_id, incoming.getStore() ?? null, run.created_at);
+      t.kind = runKindOf(run.node_types);
+      runs.set(run.run_id, t);
+      if (t.parent && options.store) {
+        const write = options.store.write(run.run_id, t.parent).catch(() => {});
+        pendingWrites.add(write);
+        void write.finally(() => pendingWrites.delete(write));
+      }
+    },
+
+    engineEvent(e: EngineEventSeen) {
+      if (e.type === 'node.started') {
+        withRun(e.run_id, (t) => {
+          const ref = {
+            traceId: t.traceId,
+            spanId: nodeSpanId(e.run_id, String(e.node_id), Number(e.step), Number(e.attempt)),
+            sampled: t.sampled,
+          };
+          t.nodes.set(String(e.node_id), ref);
+          if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
+        });
+      } else if (e.type === 'node.finished') {
+        withRun(e.run_id, (t) => {
+          const node_id = String(e.node_id);
+          t.nodes.delete(node_id);
+          if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
+          if (!t.sampled) return;
+          const duration = typeof e.duration_ms === 'number' ? e.duration_ms : 0;
+          spans.emit({
+            name: `noema.node ${String(e.node_type)}`,
+            kind: 'internal',
+            traceId: t.traceId,
+            spanId: nodeSpanId(e.run_id, node_id, Number(e.step), Number(e.attempt)),
+            parent: runRef(e.run_id, t),
+            start: e.at - duration,
+            end: e.at,
+            attributes: {
+              'noema.run_id': e.run_id,
+              'noema.node_id': node_id,
+              'noema.node_type': String(e.node_type),
+              'noema.step': Number(e.step),
+              'noema.attempt': Number(e.attempt),
+              'noema.node.status': String(e.status),
+            },
+            error: e.status === 'fail' ? (typeof e.error === 'string' ? e.error : 'the node failed') : null,
+          });
+        });
+      } else if (e.type === 'run.updated') {
+        const status = String(e.status);
+        if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') return;
+        withRun(e.run_id, (t) => {
+          emitRun(e.run_id, t, status, e.at, e.error);
+          runs.delete(e.run_id);
+        });
+      }
+    },
+
+    invocationFinished(inv: InvocationFinished) {
+      const emit = (t: RunTrace | null) => {
+        const inRun = t && inv.run_id ? t : null;
+        const parent: SpanRef | null = inRun
+          ? ((inv.node_id ? inRun.nodes.get(inv.node_id) : undefined) ?? runRef(inv.run_id!, inRun))
+          : (incoming.getStore() ?? null);
+        const traceId = parent?.traceId ?? runTraceId(inv.source_invocation_id);
+        const sampled = parent ? parent.sampled : spans.sampled(traceId, null, 'source');
+        if (inRun) {
+          for (const key of ['world_slug', 'attempted_turn', 'attempt_id'] as const) {
+            const v = inv.links[key];
+            if (typeof v === 'string' || typeof v === 'number') inRun.ids[`noema.${key}`] = v;
+          }
+        }
+        if (!sampled) return;
+        const shape = invocationSpan(inv, captureContent, env);
+        spans.emit({
+          name: shape.name,
+          kind: shape.kind,
+          traceId,
+          spanId: invocationSpanId(inv.source_invocation_id),
+          parent,
+          start: inv.started_at,
+          end: inv.ended_at,
+          attributes: shape.attributes,
+          error: inv.status === 'succeeded' ? null : (inv.failure_class ?? inv.status),
+        });
+      };
+      if (inv.run_id) withRun(inv.run_id, emit);
+      else emit(null);
+    },
+
+    aroundCall<T>(scope: InvocationScope, fn: () => T): T {
+      return calls.run(scope, fn);
+    },
+
+    outgoingTraceparent() {
+      const scope = calls.getStore();
+      if (!scope) return undefined;
+      const t = scope.run_id ? runs.get(scope.run_id) : undefined;
+      const parent = t ? null : (incoming.getStore() ?? null);
+      return formatTraceparent({
+        traceId: t?.traceId ?? parent?.traceId ?? runTraceId(scope.run_id ?? scope.source_invocation_id),
+        spanId: invocationSpanId(scope.source_invocation_id),
+        sampled: t?.sampled ?? parent?.sampled ?? true,
+      });
+    },
+
+    async idle() {
+      await Promise.all([...loading.values(), ...pendingWrites]);
+    },
+  };
+}
+
+const pendingWrites = new Set<Promise<void>>();
