@@ -1,6 +1,8 @@
 /** The agent routes over real HTTP (Hono app, bearer auth, SSE), with the scripted model and a real MCP server. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
 import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
@@ -24,6 +26,8 @@ function parseSse(text: string): Frame[] {
       return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
     });
 }
+
+const WORKER = fileURLToPath(new URL('../../src/testing/agent-worker.ts', import.meta.url));
 
 describeEachStore('agent HTTP routes', (factory) => {
   test('definitions, sessions, SSE turns, Last-Event-ID, ECS, profiles and the catalog kinds', async () => {
@@ -185,7 +189,7 @@ describeEachStore('agent HTTP routes', (factory) => {
     });
   });
   test('a follower opened while the session is idle sees every later turn, in whichever process it runs', async () => {
-    await factory.withStore(async ({ store }) => {
+    await factory.withStore(async ({ store, url }) => {
       const kit = await startAgentKit(store);
       // The server's agent runtime reads the same model and MCP settings from the environment.
       Object.assign(process.env, kit.env);
@@ -226,10 +230,22 @@ describeEachStore('agent HTTP routes', (factory) => {
         assert.equal(res.status, 200);
         await res.text();
         const seenSecond = await follow();
+        // A third turn run by another OS process: found by polling the store.
+        const worker = spawn(
+          process.execPath,
+          [WORKER, 'send', JSON.stringify([session_id, 'hello again'])],
+          {
+            env: { ...process.env, ...kit.env, NOEMA_DB: url },
+          },
+        );
+        const workerDone = new Promise((r) => worker.on('exit', r));
+        const seenThird = await follow();
+        await workerDone;
+        assert.equal(seenThird.at(-1)!.event, 'done');
 
         const stored = await kit.runtime.events(session_id);
         assert.deepEqual(
-          [...seenFirst, ...seenSecond].map((e) => e.id),
+          [...seenFirst, ...seenSecond, ...seenThird].map((e) => e.id),
           stored.map((e) => e.id),
           'every stored event of both turns, in order',
         );

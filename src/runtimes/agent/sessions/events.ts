@@ -91,6 +91,28 @@ export function sessionEventOf(
   return null;
 }
 
+/** Followers in this process of each session (`tailEvents`), woken when its events are written here. */
+const followers = new Map<string, Set<() => void>>();
+
+/** Calls `wake` whenever this process writes events of `session_id`; returns the un-registration. */
+export function onSessionEvents(session_id: string, wake: () => void): () => void {
+  let set = followers.get(session_id);
+  if (!set) {
+    set = new Set();
+    followers.set(session_id, set);
+  }
+  set.add(wake);
+  return () => {
+    set.delete(wake);
+    if (set.size === 0 && followers.get(session_id) === set) followers.delete(session_id);
+  };
+}
+
+function wakeFollowers(session_id: string): void {
+  const set = followers.get(session_id);
+  if (set) for (const wake of [...set]) wake();
+}
+
 /** How long a progress event may wait to be written with the rest of its step. */
 export const EVENT_BATCH_MS = 50;
 
@@ -182,6 +204,7 @@ export class SessionEventRecorder {
                   out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
                 return out;
               });
+        if (written.length > 0) wakeFollowers(this.session_id);
         let i = 0;
         for (const b of batch) this.#deliver(b.live ? this.#liveEvent(b.event, b.body) : written[i++]!);
       } catch (err) {
@@ -252,6 +275,7 @@ export class SessionEventRecorder {
       this.#pending.unshift(...queued);
       throw err;
     }
+    if (out.length > 0) wakeFollowers(this.session_id);
     let i = 0;
     for (const q of queued) this.#deliver(q.live ? this.#liveEvent(q.event, q.body) : out[i++]!);
     for (; i < out.length; i++) this.#deliver(out[i]!);

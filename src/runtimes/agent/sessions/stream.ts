@@ -7,7 +7,7 @@
  */
 import type { Store } from '../../../store/store.ts';
 import type { TurnResult } from './drive.ts';
-import { listSessionEvents, type SessionEvent } from './events.ts';
+import { listSessionEvents, onSessionEvents, type SessionEvent } from './events.ts';
 
 export interface TurnStream {
   events: AsyncIterable<SessionEvent>;
@@ -65,8 +65,13 @@ export interface TailOptions {
   after?: number;
   /** Ends the stream (a sleeping poll wakes at once). */
   signal?: AbortSignal;
-  /** Poll interval for events stored by any process (default 100 ms). */
+  /**
+   * Poll interval for events stored by another process (default 100 ms), while events came in the
+   * last `IDLE_AFTER_MS`; then `idlePollMs` (default 1 s). Events this process writes wake the
+   * follower at once.
+   */
   pollMs?: number;
+  idlePollMs?: number;
   /**
    * Stop following after this long (default 10 minutes): a client reconnects with Last-Event-ID, as
    * EventSource does.
@@ -74,16 +79,21 @@ export interface TailOptions {
   maxWaitMs?: number;
 }
 
-/** Waits `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** A follower polls at `pollMs` until no event came for this long, then at `idlePollMs`. */
+const IDLE_AFTER_MS = 5_000;
+
+/** Waits `ms`, or less when `signal` aborts or this process writes events of the session. */
+function pause(ms: number, session_id: string, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
+      off();
       signal?.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
+    const off = onSessionEvents(session_id, done);
     signal?.addEventListener('abort', done, { once: true });
   });
 }
@@ -101,15 +111,18 @@ export async function* tailEvents(
 ): AsyncGenerator<SessionEvent> {
   let after = options.after ?? 0;
   const deadline = Date.now() + (options.maxWaitMs ?? 600_000);
+  let lastEventAt = Date.now();
   for (;;) {
     if (options.signal?.aborted) return;
     const batch = await listSessionEvents(store, session_id, after, 500);
+    if (batch.length > 0) lastEventAt = Date.now();
     for (const e of batch) {
       after = e.id;
       yield e;
     }
     if (batch.length === 500) continue;
     if (options.signal?.aborted || Date.now() > deadline) return;
-    await pause(options.pollMs ?? 100, options.signal);
+    const idle = Date.now() - lastEventAt > IDLE_AFTER_MS;
+    await pause(idle ? (options.idlePollMs ?? 1_000) : (options.pollMs ?? 100), session_id, options.signal);
   }
 }
