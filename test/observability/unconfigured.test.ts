@@ -1,0 +1,122 @@
+// Tracing unconfigured costs nothing: no OpenTelemetry module is loaded, no hook is installed, no
+// header is added and nothing is sent; OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn an
+// endpoint off; bad values are CONFIG_INVALID naming the variable.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { traceSettings } from '../../src/observability/index.ts';
+import { startOtlpReceiver } from './otlp-receiver.ts';
+
+const PROBE = fileURLToPath(new URL('./unconfigured-probe.ts', import.meta.url));
+
+/** Runs the probe in a fresh process (asynchronously: the receiver in this process must answer it). */
+async function probe(env: Record<string, string>) {
+  const r = await promisify(execFile)(process.execPath, [PROBE, JSON.stringify(env)], { encoding: 'utf8' });
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+    ok: boolean;
+    tracing: boolean;
+    hooks: boolean;
+    otelModules: number;
+    otelSdkModules: number;
+    promClient: boolean;
+    traceparent: string | null;
+    rssDeltaBytes: number;
+  };
+}
+
+test('nothing set: no OpenTelemetry module loaded, no hooks, no traceparent sent', async () => {
+  const r = await probe({ NOEMA_METRICS: 'off' });
+  assert.equal(r.ok, true);
+  assert.equal(r.tracing, false);
+  assert.equal(r.hooks, false, 'no telemetry hooks installed');
+  assert.equal(r.otelModules, 0, 'no @opentelemetry module resolved');
+  assert.equal(r.promClient, false);
+  assert.equal(r.traceparent, null);
+});
+
+test('metrics alone load prom-client but nothing of the OpenTelemetry SDK', async () => {
+  const r = await probe({});
+  assert.equal(r.hooks, true);
+  assert.equal(r.promClient, true);
+  assert.equal(r.otelSdkModules, 0, 'prom-client loads @opentelemetry/api only');
+  assert.equal(r.traceparent, null, 'no trace context without tracing');
+});
+
+test('an endpoint set: the SDK is loaded and outgoing calls carry traceparent', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const r = await probe({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+    assert.equal(r.tracing, true);
+    assert.ok(r.otelModules > 0);
+    assert.match(r.traceparent ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const span = receiver.spans.find((s) => s.attributes['noema.invocation_kind'] === 'ambient_context');
+    assert.ok(span, 'the invocation was exported');
+    assert.equal(
+      r.traceparent,
+      `00-${span!.traceId}-${span!.spanId}-01`,
+      'the header names the invocation span',
+    );
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none with an endpoint set: nothing is sent', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    for (const off of [{ OTEL_SDK_DISABLED: 'true' }, { OTEL_TRACES_EXPORTER: 'none' }]) {
+      const r = await probe({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, NOEMA_METRICS: 'off', ...off });
+      assert.equal(r.tracing, false);
+      assert.equal(r.otelModules, 0);
+      assert.equal(r.traceparent, null);
+    }
+    assert.equal(receiver.requests.length, 0, 'the receiver heard nothing');
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('the standard variables are read as the specification says; bad values name the variable', () => {
+  assert.equal(traceSettings({}), null);
+  const s = traceSettings({
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+    OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc,x-team=ai',
+    OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attrs,deployment.environment.name=prod',
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '0.25',
+  })!;
+  assert.equal(s.url, 'http://collector:4318/v1/traces', 'the base endpoint gets the signal path');
+  assert.equal(s.protocol, 'http/protobuf', 'the default protocol');
+  assert.deepEqual(s.headers, { authorization: 'Bearer abc', 'x-team': 'ai' });
+  assert.equal(s.resource['service.name'], 'from-attrs');
+  assert.deepEqual(s.sampler, { kind: 'parentbased_traceidratio', ratio: 0.25 });
+  assert.equal(s.captureContent, false);
+  const signal = traceSettings({
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/custom/path',
+    OTEL_SERVICE_NAME: 'named',
+  })!;
+  assert.equal(signal.url, 'https://traces.example/custom/path', 'the signal endpoint is used as it is');
+  assert.equal(signal.resource['service.name'], 'named');
+  for (const [variable, value] of [
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    ['OTEL_TRACES_SAMPLER', 'sometimes'],
+    ['OTEL_EXPORTER_OTLP_HEADERS', 'novalue'],
+  ] as const) {
+    assert.throws(
+      () => traceSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', [variable]: value }),
+      (err: { code?: string; details?: { variable?: string } }) =>
+        err.code === 'CONFIG_INVALID' && err.details?.variable === variable,
+      variable,
+    );
+  }
+  assert.throws(
+    () => traceSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
+    (err: { code?: string }) => err.code === 'CONFIG_INVALID',
+  );
+});
