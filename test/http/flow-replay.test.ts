@@ -8,6 +8,7 @@ import { io as ioClient, type Socket } from 'socket.io-client';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../src/testing/flow-kit.ts';
+import { connectSse } from '../../src/testing/sse-client.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import type { Loose } from './helpers.ts';
 
@@ -136,6 +137,32 @@ describeEachStore('flowchart:subscribe replays a run from its start', (factory) 
         await until(() => completed(rest, first), 'the resumed replay ends with the run completed');
         await sleep(100);
         assert.deepEqual(rest.map(keyOf), replay.slice(7).map(keyOf));
+
+        // SSE replays the same way: the whole run, then after a Last-Event-ID exactly what followed.
+        const sseOf = async (headers: Record<string, string>) => {
+          const sse = await connectSse(`${http.url}/api/flowcharts/${flowchart_id}/runs/${first}/events`, {
+            authorization: `Bearer ${TOKEN}`,
+            ...headers,
+          });
+          const out: Got[] = [];
+          try {
+            for (;;) {
+              const m = await sse.next(10_000);
+              assert.ok(m && m.event !== 'resync', `SSE: ${JSON.stringify(m)}`);
+              const g = { name: m.event, body: JSON.parse(m.data) as Loose };
+              assert.match(String(m.id), /^\d+$/, 'replayed events carry their ids');
+              out.push(g);
+              if (keyOf(g) === 'run:completed') return out;
+            }
+          } finally {
+            sse.close();
+          }
+        };
+        assert.deepEqual((await sseOf({})).map(keyOf), replay.map(keyOf));
+        assert.deepEqual(
+          (await sseOf({ 'last-event-id': String(at.body.id) })).map(keyOf),
+          replay.slice(7).map(keyOf),
+        );
 
         // Subscribed right after POST …/runs answers: all of it, each once, whether replayed or live.
         const eager = connect();

@@ -13,7 +13,12 @@ function pushEngine(): { engine: Engine; push(e: EngineEvent): void } {
       return async () => void listeners.delete(listener);
     },
   } as unknown as Engine;
-  return { engine, push: (e) => listeners.forEach((l) => l(e)) };
+  return {
+    engine,
+    push: (e) => {
+      for (const l of listeners) l(e);
+    },
+  };
 }
 
 const event = (seq: number): EngineEvent => ({
@@ -29,8 +34,8 @@ const event = (seq: number): EngineEvent => ({
 test('an event delivered again (same id) or out of order reaches each sink once', async () => {
   const { engine, push } = pushEngine();
   const feeds = new RunFeeds(engine);
-  const seen: number[] = [];
-  const replayed: number[] = [];
+  const seen: Array<number | null> = [];
+  const replayed: Array<number | null> = [];
   await feeds.join('r1', { event: (_e, id) => seen.push(id), resync: () => {} });
   for (const seq of [1, 2, 2, 3, 1, 3, 4]) push(event(seq));
   assert.deepEqual(seen, [1, 2, 3, 4]);

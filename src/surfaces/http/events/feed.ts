@@ -17,7 +17,8 @@ export interface ResyncInfo {
 }
 
 export interface FeedSink {
-  event(event: StreamEvent, id: number): void;
+  /** `id`: the event's stream id; null for an event read back from the store (a flowchart replay). */
+  event(event: StreamEvent, id: number | null): void;
   resync(info: ResyncInfo): void;
 }
 

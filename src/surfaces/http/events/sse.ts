@@ -52,8 +52,9 @@ export class SseStreams {
       }
     };
     const sink: FeedSink = {
-      event: (event: StreamEvent, id: number) =>
-        write(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+      // An event without an id leaves the client's Last-Event-ID where it was.
+      event: (event: StreamEvent, id: number | null) =>
+        write(`${id === null ? '' : `id: ${id}\n`}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
       resync: (info: ResyncInfo) => write(`event: resync\ndata: ${JSON.stringify(info)}\n\n`),
     };
     write(`retry: ${this.#retryMs}\n: connected\n\n`);

@@ -9,36 +9,14 @@ import type { Server, Socket } from 'socket.io';
 import { errorEnvelope, invalidInput, NoemaError } from '../../../core/errors.ts';
 import { hasControlChars, isUuid } from '../../../core/ids.ts';
 import type { Engine } from '../../../engine/index.ts';
-import { type FlowEvent, getFlowchart, readFlowRunRow, toFlowEvent } from '../../../runtimes/flow/index.ts';
+import { getFlowchart, readFlowRunRow } from '../../../runtimes/flow/index.ts';
 import type { Store } from '../../../store/store.ts';
-import type { FeedSink, RunFeeds, StreamEvent } from '../events/feed.ts';
+import type { RunFeeds, StreamEvent } from '../events/feed.ts';
 import { lastEventIdOf } from '../events/last-event-id.ts';
 import type { AppServices, Route } from '../route.ts';
-import { FlowRunFanout, type FlowRunRef } from './fanout.ts';
+import { FlowRunFanout, type FlowRunRef, type FlowSubscriber } from './fanout.ts';
 
-type RunRef = { flowchart_id: string; flowchart_run_id: string; created_at: string };
-
-/** A feed sink that maps engine events to flow events (async reads, delivered in order). */
-export function flowSink(
-  store: Store,
-  run: RunRef,
-  out: { event(e: FlowEvent, id: number): void; resync: FeedSink['resync'] },
-): FeedSink {
-  let chain: Promise<void> = Promise.resolve();
-  return {
-    event(event: StreamEvent, id: number) {
-      chain = chain.then(async () => {
-        const fe = await toFlowEvent(store, run, event).catch(() => null);
-        if (fe) out.event(fe, id);
-      });
-    },
-    resync(info) {
-      chain = chain.then(() =>
-        out.resync({ ...info, href: `/api/flowcharts/${run.flowchart_id}/runs/${run.flowchart_run_id}` }),
-      );
-    },
-  };
-}
+type RunRef = FlowRunRef;
 
 async function runOf(store: Store, flowchart_id: string, flowchart_run_id: string): Promise<RunRef> {
   const unknown = new NoemaError('UNKNOWN_FLOWCHART_RUN', `no flowchart run "${flowchart_run_id}"`, {
@@ -50,27 +28,36 @@ async function runOf(store: Store, flowchart_id: string, flowchart_run_id: strin
   return { flowchart_id, flowchart_run_id, created_at: row.created_at };
 }
 
-export function flowEventRoutes(app: AppServices): Route[] {
+export function flowEventRoutes(app: AppServices & { flowEvents?: FlowEventHub }): Route[] {
   return [
     {
       method: 'GET',
       path: '/api/flowcharts/:flowchart_id/runs/:flowchart_run_id/events',
-      summary: "A flowchart run's seed-003 events as Server-Sent Events, resumable with Last-Event-ID",
+      summary:
+        "A flowchart run's seed-003 events as Server-Sent Events: its stored events, then live; resumable with Last-Event-ID",
       async handle({ c, params }) {
-        if (!app.events)
+        const hub = app.flowEvents;
+        if (!app.events || !hub)
           throw new NoemaError('STORE_UNAVAILABLE', 'this server streams no events', { status: 503 });
         const lastId = lastEventIdOf(c);
         const run = await runOf(app.store, params.flowchart_id ?? '', params.flowchart_run_id ?? '');
-        const feeds = app.events.feeds;
         // The SSE writer names each event by `type`: give flow events their seed names.
         const mapped: Pick<RunFeeds, 'join'> = {
-          join: (run_id, sink, last) =>
-            feeds.join(
-              run_id,
-              flowSink(app.store, run, {
-                event: (e, id) => sink.event({ type: e.event, ...e } as unknown as StreamEvent, id),
-                resync: (info) => sink.resync(info),
-              }),
+          join: (_run_id, sink, last) =>
+            hub.subscribeRun(
+              run,
+              {
+                event: (e, id, replayed) =>
+                  sink.event(
+                    { type: e.event, ...e, ...(replayed ? { replayed } : {}) } as unknown as StreamEvent,
+                    id,
+                  ),
+                resync: (info) =>
+                  sink.resync({
+                    ...info,
+                    href: `/api/flowcharts/${run.flowchart_id}/runs/${run.flowchart_run_id}`,
+                  }),
+              },
               last,
             ),
         };
@@ -139,6 +126,16 @@ export class FlowEventHub {
     return fanout;
   }
 
+  /**
+   * Sends `out` the run's stored events (after `lastEventId`, when this server sent it), then its live
+   * events, each once (`FlowRunFanout.subscribe`). Returns `leave`.
+   */
+  async subscribeRun(run: FlowRunRef, out: FlowSubscriber, lastEventId?: number): Promise<() => void> {
+    const fanout = this.#fanout(run);
+    if (!fanout.done) await this.watch(run);
+    return fanout.subscribe(out, lastEventId);
+  }
+
   #finished(flowchart_run_id: string): void {
     const fanout = this.#fanouts.get(flowchart_run_id);
     if (!fanout) return;
@@ -163,12 +160,11 @@ export class FlowEventHub {
       return { ok: true, flowchart_id: fid, flowchart_run_id: null };
     }
     const run = await runOf(this.#store, fid, flowId(flowchart_run_id, 'flowchart_run_id'));
-    const fanout = this.#fanout(run);
-    if (!fanout.done) await this.watch(run);
     leaves.get(run.flowchart_run_id)?.();
     // Joined before the fan-out holds this socket's live events: from here the room skips it.
     await socket.join([flowchartRunRoom(run.flowchart_run_id), flowchartRoom(fid)]);
-    const leave = await fanout.subscribe(
+    const leave = await this.subscribeRun(
+      run,
       {
         event: (e, id, replayed) =>
           socket.emit(e.event, { ...e, id, ...(replayed ? { replayed: true } : {}) }),

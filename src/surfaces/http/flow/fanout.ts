@@ -134,7 +134,11 @@ export class FlowRunFanout {
     this.#chain = this.#chain.then(fn).catch(() => {});
   }
 
-  async #resolve(event: Parameters<typeof toFlowEvent>[2], id: number, ended: () => void): Promise<void> {
+  async #resolve(
+    event: Parameters<typeof toFlowEvent>[2],
+    id: number | null,
+    ended: () => void,
+  ): Promise<void> {
     const e = await toFlowEvent(this.#store, this.run, event).catch(() => null);
     if (e) this.#send(e, id, ended);
   }
