@@ -9,7 +9,7 @@
 export const LIVE_SCRIPT = `(function(){
 var root=document.documentElement,es=null,timer=null,seen=0,last=Date.now(),done=false,quiet=null;
 function parse(t){return new DOMParser().parseFromString(t,'text/html');}
-function regions(d){document.querySelectorAll('[data-live-region]').forEach(function(n){var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});}
+function regions(d,all){document.querySelectorAll('[data-live-region]').forEach(function(n){if(!all&&n.querySelector('form[data-dirty]'))return;var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});}
 function stop(){done=true;if(es)es.close();es=null;clearInterval(quiet);root.setAttribute('data-live','done');}
 function swap(d){regions(d);if(!d.querySelector('[data-live-src]'))stop();}
 function refresh(){timer=null;last=Date.now();fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){return r.text();}).then(function(t){swap(parse(t));}).catch(function(){});}
@@ -29,8 +29,9 @@ document.addEventListener('submit',function(ev){var f=ev.target;if(!f.matches||!
 ev.preventDefault();var b=f.querySelector('[type=submit]');if(b)b.disabled=true;root.setAttribute('data-submitting','on');
 fetch(f.action,{method:'POST',body:new URLSearchParams(new FormData(f)),credentials:'same-origin',headers:{accept:'text/html'}}).then(function(r){
 var to=new URL(r.url);if(r.ok&&r.redirected&&(to.pathname!==location.pathname)){location.assign(r.url);return;}
-return r.text().then(function(t){var d=parse(t);if(r.ok){regions(d);forms(d);if(d.querySelector('[data-live-src]')){if(es){soon();}else follow();}}
+return r.text().then(function(t){var d=parse(t);if(r.ok){regions(d,true);forms(d);if(d.querySelector('[data-live-src]')){if(es){soon();}else follow();}}
 else{var m=d.querySelector('form[data-form="'+f.getAttribute('data-form')+'"]');if(m){var n=document.importNode(m,true);f.replaceWith(n);var bad=n.querySelector('[aria-invalid=true]');if(bad)bad.focus();}else{document.body.replaceWith(document.importNode(d.body,true));}}});
 }).catch(function(){f.submit();}).finally(function(){if(b)b.disabled=false;root.removeAttribute('data-submitting');});});
+document.addEventListener('input',function(e){var f=e.target&&e.target.form;if(f)f.setAttribute('data-dirty','');});
 follow();
 })();`;
