@@ -7,6 +7,7 @@ import type { Queryable, Row, SqlValue } from '../../store/store.ts';
 import { getJsonSchema } from '../documents.ts';
 import { decodeChunks } from '../llm/chunk-codec.ts';
 import { CONTENT_IN_RESPONSE_JSON, HEADERS_IN_INVOCATION, wholeBody } from '../llm/trace.ts';
+import { tokensOf } from '../llm/usage.ts';
 
 const JSON_COLUMNS = ['request_json', 'response_json', 'response_headers', 'metadata', 'usage_json'];
 const TIME_COLUMNS = ['started_at', 'ended_at', 'first_chunk_at'];
@@ -226,7 +227,7 @@ export async function getLlmCall(
   // interrupted one both are NULL).
   const raw_text = call.raw_text ?? inv_response_text ?? null;
   const request_json = await requestBody(q, call.request_json, inv_request_json, inv_output_schema_hash);
-  return {
+  const out: Record<string, unknown> = {
     ...decode({
       ...call,
       raw_text,
@@ -241,4 +242,7 @@ export async function getLlmCall(
     chunks_truncated: pairs.length > maxChunks,
     artifacts: artifactsOf(artifacts_json, inv_response_json),
   };
+  // Tokens as the provider reported them (`not_reported` names those it did not).
+  out.tokens = tokensOf((out.usage_json ?? null) as Record<string, unknown> | null);
+  return out;
 }

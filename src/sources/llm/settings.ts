@@ -1,12 +1,13 @@
 /**
  * The LLM settings read from the operator's environment beside the base URL and key: each
  * endpoint's provider (`NOEMA_LLM_PROVIDER`, `NOEMA_LLM_<NAME>_PROVIDER`) and default token limit
- * (`NOEMA_LLM_MAX_TOKENS`, `NOEMA_LLM_<NAME>_MAX_TOKENS`). `checkLlmSettings` checks every one that
+ * (`NOEMA_LLM_MAX_TOKENS`, `NOEMA_LLM_<NAME>_MAX_TOKENS`), and the price table (`NOEMA_LLM_PRICES`). `checkLlmSettings` checks every one that
  * is set when a process starts (a one-line `CONFIG_INVALID` naming the setting, before anything is
  * created); a call reads its endpoint's again and fails `not_configured` on a bad value.
  */
 import { NoemaError } from '../../core/errors.ts';
 import { isProviderName, PROVIDERS, type ProviderName } from './providers.ts';
+import { readPrices } from './usage.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -53,5 +54,9 @@ export function checkLlmSettings(env: Env): void {
     if (!m || m[1] === 'MODEL' || m[1]?.startsWith('MODEL_')) continue;
     const r = m[2] === 'PROVIDER' ? readProvider(env, variable) : readTokenLimit(env, variable);
     if (!r.ok) throw new NoemaError('CONFIG_INVALID', r.message, { details: { setting: variable } });
+  }
+  const prices = readPrices(env.NOEMA_LLM_PRICES);
+  if (!prices.ok) {
+    throw new NoemaError('CONFIG_INVALID', prices.message, { details: { setting: 'NOEMA_LLM_PRICES' } });
   }
 }

@@ -20,6 +20,7 @@ import {
   llmRunningColumns,
 } from './trace.ts';
 import { classifyUpstream, readUpstreamError, retryAfterMs } from './upstream-errors.ts';
+import { costOf, readPrices } from './usage.ts';
 
 const REJECTS_FORMAT = /response_format|json_schema|structured output|structured_output/i;
 
@@ -31,6 +32,13 @@ export const llmChatCompletionsSource: ResponseSource = {
     const req = parseLlmRequest(request);
     const endpoint = resolveEndpoint(iface, env);
     const profile = endpoint.provider;
+    const prices = readPrices(env.NOEMA_LLM_PRICES);
+    if (!prices.ok) {
+      throw new SourceFailure('not_configured', prices.message, {
+        details: { variable: 'NOEMA_LLM_PRICES' },
+        hint: 'correct NOEMA_LLM_PRICES in the environment of the Noema process',
+      });
+    }
     const { body, messages, max_tokens } = buildChatBody(iface, endpoint, req, resultSchema?.schema ?? null);
     // The trace is a part of the invocation row: the call's id is its invocation's.
     const llm_call_id = source_invocation_id ?? uuidv7();
@@ -151,6 +159,10 @@ export const llmChatCompletionsSource: ResponseSource = {
       finish(ctx) {
         // A new list each time: a finish retried after a store fault must not repeat these.
         const finished = [...artifacts];
+        // The call's cost by the operator's price table, as priced when it was made (the tokens
+        // themselves are read from usage_json: `getLlmCall`'s `tokens`).
+        if (prices.table && (response.http_status ?? 999) < 300)
+          finished.push({ kind: 'cost', content: costOf(state.usage, endpoint.model, prices.table) });
         if (ctx.output !== undefined) finished.push({ kind: 'parsed_output', content: ctx.output });
         // invokeSource recorded `response` on the invocation row: the parsed output is its response_json.
         const outputRecorded =
