@@ -213,8 +213,10 @@ export interface ExecuteContext {
   /**
    * Something worth keeping arrived (a streamed chunk): `invokeSource` runs the plan's
    * `progress` hook within `PROGRESS_INTERVAL_MS`, batching everything that arrives meanwhile.
+   * `final`: the answer is complete (its finish event arrived); a call that already wrote a batch
+   * writes this one at once, so a crash before the finish still leaves the whole answer on record.
    */
-  progressed(): void;
+  progressed(final?: boolean): void;
 }
 
 /**

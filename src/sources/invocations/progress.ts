@@ -14,7 +14,12 @@ import type { SourcePlan } from '../source.ts';
 export const PROGRESS_INTERVAL_MS = 200;
 
 export interface ProgressWriter {
-  progressed(): void;
+  /**
+   * `final` (the answer is complete): written at once, not at the interval, when the call already
+   * wrote a batch — a long stream, where one more small write is cheap and the answer worth keeping.
+   * A short call still writes nothing extra (its finish follows at once).
+   */
+  progressed(final?: boolean): void;
   /** Cancels a pending write and waits for one in flight: call before finishing the rows. */
   stop(): Promise<void>;
 }
@@ -33,11 +38,13 @@ export function progressWriter(
   let timer: ScheduledCall | undefined;
   let writing: Promise<void> | null = null;
   let stopped = false;
+  /** Batches started, and whether the final one was. */
+  let batches = 0;
+  let finalWritten = false;
   // A lost batch only means less is left behind if the process dies: the finish still writes the
   // whole stream. Said once per call, with the call it belongs to (made on the first failure).
   let failures: IncidentLog | undefined;
   const write = async () => {
-    timer = undefined;
     if (stopped) return;
     try {
       await store.transaction((tx) => progress(tx, redactor));
@@ -46,15 +53,28 @@ export function progressWriter(
       failures.fail(err);
     }
   };
+  const writeSoon = () => {
+    batches += 1;
+    // One write at a time: a write still running delays the next until it is done.
+    writing = (writing ?? Promise.resolve()).then(write);
+  };
   return {
-    progressed() {
-      if (stopped || timer) return;
+    progressed(final = false) {
+      if (stopped) return;
+      if (final && !finalWritten && batches > 0) {
+        finalWritten = true;
+        timer?.cancel();
+        timer = undefined;
+        writeSoon();
+        return;
+      }
+      if (timer) return;
       // Not a timer of its own per call (see shared-timer.ts); it does not keep the process alive.
       timer = runAfter(
         PROGRESS_INTERVAL_MS,
         () => {
-          // One write at a time: a write still running delays the next until it is done.
-          writing = (writing ?? Promise.resolve()).then(write);
+          timer = undefined;
+          writeSoon();
         },
         false,
       );

@@ -126,7 +126,8 @@ export const llmChatCompletionsSource: ResponseSource = {
             const settled = settledChunks(state);
             if (redactor && settled > 0) encodeChunk(state.chunks, settled - 1, redactor);
             observe();
-            ctx.progressed();
+            // The finish event completes the answer: a long stream's last batch is written at once.
+            ctx.progressed(state.finishReason !== null);
           });
           observe();
           response.response_text = state.rawText;
