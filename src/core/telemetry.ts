@@ -55,6 +55,8 @@ export interface Telemetry {
   aroundCall?<T>(scope: InvocationScope, fn: () => T): T;
   /** The `traceparent` header for the outgoing request of the call running now, if any. */
   outgoingTraceparent?(): string | undefined;
+  /** A store's COMMIT took `seconds` (the statement alone, not the transaction's work). */
+  storeCommit?(seconds: number): void;
 }
 
 let installed: Telemetry | null = null;

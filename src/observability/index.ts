@@ -48,6 +48,8 @@ function combine(observers: Telemetry[]): Telemetry {
       for (const o of observers) o.invocationFinished?.(inv);
     },
   };
+  const commits = observers.find((o) => o.storeCommit);
+  if (commits) t.storeCommit = (seconds) => commits.storeCommit!(seconds);
   const tracer = observers.find((o) => o.aroundCall);
   if (tracer) {
     t.aroundCall = (scope, fn) => tracer.aroundCall!(scope, fn);

@@ -69,7 +69,11 @@ test('an endpoint set: the SDK is loaded and outgoing calls carry traceparent', 
 test('OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none with an endpoint set: nothing is sent', async () => {
   const receiver = await startOtlpReceiver();
   try {
-    for (const off of [{ OTEL_SDK_DISABLED: 'true' }, { OTEL_TRACES_EXPORTER: 'none' }]) {
+    const offs: Array<Record<string, string>> = [
+      { OTEL_SDK_DISABLED: 'true' },
+      { OTEL_TRACES_EXPORTER: 'none' },
+    ];
+    for (const off of offs) {
       const r = await probe({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, NOEMA_METRICS: 'off', ...off });
       assert.equal(r.tracing, false);
       assert.equal(r.otelModules, 0);

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { incidentLog } from '../../core/incident-log.ts';
+import { telemetry } from '../../core/telemetry.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
 import { assertStorableParams } from '../params.ts';
 import { redactUrl } from '../redact-url.ts';
@@ -126,6 +127,16 @@ interface AtCommit {
  * transaction is over, the savepoint with it, and the COMMIT's error stands.
  */
 async function commitWith(client: pg.PoolClient, notes: readonly AtCommit[]): Promise<void> {
+  // Timed only for an installed observer (store commit latency metric).
+  if (!telemetry()?.storeCommit) return commitWithNotes(client, notes);
+  const t0 = performance.now();
+  await commitWithNotes(client, notes);
+  try {
+    telemetry()?.storeCommit?.((performance.now() - t0) / 1000);
+  } catch {}
+}
+
+async function commitWithNotes(client: pg.PoolClient, notes: readonly AtCommit[]): Promise<void> {
   if (notes.length === 0) {
     await client.query('COMMIT');
     return;

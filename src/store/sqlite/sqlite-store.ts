@@ -1,5 +1,6 @@
 /** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
 import { NoemaError } from '../../core/errors.ts';
+import { telemetry } from '../../core/telemetry.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, nestedTransaction, runInTransactionScope } from '../nesting.ts';
 import {
@@ -288,7 +289,10 @@ export class SqliteStore implements Store {
   }
 
   #commit(options: TransactionOptions): void {
+    const timed = telemetry()?.storeCommit;
+    const t0 = timed ? performance.now() : 0;
     this.#conn.control('COMMIT');
+    if (timed) reportCommit(t0);
     if (options.mode !== 'read') this.#committed();
   }
 
@@ -377,4 +381,11 @@ export class SqliteStore implements Store {
   #assertOpen(): void {
     if (this.#closed) throw new NoemaError('STORE_CLOSED', 'the store is closed');
   }
+}
+
+/** Tells the telemetry observer how long a COMMIT took; its failure never reaches the store. */
+function reportCommit(t0: number): void {
+  try {
+    telemetry()?.storeCommit?.((performance.now() - t0) / 1000);
+  } catch {}
 }
