@@ -5,8 +5,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { NoemaError } from '../core/errors.ts';
-import { checkLlmSettings } from '../sources/llm/settings.ts';
-import { DEFAULT_RECOVERY_INTERVAL_MS } from '../sources/recovery.ts';
+import { checkLlmSettings, DEFAULT_RECOVERY_INTERVAL_MS } from '../sources/recovery.ts';
 import { parseStoreTarget, type StoreTarget } from '../store/index.ts';
 import { readDevEnv } from './dev-env.ts';
 

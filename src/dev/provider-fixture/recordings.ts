@@ -3,7 +3,7 @@
  * each file naming the public documentation (or official source) its shapes are taken from.
  */
 import { readFileSync } from 'node:fs';
-import type { ProviderName } from '../../sources/llm/providers.ts';
+import type { ProviderName } from '../../sources/index.ts';
 
 export interface RecordedError {
   status: number;

@@ -2,7 +2,7 @@
  * The published request rules the provider fixture enforces, per profile: what each provider
  * refuses with a 400 (docs/providers.md cites where each rule is written down).
  */
-import type { ProviderName } from '../../sources/llm/providers.ts';
+import type { ProviderName } from '../../sources/index.ts';
 
 export interface Refusal {
   message: string;

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ProviderName } from '../../sources/llm/providers.ts';
+import type { ProviderName } from '../../sources/index.ts';
 import { fill, type RecordedError, recordingOf } from './recordings.ts';
 import { refusalOf } from './rules.ts';
 

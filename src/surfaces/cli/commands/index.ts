@@ -4,6 +4,7 @@ import { agentChatCommand } from './agent-chat.ts';
 import { agentPutCommand } from './agent-put.ts';
 import { demoCommand } from './demo.ts';
 import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
+import { devProviderCommand } from './dev-provider.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
 import { devToysCommand } from './dev-toys.ts';
 import { devUpCommand } from './dev-up.ts';
@@ -28,6 +29,7 @@ export const commands: readonly Command[] = [
   agentPutCommand,
   agentChatCommand,
   devMcpFixtureCommand,
+  devProviderCommand,
   flowImportCommand,
   flowRunCommand,
 ];
