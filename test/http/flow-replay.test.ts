@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { io as ioClient, type Socket } from 'socket.io-client';
+import { createFlowRun } from '../../src/runtimes/flow/index.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../src/testing/flow-kit.ts';
@@ -197,6 +198,21 @@ describeEachStore('flowchart:subscribe replays a run from its start', (factory) 
         // The eager socket is in the flowchart's room too (it subscribed to a run of it): the third run once.
         const eagerThird = eagerGot.filter((g) => g.body.flowchart_run_id === third);
         assert.deepEqual(countsOf(eagerThird), COUNTS);
+
+        // A run this server never watched (executed before anyone asked): replayed whole, without ids.
+        const unseen = await createFlowRun(store, kit.engine, flowchart_id, { input: { message: 'unseen' } });
+        assert.equal((await kit.engine.continueRun(unseen.flowchart_run_id)).status, 'completed');
+        const cold = connect();
+        const coldGot = collect(cold);
+        const ack4 = await cold.timeout(5000).emitWithAck('flowchart:subscribe', {
+          flowchart_id,
+          flowchart_run_id: unseen.flowchart_run_id,
+        });
+        assert.equal(ack4.ok, true);
+        await until(() => completed(coldGot, unseen.flowchart_run_id), 'the unseen run is replayed');
+        await sleep(100);
+        assert.deepEqual(countsOf(coldGot), COUNTS);
+        assert.ok(coldGot.every((g) => g.body.replayed === true && g.body.id === null));
 
         // Bad subscriptions are typed errors and change nothing.
         const bad = async (msg: unknown) =>

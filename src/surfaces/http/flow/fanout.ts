@@ -40,7 +40,9 @@ interface Subscription {
 /** Sends `e` to `sub` unless it had it: each subscriber gets each event once. */
 function deliver(sub: Subscription, e: FlowEvent, id: number | null, replayed: boolean): void {
   if (e.event === RUN_UPDATED) {
-    if (e.status === sub.lastRunStatus) return;
+    // A status repeats only after another (running, waiting, running); nothing follows the end.
+    const last = sub.lastRunStatus;
+    if (e.status === last || (last !== null && TERMINAL.has(last))) return;
     sub.lastRunStatus = e.status;
   } else {
     const key = flowEventKey(e);
@@ -63,6 +65,7 @@ export class FlowRunFanout {
   #chain: Promise<void> = Promise.resolve();
   #leave: Promise<() => void> | null = null;
   #done = false;
+  #ended: () => void = () => {};
 
   /** `onEvent`: every event this fan-out sends (the flowchart's room), after the subscribers. */
   constructor(
@@ -78,9 +81,10 @@ export class FlowRunFanout {
 
   /** Joins the run's engine events (idempotent); resolves once joined. `ended`: the run finished. */
   start(feeds: RunFeeds, ended: () => void): Promise<void> {
+    this.#ended = ended;
     this.#leave ??= feeds.join(this.run.flowchart_run_id, {
-      event: (event, id) => this.#then(() => this.#resolve(event, id, ended)),
-      resync: (info) => this.#then(() => this.#recover(info, ended)),
+      event: (event, id) => this.#then(() => this.#resolve(event, id)),
+      resync: (info) => this.#then(() => this.#recover(info)),
     });
     return this.#leave.then(() => undefined);
   }
@@ -123,6 +127,12 @@ export class FlowRunFanout {
       }
       for (const h of sub.held ?? []) deliver(sub, h.e, h.id, false);
       sub.held = null;
+      // The store says the run ended, and this fan-out has not sent that yet (it joined the run's
+      // events after its end, or the end is on its way): whatever it has not sent is read back, so
+      // it finishes and lets the run's events go.
+      const last = stored.at(-1);
+      if (!this.#done && last?.event === RUN_UPDATED && TERMINAL.has(last.status))
+        this.#then(() => this.#recover(null));
     } catch (err) {
       leave();
       throw err;
@@ -134,22 +144,18 @@ export class FlowRunFanout {
     this.#chain = this.#chain.then(fn).catch(() => {});
   }
 
-  async #resolve(
-    event: Parameters<typeof toFlowEvent>[2],
-    id: number | null,
-    ended: () => void,
-  ): Promise<void> {
+  async #resolve(event: Parameters<typeof toFlowEvent>[2], id: number | null): Promise<void> {
     const e = await toFlowEvent(this.#store, this.run, event).catch(() => null);
-    if (e) this.#send(e, id, ended);
+    if (e) this.#send(e, id);
   }
 
   /** After a gap: the events missed meanwhile, read from the store, each sent once. */
-  async #recover(info: ResyncInfo, ended: () => void): Promise<void> {
+  async #recover(info: ResyncInfo | null): Promise<void> {
     let stored: FlowEvent[];
     try {
       stored = await storedFlowEvents(this.#store, this.#engine, this.run);
     } catch {
-      for (const s of this.#subs) s.out.resync(info);
+      if (info) for (const s of this.#subs) s.out.resync(info);
       return;
     }
     for (const e of stored) {
@@ -157,11 +163,11 @@ export class FlowRunFanout {
       const paused =
         this.#lastRunStatus === null || this.#lastRunStatus === 'queued' || this.#lastRunStatus === 'waiting';
       if (e.event === RUN_UPDATED && e.status === 'running' && !paused) continue;
-      this.#send(e, null, ended);
+      this.#send(e, null);
     }
   }
 
-  #send(e: FlowEvent, id: number | null, ended: () => void): void {
+  #send(e: FlowEvent, id: number | null): void {
     if (this.#done) return;
     const key = flowEventKey(e);
     if (e.event === RUN_UPDATED ? e.status === this.#lastRunStatus : this.#sent.has(key)) return;
@@ -177,7 +183,7 @@ export class FlowRunFanout {
       this.#lastRunStatus = e.status;
       if (TERMINAL.has(e.status)) {
         this.#done = true;
-        ended();
+        this.#ended();
       }
     }
   }
