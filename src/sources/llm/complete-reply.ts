@@ -1,7 +1,9 @@
 /**
  * Whether the chunks a streamed LLM call persisted (`llm_call_chunks`) hold its whole reply: the event
- * carrying `finish_reason`, or `[DONE]`, is among them. Then the reply's text is every content delta
- * before it — what the call would have returned had its process not died before finishing the row.
+ * carrying `finish_reason: "stop"` is among them. Then the reply's text is every content delta —
+ * what the call would have returned had its process not died before finishing the row. Any other
+ * ending (a refusal, `length`, `content_filter`, tool calls) is left to the call's own judgement: it
+ * is not kept, and the call is made again.
  */
 
 /** A reply received whole: its assistant text (as stored, redacted) and how the model finished it. */
@@ -11,10 +13,12 @@ export interface CompleteReply {
   usage: Record<string, unknown> | null;
 }
 
+type Message = { content?: string | null; refusal?: string | null; tool_calls?: unknown };
+
 type Event = {
   choices?: Array<{
-    delta?: { content?: string | null };
-    message?: { content?: string | null };
+    delta?: Message;
+    message?: Message;
     finish_reason?: string | null;
   }>;
   usage?: Record<string, unknown> | null;
@@ -27,7 +31,7 @@ export function completeReplyOf(chunks: ReadonlyArray<readonly [number, string]>
   let finish: string | null = null;
   let usage: Record<string, unknown> | null = null;
   for (const [, data] of chunks) {
-    if (data.trim() === '[DONE]') return { text, finish_reason: finish ?? 'stop', usage };
+    if (data.trim() === '[DONE]') break;
     let event: Event;
     try {
       event = JSON.parse(data) as Event;
@@ -36,10 +40,11 @@ export function completeReplyOf(chunks: ReadonlyArray<readonly [number, string]>
     }
     if (event.error) return null;
     const choice = event.choices?.[0];
-    const piece = choice?.delta?.content ?? choice?.message?.content;
-    if (typeof piece === 'string') text += piece;
+    const m = choice?.delta ?? choice?.message;
+    if (m?.refusal || m?.tool_calls) return null;
+    if (typeof m?.content === 'string') text += m.content;
     if (choice?.finish_reason) finish = choice.finish_reason;
     if (event.usage) usage = event.usage;
   }
-  return finish === null ? null : { text, finish_reason: finish, usage };
+  return finish === 'stop' ? { text, finish_reason: finish, usage } : null;
 }
