@@ -93,6 +93,38 @@ for (const kind of selectedStores()) {
       }
     });
 
+    test('"Compare" shows what differs between a world and its fork, with the patches that made each side', async () => {
+      await page.goto(`${world.url}/worlds/park`);
+      await page.getByText('Compare with another turn or world').click();
+      await page.getByLabel('Turn of park').fill('4');
+      await page.getByLabel('Other world').fill('park-b');
+      await page.getByLabel('Its turn').fill('3');
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.waitForURL(/\/worlds\/park\/compare\?/);
+      assert.equal(await page.locator('h1').textContent(), 'Compare park @ turn 4 with park-b @ turn 3');
+      const cmp = (await (await page.request.get(`${page.url()}&format=json`)).json()) as {
+        entities: Array<{ entity_id: string }>;
+        patches: {
+          a: Array<{ world_slug: string; turn: number }>;
+          b: Array<{ world_slug: string; turn: number }>;
+        };
+      };
+      assert.ok(
+        cmp.entities.some((e) => e.entity_id === 'bob'),
+        'bob differs',
+      );
+      // Since the fork at turn 2: park's turns 3 and 4 on one side, park-b's turn 3 on the other.
+      assert.deepEqual(
+        [...new Set(cmp.patches.a.map((p) => `${p.world_slug}@${p.turn}`))],
+        ['park@3', 'park@4'],
+      );
+      assert.deepEqual([...new Set(cmp.patches.b.map((p) => `${p.world_slug}@${p.turn}`))], ['park-b@3']);
+      const bobRow = page.locator('tr', { has: page.locator('th', { hasText: 'bob' }) });
+      assert.ok((await bobRow.count()) >= 1);
+      assert.ok((await page.getByRole('link', { name: /park-b turn 3 · patch #/ }).count()) >= 1);
+      assert.ok((await page.getByRole('link', { name: /park turn 4 · patch #/ }).count()) >= 1);
+    });
+
     test('a form posted without the CSRF token is refused and runs nothing', async () => {
       const res = await page.request.post(`${world.url}/worlds/park/forms/turns`, {
         form: { turns: '1' },

@@ -12,6 +12,7 @@ import './attempt.ts';
 import './flowchart.ts';
 import './graphs.ts';
 import './memory.ts';
+import { compareRoutes } from './compare.ts';
 import { flowchartActionRoutes } from './flowchart-actions.ts';
 import { homePage } from './home.ts';
 import './run.ts';
@@ -28,6 +29,7 @@ export const HOME_PATH = '/home';
 export function pageRoutes(app: AppServices): Route[] {
   return [
     ...worldActionRoutes(app),
+    ...compareRoutes(app),
     ...sessionActionRoutes(app),
     ...flowchartActionRoutes(app),
     {

@@ -11,6 +11,7 @@ import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView, type ViewResult } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
 import { hrefs, kv } from './common.ts';
+import { compareForm } from './compare.ts';
 import { pageCursor, pageHref, pager } from './paging.ts';
 import { type Transition, targetOf, transitionRows } from './patch.ts';
 import {
@@ -132,8 +133,12 @@ export async function worldPage(
 <a href="/scenarios/hash/${world.scenario_hash}">scenario</a><a href="/attempts?world_slug=${encodeURIComponent(slug)}">all attempts</a></div>
 ${
   turn === undefined
-    ? runTurnForm(slug, csrf)
-    : h`<h2>Fork at turn ${world.turn}</h2>${forkForm(slug, world.turn, csrf)}`
+    ? h`${runTurnForm(slug, csrf)}<details class="act"><summary>Compare with another turn or world</summary>${compareForm(slug)}</details>`
+    : h`<h2>Fork at turn ${world.turn}</h2>${forkForm(slug, world.turn, csrf)}${
+        world.turn > 0
+          ? h`<p><a href="${hrefs.world(slug)}/compare?turn=${String(world.turn - 1)}&with_turn=${String(world.turn)}">compare with turn ${String(world.turn - 1)}</a></p>`
+          : ''
+      }`
 }
 <h2>Turn timeline</h2><div data-live-region="timeline">${timeline(slug, window, entities[0]?.[0])}${timelinePager(
     slug,
