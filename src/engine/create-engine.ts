@@ -30,6 +30,7 @@ import { executeRun } from './run/execute-run.ts';
 import { answerContract } from './run/resume.ts';
 import {
   abandonLease,
+  abandonLeasesOf,
   backfillGraphTypes,
   claimableOutside,
   claimNextRun,
@@ -247,6 +248,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     subscribe: (run_id, listener, options) => deps.bus.subscribe(run_id, listener, options),
+    releaseLeases: () => abandonLeasesOf(store, owner, deps.now()),
     close: () => deps.bus.close(),
   };
   return engine;

@@ -478,6 +478,12 @@ export interface Engine {
     listener: EngineEventListener,
     options?: SubscribeOptions,
   ): Promise<() => Promise<void>>;
+  /**
+   * Gives up the leases of the runs this engine is executing (a draining worker past its grace):
+   * each stays `running`, claimable at once by another process, and its execution here stops at
+   * its next fenced write (`LEASE_LOST`). Returns how many were released.
+   */
+  releaseLeases(): Promise<number>;
   /** Stops heartbeats and listeners. Runs in flight keep their leases until expiry. */
   close(): Promise<void>;
 }

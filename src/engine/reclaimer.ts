@@ -29,6 +29,10 @@ export interface RunReclaimer {
   pass(): Promise<void>;
   /** Stops claiming. Runs in flight go on until the engine closes; their errors are not reported. */
   stop(): void;
+  /** Claiming loops under way now (each claiming or executing one run). */
+  inFlight(): number;
+  /** Resolves once no claiming loop is under way (after `stop`, once the runs in flight stopped here). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -46,6 +50,7 @@ export function startRunReclaimer(
   const busy = claimers.map(() => false);
   let total = 0;
   let stopped = false;
+  let waiters: Array<() => void> = [];
 
   async function loop(i: number): Promise<void> {
     loops[i]!++;
@@ -66,6 +71,11 @@ export function startRunReclaimer(
     } finally {
       loops[i]!--;
       total--;
+      if (total === 0) {
+        const done = waiters;
+        waiters = [];
+        for (const w of done) w();
+      }
     }
   }
 
@@ -88,5 +98,7 @@ export function startRunReclaimer(
       stopped = true;
       clearInterval(timer);
     },
+    inFlight: () => total,
+    settled: () => (total === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
   };
 }

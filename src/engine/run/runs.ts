@@ -157,6 +157,16 @@ export async function abandonLease(store: Store, runPk: number, owner: string, n
   );
 }
 
+/** Gives up every lease `owner` holds on a running run (a draining worker); returns how many. */
+export async function abandonLeasesOf(store: Store, owner: string, now: number): Promise<number> {
+  const r = await store.run(
+    `UPDATE engine_runs SET lease_owner = NULL, lease_expires_at = 0, updated_at = ?
+     WHERE lease_owner = ? AND status = 'running'`,
+    [now, owner],
+  );
+  return r.changes;
+}
+
 /** Sets a new status and drops the lease, if `owner` still holds it. */
 export async function releaseRun(
   tx: Transaction,

@@ -2,7 +2,8 @@
  * The runs a long-running process executes besides those it starts: a reclaimer over the engine
  * holding the flowchart and world node types, and over the agent runtime's engine — loaded only once
  * there is work no other engine here can execute — so runs a dead process left behind (leases
- * expired, or queued too long) are finished here, through each runtime's closing path.
+ * expired, or queued too long), or that an API process created for a worker (`noema worker`), are
+ * executed here, through each runtime's closing path.
  */
 import { incidentLog } from '../../core/incident-log.ts';
 import { type Engine, type RunClaimer, type RunReclaimer, startRunReclaimer } from '../../engine/index.ts';
@@ -19,9 +20,16 @@ export interface RunWorkOptions {
   queuedForMs: number;
   /** Runs executed at once (default 4). */
   concurrency?: number;
+  /** Also claim agent runs (session turns, profile synthesis) on the agent runtime's engine (default true). */
+  agents?: boolean;
 }
 
-export function startRunWork(store: Store, engine: Engine, options: RunWorkOptions): RunReclaimer {
+export interface RunWork extends RunReclaimer {
+  /** Gives up the leases of the runs executing here (a drain past its grace); returns how many. */
+  releaseLeases(): Promise<number>;
+}
+
+export function startRunWork(store: Store, engine: Engine, options: RunWorkOptions): RunWork {
   const log = incidentLog(`reclaiming runs on ${store.location}`);
   let agentsLoaded = false;
   const agents: RunClaimer = {
@@ -32,7 +40,7 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
       return runtime.engine.claimNext(claim);
     },
   };
-  return startRunReclaimer([engine, agents], {
+  const reclaimer = startRunReclaimer(options.agents === false ? [engine] : [engine, agents], {
     intervalMs: options.intervalMs,
     queuedForMs: options.queuedForMs,
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
@@ -41,4 +49,12 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
       if ((err as { code?: unknown } | null)?.code !== 'STORE_CLOSED') log.fail(err);
     },
   });
+  return {
+    ...reclaimer,
+    async releaseLeases() {
+      let released = await engine.releaseLeases();
+      if (agentsLoaded) released += await (await agentRuntimeFor(store)).engine.releaseLeases();
+      return released;
+    },
+  };
 }

@@ -14,10 +14,12 @@ import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
 import { sourceInvokeCommand } from './source-invoke.ts';
+import { workerCommand } from './worker.ts';
 import { worldCommands } from './world-commands.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
+  workerCommand,
   demoCommand,
   mcpCommand,
   migrateCommand,
