@@ -27,6 +27,7 @@ export type { RecoverySweep } from './invocations/recovery-sweep.ts';
 export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/recovery-sweep.ts';
 export type { InvocationOutcome, InvokeOptions, TransactionRunner } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
+export { checkLlmEndpoint, type LlmCheckReport } from './llm/check.ts';
 export { isProviderName, PROVIDERS, type ProviderName } from './llm/providers.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
 export { listMcpTools } from './mcp-tool/list-tools.ts';

@@ -55,6 +55,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   agent: 'Store agent definitions and talk to agents',
   flow: 'Import and run flowcharts',
   source: 'Try response sources',
+  llm: 'Check LLM endpoints and their provider profiles',
   dev: 'Local stand-ins for development: scripted model, toy services, MCP fixture',
 };
 

@@ -10,6 +10,7 @@ import { devToysCommand } from './dev-toys.ts';
 import { devUpCommand } from './dev-up.ts';
 import { flowImportCommand } from './flow-import.ts';
 import { flowRunCommand } from './flow-run.ts';
+import { llmCheckCommand } from './llm-check.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
@@ -34,4 +35,5 @@ export const commands: readonly Command[] = [
   devProviderCommand,
   flowImportCommand,
   flowRunCommand,
+  llmCheckCommand,
 ];
