@@ -66,6 +66,28 @@ test('an endpoint set: the SDK is loaded and outgoing calls carry traceparent', 
   }
 });
 
+test('http/protobuf (the default protocol): the spans reach the collector as OTLP protobuf', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const r = await probe({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/custom/traces`,
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=abc%20def',
+      NOEMA_METRICS: 'off',
+    });
+    assert.equal(r.tracing, true);
+    const posted = receiver.requests.filter((q) => q.path === '/custom/traces');
+    assert.ok(posted.length > 0, 'POSTed to the signal endpoint as it is');
+    assert.equal(posted[0]!.headers['content-type'], 'application/x-protobuf');
+    assert.equal(posted[0]!.headers['x-collector-key'], 'abc def', 'OTEL_EXPORTER_OTLP_HEADERS sent');
+    const body = Buffer.concat(posted.map((q) => q.body));
+    const traceId = r.traceparent!.split('-')[1]!;
+    assert.ok(body.includes(Buffer.from(traceId, 'hex')), 'the trace id, as protobuf bytes');
+    assert.ok(body.includes(Buffer.from('noema.source_invocation_id')), 'the attribute keys');
+  } finally {
+    await receiver.close();
+  }
+});
+
 test('OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none with an endpoint set: nothing is sent', async () => {
   const receiver = await startOtlpReceiver();
   try {
