@@ -38,14 +38,17 @@ async function stream(name: string, events: unknown[]) {
   state.windowOf = () => redactor.stream();
   const observed: string[] = [];
   let seen = 0;
+  // How many chunks were final as stored once the finish event was read.
+  let settledAtFinish: number | null = null;
   await readCompletionStream(res, state, Date.now(), () => {
     observed.push(state.cleanText.slice(seen));
     seen = state.cleanText.length;
+    if (state.finishReason !== null && settledAtFinish === null) settledAtFinish = settledChunks(state);
   });
   observed.push(state.cleanText.slice(seen));
   const stored = state.chunks.map((_, i) => encodeChunk(state.chunks, i, redactor));
   const decoded = decodeChunks(`[${stored.join(',')}]`, 'test').map(([, data]) => data);
-  return { state, observed: observed.join(''), decoded };
+  return { state, observed: observed.join(''), decoded, settledAtFinish };
 }
 
 /** `text` cut before each of `at`. */
@@ -68,13 +71,14 @@ test('a secret in the content split at every offset is redacted as observed and 
   }
 });
 
-test('what a window holds when the stream ends goes to the last chunk of its text', async () => {
-  const { state, observed, decoded } = await stream('tail', [
+test('what a window holds when the answer finishes goes to the last chunk of its text', async () => {
+  const { state, observed, decoded, settledAtFinish } = await stream('tail', [
     content('ends with the start '),
     content('of a key: sk-un'),
     { choices: [{ delta: {}, finish_reason: 'stop' }] },
   ]);
   assert.equal(observed, 'ends with the start of a key: sk-un');
+  assert.equal(settledAtFinish, 3, 'the finish event lets the held text go: the batch written then is whole');
   assert.equal(settledChunks(state), state.chunks.length);
   assert.equal(JSON.parse(decoded[1]!).choices[0].delta.content, 'of a key: sk-un');
   assert.equal(state.finishReason, 'stop');

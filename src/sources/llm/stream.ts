@@ -197,6 +197,8 @@ function apply(state: StreamState, data: string): void {
   if (event.usage) state.usage = event.usage;
   // Last: it rewrites the event's texts.
   windowTexts(state, event, state.chunks.length - 1);
+  // The answer is complete: nothing held waits for a text that will not come (its last batch is whole).
+  if (choice?.finish_reason) endWindows(state);
 }
 
 function record(state: StreamState, data: string, startedAt: number): void {
