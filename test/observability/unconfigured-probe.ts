@@ -32,7 +32,11 @@ const { store, dispose } = await openTestStore('sqlite');
 const rssBefore = process.memoryUsage().rss;
 const observability = await startObservability({ env, store, metrics: env.NOEMA_METRICS !== 'off' });
 const rssAfter = process.memoryUsage().rss;
-const source = await putResponseSource(store, toySources.weather);
+// PROBE_TRACE_CONTEXT=false: the source document turns outgoing trace context off.
+const source = await putResponseSource(
+  store,
+  env.PROBE_TRACE_CONTEXT === 'false' ? { ...toySources.weather, trace_context: false } : toySources.weather,
+);
 const outcome = await invokeSource(store, {
   source,
   request: { turn: 1 },

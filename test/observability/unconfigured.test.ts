@@ -66,6 +66,26 @@ test('an endpoint set: the SDK is loaded and outgoing calls carry traceparent', 
   }
 });
 
+test('a source document with "trace_context": false sends no traceparent, traced or not', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const r = await probe({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      NOEMA_METRICS: 'off',
+      PROBE_TRACE_CONTEXT: 'false',
+    });
+    assert.equal(r.tracing, true);
+    assert.equal(r.traceparent, null, 'no header');
+    assert.ok(
+      receiver.spans.some((s) => s.attributes['noema.invocation_kind'] === 'ambient_context'),
+      'still traced',
+    );
+  } finally {
+    await receiver.close();
+  }
+});
+
 test('http/protobuf (the default protocol): the spans reach the collector as OTLP protobuf', async () => {
   const receiver = await startOtlpReceiver();
   try {
