@@ -4,7 +4,12 @@
  * them, as an API process that leaves them to workers would.
  */
 
-import { createFlowchart, createFlowEngine, createFlowRun } from '../runtimes/flow/index.ts';
+import {
+  type CreateFlowchartInput,
+  createFlowchart,
+  createFlowEngine,
+  createFlowRun,
+} from '../runtimes/flow/index.ts';
 import type { Store } from '../store/store.ts';
 import { type RunningCli, startCli } from './cli.ts';
 import { EXAMPLE, readJson } from './flow-kit.ts';
@@ -21,9 +26,13 @@ export async function startWorkerCli(env: NodeJS.ProcessEnv, args: string[] = []
   return { cli, owner: owner as string };
 }
 
-/** Imports the support-triage example and queues `count` runs of it; returns their ids. */
-export async function queueFlowRuns(store: Store, count: number): Promise<string[]> {
-  const fc = await createFlowchart(store, readJson(EXAMPLE));
+/** Imports a flowchart (default: the support-triage example) and queues `count` runs of it; returns their ids. */
+export async function queueFlowRuns(
+  store: Store,
+  count: number,
+  flowchart: Record<string, unknown> = readJson(EXAMPLE),
+): Promise<string[]> {
+  const fc = await createFlowchart(store, flowchart as unknown as CreateFlowchartInput);
   // Only creates runs (the graph's node types are registered to validate it); executes none.
   const engine = createFlowEngine(store);
   try {

@@ -151,7 +151,7 @@ describe('noema worker, several on one PostgreSQL store', {
       await allCompleted(ts.store, [id!]);
       const lease = await ts.store.get<{ lease_owner: string | null }>(
         'SELECT lease_owner FROM engine_runs WHERE run_id = ?',
-        [id],
+        [id!],
       );
       assert.equal(lease?.lease_owner, null);
       assert.equal(summarizeCalls(model), 1, 'the summarize call that had finished was not made again');

@@ -70,14 +70,24 @@ export async function applyMilestone(
     now: string;
   },
 ): Promise<MilestoneChange> {
-  const before = await findMilestone(tx, input.flowchart_id, input.key);
-  if (!before) {
-    await tx.run(
-      `INSERT INTO flow_milestones (flowchart_id, milestone_key, title, description, status, completed_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'open', NULL, ?, ?)`,
-      [input.flowchart_id, input.key, input.title, input.description, input.now, input.now],
-    );
-  } else if (input.action === 'create_or_update') {
+  // Insert-or-nothing, then the row locked: of two processes applying one milestone at once, neither
+  // fails on the unique key, and the second reads (and reports its change from) what the first committed.
+  const created = await tx.run(
+    `INSERT INTO flow_milestones (flowchart_id, milestone_key, title, description, status, completed_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'open', NULL, ?, ?)
+     ON CONFLICT (flowchart_id, milestone_key) DO NOTHING`,
+    [input.flowchart_id, input.key, input.title, input.description, input.now, input.now],
+  );
+  const before =
+    created.changes === 1
+      ? null
+      : toMilestone(
+          (await tx.get(
+            `SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?${tx.dialect.forUpdate}`,
+            [input.flowchart_id, input.key],
+          ))!,
+        );
+  if (before && input.action === 'create_or_update') {
     await tx.run(
       'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ?',
       [input.title || before.title, input.description || before.description, input.now, before.milestone_id],
