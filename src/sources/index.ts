@@ -14,7 +14,7 @@ export {
   listJsonSchemas,
   listResponseSources,
 } from './documents-list.ts';
-export { isSourceFailure, SourceFailure } from './failure.ts';
+export { correctiveFor, isSourceFailure, RETRY_BY_CLASS, SourceFailure } from './failure.ts';
 export { setModelOutputKind, setModelOutputKinds } from './invocations/annotate.ts';
 export { keepCompleteReply, keepReplyOfContract } from './invocations/keep-reply.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';

@@ -26,6 +26,8 @@ export interface Recording {
   rule_error: RecordedError;
   /** OpenAI's refusal text (`delta.refusal`), for the providers that stream one. */
   refusal?: string;
+  /** The `error` of an event that ends a stream mid-way (OpenRouter's). */
+  mid_stream_error?: Record<string, unknown>;
 }
 
 const cache = new Map<ProviderName, Recording>();

@@ -22,6 +22,7 @@ export const SCENARIOS = [
   'refusal',
   'length',
   'content_filter',
+  'mid_stream_error',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
@@ -116,6 +117,16 @@ export async function startProviderFixture(options: ProviderFixtureOptions): Pro
       finish = 'content_filter';
     }
     for (let i = 0; i < text.length; i += 8) out += delta({ content: text.slice(i, i + 8) });
+    if (scenario === 'mid_stream_error') {
+      // OpenRouter's mid-stream error: an event with `error` and finish_reason "error", then the end.
+      out += event([{ index: 0, delta: { content: '' }, finish_reason: 'error' }], {
+        error: rec.mid_stream_error ?? {
+          code: 'server_error',
+          message: 'Provider disconnected unexpectedly',
+        },
+      });
+      return res.end(out);
+    }
     out += delta({}, finish);
     const wantsUsage =
       (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;

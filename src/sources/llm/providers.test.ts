@@ -233,6 +233,7 @@ describeEachStore('provider profiles', (factory) => {
       ['openai', 'content_filter', 'content_filter'],
       ['openai', 'server_error', 'http_status'],
       ['llamacpp', 'unavailable', 'http_status'],
+      ['openrouter', 'mid_stream_error', 'upstream_error'],
     ];
     try {
       for (const [profile, scenario, want] of cases) {

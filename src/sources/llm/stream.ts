@@ -14,6 +14,7 @@ import { SourceFailure } from '../failure.ts';
 import { MAX_RESPONSE_BYTES, readBoundedText } from '../http-json/read-body.ts';
 import type { HttpReply } from '../http-transport.ts';
 import { createRedactor, type TextWindow } from '../redact.ts';
+import { classifyUpstream, readUpstreamError } from './upstream-errors.ts';
 
 export interface StreamChunk {
   seq: number;
@@ -179,9 +180,13 @@ function apply(state: StreamState, data: string): void {
     );
   }
   if (event.error) {
-    const msg =
-      typeof event.error === 'string' ? event.error : (event.error.message ?? JSON.stringify(event.error));
-    throw new SourceFailure('upstream_error', `LLM stream reported an error: ${msg}`);
+    // A mid-stream error (OpenRouter's, with the status it would have answered as `code`) is
+    // classed as that answer would be; one that says nothing more is `upstream_error`.
+    const e = readUpstreamError(event, data);
+    const code =
+      typeof event.error === 'object' ? Number((event.error as { code?: unknown }).code) : Number.NaN;
+    const cls = classifyUpstream(code >= 400 && code < 600 ? code : 400, e) ?? 'upstream_error';
+    throw new SourceFailure(cls, `LLM stream reported an error: ${e.message}`);
   }
   const choice = event.choices?.[0];
   const m = choice?.delta ?? choice?.message;

@@ -47,7 +47,8 @@ const CONTEXT =
 const BAD_KEY =
   /api key not valid|invalid api key|incorrect api key|invalid x-api-key|authentication_error|invalid_api_key/i;
 const MODEL_NOT_FOUND =
-  /model_not_found|model.*(?:not found|does not exist|not exist)|no such model|unknown model/i;
+  /model_not_found|deploymentnotfound|not_found_error.*\bmodel\b|(?:model|deployment).*(?:not found|does not exist|not exist)|no such model|unknown model|not a valid model/i;
+/model_not_found|model.*(?:not found|does not exist|not exist)|no such model|unknown model|not a valid model/i;
 const CONTENT_FILTER = /content_filter|content_policy|responsibleaipolicyviolation|safety/i;
 
 /** The failure class of an HTTP error answer, or null for a plain `http_status`. */
@@ -56,7 +57,8 @@ export function classifyUpstream(status: number, e: UpstreamError): FailureClass
   if (status === 401 || status === 403) return 'auth';
   // Gemini answers a bad key 400 INVALID_ARGUMENT "API key not valid".
   if (status === 400 && BAD_KEY.test(words)) return 'auth';
-  if (status === 429 || e.kinds.includes('resource_exhausted')) return 'rate_limited';
+  if (status === 429 || e.kinds.includes('resource_exhausted') || e.kinds.includes('rate_limit_exceeded'))
+    return 'rate_limited';
   if (status >= 400 && status < 500) {
     if (CONTEXT.test(words)) return 'context_length_exceeded';
     if (e.kinds.some((k) => CONTENT_FILTER.test(k))) return 'content_filter';
