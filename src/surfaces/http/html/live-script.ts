@@ -8,7 +8,7 @@
  */
 export const LIVE_SCRIPT = `(function(){
 var root=document.documentElement,es=null,timer=null,seen=0,last=Date.now(),done=false,quiet=null;
-function parse(t){return new DOMParser().parseFromString(t,'text/html');}
+function parse(t){var d=new DOMParser().parseFromString(t,'text/html');d.querySelectorAll('noscript').forEach(function(n){n.remove();});return d;}
 function regions(d,all){document.querySelectorAll('[data-live-region]').forEach(function(n){if(!all&&n.querySelector('form[data-dirty]'))return;var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});}
 function stop(){done=true;if(es)es.close();es=null;clearInterval(quiet);root.setAttribute('data-live','done');}
 function swap(d){regions(d);if(!d.querySelector('[data-live-src]'))stop();}

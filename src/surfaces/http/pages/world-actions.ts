@@ -75,6 +75,19 @@ export function forkForm(
   });
 }
 
+const queued = new Map<string, number>();
+
+function queue(slug: string, delta: number): void {
+  const n = (queued.get(slug) ?? 0) + delta;
+  if (n > 0) queued.set(slug, n);
+  else queued.delete(slug);
+}
+
+/** Turns of `slug` that a "Run turn" press in this process has still to finish. */
+export function queuedTurns(slug: string): number {
+  return queued.get(slug) ?? 0;
+}
+
 function turnsOf(text: string | undefined): number | null {
   const n = Number(text ?? '1');
   return /^\s*\d+\s*$/.test(text ?? '1') && n >= 1 && n <= MAX_TURNS_PER_RUN ? n : null;
@@ -101,10 +114,20 @@ export function worldActionRoutes(app: AppServices): Route[] {
         }
         const runtime = sharedWorldRuntime(app.store);
         const first = runtime.runTurn({ world_slug: slug });
-        // The turns run one after another in the background; the world page follows them live.
+        // The turns run one after another in the background; the world page follows them live, and
+        // stays live between them while some are still to run.
+        queue(slug, turns);
         void (async () => {
-          await first;
-          for (let i = 1; i < turns; i++) await runtime.runTurn({ world_slug: slug });
+          try {
+            await first;
+            queue(slug, -1);
+            for (let i = 1; i < turns; i++) {
+              await runtime.runTurn({ world_slug: slug });
+              queue(slug, -1);
+            }
+          } finally {
+            queue(slug, -Number.MAX_SAFE_INTEGER);
+          }
         })().catch(() => {});
         await started(first);
         return seeOther(ctx, hrefs.world(slug));

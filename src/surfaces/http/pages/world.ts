@@ -21,7 +21,7 @@ import {
   type TurnWindow,
   turnWindow,
 } from './reads.ts';
-import { forkForm, runTurnForm } from './world-actions.ts';
+import { forkForm, queuedTurns, runTurnForm } from './world-actions.ts';
 
 /** Turns on one page of the timeline; the pager reaches the others. */
 export const TIMELINE_TURNS = 25;
@@ -117,6 +117,8 @@ export async function worldPage(
     turn === undefined ? undefined : world.turn,
   );
   const running = await runningAttempt(store, slug);
+  // Between two turns of one "Run turn" press nothing runs: the page stays live until the last.
+  const queued = turn === undefined ? queuedTurns(slug) : 0;
   const committedId = world.turn > 0 ? await committedAttemptId(store, slug, world.turn) : null;
   const committed = committedId ? await getAttempt(store, { attempt_id: committedId }) : null;
   const changes = committed ? committed.patches.flatMap((p) => transitionRows(p, committed, true)) : [];
@@ -128,7 +130,9 @@ export async function worldPage(
   const body = h`<div class="chain" data-live-region="status">${
     running
       ? h`${badge('running')} ${liveBox(running.run_id, true)} <a href="${hrefs.attempt(running.attempt_id)}">turn ${running.attempted_turn} running</a>`
-      : ''
+      : queued > 0
+        ? h`${badge('queued')} ${liveBox(committed?.run_id ?? null, true)} <span>${String(queued)} turn${queued > 1 ? 's' : ''} to run</span>`
+        : ''
   }<span>turn ${world.turn} of ${world.head_turn}</span><span>${world.simulation_time ?? ''}</span>
 <a href="/scenarios/hash/${world.scenario_hash}">scenario</a><a href="/attempts?world_slug=${encodeURIComponent(slug)}">all attempts</a></div>
 ${
