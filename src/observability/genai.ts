@@ -110,7 +110,9 @@ export function invocationSpan(
   const c = inv.columns;
   const a: Attributes = noemaIds(inv);
   if (inv.status !== 'succeeded') a['error.type'] = inv.failure_class ?? inv.status;
-  const toolName = typeof inv.links.tool_name === 'string' ? inv.links.tool_name : null;
+  // The name the model called the tool by, else an MCP tool source's own tool.
+  const named = inv.links.tool_name ?? (inv.interface_name === 'mcp_tool' ? inv.metadata.tool : null);
+  const toolName = typeof named === 'string' ? named : null;
   if (inv.interface_name.startsWith('llm')) {
     const model = scalar(c.llm_model) ?? scalar(inv.metadata.model);
     a['gen_ai.operation.name'] = 'chat';

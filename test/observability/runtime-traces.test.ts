@@ -12,6 +12,7 @@ import { describeEachStore } from '../../src/testing/each-store.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.ts';
+import { recordingProxy } from './recording-proxy.ts';
 
 const TOKEN = 'otel-runtime-token-0123456789';
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -92,11 +93,12 @@ describeEachStore('OpenTelemetry traces of runtimes', (factory) => {
     factory.withStore(async ({ store }) => {
       const model = await startScriptedModel({ script: loadScript(CALCULATOR_SCRIPT_PATH) });
       const mcp = await startFixtureHttpServer();
+      const proxy = await recordingProxy(mcp.url);
       const saved = { ...process.env };
       Object.assign(process.env, {
         NOEMA_LLM_BASE_URL: model.url,
         NOEMA_LLM_MODEL: 'scripted-1',
-        OTEL_AGENT_MCP_URL: mcp.url,
+        OTEL_AGENT_MCP_URL: proxy.url,
       });
       const receiver = await startOtlpReceiver();
       const http = await serve(store, receiver);
@@ -156,10 +158,16 @@ describeEachStore('OpenTelemetry traces of runtimes', (factory) => {
         assert.ok(
           model.requests.every((r) => String(r.headers.traceparent ?? '').startsWith(`00-${TRACE}-`)),
         );
+        // The MCP tool call's request carried the tool span's own traceparent.
+        assert.ok(
+          proxy.seen.includes(`00-${TRACE}-${tools[0]!.spanId}-01`),
+          `MCP requests carried the tool span's traceparent: ${JSON.stringify(proxy.seen)}`,
+        );
       } finally {
         await http.close().catch(() => {});
         await receiver.close();
         await model.close();
+        await proxy.close();
         await mcp.close();
         process.env = saved;
       }

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { telemetry } from '../../core/telemetry.ts';
 import { notConfigured, SourceFailure } from '../failure.ts';
 import type { McpServerConfig } from './servers.ts';
 import { assertStdioAllowed, passthroughEnv } from './stdio-policy.ts';
@@ -79,10 +80,25 @@ export function prepareTransport(config: McpServerConfig, env: Env): PreparedTra
     describe: { transport: 'streamable_http', url_env: t.url_env, origin: url.origin },
     secrets: token ? [token] : [],
     open: () => ({
-      transport: new StreamableHTTPClientTransport(url, { requestInit: { headers, redirect: 'error' } }),
+      transport: new StreamableHTTPClientTransport(url, {
+        requestInit: { headers, redirect: 'error' },
+        fetch: tracedFetch,
+      }),
       stderr: () => '',
     }),
   };
+}
+
+/**
+ * `fetch` with the running call's W3C `traceparent` added when tracing is on (the connection is
+ * shared between calls, so the header is set per request, not per transport).
+ */
+function tracedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+  const traceparent = telemetry()?.outgoingTraceparent?.();
+  if (!traceparent) return fetch(input, init);
+  const headers = new Headers(init?.headers);
+  if (!headers.has('traceparent')) headers.set('traceparent', traceparent);
+  return fetch(input, { ...init, headers });
 }
 
 export function newClient(): Client {
