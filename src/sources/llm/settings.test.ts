@@ -4,7 +4,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../testing/cli.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
 import { testTempDir } from '../../testing/temp-dir.ts';
+import { putResponseSource } from '../index.ts';
 import { checkLlmSettings } from './settings.ts';
 
 test('a bad provider name or token limit is a one-line CONFIG_INVALID naming the setting, exit 2, before the store is created', async () => {
@@ -37,4 +39,33 @@ test('good settings pass; a model alias named like a setting is not one', () => 
     NOEMA_LLM_MODEL_PROVIDER: 'some-model',
   });
   assert.throws(() => checkLlmSettings({ NOEMA_LLM_PROVIDER: 'nope' }), { code: 'CONFIG_INVALID' });
+});
+
+describeEachStore('LLM source limits', (factory) => {
+  test('a source whose token limit or temperature is out of range is refused, typed, and nothing is stored', async () => {
+    await factory.withStore(async ({ store }) => {
+      for (const bad of [
+        { max_tokens: 0 },
+        { max_tokens: 20_000_000 },
+        { temperature: 3 },
+        { max_tokens: 1.5 },
+      ]) {
+        await assert.rejects(
+          putResponseSource(store, {
+            version: 1,
+            interface: {
+              name: 'llm_chat_completions',
+              model: 'm',
+              schema_delivery: 'response_format',
+              ...bad,
+            },
+          }),
+          (err: { code?: string }) => err.code === 'INVALID_INPUT' || err.code === 'RESPONSE_SOURCE_INVALID',
+          JSON.stringify(bad),
+        );
+      }
+      const rows = await store.all('SELECT hash FROM response_sources');
+      assert.equal(rows.length, 0);
+    });
+  });
 });
