@@ -10,8 +10,10 @@
 export interface RunCreated {
   run_id: string;
   created_at: number;
-  /** The node types of its graph (how an observer tells a world turn from a flowchart run). */
-  node_types: readonly string[];
+  /** Its graph's nodes (their types tell a world turn from a flowchart run; a flowchart's name it). */
+  nodes: readonly { type: string; config?: unknown }[];
+  /** Its initial channel writes, where runtimes put the ids of their records (session, attempt). */
+  input: Readonly<Record<string, unknown>>;
 }
 
 /** An engine event as the engine emits it in this process (commit events after their commit). */

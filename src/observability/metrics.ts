@@ -116,7 +116,7 @@ export function createMetrics(env: Readonly<Record<string, string | undefined>> 
       commits.observe(seconds);
     },
     runCreated(run: RunCreated) {
-      const kind = runKindOf(run.node_types);
+      const kind = runKindOf(run.nodes.map((n) => n.type));
       runs.set(run.run_id, { kind, created_at: run.created_at });
       runsStarted.inc({ kind });
     },

@@ -57,6 +57,27 @@ const RUN_SPAN_NAMES: Record<RunKind, string> = {
   flowchart_run: 'noema.flowchart.run',
 };
 
+/**
+ * The ids of the runtime's records a run names in its input or graph: an agent message's session
+ * (and agent definition), a world turn's attempt, world and turn, a flowchart run's flowchart.
+ */
+export function runIds(run: Pick<RunCreated, 'nodes' | 'input'>): Attributes {
+  const { input } = run;
+  const out: Attributes = {};
+  const pick = (from: unknown, key: string, as: string) => {
+    const v = (from as Record<string, unknown> | null | undefined)?.[key];
+    if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) out[as] = v;
+  };
+  pick(input.session, 'session_id', 'noema.session_id');
+  pick(input.session, 'agent_hash', 'noema.agent_hash');
+  pick(input.attempt, 'attempt_id', 'noema.attempt_id');
+  pick(input.attempt, 'world_slug', 'noema.world_slug');
+  pick(input.attempt, 'attempted_turn', 'noema.attempted_turn');
+  const flow = run.nodes.find((n) => n.type.startsWith('flow.'));
+  if (flow) pick(flow.config, 'flowchart_id', 'noema.flowchart_id');
+  return out;
+}
+
 /** The time a UUIDv7 was made (ms), or null for another kind of uuid. */
 function uuidv7Time(id: string): number | null {
   const hex = id.replaceAll('-', '');
@@ -167,7 +188,8 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   return {
     runCreated(run: RunCreated) {
       const t = fresh(run.run_id, incoming.getStore() ?? null, run.created_at);
-      t.kind = runKindOf(run.node_types);
+      t.kind = runKindOf(run.nodes.map((n) => n.type));
+      Object.assign(t.ids, runIds(run));
       runs.set(run.run_id, t);
       if (t.parent && options.store) {
         const write = options.store.write(run.run_id, t.parent).catch(() => {});

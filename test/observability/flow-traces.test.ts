@@ -21,6 +21,7 @@ const INCOMING_SPAN = '00f067aa0ba902b7';
 interface Served {
   spans: ReceivedSpan[];
   run_id: string;
+  flowchart_id: string;
   modelHeaders: Array<Record<string, unknown>>;
 }
 
@@ -83,6 +84,7 @@ async function runFlowchart(
     return {
       spans: receiver.spans,
       run_id: row!.run_id,
+      flowchart_id: flowchart.flowchart_id,
       modelHeaders: model.requests.map((r) => r.headers as Record<string, unknown>),
     };
   } finally {
@@ -96,7 +98,7 @@ async function runFlowchart(
 describeEachStore('OpenTelemetry traces of a flowchart run', (factory) => {
   test('one trace under the incoming traceparent: run → nodes → chat spans with GenAI attributes', async () =>
     factory.withStore(async ({ store }) => {
-      const { spans, run_id, modelHeaders } = await runFlowchart(
+      const { spans, run_id, flowchart_id, modelHeaders } = await runFlowchart(
         store,
         {},
         { traceparent: `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01` },
@@ -113,6 +115,7 @@ describeEachStore('OpenTelemetry traces of a flowchart run', (factory) => {
       assert.equal(run.parentSpanId, INCOMING_SPAN, 'the incoming traceparent is the run’s parent');
       assert.equal(run.attributes['noema.run_id'], run_id);
       assert.equal(run.attributes['noema.run.kind'], 'flowchart_run');
+      assert.equal(run.attributes['noema.flowchart_id'], flowchart_id);
       assert.equal(run.attributes['noema.run.status'], 'completed');
       assert.equal(run.resource['service.name'], 'noema-under-test');
       assert.equal(run.resource['deployment.environment.name'], 'test');

@@ -67,6 +67,7 @@ describeEachStore('OpenTelemetry traces of runtimes', (factory) => {
         assert.equal(run.attributes['noema.run.status'], 'completed');
         assert.equal(run.attributes['noema.world_slug'], 'park');
         assert.equal(run.attributes['noema.attempted_turn'], 1);
+        assert.equal(typeof run.attributes['noema.attempt_id'], 'string');
         const nodes = receiver.spans.filter(
           (s) => s.parentSpanId === run.spanId && s.name.startsWith('noema.node'),
         );
@@ -147,6 +148,7 @@ describeEachStore('OpenTelemetry traces of runtimes', (factory) => {
         assert.equal(run.name, 'invoke_agent');
         assert.equal(run.attributes['gen_ai.operation.name'], 'invoke_agent');
         assert.equal(run.attributes['noema.run.status'], 'completed');
+        assert.equal(run.attributes['noema.session_id'], sid);
         const chats = inRun.filter(
           (s) => s.attributes['gen_ai.operation.name'] === 'chat' && s.attributes['noema.run_id'] === run_id,
         );
