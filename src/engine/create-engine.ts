@@ -6,7 +6,7 @@ import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { LruMap } from '../core/lru.ts';
 import { telemetry } from '../core/telemetry.ts';
-import type { Store, Transaction } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
   ClaimedRunDriver,
@@ -47,8 +47,6 @@ import { outcomeOf, runView } from './run/views.ts';
 
 /** How many compiled graphs an engine keeps. */
 const GRAPH_CACHE = 256;
-/** How often an engine that does not execute reads the row of a run it waits for, between its events. */
-export const STOP_POLL_MS = 250;
 
 export function createEngine(store: Store, options: EngineOptions = {}): Engine {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${uuidv7().slice(-12)}`;
@@ -105,30 +103,6 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     return p;
   }
 
-  const executes = options.executes ?? true;
-
-  // A run left to another process: its row read at each of its events, and at least every STOP_POLL_MS.
-  async function untilStopped(run_id: string): Promise<RunOutcome> {
-    let wake = () => {};
-    const unsubscribe = await deps.bus.subscribe(run_id, () => wake()).catch(() => null);
-    try {
-      for (;;) {
-        const row = await getRunOrThrow(store, run_id);
-        if (row.status !== 'queued' && row.status !== 'running')
-          return outcomeOf(deps, row, await graphOf(row.graph_hash));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, STOP_POLL_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    } finally {
-      await unsubscribe?.().catch(() => {});
-    }
-  }
-
   // Drivers of claimed runs (driveClaimed), the last registered outermost.
   const drivers: ClaimedRunDriver[] = [];
 
@@ -154,7 +128,6 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
 
   const engine: Engine = {
     owner,
-    executes,
     register: (type) => registry.register(type),
     validate: (graph) => assertValidGraph(graph, registry),
 
@@ -191,7 +164,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         );
       }
       const now = deps.now();
-      const create = async (tx: Transaction) => {
+      await store.transaction(async (tx) => {
         const stored = await tx.run(
           'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
           [graph_hash, body, now],
@@ -203,9 +176,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         const runPk = await insertRun(tx, run_id, graph_hash, now);
         if (Object.keys(input).length > 0)
           await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
-      };
-      if (opts.tx) await create(opts.tx);
-      else await store.transaction(create);
+      });
       telemetry()?.runCreated?.({ run_id, created_at: now, nodes: graph.nodes, input });
       return { run_id, graph_hash };
     },
@@ -216,7 +187,6 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async continueRun(run_id) {
-      if (!executes) return untilStopped(run_id);
       const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs);
       if (row) return execute(row);
       const current = await getRunOrThrow(store, run_id);
@@ -232,18 +202,12 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       );
       if (!graphs.has(graph_hash))
         graphs.set(graph_hash, compileGraph(JSON.parse(graph_body) as GraphSpec, graph_hash));
-      if (claimed && !executes) {
-        // Answered here, executed by whichever process claims it next (at once: the lease is given up).
-        await abandonLease(store, claimed.run_pk, owner, deps.now());
-        return untilStopped(run_id);
-      }
       if (claimed) return execute(claimed, events);
       const current = await getRunOrThrow(store, run_id);
       return outcomeOf(deps, current, await graphOf(current.graph_hash));
     },
 
     async claimNext(options = {}) {
-      if (!executes) return null;
       // Graphs stored before claims were scoped get their node types once per engine.
       backfilled ??= backfillGraphTypes(store).catch((err: unknown) => {
         backfilled = undefined;
