@@ -35,8 +35,10 @@ export interface ScriptReply {
    * after any content: for clients that use the API's native tool calling (the Mastra anchor).
    */
   tool_calls?: Array<{ name: string; arguments: unknown }>;
-  /** Answers this HTTP status and JSON body instead of a stream. */
-  error?: { status: number; body?: unknown };
+  /** Answers this HTTP status, JSON body and headers (e.g. `retry-after`) instead of a stream. */
+  error?: { status: number; body?: unknown; headers?: Record<string, string> };
+  /** Streams this refusal (`delta.refusal`, as OpenAI's structured outputs do) instead of content. */
+  refusal?: string;
   /** Answers HTTP 400 as providers do when they do not support `response_format`. */
   reject_response_format?: boolean;
   /** Sends headers (and `hang_after_chunks` chunks), then never finishes. */
@@ -92,9 +94,14 @@ const REPLY = {
       type: 'object',
       required: ['status'],
       additionalProperties: false,
-      properties: { status: { type: 'integer', minimum: 400, maximum: 599 }, body: {} },
+      properties: {
+        status: { type: 'integer', minimum: 400, maximum: 599 },
+        body: {},
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+      },
     },
     reject_response_format: { type: 'boolean' },
+    refusal: { type: 'string' },
     hang: { type: 'boolean' },
     hang_after_chunks: { type: 'integer', minimum: 0 },
     hang_after_finish: { type: 'boolean' },

@@ -32,9 +32,18 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -75,6 +84,7 @@ async function stream(
   const pieces: string[] = [];
   for (let i = 0; i < content.length; i += size) pieces.push(content.slice(i, i + size));
   let out = event({ role: 'assistant', content: '' }, null);
+  if (reply.refusal !== undefined) out += event({ content: null, refusal: reply.refusal }, null);
   let sent = 0;
   for (const piece of pieces) {
     if (reply.hang && sent >= (reply.hang_after_chunks ?? 0)) break;
@@ -200,6 +210,7 @@ export async function startScriptedModel(options: {
         res,
         reply.error.status,
         reply.error.body ?? { error: { message: 'scripted failure' } },
+        reply.error.headers,
       );
     const content = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
     // As the API does: a request without `stream: true` gets one chat.completion object.
