@@ -2,6 +2,8 @@
 // surface under an incoming traceparent, exported to a real OTLP/HTTP receiver; on both stores.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
 import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
@@ -83,6 +85,36 @@ describeEachStore('OpenTelemetry traces of runtimes', (factory) => {
         const ambient = receiver.spans.filter((s) => s.attributes['noema.source.interface'] === 'http_json');
         assert.ok(ambient.length > 0, 'the HTTP JSON source calls have spans');
       } finally {
+        await http.close().catch(() => {});
+        await receiver.close();
+        await kit.close();
+        process.env = saved;
+      }
+    }));
+
+  test('a world turn run through MCP over HTTP is a child of the MCP request’s traceparent', async () =>
+    factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      const saved = { ...process.env };
+      Object.assign(process.env, kit.env);
+      const receiver = await startOtlpReceiver();
+      const http = await serve(store, receiver);
+      const client = new Client({ name: 'noema-otel-test', version: '1.0.0' });
+      try {
+        await kit.world('park');
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${http.url}/mcp/world`), {
+            requestInit: { headers: { authorization: `Bearer ${TOKEN}`, traceparent } },
+          }),
+        );
+        const r = await client.callTool({ name: 'run_turn', arguments: { world_slug: 'park' } });
+        assert.equal((r.structuredContent as { status: string }).status, 'committed');
+        await client.close();
+        await http.close();
+        const run = runOf(receiver.spans, 'world_turn');
+        assert.equal(run.attributes['noema.world_slug'], 'park');
+      } finally {
+        await client.close().catch(() => {});
         await http.close().catch(() => {});
         await receiver.close();
         await kit.close();
