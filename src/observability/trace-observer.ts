@@ -286,10 +286,12 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       if (!scope) return undefined;
       const t = scope.run_id ? runs.get(scope.run_id) : undefined;
       const parent = t ? null : (incoming.getStore() ?? null);
+      const traceId = t?.traceId ?? parent?.traceId ?? runTraceId(scope.run_id ?? scope.source_invocation_id);
       return formatTraceparent({
-        traceId: t?.traceId ?? parent?.traceId ?? runTraceId(scope.run_id ?? scope.source_invocation_id),
+        traceId,
         spanId: invocationSpanId(scope.source_invocation_id),
-        sampled: t?.sampled ?? parent?.sampled ?? true,
+        // As the span itself will be sampled (see invocationFinished).
+        sampled: t?.sampled ?? parent?.sampled ?? spans.sampled(traceId, null, 'source'),
       });
     },
 

@@ -108,6 +108,23 @@ test('http/protobuf (the default protocol): the spans reach the collector as OTL
   }
 });
 
+test('OTEL_TRACES_SAMPLER=always_off: no span is sent, and the traceparent says not sampled', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const r = await probe({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'always_off',
+      NOEMA_METRICS: 'off',
+    });
+    assert.equal(r.tracing, true);
+    assert.match(r.traceparent ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    assert.equal(receiver.spans.length, 0);
+  } finally {
+    await receiver.close();
+  }
+});
+
 test('OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none with an endpoint set: nothing is sent', async () => {
   const receiver = await startOtlpReceiver();
   try {
