@@ -10,6 +10,7 @@ import { createFlowEngine } from '../../src/runtimes/flow/index.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
+import { connectSse } from '../../src/testing/sse-client.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 
 interface Sample {
@@ -122,11 +123,23 @@ describeEachStore('Prometheus metrics', (factory) => {
             for (const v of Object.values(m.labels ?? {}))
               assert.doesNotMatch(v, UUID, `${f.name} has an id label`);
 
+        // An open event stream is counted while it is open.
+        const sse = await connectSse(`${http.url}/runs/${started.flowchart_run_id}/events`, auth);
+        assert.equal(sse.status, 200);
+        assert.equal(sampleValue(await scrape(), 'noema_event_subscribers', { transport: 'sse' }), 1);
+        sse.close();
+        let open = 1;
+        for (let i = 0; i < 100 && open !== 0; i++) {
+          await sleep(20);
+          open = sampleValue(await scrape(), 'noema_event_subscribers', { transport: 'sse' });
+        }
+        assert.equal(open, 0, 'and not once it closed');
+
         // The separate port serves the same text without the token, and nothing else.
         assert.ok(http.metricsUrl);
-        const open = await fetch(http.metricsUrl!);
-        assert.equal(open.status, 200);
-        const families = parsePrometheus(await open.text());
+        const separate = await fetch(http.metricsUrl!);
+        assert.equal(separate.status, 200);
+        const families = parsePrometheus(await separate.text());
         assert.equal(sampleValue(families, 'noema_runs_started_total', { kind: 'flowchart_run' }), 1);
         assert.equal((await fetch(http.metricsUrl!.replace('/metrics', '/api/flowcharts'))).status, 404);
       } finally {
