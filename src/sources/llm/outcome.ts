@@ -38,16 +38,14 @@ export async function upstreamFailure(
     );
   }
   const error = readUpstreamError(parsed.ok ? parsed.value : undefined, text);
-  const failureClass = classifyUpstream(res.status, error);
-  if (failureClass === null) {
-    return new SourceFailure('http_status', `${what} answered HTTP ${res.status}: ${error.message}`, {
-      response,
-    });
-  }
+  const failureClass = classifyUpstream(res.status, error) ?? 'http_status';
+  // How long the provider asked to wait, in the recorded message and the error's details.
   const wait = res.status === 429 || res.status === 503 ? retryAfterMs((name) => res.header(name)) : null;
+  const after = wait !== null ? ` (retry after ${wait} ms)` : '';
+  const named = failureClass === 'http_status' ? '' : ` (${failureClass})`;
   return new SourceFailure(
     failureClass,
-    `${what} answered HTTP ${res.status} (${failureClass}): ${error.message}`,
+    `${what} answered HTTP ${res.status}${named}: ${error.message}${after}`,
     {
       response,
       details: { http_status: res.status, ...(wait !== null ? { retry_after_ms: wait } : {}) },

@@ -17,7 +17,7 @@ describeEachStore('scripted provider failures', (factory) => {
           error: { status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'slow down' } } },
         },
         'rate_limited',
-        /HTTP 429 \(rate_limited\): slow down/,
+        /HTTP 429 \(rate_limited\): slow down \(retry after 2000 ms\)/,
       ],
       [{ refusal: 'I cannot help with that.' }, 'refusal', /the model refused: I cannot help with that\./],
       [{ text: '{"ok": tr', finish_reason: 'length' }, 'truncated', /was cut off at 8 tokens/],
@@ -48,6 +48,8 @@ describeEachStore('scripted provider failures', (factory) => {
           if (cls === 'rate_limited') assert.equal(out.error!.details.retry_after_ms, 2000);
           const row = await getSourceInvocation(store, out.source_invocation_id);
           assert.equal(row.failure_class, cls);
+          // What the provider asked is recorded with the invocation, for each attempt.
+          if (cls === 'rate_limited') assert.match(String(row.failure_message), /retry after 2000 ms/);
         } finally {
           await model.close();
         }
