@@ -100,6 +100,8 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   const failing = new Incident('NOEMA_OTEL_OBSERVER_FAILED');
   /** Reads of stored trace contexts in flight, so spans of a resumed run wait for theirs. */
   const loading = new Map<string, Promise<RunTrace>>();
+  /** Writes of trace contexts in flight (`idle` waits for them). */
+  const pendingWrites = new Set<Promise<void>>();
 
   const fresh = (run_id: string, parent: SpanRef | null, created_at: number | null): RunTrace => {
     const traceId = parent?.traceId ?? runTraceId(run_id);
@@ -170,7 +172,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     if (kind === 'agent_message') attributes['gen_ai.operation.name'] = 'invoke_agent';
     const start = t.created_at ?? uuidv7Time(run_id) ?? at;
     spans.emit({
-      name: RUN_SPAN_NAMES[kind ?? 'flowchart_run'] ?? 'noema.run',
+      name: kind ? RUN_SPAN_NAMES[kind] : 'noema.run',
       kind: 'internal',
       traceId: t.traceId,
       spanId: runSpanId(run_id),
@@ -300,5 +302,3 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     },
   };
 }
-
-const pendingWrites = new Set<Promise<void>>();
