@@ -80,6 +80,14 @@ export const workerCommand: Command = {
     }
     const stopped = untilSignal();
     const store = await openNoemaStore(config);
+    // Traces as `serve` exports them (OTEL_*; nothing is loaded when unset). A worker serves no /metrics.
+    const { startObservability } = await import('../../../observability/index.ts');
+    const observability = await startObservability({ env: process.env, store, metrics: false }).catch(
+      async (err: unknown) => {
+        await store.close();
+        throw err;
+      },
+    );
     const sweep = startSweep(store, config);
     const { startWorker } = await import('./worker-process.ts');
     const worker = startWorker(store, {
@@ -103,6 +111,8 @@ export const workerCommand: Command = {
         : `drained: ${report.released} run(s) still in flight released to other processes`,
     );
     await sweep.stop();
+    // Spans still queued are sent, within a bound: a collector that is down does not hold the exit.
+    await observability.shutdown(3_000);
     await store.close();
     setTimeout(() => process.exit(EXIT_OK), EXIT_AFTER_DRAIN_MS).unref();
     return EXIT_OK;
