@@ -35,6 +35,9 @@ test('noema llm check calls the endpoint as its profile sends it and says what c
     const unset = await runCli(['llm', 'check', '--endpoint', 'slow'], env);
     assert.equal(unset.code, 1);
     assert.match(unset.stdout, /failed \(not_configured\).*NOEMA_LLM_SLOW_BASE_URL/);
+    const bad = await runCli(['llm', 'check', '--endpoint', 'Fast!'], env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--endpoint is invalid: "Fast!"/);
   } finally {
     await fixture.close();
   }

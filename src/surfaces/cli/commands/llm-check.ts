@@ -3,6 +3,7 @@
  * provider profile sends it; prints what was sent and what came back. Exit 1 when the call failed.
  */
 import { loadConfig } from '../../../app/config.ts';
+import { NoemaError } from '../../../core/errors.ts';
 import { type Command, EXIT_FAILED, EXIT_OK } from '../command.ts';
 
 export const llmCheckCommand: Command = {
@@ -24,6 +25,12 @@ export const llmCheckCommand: Command = {
   },
   example: 'noema llm check --endpoint fast',
   async run({ flags, io }) {
+    if (typeof flags.endpoint === 'string' && !/^[a-z][a-z0-9_]{0,63}$/.test(flags.endpoint)) {
+      throw new NoemaError('USAGE', `--endpoint is invalid: "${flags.endpoint}" is not an endpoint name`, {
+        details: { flag: '--endpoint' },
+        hint: 'a lower-case name as in NOEMA_LLM_<NAME>_BASE_URL, e.g. --endpoint fast',
+      });
+    }
     // The settings (providers, token limits, prices) are checked as every command checks them.
     loadConfig({});
     const { checkLlmEndpoint } = await import('../../../sources/index.ts');
