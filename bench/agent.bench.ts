@@ -23,6 +23,7 @@ import {
 } from '../src/sources/index.ts';
 import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { reasoningReply } from '../src/testing/strict-replies.ts';
 import { langGraphAgentAnchor, mastraAgentAnchor } from './agent/anchors.ts';
 import { countingStore } from './agent/counting-store.ts';
 import { type Bench, summarize } from './lib/harness.ts';
@@ -31,10 +32,12 @@ const SCRIPT = {
   rules: [
     {
       match: { message_matches: '✓ add' },
-      reply: { json: { thinking: 'done', response: 'The sum is 5.' } },
+      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
     },
   ],
-  default: { json: { thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] } },
+  default: {
+    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
+  },
 };
 
 /** One timed call: wall µs, and this process's CPU µs (the model and MCP server run elsewhere). */

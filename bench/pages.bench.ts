@@ -22,6 +22,7 @@ const bench: Bench = {
     script.default = {
       json: {
         kind: 'final_patch',
+        tool_call: null,
         patch: {
           narration: 'Bob walks another lap around the park and notes the weather.',
           effects: [

@@ -310,6 +310,7 @@ const bench: Bench = {
         reply: {
           json: {
             kind: 'final_patch',
+            tool_call: null,
             patch: {
               narration: 'done',
               effects: [{ op: 'set_entity_state', entity_id: `e${i}`, state: 'refreshed' }],
@@ -323,6 +324,7 @@ const bench: Bench = {
           json: {
             kind: 'tool_call',
             tool_call: { name: 'use_drinking_fountain', arguments: { actor_id: `e${i}`, turn: 1 } },
+            patch: null,
           },
         },
       });

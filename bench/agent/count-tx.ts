@@ -9,13 +9,19 @@ import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { reasoningReply } from '../../src/testing/strict-replies.ts';
 import { countingStore } from './counting-store.ts';
 
 const SCRIPT = {
   rules: [
-    { match: { message_matches: '✓ add' }, reply: { json: { thinking: 'done', response: 'The sum is 5.' } } },
+    {
+      match: { message_matches: '✓ add' },
+      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
+    },
   ],
-  default: { json: { thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] } },
+  default: {
+    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
+  },
 };
 
 const model = await startScriptedModel({ script: SCRIPT as never });

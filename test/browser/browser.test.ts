@@ -23,6 +23,7 @@ function script() {
   const patch = (narration: string, state: string) => ({
     json: {
       kind: 'final_patch',
+      tool_call: null,
       patch: { narration, effects: [{ op: 'set_entity_state', entity_id: 'bob', state }] },
     },
   });

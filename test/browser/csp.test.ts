@@ -21,6 +21,7 @@ function script() {
   const slow = {
     json: {
       kind: 'final_patch',
+      tool_call: null,
       patch: {
         narration: 'Bob waits.',
         effects: [{ op: 'set_entity_state', entity_id: 'bob', state: 'waiting' }],

@@ -27,6 +27,7 @@ describeEachStore('browser pages', (factory) => {
         reply: {
           json: {
             kind: 'final_patch',
+            tool_call: null,
             patch: {
               narration: 'The ant writes <b>bold</b>.',
               effects: [{ op: 'set_entity_state', entity_id: 'ant', state: '<img src=x onerror=alert(1)>' }],

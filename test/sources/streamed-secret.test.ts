@@ -11,6 +11,7 @@ import { getLlmCall } from '../../src/sources/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startAgentKit } from '../../src/testing/agent-kit.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
+import { reasoningReply } from '../../src/testing/strict-replies.ts';
 
 const API_KEY = 'sk-e2e-0123456789abcdef';
 const CHUNK_CHARS = 5;
@@ -24,7 +25,7 @@ function script(): ModelScript {
     reply: {
       chunk_chars,
       chunk_delay_ms: chunk_chars === 1 ? 2 : 40,
-      json: { thinking: 'echo', response: answer(pad), switch_mode: null },
+      json: reasoningReply({ thinking: 'echo', response: answer(pad), switch_mode: null }),
     },
   });
   return {
@@ -33,7 +34,7 @@ function script(): ModelScript {
       ...Array.from({ length: CHUNK_CHARS }, (_, pad) => echo(pad, CHUNK_CHARS)),
       echo(0, 1),
     ],
-    default: { json: { thinking: 't', response: 'ok' } },
+    default: { json: reasoningReply({ thinking: 't', response: 'ok' }) },
   };
 }
 
@@ -105,7 +106,10 @@ describeEachStore('a streamed API key is redacted across chunk boundaries', (fac
           const deltas = [...byCall.values()].find((d) => d.includes('the key is')) ?? '';
           assert.equal(deltas, answer(pad!).replace(API_KEY, '[REDACTED]'), `no text is lost (${what})`);
           const texts = events.filter((e) => e.event === 'text').map((e) => e.data.text);
-          assert.ok(texts.includes(deltas), `the stored text event is what the deltas said: ${JSON.stringify(texts)}`);
+          assert.ok(
+            texts.includes(deltas),
+            `the stored text event is what the deltas said: ${JSON.stringify(texts)}`,
+          );
           assert.equal(turn.response?.includes(API_KEY), false);
 
           const calls = await store.all<{ source_invocation_id: string }>(

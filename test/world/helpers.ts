@@ -5,10 +5,10 @@ import type { Store } from '../../src/store/store.ts';
 import type { ParkKit } from '../../src/testing/world-kit.ts';
 
 export const finalPatch = (narration: string, effects: unknown[] = []) => ({
-  json: { kind: 'final_patch', patch: { narration, effects } },
+  json: { kind: 'final_patch', tool_call: null, patch: { narration, effects } },
 });
 export const toolCall = (name: string, args: Record<string, unknown>) => ({
-  json: { kind: 'tool_call', tool_call: { name, arguments: args } },
+  json: { kind: 'tool_call', tool_call: { name, arguments: args }, patch: null },
 });
 
 export type InvocationRow = Record<string, unknown> & {

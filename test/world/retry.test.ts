@@ -155,7 +155,7 @@ describeEachStore('world model-content retries', (factory) => {
     await factory.withStore(async ({ store }) => {
       const script = {
         rules: [
-          { match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) },
+          { match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi', turn: null }) },
           { match: { call: 2 }, reply: { text: 'not JSON' } },
         ],
         default: finalPatch('Bob texted Alice.'),
@@ -189,7 +189,9 @@ describeEachStore('world model-content retries', (factory) => {
     await factory.withStore(async ({ store: raw }) => {
       const { store, txs } = recordingTransactions(raw);
       const script = {
-        rules: [{ match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) }],
+        rules: [
+          { match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi', turn: null }) },
+        ],
         default: finalPatch('Bob texted Alice.'),
       };
       const kit = await startParkKit(store, { script });
@@ -229,7 +231,7 @@ describeEachStore('world model-content retries', (factory) => {
       const script = {
         rules: [
           { match: { call: 1 }, reply: { text: 'Bob wonders what to do.' } },
-          { match: { call: 2 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) },
+          { match: { call: 2 }, reply: toolCall('send_text', { to: 'alice', body: 'hi', turn: null }) },
         ],
         default: finalPatch('Bob texted Alice.'),
       };
@@ -311,7 +313,12 @@ describeEachStore('world model-content retries', (factory) => {
   test('a tool call past max_tool_calls fails the attempt', async () => {
     await factory.withStore(async ({ store }) => {
       const script = {
-        rules: [{ match: { subject: 'bob' }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) }],
+        rules: [
+          {
+            match: { subject: 'bob' },
+            reply: toolCall('send_text', { to: 'alice', body: 'hi', turn: null }),
+          },
+        ],
         default: finalPatch('x'),
       };
       const kit = await startParkKit(store, { script });

@@ -11,7 +11,9 @@ describeEachStore('world turn result', (factory) => {
     await factory.withStore(async ({ store: raw }) => {
       const { store, txs, reads } = recordingTransactions(raw);
       const script = {
-        rules: [{ match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi' }) }],
+        rules: [
+          { match: { call: 1 }, reply: toolCall('send_text', { to: 'alice', body: 'hi', turn: null }) },
+        ],
         default: finalPatch('Bob texted Alice.', [
           { op: 'set_entity_state', entity_id: 'bob', state: 'texting' },
         ]),

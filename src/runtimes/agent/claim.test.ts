@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
 
 const script: ModelScript = {
   rules: [{ match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } }],
-  default: { json: { thinking: 't', response: 'back' } },
+  default: { json: reasoningReply({ thinking: 't', response: 'back' }) },
 };
 
 /** A second OS process sending `content`; resolves its output once it printed `ready` (or exited). */

@@ -11,6 +11,7 @@ import { openStore, parseStoreTarget } from '../../store/index.ts';
 import type { Store } from '../../store/store.ts';
 import { type AgentKit, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
 import { createAgentRuntime } from './index.ts';
 import { claimSession, closeTurn, findSession } from './sessions/session-store.ts';
 
@@ -22,7 +23,7 @@ const script: ModelScript = {
     // The first reasoning call never answers: its process is killed while waiting.
     { match: { last_message_contains: 'first' }, reply: { hang: true }, times: 1 },
   ],
-  default: { json: { thinking: 't', response: 'back' } },
+  default: { json: reasoningReply({ thinking: 't', response: 'back' }) },
 };
 
 /** Sends `first` in a worker process, kills it mid model call, and waits out its engine lease. */

@@ -5,6 +5,7 @@ import { retrieveMemories } from '../../memory/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { tracedPrompts } from '../../testing/agent-kit-read.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
 import type { SessionEvent } from './index.ts';
 
 describeEachStore('agent sessions: reasoning, tools and memory', (factory) => {
@@ -106,10 +107,10 @@ describeEachStore('agent sessions: reasoning, tools and memory', (factory) => {
           {
             match: { any_message_contains: 'WORKING MEMORY' },
             times: 1,
-            reply: { json: { thinking: 'x', tool_calls: [{ name: 'nope', args: {} }] } },
+            reply: { json: reasoningReply({ thinking: 'x', tool_calls: [{ name: 'nope', args: {} }] }) },
           },
         ],
-        default: { json: { thinking: 'ok now', response: 'fixed' } },
+        default: { json: reasoningReply({ thinking: 'ok now', response: 'fixed' }) },
       };
       const kit = await startAgentKit(store, { script });
       try {
@@ -168,7 +169,7 @@ describeEachStore('agent sessions: reasoning, tools and memory', (factory) => {
             reply: { delay_ms: 150, json: { emotion: 'calm', intensity: 0.1, modulation: 'plain' } },
           },
         ],
-        default: { json: { thinking: 't', response: 'ok' } },
+        default: { json: reasoningReply({ thinking: 't', response: 'ok' }) },
       };
       const kit = await startAgentKit(store, {
         script,

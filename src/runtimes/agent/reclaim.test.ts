@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
 import { waitUntil } from '../../testing/wait.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
@@ -16,7 +17,7 @@ const script: ModelScript = {
     // The first reasoning call never answers: its process is killed while waiting.
     { match: { last_message_contains: 'first' }, reply: { hang: true }, times: 1 },
   ],
-  default: { json: { thinking: 't', response: 'back' } },
+  default: { json: reasoningReply({ thinking: 't', response: 'back' }) },
 };
 
 /** The scripted model's request of the reasoning call that hangs (its last message is `first`). */

@@ -7,6 +7,7 @@ import { getLlmCall } from '../../sources/index.ts';
 import { recoverInterruptedInvocations } from '../../sources/recovery.ts';
 import { CALCULATOR_SCRIPT_PATH, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
 import { createAgentRuntime } from './index.ts';
 
 const WORKER = fileURLToPath(new URL('../../testing/agent-worker.ts', import.meta.url));
@@ -18,7 +19,7 @@ const script: ModelScript = {
     // again after the crash is answered by the default).
     { match: { last_message_contains: 'first' }, reply: { hang: true }, times: 1 },
   ],
-  default: { json: { thinking: 't', response: 'back' } },
+  default: { json: reasoningReply({ thinking: 't', response: 'back' }) },
 };
 
 /** The scripted model's request of the reasoning call that hangs (its last message is `first`). */
@@ -116,23 +117,23 @@ describeEachStore('agent sessions after a process dies mid-turn', (factory) => {
           // The call made again after the crash answers.
           {
             match: { message_matches: '✓ ecs_request → ' },
-            reply: { json: { thinking: 't', response: 'booked' } },
+            reply: { json: reasoningReply({ thinking: 't', response: 'booked' }) },
           },
           {
             match: { last_message_contains: 'book a slot' },
             reply: {
-              json: {
+              json: reasoningReply({
                 thinking: 'ask',
                 ecs_request: {
                   title: 'Pick a day',
                   description: 'Which day?',
                   fields: { type: 'object', required: ['day'], properties: { day: { enum: ['monday'] } } },
                 },
-              },
+              }),
             },
           },
         ],
-        default: { json: { thinking: 't', response: 'back' } },
+        default: { json: reasoningReply({ thinking: 't', response: 'back' }) },
       };
       const kit = await startAgentKit(store, {
         script: ecsScript,
@@ -315,11 +316,11 @@ describeEachStore('a model reply received whole before its process died', (facto
       { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
       {
         match: { last_message_contains: 'first' },
-        reply: { json: { thinking: 't', response: 'kept' }, hang_after_finish: true },
+        reply: { json: reasoningReply({ thinking: 't', response: 'kept' }), hang_after_finish: true },
         times: 1,
       },
     ],
-    default: { json: { thinking: 't', response: 'back' } },
+    default: { json: reasoningReply({ thinking: 't', response: 'back' }) },
   };
 
   for (const recoveredBy of ['the next runtime to settle the turn', 'the recovery sweep first'] as const) {

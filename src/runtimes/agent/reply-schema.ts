@@ -4,6 +4,7 @@
  * of the EmotionNode and of the ImpressionSynthesizer's two calls.
  */
 import type { JsonSchema } from '../../core/schema-registry.ts';
+import { strictDeliveryOf } from '../../core/strict-delivery.ts';
 
 export interface ToolCallRequest {
   name: string;
@@ -144,3 +145,14 @@ export const SYNTHESIS_SCHEMA: JsonSchema = {
     failure_patterns: { type: 'array', items: { type: 'string' } },
   },
 };
+
+/**
+ * The schemas above as a model is sent them (the strict subset, `core/strict-delivery.ts`): every
+ * property present (optional ones nullable), `args`, `fields`, `facts` and `preferences` as strings
+ * of JSON, `project_context` and `projects` as `{key, value}` pairs, no bounds. The schemas above
+ * stay the contract: a reply is read back (`fromStrictDelivery`) and validated against them.
+ */
+export const REASONING_REPLY_DELIVERY = strictDeliveryOf(REASONING_REPLY_SCHEMA, 'ReasoningReply');
+export const EMOTION_DELIVERY = strictDeliveryOf(EMOTION_SCHEMA, 'EmotionReading');
+export const INSIGHTS_DELIVERY = strictDeliveryOf(INSIGHTS_SCHEMA, 'InteractionInsights');
+export const SYNTHESIS_DELIVERY = strictDeliveryOf(SYNTHESIS_SCHEMA, 'ProfileSynthesis');

@@ -21,7 +21,12 @@ import { synthesisNodes } from './profiles/synthesis-graph.ts';
 import { resumeProfileUpdates } from './profiles/synthesizer.ts';
 import { forgetUser, getUserProfile } from './profiles/users.ts';
 import type { ReasoningMemoryPort } from './reasoning-memory.ts';
-import { EMOTION_SCHEMA, INSIGHTS_SCHEMA, REASONING_REPLY_SCHEMA, SYNTHESIS_SCHEMA } from './reply-schema.ts';
+import {
+  EMOTION_DELIVERY,
+  INSIGHTS_DELIVERY,
+  REASONING_REPLY_DELIVERY,
+  SYNTHESIS_DELIVERY,
+} from './reply-schema.ts';
 import type { TurnResult } from './sessions/drive.ts';
 import { continueEcs, respondEcs } from './sessions/ecs.ts';
 import { listSessionEvents, type SessionEvent } from './sessions/events.ts';
@@ -107,7 +112,7 @@ export async function createAgentRuntime(
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
   });
   const [reasoning, emotion, insights, synthesis] = await Promise.all(
-    [REASONING_REPLY_SCHEMA, EMOTION_SCHEMA, INSIGHTS_SCHEMA, SYNTHESIS_SCHEMA].map((s) =>
+    [REASONING_REPLY_DELIVERY, EMOTION_DELIVERY, INSIGHTS_DELIVERY, SYNTHESIS_DELIVERY].map((s) =>
       putJsonSchema(store, s),
     ),
   );

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
 import type { SessionEvent } from './index.ts';
 
 const ANSWER = 'Hello "world" — naïve 😀\nthe sum is {5}; bye\\';
@@ -15,11 +16,11 @@ const script: ModelScript = {
       reply: {
         chunk_chars: 5,
         chunk_delay_ms: 25,
-        json: { thinking: 'the "response" comes last', response: ANSWER, switch_mode: null },
+        json: reasoningReply({ thinking: 'the "response" comes last', response: ANSWER, switch_mode: null }),
       },
     },
   ],
-  default: { json: { thinking: 't', response: 'ok' } },
+  default: { json: reasoningReply({ thinking: 't', response: 'ok' }) },
 };
 
 describeEachStore('agent sessions: the answer is token-streamed', (factory) => {

@@ -4,6 +4,7 @@ import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { flowKit } from '../../testing/flow-kit.ts';
+import { deliveredReply } from '../../testing/strict-replies.ts';
 import {
   cancelFlowRun,
   createFlowchart,
@@ -12,6 +13,7 @@ import {
   listNodeArtifacts,
   runFlowchart,
 } from './index.ts';
+import { PATCH_SCHEMA } from './nodes/plan.ts';
 
 /** start → node → end */
 async function single(store: Store, node: Record<string, unknown>) {
@@ -70,7 +72,7 @@ describeEachStore('flowchart failure semantics', (factory) => {
     factory.withStore(async ({ store }) => {
       const kit = await flowKit(store, {
         rules: [],
-        default: { json: { stages: [{ stage_key: 's', title: 'S' }] } },
+        default: { json: deliveredReply({ stages: [{ stage_key: 's', title: 'S' }] }, PATCH_SCHEMA) },
       });
       try {
         const fc = await single(store, {
@@ -288,7 +290,9 @@ describeEachStore('flowchart failure semantics', (factory) => {
         rules: [
           {
             match: { any_message_contains: 'Transform this plan patch' },
-            reply: { json: { stages: [{ stage_key: 'shout', title: 'SHIP IT' }] } },
+            reply: {
+              json: deliveredReply({ stages: [{ stage_key: 'shout', title: 'SHIP IT' }] }, PATCH_SCHEMA),
+            },
           },
         ],
       });

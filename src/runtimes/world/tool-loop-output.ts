@@ -1,21 +1,34 @@
 /**
  * ToolLoopOutput (seed 004 D5): what an `llm_tool_loop` generation returns — one tool call or
- * the final WorldPatch. The kernel composes its JSON Schema from the node's tools (each with its
- * arguments schema) and the WorldPatch schema; the LLM source delivers it per `schema_delivery`.
+ * the final WorldPatch. Two schemas: the contract (alternatives told apart by `kind`, each tool's
+ * own arguments schema and the WorldPatch schema, bounds included), which judges every output;
+ * and the one sent to the model, in the strict subset (`core/strict-schema.ts`): one object whose
+ * `kind` says which of its nullable `tool_call` / `patch` holds the answer.
  */
+import { NoemaError } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
+import { fromStrictDelivery, strictDeliveryOf, toStrictDelivery } from '../../core/strict-delivery.ts';
 import { WORLD_PATCH_SCHEMA } from './world-patch.ts';
 
 export type ToolLoopOutput =
   | { kind: 'tool_call'; tool_call: { name: string; arguments: Record<string, unknown> } }
   | { kind: 'final_patch'; patch: { narration: string; effects: unknown[] } };
 
+type FinalPatch = Extract<ToolLoopOutput, { kind: 'final_patch' }>;
+
+/** What the model answers under the delivered schema. */
+export interface ToolLoopDelivered {
+  kind: 'tool_call' | 'final_patch';
+  tool_call: { name: string; arguments: unknown } | null;
+  patch: unknown;
+}
+
+type Tools = ReadonlyArray<{ name: string; arguments: JsonSchema }>;
+
 const { $schema: _drop, ...patchSchema } = WORLD_PATCH_SCHEMA;
 
-/** `tools` with their arguments schemas; no tools (or no calls left) leaves only the final branch. */
-export function composeToolLoopSchema(
-  tools: ReadonlyArray<{ name: string; arguments: JsonSchema }>,
-): JsonSchema {
+/** The contract: `tools` with their arguments schemas; no tools leaves only the final branch. */
+export function composeToolLoopSchema(tools: Tools): JsonSchema {
   const final = {
     type: 'object',
     required: ['kind', 'patch'],
@@ -37,4 +50,80 @@ export function composeToolLoopSchema(
     },
   }));
   return { title: 'ToolLoopOutput', anyOf: [...calls, final] };
+}
+
+/** The WorldPatch as a model is sent it: seed 004's schema converted to the strict subset. */
+export const WORLD_PATCH_DELIVERY: Record<string, unknown> = strictDeliveryOf(
+  WORLD_PATCH_SCHEMA,
+  'WorldPatch',
+);
+
+/**
+ * The schema sent to the model. A tool whose arguments schema has no strict-subset form (a keyword
+ * such as `allOf` or `$ref`) is refused: `INVALID_SCHEMA` naming the tool, the keyword's pointer
+ * and the provider rule.
+ */
+export function composeToolLoopDelivery(tools: Tools): JsonSchema {
+  const calls = tools.map((t) => {
+    const args = toStrictDelivery(t.arguments);
+    if (!args.ok) {
+      const v = args.violations[0]!;
+      throw new NoemaError(
+        'INVALID_SCHEMA',
+        `the arguments schema of tool "${t.name}" cannot be sent to a model: ${v.path || '/'} ${v.message}`,
+        { details: { tool: t.name, violations: args.violations } },
+      );
+    }
+    return {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'arguments'],
+      properties: { name: { type: 'string', enum: [t.name] }, arguments: args.schema },
+    };
+  });
+  return {
+    title: 'ToolLoopOutput',
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'tool_call', 'patch'],
+    properties: {
+      kind: {
+        type: 'string',
+        enum: calls.length > 0 ? ['tool_call', 'final_patch'] : ['final_patch'],
+        description:
+          'tool_call: call one listed tool (patch null); final_patch: the WorldPatch (tool_call null).',
+      },
+      tool_call: calls.length > 0 ? { anyOf: [...calls, { type: 'null' }] } : { type: 'null' },
+      patch: { anyOf: [WORLD_PATCH_DELIVERY, { type: 'null' }] },
+    },
+  };
+}
+
+/**
+ * A delivered answer as the contract's ToolLoopOutput, or why it is not one: `kind` names the
+ * branch that must be set, and the other must be null.
+ */
+export function decodeToolLoopOutput(
+  delivered: ToolLoopDelivered,
+  tools: Tools,
+): { ok: true; output: ToolLoopOutput } | { ok: false; error: string } {
+  if (delivered.kind === 'tool_call') {
+    const call = delivered.tool_call;
+    if (call === null) return { ok: false, error: 'kind is "tool_call" but tool_call is null' };
+    if (delivered.patch !== null) return { ok: false, error: 'kind is "tool_call" but patch is not null' };
+    const tool = tools.find((t) => t.name === call.name);
+    const args = tool ? fromStrictDelivery(call.arguments, tool.arguments) : call.arguments;
+    return {
+      ok: true,
+      output: {
+        kind: 'tool_call',
+        tool_call: { name: call.name, arguments: args as Record<string, unknown> },
+      },
+    };
+  }
+  if (delivered.patch === null) return { ok: false, error: 'kind is "final_patch" but patch is null' };
+  if (delivered.tool_call !== null)
+    return { ok: false, error: 'kind is "final_patch" but tool_call is not null' };
+  const patch = fromStrictDelivery(delivered.patch, patchSchema) as FinalPatch['patch'];
+  return { ok: true, output: { kind: 'final_patch', patch } };
 }

@@ -13,17 +13,35 @@ export function isOutputKindName(kind: string): boolean {
   return KIND_NAME.test(kind);
 }
 
+/**
+ * `reason`, when given, says why the runtime rejected the output: kept in the row's `metadata` as
+ * `model_output_reason` (a succeeded call whose output the runtime refused has no failure message).
+ */
 export async function setModelOutputKind(
   q: Queryable,
   sourceInvocationId: string,
   kind: string,
+  reason?: string,
 ): Promise<void> {
   if (!isOutputKindName(kind)) throw invalidInput('model_output_kind must be a lower_snake name', { kind });
   // The LLM trace (the `llm_calls` view) reads it from the same row.
-  await q.run('UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id = ?', [
-    kind,
-    sourceInvocationId,
-  ]);
+  if (reason === undefined) {
+    await q.run('UPDATE source_invocations SET model_output_kind = ? WHERE source_invocation_id = ?', [
+      kind,
+      sourceInvocationId,
+    ]);
+    return;
+  }
+  const row = await q.get<{ metadata: string }>(
+    'SELECT metadata FROM source_invocations WHERE source_invocation_id = ?',
+    [sourceInvocationId],
+  );
+  if (!row) return;
+  const metadata = { ...(JSON.parse(row.metadata) as Record<string, unknown>), model_output_reason: reason };
+  await q.run(
+    'UPDATE source_invocations SET model_output_kind = ?, metadata = ? WHERE source_invocation_id = ?',
+    [kind, JSON.stringify(metadata), sourceInvocationId],
+  );
 }
 
 /** Ids per statement of `setModelOutputKinds` (a bound well inside every backend's parameter limit). */

@@ -1,27 +1,32 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ModelScript } from '../../dev/scripted-model/index.ts';
+import { INSIGHTS_SCHEMA } from '../../runtimes/agent/reply-schema.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { tracedPrompts } from '../../testing/agent-kit-read.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { deliveredReply, reasoningReply } from '../../testing/strict-replies.ts';
 import { agentReasoningMemory } from './agent-memory.ts';
 import { catalogDispatcher } from './catalogs.ts';
 
 const script: ModelScript = {
   rules: [
-    { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+    {
+      match: { any_message_contains: 'Extract user insights' },
+      reply: { json: deliveredReply({}, INSIGHTS_SCHEMA) },
+    },
     {
       match: { message_matches: '✓ branchmind_notes_commit' },
-      reply: { json: { thinking: 'noted', response: 'Noted for the team.' } },
+      reply: { json: reasoningReply({ thinking: 'noted', response: 'Noted for the team.' }) },
     },
   ],
   default: {
-    json: {
+    json: reasoningReply({
       thinking: 'write it to the shared memory',
       tool_calls: [
         { name: 'branchmind_notes_commit', args: { doc: 'notes', content: 'the park closes at sunset' } },
       ],
-    },
+    }),
   },
 };
 

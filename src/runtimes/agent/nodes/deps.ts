@@ -3,7 +3,11 @@
  * the channel shapes of an agent run, and the one way a node calls a model (an engine action through
  * the sources layer, so every call is a durable, traced source invocation linked to the run).
  */
+import { validateCompiled } from '../../../core/compiled-validators.ts';
+import type { JsonSchema } from '../../../core/schema-registry.ts';
+import { fromStrictDelivery } from '../../../core/strict-delivery.ts';
 import type { ContractView, Json, NodeContext } from '../../../engine/index.ts';
+import { finishedCallOfContract, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { ReasoningMemoryPort } from '../reasoning-memory.ts';
 import type { MemoryContext } from '../state/agent-state.ts';
@@ -13,6 +17,7 @@ export interface AgentNodeDeps {
   store: Store;
   /** The reasoning-memory tools, when the surface provides them. */
   memory?: ReasoningMemoryPort;
+  /** The stored schemas sent to the model (the strict-subset forms of the contracts in `reply-schema.ts`). */
   schemaHashes: { reasoning: string; emotion: string; insights: string; synthesis: string };
 }
 
@@ -81,18 +86,48 @@ export function isInterrupted(contract: Pick<ContractView, 'status' | 'error'>):
   );
 }
 
+/** The generation's trace row, as a contract of this run names it (null when it never finished). */
+async function invocationOf(store: Store, ctx: NodeContext<unknown>, contract: ContractView) {
+  const call = await finishedCallOfContract(store, { contract_id: contract.contract_id, run_id: ctx.run_id });
+  return call?.source_invocation_id ?? null;
+}
+
+/**
+ * Names a generation's `model_output_kind` on its trace row: the accepted kind, or `rejected` with
+ * the reason (kept in the row's metadata as `model_output_reason`). Written again, to the same
+ * value, when a replayed node judges the same reply.
+ */
+export async function markModelOutput(
+  store: Store,
+  ctx: NodeContext<unknown>,
+  contract: ContractView,
+  kind: string,
+  reason?: string,
+): Promise<void> {
+  const id = await invocationOf(store, ctx, contract);
+  if (id === null) return;
+  await store.transaction((tx) => setModelOutputKind(tx, id, kind, reason));
+}
+
 /**
  * Calls an LLM source as an engine action. A failed call's typed failure tells a content failure
- * (retry) from a call failure. A model call has no side effect, so one a crash interrupted is made
- * again in the same attempt (as a world generation is), each redo an action of its own: a finished
- * redo replays, so only the interrupted one is made again — up to MAX_INTERRUPTED_REDOS times.
+ * (retry) from a call failure. The model is sent the strict-subset form of `contract` (stored
+ * under `schema_hash`); its reply is read back and validated against `contract` itself, so what the
+ * subset cannot say (bounds, lengths) is a content failure too. A model call has no side effect, so
+ * one a crash interrupted is made again in the same attempt (as a world generation is), each redo
+ * an action of its own: a finished redo replays, so only the interrupted one is made again — up to
+ * MAX_INTERRUPTED_REDOS times. A content failure marks the row `rejected`; an accepted reply is
+ * marked `output_kind` when given (else the caller marks it once it has judged it).
  */
 export async function callModel(
   ctx: NodeContext<unknown>,
   input: {
+    store: Store;
     source_hash: string;
     messages: Array<{ role: string; content: string }>;
     schema_hash: string;
+    contract: JsonSchema;
+    output_kind?: string;
     key: string;
     /** Stream the reply's `response` string to the session as it arrives (the ReasoningNode). */
     stream_response?: boolean;
@@ -108,10 +143,21 @@ export async function callModel(
   let contract = await ctx.act('llm_generation', payload, { key: input.key });
   for (let redo = 1; isInterrupted(contract) && redo <= MAX_INTERRUPTED_REDOS; redo++)
     contract = await ctx.act('llm_generation', payload, { key: `${input.key}:redo:${redo}` });
-  if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object')
-    return { ok: true, value: contract.result as Record<string, unknown>, contract };
+  if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object') {
+    const value = fromStrictDelivery(contract.result, input.contract);
+    const v = validateCompiled(input.contract, value);
+    if (!v.ok) {
+      const error = `the reply does not match its contract: ${v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`;
+      await markModelOutput(input.store, ctx, contract, 'rejected', error);
+      return { ok: false, content_failure: true, error, contract };
+    }
+    if (input.output_kind) await markModelOutput(input.store, ctx, contract, input.output_kind);
+    return { ok: true, value: value as Record<string, unknown>, contract };
+  }
   const error = contract.error_message ?? contract.error?.message ?? `model call ended ${contract.status}`;
-  return { ok: false, content_failure: isContentFailure(contract), error, contract };
+  const content_failure = isContentFailure(contract);
+  if (content_failure) await markModelOutput(input.store, ctx, contract, 'rejected', error);
+  return { ok: false, content_failure, error, contract };
 }
 
 /** The corrective notes of earlier attempts as one message for the next attempt. */

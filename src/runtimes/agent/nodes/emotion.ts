@@ -5,7 +5,7 @@
  */
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { getAgent } from '../definition.ts';
-import type { EmotionReading } from '../reply-schema.ts';
+import { EMOTION_SCHEMA, type EmotionReading } from '../reply-schema.ts';
 import { type AgentNodeDeps, callModel, correctiveMessage, emit, note, type SessionRef } from './deps.ts';
 
 export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
@@ -19,7 +19,10 @@ export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
       const query = (ctx.state.execution as { query: string }).query;
       const call = await callModel(ctx, {
         source_hash: (def.emotion.llm_source_ref ?? def.llm_source_ref).hash,
+        store: deps.store,
         schema_hash: deps.schemaHashes.emotion,
+        contract: EMOTION_SCHEMA,
+        output_kind: 'emotion',
         key: 'emotion',
         messages: [
           {

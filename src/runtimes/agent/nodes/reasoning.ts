@@ -17,7 +17,12 @@ import type {
 import { getAgent } from '../definition.ts';
 import { buildReasoningPrompt, type PromptTool } from '../prompt.ts';
 import { memoryPromptTools } from '../reasoning-memory.ts';
-import type { EcsForm, EmotionReading, ReasoningReply } from '../reply-schema.ts';
+import {
+  type EcsForm,
+  type EmotionReading,
+  REASONING_REPLY_SCHEMA,
+  type ReasoningReply,
+} from '../reply-schema.ts';
 import { type AgentState, updateReasoningFromReply } from '../state/agent-state.ts';
 import { callViews, type ExecutionState, nextIteration, type StopReason } from '../state/execution-state.ts';
 import { decideMode } from '../state/mode.ts';
@@ -31,6 +36,7 @@ import {
   type ExecutionCore,
   emit,
   type MemoryContext,
+  markModelOutput,
   type Notification,
   note,
   type SessionRef,
@@ -99,6 +105,12 @@ function replyProblem(reply: ReasoningReply, tools: readonly PromptTool[]): stri
   return acts ? null : 'the reply has no response, no tool_calls and no ecs_request';
 }
 
+/** An accepted reply's `model_output_kind`: what it does (a response ends the interaction first). */
+function replyKind(reply: ReasoningReply): string {
+  if (reply.response) return 'response';
+  return (reply.tool_calls?.length ?? 0) > 0 ? 'tool_calls' : 'ecs_request';
+}
+
 function finish(
   core: ExecutionCore,
   stop: StopReason,
@@ -160,7 +172,9 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
       const prompt = buildReasoningPrompt(state, tools, core.effective_mode);
       const call = await callModel(ctx, {
         source_hash: def.llm_source_ref.hash,
+        store: deps.store,
         schema_hash: deps.schemaHashes.reasoning,
+        contract: REASONING_REPLY_SCHEMA,
         key: `reasoning-${iteration}`,
         stream_response: true,
         messages: [
@@ -179,6 +193,13 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
 
       const reply = call.value as unknown as ReasoningReply;
       const problem = replyProblem(reply, tools);
+      await markModelOutput(
+        deps.store,
+        ctx,
+        call.contract,
+        problem ? 'rejected' : replyKind(reply),
+        problem ?? undefined,
+      );
       if (problem)
         return {
           kind: 'retry_generation',

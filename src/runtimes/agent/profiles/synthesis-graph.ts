@@ -7,6 +7,7 @@
 import type { GraphSpec, Json, NodeType } from '../../../engine/index.ts';
 import { getAgent } from '../definition.ts';
 import { type AgentNodeDeps, callModel, correctiveMessage } from '../nodes/deps.ts';
+import { INSIGHTS_SCHEMA, SYNTHESIS_SCHEMA } from '../reply-schema.ts';
 import {
   applySynthesis,
   compressForInjection,
@@ -141,7 +142,10 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
       const { profile, revision } = await loadProfile(deps.store, job.user_id);
       const call = await callModel(ctx, {
         source_hash: llm.hash,
+        store: deps.store,
         schema_hash: deps.schemaHashes.insights,
+        contract: INSIGHTS_SCHEMA,
+        output_kind: 'insights',
         key: 'insights',
         messages: [{ role: 'user', content: insightPrompt(job.interaction) }, ...correctiveMessage(ctx)],
       });
@@ -167,7 +171,10 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
       const llm = await llmOf(deps, job.agent_hash);
       const call = await callModel(ctx, {
         source_hash: llm.hash,
+        store: deps.store,
         schema_hash: deps.schemaHashes.synthesis,
+        contract: SYNTHESIS_SCHEMA,
+        output_kind: 'synthesis',
         key: 'synthesis',
         messages: [
           { role: 'user', content: synthesisPrompt(profile, job.interaction) },

@@ -46,7 +46,7 @@ export function evaluateCondition(
   return { matched, reason: `${c.path} = ${shown} ${matched ? '==' : '!='} ${JSON.stringify(c.equals)}` };
 }
 
-const EVAL_SCHEMA = {
+export const EVAL_SCHEMA = {
   type: 'object',
   required: ['evaluations'],
   properties: {

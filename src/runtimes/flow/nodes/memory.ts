@@ -26,7 +26,7 @@ const INTERNAL = {
     'You decide how to search long-term memory. Answer with one JSON object: {"query_text"?: string, "memory_id"?: positive integer, "limit"?: integer 1..50, "confidence"?: number 0..1}.',
 } as const;
 
-const ADD_SCHEMA = {
+export const ADD_SCHEMA = {
   type: 'object',
   required: ['text'],
   properties: {
@@ -37,7 +37,7 @@ const ADD_SCHEMA = {
   additionalProperties: false,
 };
 
-const RETRIEVE_SCHEMA = {
+export const RETRIEVE_SCHEMA = {
   type: 'object',
   properties: {
     query_text: { type: 'string' },

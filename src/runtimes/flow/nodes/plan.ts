@@ -15,10 +15,32 @@ import { callModel } from '../run/llm.ts';
 import { runWithFallback } from '../run/modes.ts';
 import type { NodeMode, PlanStoreMode } from '../types.ts';
 
-const ITEM = { type: 'object' };
-const PATCH_SCHEMA = {
+const text = { type: 'string' };
+const TASK = {
   type: 'object',
-  properties: { stages: { type: 'array', items: ITEM }, tasks: { type: 'array', items: ITEM } },
+  properties: { task_id: text, task_key: text, title: text, status: text, description: text },
+};
+const STAGE = {
+  type: 'object',
+  properties: {
+    stage_id: text,
+    stage_key: text,
+    title: text,
+    status: text,
+    description: text,
+    tasks: { type: 'array', items: TASK },
+  },
+};
+/** A plan patch (`plan/applier.ts`): stages with their tasks, and tasks that name their stage. */
+export const PATCH_SCHEMA = {
+  type: 'object',
+  properties: {
+    stages: { type: 'array', items: STAGE },
+    tasks: {
+      type: 'array',
+      items: { ...TASK, properties: { ...TASK.properties, stage_id: text, stage_key: text } },
+    },
+  },
   additionalProperties: false,
 };
 

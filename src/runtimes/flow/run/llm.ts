@@ -3,8 +3,10 @@
  * a durable, traced `source_invocations` row of kind `flow_node` (with its `llm_calls` trace), and a
  * node re-executed after a crash replays the journaled result instead of calling again.
  */
+import { validateCompiled } from '../../../core/compiled-validators.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
+import { fromStrictDelivery, toStrictDelivery } from '../../../core/strict-delivery.ts';
 import type { Json } from '../../../engine/index.ts';
 import { putJsonSchema, putResponseSource } from '../../../sources/index.ts';
 import type { FlowCtx, FlowRuntime } from './context.ts';
@@ -14,7 +16,11 @@ export interface ModelCall {
   model?: string;
   system: string;
   user: string;
-  /** Strict JSON: the reply must match it (sent as `response_format`, checked on receipt). */
+  /**
+   * Strict JSON: the reply must match it. Sent as `response_format` in its strict-subset form
+   * (`core/strict-delivery.ts`) when it has one, the reply read back and checked against it; a
+   * schema with none (a free-form object, a user's `allOf`) is sent as written.
+   */
   schema: JsonSchema;
   schema_name: string;
   /** Distinct per call within one node execution (e.g. `llm_guided-2`). */
@@ -43,6 +49,20 @@ async function storedHash(
   return hash;
 }
 
+const deliveries = new WeakMap<object, JsonSchema>();
+
+/** The schema the model is sent for `schema`: its strict-subset form, or itself when it has none. */
+function deliveryOf(schema: JsonSchema): JsonSchema {
+  if (typeof schema !== 'object') return schema;
+  let d = deliveries.get(schema);
+  if (d === undefined) {
+    const converted = toStrictDelivery(schema);
+    d = converted.ok ? converted.schema : schema;
+    deliveries.set(schema, d);
+  }
+  return d;
+}
+
 export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall): Promise<Json> {
   const model = call.model ?? rt.defaultModel;
   const sourceHash = await storedHash(rt, `source:${model}`, () =>
@@ -52,8 +72,9 @@ export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall):
       interface: { name: 'llm_chat_completions', model, schema_delivery: 'response_format' },
     }),
   );
-  const schemaHash = await storedHash(rt, `schema:${JSON.stringify(call.schema)}`, () =>
-    putJsonSchema(rt.store, call.schema),
+  const delivered = deliveryOf(call.schema);
+  const schemaHash = await storedHash(rt, `schema:${JSON.stringify(delivered)}`, () =>
+    putJsonSchema(rt.store, delivered),
   );
   const contract = await ctx.act(
     'llm_call',
@@ -79,5 +100,14 @@ export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall):
         details: { contract_id: contract.contract_id, key: call.key },
       },
     );
-  return contract.result as Json;
+  if (delivered === call.schema) return contract.result as Json;
+  const value = fromStrictDelivery(contract.result, call.schema);
+  const v = validateCompiled(call.schema, value);
+  if (!v.ok)
+    throw new NoemaError(
+      'FLOW_LLM_FAILED',
+      `model reply does not match its schema: ${v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`,
+      { details: { contract_id: contract.contract_id, key: call.key, errors: v.errors as never } },
+    );
+  return value as Json;
 }

@@ -13,7 +13,12 @@ import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { AvailableTool, LlmToolLoopNode } from '../documents.ts';
-import { composeToolLoopSchema, type ToolLoopOutput } from '../tool-loop-output.ts';
+import {
+  composeToolLoopDelivery,
+  decodeToolLoopOutput,
+  type ToolLoopDelivered,
+  type ToolLoopOutput,
+} from '../tool-loop-output.ts';
 import { type StagedPatch, type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
 import {
   previewTransitions,
@@ -46,43 +51,52 @@ type Offered = ToolLoopSetup['offered'][number];
 /** What a generation's output is, and what the node does with it. */
 type Judgement =
   | { kind: 'invalid'; output: unknown; error: string }
-  | { kind: 'tool_call'; output: unknown; found: Offered; exhausted: boolean }
+  | { kind: 'tool_call'; output: unknown; call: ToolCall; found: Offered; exhausted: boolean }
   | { kind: 'final_patch'; output: unknown; patch: WorldPatch };
+type ToolCall = Extract<ToolLoopOutput, { kind: 'tool_call' }>['tool_call'];
 
 /**
- * Judges a schema-valid ToolLoopOutput: a tool call is valid when it names a listed tool and (while
- * calls are left) its arguments match; past `max_tool_calls` it is a tool call the attempt fails on.
- * A final patch is valid when it applies to the working world.
+ * Judges an output valid under the delivered (strict-subset) schema, read back into the contract's
+ * ToolLoopOutput: a tool call is valid when it names a listed tool and (while calls are left) its
+ * arguments match the tool's own schema; past `max_tool_calls` it is a tool call the attempt fails
+ * on. A final patch is valid when it matches the WorldPatch schema and applies to the working world.
  */
 function judge(
-  output: ToolLoopOutput,
+  delivered: ToolLoopDelivered,
   offered: readonly Offered[],
   callsLeft: boolean,
   world: WorkingWorld,
 ): Judgement {
+  const decoded = decodeToolLoopOutput(delivered, offered.map(asTool));
+  if (!decoded.ok) return { kind: 'invalid', output: delivered, error: decoded.error };
+  const output = decoded.output;
   if (output.kind === 'tool_call') {
     const found = offered.find((o) => o.tool.name === output.tool_call.name);
-    if (!found) return { kind: 'invalid', output, error: `unknown tool "${output.tool_call.name}"` };
-    if (!callsLeft) return { kind: 'tool_call', output, found, exhausted: true };
+    if (!found)
+      return { kind: 'invalid', output: delivered, error: `unknown tool "${output.tool_call.name}"` };
+    const call = output.tool_call;
+    if (!callsLeft) return { kind: 'tool_call', output: delivered, call, found, exhausted: true };
     const args = validateCompiled(found.args.schema, output.tool_call.arguments);
     if (!args.ok)
       return {
         kind: 'invalid',
-        output,
+        output: delivered,
         error: `arguments of ${found.tool.name} do not match its schema: ${args.errors[0]?.path} ${args.errors[0]?.message}`,
       };
-    return { kind: 'tool_call', output, found, exhausted: false };
+    return { kind: 'tool_call', output: delivered, call, found, exhausted: false };
   }
   const patch = output.patch as WorldPatch;
   const problems = validateWorldPatch(world, patch);
   if (problems.length > 0)
     return {
       kind: 'invalid',
-      output,
+      output: delivered,
       error: `the WorldPatch cannot be applied: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
     };
-  return { kind: 'final_patch', output, patch };
+  return { kind: 'final_patch', output: delivered, patch };
 }
+
+const asTool = (o: Offered) => ({ name: o.tool.name, arguments: o.args.schema });
 
 /** A failed generation's kind: what the model said could not be read or did not match its schema. */
 const failedKind = (failure_class: string): OutputKind | null =>
@@ -129,7 +143,7 @@ async function buildToolLoopSetup(
   for (const tool of node.available_tools ?? [])
     offered.push({ tool, args: await contexts.schema(t, tool.arguments_schema_ref.hash) });
   const resultSchema = await contexts.composed(t, `tool-loop:${workflowHash}:${node.id}`, () =>
-    composeToolLoopSchema(offered.map((o) => ({ name: o.tool.name, arguments: o.args.schema }))),
+    composeToolLoopDelivery(offered.map(asTool)),
   );
   const setup = { offered, resultSchema, toolsText: null };
   let byNode = setups.get(t);
@@ -149,7 +163,7 @@ export interface ToolLoopConfig {
 }
 
 const CORRECTIVE =
-  'Answer again with one JSON object: either {"kind":"tool_call","tool_call":{"name":<a listed tool>,"arguments":{...matching its schema}}} or {"kind":"final_patch","patch":{"narration":"...","effects":[...]}} whose effects name only entities and environments of this world (memory only for agents).';
+  'Answer again with one JSON object: either {"kind":"tool_call","tool_call":{"name":<a listed tool>,"arguments":{...matching its schema}},"patch":null} or {"kind":"final_patch","tool_call":null,"patch":{"narration":"...","effects":[...]}} whose effects name only entities and environments of this world (memory only for agents).';
 
 export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
   const { store, contexts, env } = deps;
@@ -247,7 +261,7 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
       let judged: Judgement | null = null;
       const outputKind = (r: { ok: true; output: unknown } | { ok: false; failure_class: string }) => {
         if (!r.ok) return failedKind(r.failure_class);
-        judged = judge(r.output as ToolLoopOutput, offered, callsLeft, world);
+        judged = judge(r.output as ToolLoopDelivered, offered, callsLeft, world);
         return judged.kind;
       };
       const out = await invokeSource(store, {
@@ -284,7 +298,7 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
           message: `generation for "${subject.entity_id}" failed (source invocation ${out.source_invocation_id}): ${out.error?.message}`,
         };
       }
-      const output = out.output as ToolLoopOutput;
+      const output = out.output as ToolLoopDelivered;
       // The output the call returns is the one judged unless redaction changed it: then it is judged
       // again, and its kind corrected if that changed it.
       const early = judged as Judgement | null;
@@ -294,7 +308,7 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
       if (verdict.kind === 'invalid') return reject(verdict.error);
       if (verdict.kind === 'tool_call') {
         const found = verdict.found;
-        const toolCall = (output as Extract<ToolLoopOutput, { kind: 'tool_call' }>).tool_call;
+        const toolCall = verdict.call;
         if (verdict.exhausted)
           return {
             kind: 'fail',

@@ -1,0 +1,63 @@
+/**
+ * Every result schema Noema sends a model is in the strict subset OpenAI strict mode, Gemini,
+ * Anthropic and llama.cpp's grammar converter all accept (`src/core/strict-schema.ts`).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { toStrictDelivery } from '../src/core/strict-delivery.ts';
+import { strictSubsetViolations } from '../src/core/strict-schema.ts';
+import {
+  EMOTION_DELIVERY,
+  INSIGHTS_DELIVERY,
+  REASONING_REPLY_DELIVERY,
+  SYNTHESIS_DELIVERY,
+} from '../src/runtimes/agent/reply-schema.ts';
+import { EVAL_SCHEMA } from '../src/runtimes/flow/nodes/decision.ts';
+import { ADD_SCHEMA, RETRIEVE_SCHEMA } from '../src/runtimes/flow/nodes/memory.ts';
+import { PATCH_SCHEMA } from '../src/runtimes/flow/nodes/plan.ts';
+import {
+  composeToolLoopDelivery,
+  composeToolLoopSchema,
+  WORLD_PATCH_DELIVERY,
+} from '../src/runtimes/world/tool-loop-output.ts';
+
+const PARK_SCHEMAS = join(import.meta.dirname, '../examples/park/schemas');
+const parkTools = readdirSync(PARK_SCHEMAS)
+  .filter((f) => f.endsWith('-arguments.json'))
+  .map((f) => ({
+    name: f.replace('-arguments.json', '').replaceAll('-', '_'),
+    arguments: JSON.parse(readFileSync(join(PARK_SCHEMAS, f), 'utf8')) as Record<string, unknown>,
+  }));
+
+const flowDelivery = (schema: Record<string, unknown>) => {
+  const d = toStrictDelivery(schema);
+  assert.ok(d.ok, 'a flowchart node schema has a strict-subset form');
+  return d.schema;
+};
+
+const SENT: Record<string, unknown> = {
+  WorldPatch: WORLD_PATCH_DELIVERY,
+  'ToolLoopOutput (no tools)': composeToolLoopDelivery([]),
+  'ToolLoopOutput (the park tools)': composeToolLoopDelivery(parkTools),
+  ReasoningReply: REASONING_REPLY_DELIVERY,
+  EmotionReading: EMOTION_DELIVERY,
+  InteractionInsights: INSIGHTS_DELIVERY,
+  ProfileSynthesis: SYNTHESIS_DELIVERY,
+  'flow decision evaluations': flowDelivery(EVAL_SCHEMA),
+  'flow memory add': flowDelivery(ADD_SCHEMA),
+  'flow memory retrieve': flowDelivery(RETRIEVE_SCHEMA),
+  'flow plan patch': flowDelivery(PATCH_SCHEMA),
+};
+
+for (const [name, schema] of Object.entries(SENT))
+  test(`the ${name} schema sent to models is in the strict subset`, () => {
+    assert.deepEqual(strictSubsetViolations(schema), []);
+  });
+
+test('the ToolLoopOutput contract itself (a root anyOf) is not, which is why it is not what is sent', () => {
+  const rules = strictSubsetViolations(composeToolLoopSchema(parkTools)).map((v) => v.rule);
+  assert.ok(rules.includes('root_object'));
+  assert.ok(rules.includes('unsupported_keyword'));
+});
