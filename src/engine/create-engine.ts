@@ -6,7 +6,7 @@ import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { LruMap } from '../core/lru.ts';
 import { telemetry } from '../core/telemetry.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, Transaction } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
   ClaimedRunDriver,
@@ -164,7 +164,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         );
       }
       const now = deps.now();
-      await store.transaction(async (tx) => {
+      const create = async (tx: Transaction) => {
         const stored = await tx.run(
           'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
           [graph_hash, body, now],
@@ -176,7 +176,9 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         const runPk = await insertRun(tx, run_id, graph_hash, now);
         if (Object.keys(input).length > 0)
           await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
-      });
+      };
+      if (opts.tx) await create(opts.tx);
+      else await store.transaction(create);
       telemetry()?.runCreated?.({ run_id, created_at: now, nodes: graph.nodes, input });
       return { run_id, graph_hash };
     },

@@ -421,6 +421,11 @@ export interface StartOptions {
   input?: Record<string, Json>;
   /** Use this id (uuid) instead of a fresh uuidv7. */
   run_id?: string;
+  /**
+   * `createRun` only: the caller's open transaction, in which the run is created — the run and the
+   * caller's rows that refer to it (a session's claim, its first message) land together, or neither.
+   */
+  tx?: Transaction;
 }
 
 export interface Engine {

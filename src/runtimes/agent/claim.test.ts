@@ -39,7 +39,7 @@ function sendFromProcess(env: Record<string, string>, session_id: string, conten
 }
 
 describeEachStore('agent session claims across processes', (factory) => {
-  test('a message in this process between another process’s claim and its run’s creation is SESSION_BUSY', async () => {
+  test('a message in this process between another process’s opening of a turn and its execution is SESSION_BUSY', async () => {
     await factory.withStore(async ({ store, url }) => {
       const kit = await startAgentKit(store, {
         script,
@@ -48,7 +48,7 @@ describeEachStore('agent session claims across processes', (factory) => {
       try {
         const rt = kit.runtime;
         const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
-        // The other process stops for 1.5 s right after its claim committed, before createRun.
+        // The other process stops for 1.5 s right after its turn opened (claim and queued run), before executing it.
         const other = sendFromProcess(
           { ...kit.env, NOEMA_DB: url, AGENT_AFTER_CLAIM: '1500' },
           session_id,
@@ -65,9 +65,10 @@ describeEachStore('agent session claims across processes', (factory) => {
           'the claim names its owner',
         );
         assert.ok(Number(claimed.claim_expires_at) > Date.now(), 'the claim holds a lease');
-        await assert.rejects(rt.engine.getRun(claimed.run_id), { code: 'UNKNOWN_RUN' });
+        assert.equal((await rt.engine.getRun(claimed.run_id)).status, 'queued');
 
-        // The run does not exist yet, but the claim is live: the session is busy, not freed.
+        // The run is queued, not yet executing, and the claim is live: the session is busy, and the
+        // run is left to its creator.
         await assert.rejects(rt.sendMessage(session_id, { content: 'second' }), {
           code: 'SESSION_BUSY',
           retryable: true,
@@ -96,7 +97,7 @@ describeEachStore('agent session claims across processes', (factory) => {
     });
   });
 
-  test('a process that died between claim and run leaves the session busy until the claim lease expires', async () => {
+  test('a process that died right after its turn opened leaves a queued run, finished once the claim lease expired', async () => {
     await factory.withStore(async ({ store, url }) => {
       const kit = await startAgentKit(store, {
         script,
@@ -115,7 +116,8 @@ describeEachStore('agent session claims across processes', (factory) => {
           session_id,
         ])) as { status: string; run_id: string };
         assert.equal(dead.status, 'running');
-        await assert.rejects(rt.engine.getRun(dead.run_id), { code: 'UNKNOWN_RUN' });
+        // The claim, the message and the run landed together: the run is there, queued.
+        assert.equal((await rt.engine.getRun(dead.run_id)).status, 'queued');
 
         let turn = null;
         let refused = 0;
@@ -131,6 +133,20 @@ describeEachStore('agent session claims across processes', (factory) => {
         assert.ok(refused > 0, 'busy while the dead claim’s lease lasted');
         assert.ok(turn, 'the session took a message once the claim lease expired');
         assert.equal(turn.response, 'back');
+        // The dead process's turn was finished, not dropped: each message has its one answer.
+        const transcript = await store.all<{ role: string; content: string }>(
+          'SELECT role, content FROM agent_session_messages WHERE session_id = ? ORDER BY seq',
+          [session_id],
+        );
+        assert.deepEqual(
+          transcript.map((m) => [m.role, m.content]),
+          [
+            ['user', 'first'],
+            ['assistant', 'back'],
+            ['user', 'second'],
+            ['assistant', 'back'],
+          ],
+        );
         const view = (await rt.getSession(session_id)) as { status: string };
         assert.equal(view.status, 'idle');
       } finally {

@@ -13,16 +13,14 @@ import { DEFAULT_COGNITIVE_GRAPH, withAgentChannels } from '../graph.ts';
 import { getAgentGraph } from '../graph-store.ts';
 import type { ExecutionCore, SessionRef } from '../nodes/deps.ts';
 import { loadProfile } from '../profiles/profile-store.ts';
-import type { AgentMode, ChatMessage } from '../state/execution-state.ts';
+import type { AgentMode } from '../state/execution-state.ts';
 import { initialMode } from '../state/mode.ts';
 import { newReasoningContext, type ReasoningContext } from '../state/reasoning-context.ts';
-import type { UserProfile } from '../state/user-profile.ts';
 import { driveRun, type TurnResult } from './drive.ts';
 import { type SessionEvent, SessionEventRecorder } from './events.ts';
 import {
   appendMessage,
   claimSession,
-  closeTurn,
   findSession,
   getSessionOrThrow,
   insertSession,
@@ -114,24 +112,24 @@ async function previousReasoning(
  * A session left `running` by a process that died: if its run already stopped (completed, failed,
  * waiting) the turn is settled now; if its run is still `running`, this process takes it over when
  * the engine lease has expired (the engine replays the journal: finished calls are not made again,
- * an interrupted MCP call is FAILED, an interrupted model call is made again) — a live owner keeps it and the caller gets SESSION_BUSY as usual. A run that was never
- * created frees the session only once the claim's lease expired (death right after the claim): a
- * claim another live process is turning into a run right now is left alone.
+ * an interrupted model call is made again) — a live owner keeps it and the caller gets SESSION_BUSY
+ * as usual. A turn opens with its run queued in the same transaction; a queued run is left to its
+ * creator while the claim's lease lasts, then taken over. A claim without a run (rows written before
+ * turns opened that way) frees the session once the claim's lease expired.
  */
 async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
   const run_id = session.run_id;
   if (!run_id || cx.driving.has(run_id)) return;
-  const exists = await cx.engine.getRun(run_id, { max_chars: 4000 }).then(
-    () => true,
-    (err: { code?: string }) => {
-      if (err.code === 'UNKNOWN_RUN') return false;
-      throw err;
-    },
-  );
-  if (!exists) {
+  const run = await cx.engine.getRun(run_id, { max_chars: 4000 }).catch((err: { code?: string }) => {
+    if (err.code === 'UNKNOWN_RUN') return null;
+    throw err;
+  });
+  if (!run) {
     await releaseExpiredClaim(cx.store, session.session_id, run_id);
     return;
   }
+  // A queued run under a claim that still holds is its creator's, about to execute it.
+  if (run.status === 'queued' && Number(session.claim_expires_at ?? 0) > Date.now()) return;
   await driveRun(
     cx,
     session,
@@ -212,12 +210,34 @@ export async function sendMessage(
   if (session.status === 'running') await settleStaleTurn(cx, session);
   const run_id = uuidv7();
   const rec = new SessionEventRecorder(cx.store, session_id, run_id, onEvent);
-  // From the claim on, this turn is in flight here: a second message must see it as busy, not as a
-  // turn whose run was never created (the run is created right after the claim commits).
+  const mode = r.value.mode ?? def.mode;
+  const execution: ExecutionCore = {
+    query: r.value.content,
+    user_id: session.user_id,
+    iteration: 0,
+    max_iterations: def.max_iterations,
+    mode,
+    effective_mode: initialMode(mode),
+    stop_reason: null,
+    response: null,
+    debug: false,
+    seen_contracts: [],
+  };
+  const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
+  // Read before the turn opens (a read of the previous run, outside the transaction); the claimed
+  // row's own reasoning, when it has one, wins inside.
+  const carried = await previousReasoning(
+    cx,
+    { ...session, reasoning: null },
+    session.run_id,
+    r.value.content,
+  );
+  // From the claim on, this turn is in flight here: a second message must see it as busy.
   cx.driving.add(run_id);
-  let opened: { claimed: SessionRow; history: ChatMessage[]; profile: UserProfile } | null;
+  let opened: { claimed: SessionRow } | null;
   try {
-    // The turn opens in one transaction: the claim, the user's message, the `started` event.
+    // The turn opens in one transaction: the claim, the user's message, the `started` event and the
+    // queued run. A process that dies after it leaves a run the reclaimer finishes; before it, nothing.
     opened = await rec.commitWith(async (tx, add) => {
       const claim = { run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
       const claimed = await claimSession(tx, session_id, 'idle', claim);
@@ -225,8 +245,23 @@ export async function sendMessage(
       const history = await recentMessages(tx, session_id, def.memory.working_memory_turns * 2);
       await appendMessage(tx, session_id, run_id, { role: 'user', content: r.value.content });
       const { profile } = await loadProfile(tx, session.user_id);
+      const reasoning = claimed.reasoning
+        ? await previousReasoning(cx, claimed, null, r.value.content)
+        : carried;
+      await cx.engine.createRun(graph, {
+        run_id,
+        tx,
+        input: {
+          session: ref as unknown as Json,
+          execution: execution as unknown as Json,
+          reasoning: reasoning as unknown as Json,
+          messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
+          history: history as unknown as Json,
+          profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
+        },
+      });
       await add('status', { phase: 'started' });
-      return { claimed, history, profile };
+      return { claimed };
     });
   } catch (err) {
     cx.driving.delete(run_id);
@@ -236,46 +271,7 @@ export async function sendMessage(
     cx.driving.delete(run_id);
     throw sessionBusy(session_id, await findSession(cx.store, session_id));
   }
-  const { claimed, history, profile } = opened;
-  try {
-    const mode = r.value.mode ?? def.mode;
-    const execution: ExecutionCore = {
-      query: r.value.content,
-      user_id: session.user_id,
-      iteration: 0,
-      max_iterations: def.max_iterations,
-      mode,
-      effective_mode: initialMode(mode),
-      stop_reason: null,
-      response: null,
-      debug: false,
-      seen_contracts: [],
-    };
-    const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
-    const reasoning = await previousReasoning(cx, claimed, session.run_id, r.value.content);
-    await cx.engine.createRun(graph, {
-      run_id,
-      input: {
-        session: ref as unknown as Json,
-        execution: execution as unknown as Json,
-        reasoning: reasoning as unknown as Json,
-        messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
-        history: history as unknown as Json,
-        profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
-      },
-    });
-  } catch (err) {
-    // Nothing ran: free the session so the next message is not refused, and close the stream.
-    cx.driving.delete(run_id);
-    const e = err as { code?: string; message?: string };
-    await rec
-      .commitWith(async (tx, add) => {
-        if (await closeTurn(tx, session_id, run_id, claimed, 'idle'))
-          await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
-      })
-      .catch(() => {});
-    throw err;
-  }
+  const { claimed } = opened;
   return driveRun(
     cx,
     { ...claimed, status: 'running', run_id },
