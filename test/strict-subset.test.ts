@@ -61,3 +61,16 @@ test('the ToolLoopOutput contract itself (a root anyOf) is not, which is why it 
   assert.ok(rules.includes('root_object'));
   assert.ok(rules.includes('unsupported_keyword'));
 });
+
+test('a tool whose arguments schema has no strict-subset form is refused, naming the keyword and the rule', () => {
+  const args = { type: 'object', properties: { to: { allOf: [{ type: 'string' }] } } };
+  assert.throws(
+    () => composeToolLoopDelivery([{ name: 'send', arguments: args }]),
+    (e: unknown) => {
+      const err = e as { code: string; message: string };
+      assert.equal(err.code, 'INVALID_SCHEMA');
+      assert.match(err.message, /tool "send".*\/properties\/to\/allOf.*OpenAI strict mode refuses allOf/);
+      return true;
+    },
+  );
+});

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { strictSubsetViolations } from '../../src/core/strict-schema.ts';
 import { getWorld } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { recordingTransactions } from '../../src/testing/recording-store.ts';
@@ -107,6 +108,49 @@ describeEachStore('world model-content retries', (factory) => {
         const bobs = kit.model.requests.filter((q) => q.headers['x-noema-subject'] === 'bob');
         assert.equal(bobs.length, 3);
         for (const q of bobs) assert.match(JSON.stringify(q.body.messages), /inbox/);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('the ToolLoopOutput sent is in the strict subset; bounds it lacks are judged on the output and retried', async () => {
+    await factory.withStore(async ({ store }) => {
+      const script = {
+        rules: [
+          // `turn` has `minimum: 1` in the tool's schema, which the schema sent cannot say.
+          {
+            match: { subject: 'bob', call: 1 },
+            reply: toolCall('use_drinking_fountain', { actor_id: 'bob', turn: 0 }),
+          },
+          // `narration` has `maxLength: 20000` in the WorldPatch schema.
+          { match: { subject: 'bob', call: 2 }, reply: finalPatch('x'.repeat(20_001)) },
+        ],
+        default: finalPatch('Nothing happens.'),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        await kit.world('park');
+        const r = await kit.runtime.runTurn({ world_slug: 'park' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const rows = await invocationsOf(store, r.attempt_id);
+        assert.equal(rows.filter((x) => x.invocation_kind === 'model_elected_tool').length, 0);
+        const bob = gens(rows).filter((x) => x.workflow_subject_entity_id === 'bob');
+        assert.deepEqual(
+          bob.map((x) => [x.status, x.model_output_kind]),
+          [
+            ['succeeded', 'invalid'],
+            ['succeeded', 'invalid'],
+            ['succeeded', 'final_patch'],
+          ],
+        );
+        const sent = kit.model.requests.find((q) => q.headers['x-noema-subject'] === 'bob')!.body as {
+          response_format: { json_schema: { schema: unknown } };
+        };
+        assert.deepEqual(strictSubsetViolations(sent.response_format.json_schema.schema), []);
+        const prompts = kit.model.requests.filter((q) => q.headers['x-noema-subject'] === 'bob');
+        assert.match(JSON.stringify(prompts[1]!.body.messages), /turn must be >= 1/);
+        assert.match(JSON.stringify(prompts[2]!.body.messages), /narration must NOT have more than 20000/);
       } finally {
         await kit.close();
       }
