@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { strictSubsetViolations } from '../../core/strict-schema.ts';
 import type { ModelScript } from '../../dev/scripted-model/index.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
@@ -43,6 +44,36 @@ async function invocations(store: Store, run: string) {
 const NOT_JSON: ModelScript = { rules: [], default: { text: 'definitely not JSON' } };
 
 describeEachStore('flowchart failure semantics', (factory) => {
+  test('memory: a reply within the strict schema sent but out of its bounds is retried, then falls back', async () =>
+    factory.withStore(async ({ store }) => {
+      const outOfBounds: ModelScript = {
+        rules: [],
+        default: { json: { text: 'the sky is green', store_mode: 'append', confidence: 7 } },
+      };
+      const kit = await flowKit(store, outOfBounds);
+      try {
+        const fc = await single(store, { node_type: 'memory', config: { action: 'add', retry_count: 1 } });
+        const { flowchart_run_id, outcome } = await runFlowchart(store, kit.engine, fc.flowchart_id, {
+          input: { text: 'the sky is green today' },
+        });
+        assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+        const inv = await invocations(store, flowchart_run_id);
+        assert.deepEqual(
+          inv.map((r) => r.status),
+          ['succeeded', 'succeeded'],
+          'both calls match the schema sent, which has no bounds',
+        );
+        const sent = kit.model.requests[0]!.body as { response_format: { json_schema: { schema: unknown } } };
+        assert.deepEqual(strictSubsetViolations(sent.response_format.json_schema.schema), []);
+        const [a] = (await listNodeArtifacts(store, { flowchart_run_id, artifact_type: 'memory' })).items;
+        const p = a!.payload as Record<string, unknown>;
+        assert.equal(p.fallback_used, true);
+        assert.match(p.fallback_reason as string, /FLOW_LLM_FAILED.*\/confidence must be <= 1/);
+      } finally {
+        await kit.close();
+      }
+    }));
+
   test('memory: 1 + retry_count primary attempts, then one deterministic fallback, degraded markers', async () =>
     factory.withStore(async ({ store }) => {
       const kit = await flowKit(store, NOT_JSON);
