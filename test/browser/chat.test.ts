@@ -56,7 +56,13 @@ for (const kind of selectedStores()) {
       await page.getByLabel('Message').fill('please add 2 and 3');
       await page.getByRole('button', { name: 'Send' }).click();
       const turns = page.locator('[data-live-region="turns"]');
-      await turns.getByText('2 + 3 = 5').waitFor({ timeout: 30_000 });
+      await turns
+        .getByText('2 + 3 = 5')
+        .waitFor({ timeout: 30_000 })
+        .catch(async (err: Error) => {
+          // What the page showed instead, for the reader of a failure.
+          throw new Error(`${err.message}\n${page.url()}\n${await page.locator('main').textContent()}`);
+        });
       assert.equal(await page.evaluate('globalThis.marker'), 1, 'the page was not reloaded');
       const text = (await turns.textContent()) ?? '';
       assert.match(text, /I should use the add tool\./, 'the thinking');

@@ -12,7 +12,7 @@ function parse(t){var d=new DOMParser().parseFromString(t,'text/html');d.querySe
 function regions(d,all){document.querySelectorAll('[data-live-region]').forEach(function(n){if(!all&&n.querySelector('form[data-dirty]'))return;var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});}
 function stop(){done=true;if(es)es.close();es=null;clearInterval(quiet);root.setAttribute('data-live','done');}
 function swap(d){regions(d);if(!d.querySelector('[data-live-src]'))stop();}
-function refresh(){timer=null;last=Date.now();fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){return r.text();}).then(function(t){swap(parse(t));}).catch(function(){});}
+function refresh(){timer=null;last=Date.now();fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){if(r.ok)return r.text().then(function(t){swap(parse(t));});}).catch(function(){});}
 function soon(){if(!timer&&!done)timer=setTimeout(refresh,150);}
 function count(){seen++;root.setAttribute('data-live-events',String(seen));}
 function highlight(id){document.querySelectorAll('svg .node.current').forEach(function(n){n.classList.remove('current');});

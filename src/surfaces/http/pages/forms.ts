@@ -111,11 +111,21 @@ export function asFieldError(err: unknown, fieldName: string): { errors: FieldEr
   return { errors: { [fieldName]: err.message }, status: httpStatusOf(err) };
 }
 
+/** A promise that resolves at the first call of its `signal` (a runtime's first progress event). */
+export function firstSignal(): { begun: Promise<void>; signal: () => void } {
+  let signal = () => {};
+  const begun = new Promise<void>((resolve) => {
+    signal = () => resolve();
+  });
+  return { begun, signal };
+}
+
 /**
- * Waits for the start of background work: its failure if it fails at once (a refusal: busy, unknown,
- * invalid), otherwise `ms` at most, then lets it run on (its own records say how it ended).
+ * Waits for background work to begin (`begun`: its first progress event) or end: its failure if it
+ * fails first (a refusal: busy, unknown, invalid), so the page redirected to already shows it running
+ * — or `ms` at most. The work runs on; its own records say how it ended.
  */
-export async function started(work: Promise<unknown>, ms = 400): Promise<void> {
+export async function started(work: Promise<unknown>, begun: Promise<void>, ms = 10_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const settled = work.then(
     () => null,
@@ -123,6 +133,7 @@ export async function started(work: Promise<unknown>, ms = 400): Promise<void> {
   );
   const outcome = await Promise.race([
     settled,
+    begun.then(() => null),
     new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), ms);
     }),

@@ -16,6 +16,7 @@ import {
   asFieldError,
   type FieldErrors,
   field,
+  firstSignal,
   formAgain,
   postedForm,
   seeOther,
@@ -185,7 +186,8 @@ export function sessionActionRoutes(app: AppServices): Route[] {
             400,
           );
         try {
-          await started((await runtime()).sendMessage(session_id, { content }));
+          const first = firstSignal();
+          await started((await runtime()).sendMessage(session_id, { content }, first.signal), first.begun);
         } catch (err) {
           const { errors, status } = asFieldError(err, 'content');
           return formAgain(
@@ -230,7 +232,8 @@ export function sessionActionRoutes(app: AppServices): Route[] {
           const { errors: other, status } = asFieldError(err, '');
           return again(other, status);
         }
-        await started(rt.continueEcs({ session_id }));
+        const first = firstSignal();
+        await started(rt.continueEcs({ session_id }, first.signal), first.begun);
         return seeOther(ctx, sessionPage(ctx));
       },
     },

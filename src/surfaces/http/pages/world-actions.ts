@@ -12,6 +12,7 @@ import {
   asFieldError,
   type FieldErrors,
   field,
+  firstSignal,
   formAgain,
   postedForm,
   seeOther,
@@ -113,7 +114,8 @@ export function worldActionRoutes(app: AppServices): Route[] {
           );
         }
         const runtime = sharedWorldRuntime(app.store);
-        const first = runtime.runTurn({ world_slug: slug });
+        const begun = firstSignal();
+        const first = runtime.runTurn({ world_slug: slug }, { onProgress: begun.signal });
         // The turns run one after another in the background; the world page follows them live, and
         // stays live between them while some are still to run.
         queue(slug, turns);
@@ -129,7 +131,7 @@ export function worldActionRoutes(app: AppServices): Route[] {
             queue(slug, -Number.MAX_SAFE_INTEGER);
           }
         })().catch(() => {});
-        await started(first);
+        await started(first, begun.begun);
         return seeOther(ctx, hrefs.world(slug));
       },
     },
