@@ -96,6 +96,20 @@ describeEachStore('trace resumption', (factory) => {
           resumed.some((s) => s.name.startsWith('noema.node')),
           'the second process traced the node it executed',
         );
+        // The call the first process lost: reported by the recovery that marked it interrupted.
+        const lost = (await store.get<{ source_invocation_id: string; started_at: number; ended_at: number }>(
+          "SELECT source_invocation_id, started_at, ended_at FROM source_invocations WHERE status = 'interrupted'",
+        ))!;
+        assert.ok(lost, 'the hung call was marked interrupted');
+        const lostSpan = resumed.find(
+          (s) => s.attributes['noema.source_invocation_id'] === lost.source_invocation_id,
+        );
+        assert.ok(lostSpan, 'the lost call has a span');
+        assert.equal(lostSpan!.attributes['error.type'], 'interrupted');
+        assert.equal(lostSpan!.attributes['gen_ai.operation.name'], 'chat');
+        assert.equal(lostSpan!.start, Number(lost.started_at));
+        assert.equal(lostSpan!.end, Number(lost.ended_at));
+        assert.equal(lostSpan!.traceId, TRACE);
         // Spans the first process exported before it died belong to the same trace and run span.
         for (const s of receiver.spans.slice(0, before)) assert.equal(s.traceId, TRACE);
       } finally {

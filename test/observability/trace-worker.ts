@@ -18,6 +18,9 @@ if (mode === 'run') {
   console.log(JSON.stringify({ flowchart_run_id: created.flowchart_run_id }));
   await engine.continueRun(created.flowchart_run_id);
 } else {
+  // As `serve` and `noema worker` do at start: the calls of dead processes are marked interrupted.
+  const { recoverInterruptedInvocations } = await import('../../src/sources/recovery.ts');
+  await recoverInterruptedInvocations(store);
   for (let idle = 0; idle < 500; ) {
     const outcome = await engine.claimNext();
     if (outcome && ['completed', 'failed', 'cancelled'].includes(outcome.status)) break;

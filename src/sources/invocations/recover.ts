@@ -3,6 +3,7 @@
  * with them their LLM traces, which are a part of the row). A live owner's rows are never touched: the owner is dead
  * when its pid is gone on this host, or when its heartbeat is older than its lease.
  */
+import { telemetry } from '../../core/telemetry.ts';
 import type { Store } from '../../store/store.ts';
 import { HOSTNAME, ownProcessId } from './process-lease.ts';
 
@@ -74,9 +75,14 @@ export async function recoverInterruptedInvocations(store: Store, now = Date.now
   const self = ownProcessId(store);
   const dead = owners.filter((o) => o.owner_process_id !== self && ownerIsDead(o, now));
   let interrupted = 0;
+  // With an observer installed, the calls marked are read first and reported once committed.
+  const observed = telemetry();
+  const observe = observed?.invocationFinished ? await import('./observe-recovered.ts') : null;
   for (const o of dead) {
     await keepCompleteReplies(store, o.owner_process_id, now);
+    let marked: Awaited<ReturnType<NonNullable<typeof observe>['runningOf']>> = [];
     interrupted += await store.transaction(async (tx) => {
+      if (observe) marked = await observe.runningOf(tx, o.owner_process_id);
       const message = `interrupted: the owning process (pid ${o.pid ?? '?'} on ${o.hostname ?? '?'}) stopped before the call finished`;
       const r = await tx.run(
         `UPDATE source_invocations SET status = 'interrupted', failure_class = 'interrupted', failure_message = ?,
@@ -87,6 +93,7 @@ export async function recoverInterruptedInvocations(store: Store, now = Date.now
       await tx.run('DELETE FROM source_processes WHERE process_id = ?', [o.owner_process_id]);
       return r.changes;
     });
+    if (observe && observed) observe.reportInterrupted(observed, marked, now);
   }
   return { interrupted, dead_processes: dead.map((o) => o.owner_process_id) };
 }
