@@ -89,7 +89,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // A missing Host reaches the listener too (Node would answer a bare 400), to get the envelope.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     // With tracing on, an incoming W3C traceparent is the parent of whatever the request starts.
-    const traceparent = telemetry() ? req.headers.traceparent : undefined;
+    const traceparent = telemetry()?.aroundCall ? req.headers.traceparent : undefined;
     if (typeof traceparent === 'string') withIncomingTraceparent(traceparent, () => void listener(req, res));
     else void listener(req, res);
   });
