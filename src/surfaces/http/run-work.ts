@@ -7,6 +7,7 @@
  */
 import { incidentLog } from '../../core/incident-log.ts';
 import { type Engine, type RunClaimer, type RunReclaimer, startRunReclaimer } from '../../engine/index.ts';
+import { hasUnsettledTurns } from '../../runtimes/agent/sessions/session-store.ts';
 import type { Store } from '../../store/store.ts';
 import { agentRuntimeFor } from './agent-runtime.ts';
 
@@ -34,9 +35,13 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
   let agentsLoaded = false;
   const agents: RunClaimer = {
     async claimNext(claim) {
-      if (!agentsLoaded && !(await engine.claimableElsewhere(claim))) return null;
+      // A turn whose run stopped before its session was closed (the process died in between) is
+      // no engine work: it is settled here, as the session's next message would.
+      const unsettled = await hasUnsettledTurns(store);
+      if (!agentsLoaded && !unsettled && !(await engine.claimableElsewhere(claim))) return null;
       const runtime = await agentRuntimeFor(store);
       agentsLoaded = true;
+      if (unsettled) await runtime.settleStaleSessions();
       return runtime.engine.claimNext(claim);
     },
   };

@@ -77,6 +77,23 @@ export async function runningSessions(q: Queryable, limit: number): Promise<Sess
   return rows.map(rowOf);
 }
 
+/**
+ * Whether a session is left `running` with nothing that will close it: its run stopped (the process
+ * died between the run's last step and the turn's closing), or a claim whose run never came expired.
+ * One indexed query: a long-running process asks it on each reclaim pass, before loading the runtime.
+ */
+export async function hasUnsettledTurns(q: Queryable, now = Date.now()): Promise<boolean> {
+  const r = await q.get(
+    `SELECT 1 AS x FROM agent_sessions s LEFT JOIN engine_runs r ON r.run_id = s.run_id
+      WHERE s.status = 'running'
+        AND ((r.run_id IS NULL AND COALESCE(s.claim_expires_at, 0) < ?)
+          OR r.status IN ('completed', 'failed', 'waiting', 'cancelled'))
+      LIMIT 1`,
+    [now],
+  );
+  return r != null;
+}
+
 /** The session whose turn in flight is `run_id`, if any (the running sessions are few: by status). */
 export async function runningSessionOfRun(q: Queryable, run_id: string): Promise<SessionRow | null> {
   const r = await q.get("SELECT * FROM agent_sessions WHERE status = 'running' AND run_id = ?", [run_id]);
