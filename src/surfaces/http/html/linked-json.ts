@@ -1,8 +1,10 @@
 /**
  * A record shown as indented JSON in which every field that names another record is a link: ids
  * (`attempt_id`, `run_id`, `llm_call_id`, …), content hashes (`workflow_hash`, `source_hash`, …) and
- * catalog paths. Everything is escaped; links are built only from the field name and the value.
+ * catalog paths (`/<kind>/…` of a registered kind — not JSON pointers such as `/ambient/weather`,
+ * which look alike). Everything is escaped; links are built only from the field name and the value.
  */
+import { defaultCatalog } from '../catalog/registry.ts';
 import { h, type Markup } from './render.ts';
 
 const e = encodeURIComponent;
@@ -28,11 +30,16 @@ const BY_FIELD: Record<string, (v: string) => string> = {
   graph_hash: (v) => `/graphs/hash/${e(v)}`,
   agent_hash: (v) => `/agents/hash/${e(v)}`,
 };
-const PATH = /^\/[a-z-]+\/[A-Za-z0-9._~%/-]+$/;
+const PATH = /^\/([a-z-]+)\/[A-Za-z0-9._~%/-]+$/;
+
+function isCatalogPath(value: string): boolean {
+  const kind = PATH.exec(value)?.[1];
+  return kind !== undefined && defaultCatalog.get(kind) !== undefined;
+}
 
 function render(value: unknown, indent: string, key?: string): Markup {
   if (typeof value === 'string') {
-    const href = key && BY_FIELD[key] ? BY_FIELD[key](value) : PATH.test(value) ? value : null;
+    const href = key && BY_FIELD[key] ? BY_FIELD[key](value) : isCatalogPath(value) ? value : null;
     const text = JSON.stringify(value);
     return href ? h`<a href="${href}">${text}</a>` : h`${text}`;
   }

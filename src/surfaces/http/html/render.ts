@@ -7,7 +7,7 @@
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { Svg } from '../../pictures/index.ts';
-import { LIVE_SCRIPT_HREF, STYLESHEET_HREF } from './assets.ts';
+import { ICON_HREF, LIVE_SCRIPT_HREF, STYLESHEET_HREF } from './assets.ts';
 import { groupNav, type NavItem } from './nav.ts';
 
 export type { NavItem } from './nav.ts';
@@ -54,7 +54,7 @@ export function layout(
   return h`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · noema</title>${csrf ? h`<meta name="csrf-token" content="${csrf}">` : ''}
-<link rel="stylesheet" href="${STYLESHEET_HREF}"></head>
+<link rel="stylesheet" href="${STYLESHEET_HREF}"><link rel="icon" type="image/svg+xml" href="${ICON_HREF}"></head>
 <body><nav class="side"><a class="brand" href="/">noema</a>${groups}
 ${
   csrf
