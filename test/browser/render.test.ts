@@ -1,8 +1,18 @@
 /** Pure pieces of the browser: linked JSON (escaped, links only from known fields), waterfall rows (retries nested). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+// The catalog's kinds, as the server registers them: catalog paths are linked by kind.
+import '../../src/surfaces/http/kinds/index.ts';
 import { linkedJson } from '../../src/surfaces/http/html/linked-json.ts';
 import { waterfallRows } from '../../src/surfaces/http/pages/common.ts';
+
+test('linked JSON does not link JSON pointers that look like paths (/ambient/…, /world/…)', () => {
+  const out = linkedJson({
+    inject_as: '/ambient/environments/park/weather',
+    path: '/world/simulation_time',
+  }).toString();
+  assert.ok(!out.includes('<a '), out);
+});
 
 test('linked JSON links ids, hashes and catalog paths and escapes everything else', () => {
   const out = linkedJson({
