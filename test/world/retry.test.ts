@@ -77,6 +77,39 @@ describeEachStore('world model-content retries', (factory) => {
     });
   });
 
+  test('a reply cut off at the token limit is retried, told it was cut off (not that it was not JSON)', async () => {
+    await factory.withStore(async ({ store }) => {
+      const script = {
+        rules: [
+          {
+            match: { call: 1 },
+            reply: { text: '{"kind":"final_patch","tool_call":null,"pa', finish_reason: 'length' },
+          },
+        ],
+        default: finalPatch('The ant eats.', [{ op: 'set_entity_state', entity_id: 'ant', state: 'fed' }]),
+      };
+      const kit = await startParkKit(store, { script });
+      try {
+        await kit.world('w', await antOnly(kit));
+        const r = await kit.runtime.runTurn({ world_slug: 'w' });
+        assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        const g = gens(await invocationsOf(store, r.attempt_id));
+        assert.deepEqual(
+          g.map((x) => [x.failure_class ?? null, x.model_output_kind]),
+          [
+            ['truncated', 'invalid'],
+            [null, 'final_patch'],
+          ],
+        );
+        const retried = JSON.stringify(kit.model.requests[1]!.body.messages);
+        assert.match(retried, /cut off/);
+        assert.doesNotMatch(retried, /not JSON/);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('an unknown tool and bad arguments are retried; no tool runs for them', async () => {
     await factory.withStore(async ({ store }) => {
       const script = {

@@ -16,6 +16,10 @@ describe('model-call failures are told apart by the typed contract error', () =>
     assert.equal(isContentFailure({ error: failure('SOURCE_FAILED', 'non_json') }), true);
   });
 
+  test('a reply cut off at the token limit (truncated) is one too: retried, told it was cut off', () => {
+    assert.equal(isContentFailure({ error: failure('SOURCE_FAILED', 'truncated') }), true);
+  });
+
   test('a call failure is not, whatever its message text says', () => {
     const network = { ...failure('SOURCE_FAILED', 'network'), message: 'schema_invalid: looks like one' };
     assert.equal(isContentFailure({ error: network }), false);

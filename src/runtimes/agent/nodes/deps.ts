@@ -7,7 +7,12 @@ import { validateCompiled } from '../../../core/compiled-validators.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import { fromStrictDelivery } from '../../../core/strict-delivery.ts';
 import type { ContractView, Json, NodeContext } from '../../../engine/index.ts';
-import { finishedCallOfContract, setModelOutputKind } from '../../../sources/index.ts';
+import {
+  type FailureClass,
+  finishedCallOfContract,
+  RETRY_BY_CLASS,
+  setModelOutputKind,
+} from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { ReasoningMemoryPort } from '../reasoning-memory.ts';
 import type { MemoryContext } from '../state/agent-state.ts';
@@ -58,9 +63,6 @@ export type ModelCall =
   | { ok: true; value: Record<string, unknown>; contract: ContractView }
   | { ok: false; content_failure: boolean; error: string; contract: ContractView };
 
-/** Source failure classes that mean the model's content was wrong (the retry lane), not the call. */
-const CONTENT_FAILURES = new Set(['schema_invalid', 'non_json']);
-
 /**
  * True when a FAILED model-call contract failed on the model's content (not JSON, or not matching
  * the schema): read from the contract's typed failure (`error.details.failure_class`, recorded by
@@ -68,7 +70,8 @@ const CONTENT_FAILURES = new Set(['schema_invalid', 'non_json']);
  */
 export function isContentFailure(contract: Pick<ContractView, 'error'>): boolean {
   const cls = contract.error?.details?.failure_class;
-  return typeof cls === 'string' && CONTENT_FAILURES.has(cls);
+  // The classes retried with a corrective message (not JSON, not matching, cut off at the limit).
+  return typeof cls === 'string' && RETRY_BY_CLASS[cls as FailureClass] === 'corrected';
 }
 
 /** How many times a model call a crash interrupted is made again within its attempt. */

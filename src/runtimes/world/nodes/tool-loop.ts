@@ -10,7 +10,13 @@
 import { validateCompiled } from '../../../core/compiled-validators.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
-import { invokeSource, setModelOutputKind } from '../../../sources/index.ts';
+import {
+  correctiveFor,
+  type FailureClass,
+  invokeSource,
+  RETRY_BY_CLASS,
+  setModelOutputKind,
+} from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { AvailableTool, LlmToolLoopNode } from '../documents.ts';
 import {
@@ -100,7 +106,7 @@ const asTool = (o: Offered) => ({ name: o.tool.name, arguments: o.args.schema })
 
 /** A failed generation's kind: what the model said could not be read or did not match its schema. */
 const failedKind = (failure_class: string): OutputKind | null =>
-  failure_class === 'non_json' || failure_class === 'schema_invalid' ? 'invalid' : null;
+  RETRY_BY_CLASS[failure_class as FailureClass] === 'corrected' ? 'invalid' : null;
 
 /**
  * Whether the generation after this node's final one surely opens with a before_subject_workflow
@@ -290,8 +296,14 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
       if (!out.ok) {
         // Only what the model said can be retried; transport failures (and a refused
         // response_format) fail the attempt loudly — no silent degradation (D14).
-        if (out.failure_class === 'non_json' || out.failure_class === 'schema_invalid')
-          return reject(`${out.failure_class}: ${out.error?.message ?? 'invalid output'}`);
+        if (out.failure_class && RETRY_BY_CLASS[out.failure_class] === 'corrected') {
+          const message = out.error?.message ?? 'invalid output';
+          const retry = reject(`${out.failure_class}: ${message}`);
+          // A reply cut off at the token limit is told so, not that it was not JSON.
+          if (out.failure_class === 'truncated' && retry.kind === 'retry_generation')
+            retry.corrective = `${correctiveFor({ failure_class: out.failure_class, message })} ${CORRECTIVE}`;
+          return retry;
+        }
         return {
           kind: 'fail',
           code: out.error?.code ?? 'SOURCE_FAILED',
