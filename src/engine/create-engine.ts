@@ -47,6 +47,8 @@ import { outcomeOf, runView } from './run/views.ts';
 
 /** How many compiled graphs an engine keeps. */
 const GRAPH_CACHE = 256;
+/** How often an engine that does not execute reads the row of a run it waits for, between its events. */
+export const STOP_POLL_MS = 250;
 
 export function createEngine(store: Store, options: EngineOptions = {}): Engine {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${uuidv7().slice(-12)}`;
@@ -103,6 +105,30 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     return p;
   }
 
+  const executes = options.executes ?? true;
+
+  // A run left to another process: its row read at each of its events, and at least every STOP_POLL_MS.
+  async function untilStopped(run_id: string): Promise<RunOutcome> {
+    let wake = () => {};
+    const unsubscribe = await deps.bus.subscribe(run_id, () => wake()).catch(() => null);
+    try {
+      for (;;) {
+        const row = await getRunOrThrow(store, run_id);
+        if (row.status !== 'queued' && row.status !== 'running')
+          return outcomeOf(deps, row, await graphOf(row.graph_hash));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, STOP_POLL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      await unsubscribe?.().catch(() => {});
+    }
+  }
+
   // Drivers of claimed runs (driveClaimed), the last registered outermost.
   const drivers: ClaimedRunDriver[] = [];
 
@@ -128,6 +154,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
 
   const engine: Engine = {
     owner,
+    executes,
     register: (type) => registry.register(type),
     validate: (graph) => assertValidGraph(graph, registry),
 
@@ -189,6 +216,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async continueRun(run_id) {
+      if (!executes) return untilStopped(run_id);
       const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs);
       if (row) return execute(row);
       const current = await getRunOrThrow(store, run_id);
@@ -204,12 +232,18 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       );
       if (!graphs.has(graph_hash))
         graphs.set(graph_hash, compileGraph(JSON.parse(graph_body) as GraphSpec, graph_hash));
+      if (claimed && !executes) {
+        // Answered here, executed by whichever process claims it next (at once: the lease is given up).
+        await abandonLease(store, claimed.run_pk, owner, deps.now());
+        return untilStopped(run_id);
+      }
       if (claimed) return execute(claimed, events);
       const current = await getRunOrThrow(store, run_id);
       return outcomeOf(deps, current, await graphOf(current.graph_hash));
     },
 
     async claimNext(options = {}) {
+      if (!executes) return null;
       // Graphs stored before claims were scoped get their node types once per engine.
       backfilled ??= backfillGraphTypes(store).catch((err: unknown) => {
         backfilled = undefined;

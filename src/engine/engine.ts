@@ -385,6 +385,14 @@ export interface EngineOptions {
   actions?: ActionExecutor;
   /** Fan events out to other processes with LISTEN/NOTIFY when the store supports it. Default true. */
   fanOut?: boolean;
+  /**
+   * Whether this engine executes runs (default true). An engine that does not (an API process whose
+   * runs execute on workers, `noema serve --no-work`) creates and answers runs as usual, but
+   * `start`, `continueRun` and `resume` leave the run to whichever process claims it and wait until
+   * it stops (completed, failed, cancelled, waiting), following its events where the store fans them
+   * out and reading its row at least every `STOP_POLL_MS`; `claimNext` claims nothing.
+   */
+  executes?: boolean;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -429,6 +437,8 @@ export interface StartOptions {
 }
 
 export interface Engine {
+  /** Whether this engine executes runs (EngineOptions.executes). */
+  readonly executes: boolean;
   readonly owner: string;
   /** Registers a node type (UNKNOWN → registered; a second registration of the same type throws). */
   register(type: NodeType<never>): void;

@@ -56,6 +56,11 @@ export interface AgentRuntimeOptions {
   background?: 'run' | 'defer';
   /** The branchmind_* tools agents may be given (`reasoning_memory`); provided by the surface layer. */
   reasoningMemory?: ReasoningMemoryPort;
+  /**
+   * False: this process executes no turn (an API process whose runs execute on workers); a message
+   * creates its run and relays the turn's stored events as the process that executes it records them.
+   */
+  executes?: boolean;
 }
 
 export interface AgentRuntime {
@@ -110,6 +115,7 @@ export async function createAgentRuntime(
     ),
     ...(options.owner ? { owner: options.owner } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.executes === false ? { executes: false } : {}),
   });
   const [reasoning, emotion, insights, synthesis] = await Promise.all(
     [REASONING_REPLY_DELIVERY, EMOTION_DELIVERY, INSIGHTS_DELIVERY, SYNTHESIS_DELIVERY].map((s) =>

@@ -21,6 +21,8 @@ export interface ServeOptions {
   announce: (url: string) => string[];
   /** Also say where an existing token is stored (a generated one is always shown, once). */
   showTokenPath: boolean;
+  /** False: runs execute on workers, not here (`serve --no-work`). Default true. */
+  work?: boolean;
 }
 
 export async function serveUntilSignal(options: ServeOptions): Promise<void> {
@@ -41,6 +43,7 @@ export async function serveUntilSignal(options: ServeOptions): Promise<void> {
       // A long-running process finishes the runs dead processes left behind.
       leaseMs: config.runLeaseMs,
       reclaim: { intervalMs: config.recoveryIntervalMs },
+      ...(options.work === false ? { work: false } : {}),
     });
   } catch (err) {
     await options.release();

@@ -7,10 +7,16 @@ import type { Store } from '../../store/store.ts';
 
 const runtimes = new WeakMap<Store, Promise<AgentRuntime>>();
 const leases = new WeakMap<Store, number>();
+const leftToWorkers = new WeakSet<Store>();
 
 /** The engine lease of the agent runtime created for `store` from now on (NOEMA_RUN_LEASE_MS). */
 export function setAgentRuntimeLease(store: Store, leaseMs: number): void {
   leases.set(store, leaseMs);
+}
+
+/** The agent runtime created for `store` from now on executes no turn: workers do (`serve --no-work`). */
+export function leaveAgentRunsToWorkers(store: Store): void {
+  leftToWorkers.add(store);
 }
 
 export function agentRuntimeFor(store: Store): Promise<AgentRuntime> {
@@ -23,6 +29,7 @@ export function agentRuntimeFor(store: Store): Promise<AgentRuntime> {
       return createAgentRuntime(store, {
         reasoningMemory: agentReasoningMemory(store),
         ...(leaseMs !== undefined ? { leaseMs } : {}),
+        ...(leftToWorkers.has(store) ? { executes: false } : {}),
       });
     })();
     runtimes.set(store, rt);

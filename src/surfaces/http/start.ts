@@ -2,12 +2,13 @@
  * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
  */
+import { NoemaError } from '../../core/errors.ts';
 import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
 import { startObservability } from '../../observability/index.ts';
 import { readFlowRunRow, registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
 import { bindWorldRuntime } from '../../runtimes/world/index.ts';
 import type { Store } from '../../store/store.ts';
-import { setAgentRuntimeLease } from './agent-runtime.ts';
+import { leaveAgentRunsToWorkers, setAgentRuntimeLease } from './agent-runtime.ts';
 import { storeRevocations } from './auth/revocations.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { FailureLog } from './errors.ts';
@@ -39,6 +40,12 @@ export interface NoemaHttpOptions {
    */
   reclaim?: { intervalMs: number };
   /**
+   * False (`noema serve --no-work`): the routes create runs and wait for or stream them as usual, but
+   * every run executes on whichever worker claims it; no reclaiming here. Needs a store that
+   * notifies other processes (`capabilities.supportsListenNotify`). Default true.
+   */
+  work?: boolean;
+  /**
    * Where tracing (OTEL_*) and metrics (NOEMA_METRICS, NOEMA_METRICS_PORT) settings are read
    * (default `process.env`); see docs/observability.md.
    */
@@ -58,9 +65,10 @@ export interface NoemaHttp {
  * The server's engine executes the runs its routes start: the sources executor performs their
  * model/tool calls, and the runtimes register their node types on it.
  */
-function serverEngine(store: Store, leaseMs: number | undefined): Engine {
+function serverEngine(store: Store, leaseMs: number | undefined, executes: boolean): Engine {
   const engine = createEngine(store, {
     fanOut: true,
+    executes,
     actions: sourcesExecutor(store),
     ...(leaseMs !== undefined ? { leaseMs } : {}),
   });
@@ -76,8 +84,18 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     store: options.store,
     metrics: env.NOEMA_METRICS?.trim().toLowerCase() !== 'off',
   });
-  const engine = options.engine ?? serverEngine(options.store, options.leaseMs);
+  const work = options.work ?? true;
+  if (!work && !options.store.capabilities.supportsListenNotify) {
+    await observability.shutdown(0);
+    throw new NoemaError(
+      'CONFIG_INVALID',
+      `serve --no-work needs a store that notifies other processes of run events, and ${options.store.location} does not`,
+      { details: { setting: '--no-work' }, hint: 'use a postgres:// store, or serve without --no-work' },
+    );
+  }
+  const engine = options.engine ?? serverEngine(options.store, options.leaseMs, work);
   if (options.leaseMs !== undefined) setAgentRuntimeLease(options.store, options.leaseMs);
+  if (!work) leaveAgentRunsToWorkers(options.store);
   // World turns run on this engine, so its event streams follow them.
   const unbindWorlds = bindWorldRuntime(options.store, engine);
   const sessions = new SessionKeeper(
@@ -139,18 +157,19 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     unwatchClaimed();
   });
   // Started once the server listens, and stopped before it closes (the agent runtime closes with it).
-  const work = options.reclaim
-    ? startRunWork(options.store, engine, {
-        intervalMs: options.reclaim.intervalMs,
-        queuedForMs: options.leaseMs ?? 30_000,
-      })
-    : null;
+  const reclaimer =
+    options.reclaim && work
+      ? startRunWork(options.store, engine, {
+          intervalMs: options.reclaim.intervalMs,
+          queuedForMs: options.leaseMs ?? 30_000,
+        })
+      : null;
   return {
     url: server.url,
     loginNonce: sessions.mintLoginNonce(),
     metricsUrl: metricsServer?.url ?? null,
     close: async () => {
-      work?.stop();
+      reclaimer?.stop();
       await server.close();
       await metricsServer?.close();
       if (!options.engine) await engine.close();

@@ -14,6 +14,7 @@ import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
 import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
 import type { SessionEventRecorder } from './events.ts';
+import { followElsewhere, relayStored } from './follow.ts';
 import { appendMessage, closeTurn, type SessionRow, type SessionStatus } from './session-store.ts';
 
 export interface TurnResult {
@@ -82,6 +83,8 @@ async function closeWith(
       body: Record<string, unknown>,
     ) => Promise<void>,
   ) => Promise<void>,
+  /** Relays what the closer elsewhere recorded (a turn executed by another process). */
+  elsewhere?: () => Promise<void>,
 ): Promise<boolean> {
   try {
     await rec.commitWith(write, async (tx) => {
@@ -100,6 +103,7 @@ async function closeWith(
   } catch (err) {
     if (!(err instanceof ClosedElsewhere)) throw err;
     await rec.flush().catch(() => {});
+    await elsewhere?.().catch(() => {});
     return false;
   }
 }
@@ -113,17 +117,36 @@ async function drive(
   answered?: string,
 ): Promise<TurnResult> {
   const { store, engine } = cx;
+  // Executed and closed by the process that claims it (this engine executes none): its stored events
+  // are relayed here; a turn that process did not close is closed here, as by any racing closer.
+  let followed: RunOutcome | null = null;
+  if (!engine.executes) {
+    const f = await followElsewhere(cx, session, run_id, step, rec);
+    if (f.closed) return f.result;
+    followed = f.outcome;
+  }
+  const elsewhere = engine.executes
+    ? undefined
+    : () => relayStored(cx, session.session_id, run_id, rec).then(() => {});
   const unsubscribe = await engine.subscribe(run_id, (e) => rec.fromEngine(e));
   let outcome: RunOutcome;
   try {
-    outcome = await step();
+    outcome = followed ?? (await step());
   } catch (err) {
     await unsubscribe();
     await rec.flush().catch(() => {});
     const e = err as { code?: string; message?: string };
-    await closeWith(rec, session, run_id, 'idle', { turnDone: false }, async (_tx, add) => {
-      await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
-    });
+    await closeWith(
+      rec,
+      session,
+      run_id,
+      'idle',
+      { turnDone: false },
+      async (_tx, add) => {
+        await add('error', { code: e.code ?? 'INTERNAL', message: e.message ?? String(err) });
+      },
+      elsewhere,
+    );
     throw err;
   }
   await unsubscribe();
@@ -140,12 +163,20 @@ async function drive(
   if (outcome.status === 'waiting') {
     const waiting = outcome.waiting[0]!;
     const form = (waiting.payload as { form?: Json }).form ?? null;
-    await closeWith(rec, session, run_id, 'waiting', { turnDone: false }, async (tx, add) => {
-      if (answered) await deleteCheckpoint(tx, session.session_id, answered);
-      await writeCheckpoint(tx, session.session_id, run, waiting.contract_id);
-      await add('execution_state', executionEvent);
-      await add('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
-    });
+    await closeWith(
+      rec,
+      session,
+      run_id,
+      'waiting',
+      { turnDone: false },
+      async (tx, add) => {
+        if (answered) await deleteCheckpoint(tx, session.session_id, answered);
+        await writeCheckpoint(tx, session.session_id, run, waiting.contract_id);
+        await add('execution_state', executionEvent);
+        await add('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
+      },
+      elsewhere,
+    );
     return { session_id: session.session_id, run_id, status: 'waiting', outcome, response: null };
   }
   if (outcome.status === 'completed') {
@@ -170,6 +201,7 @@ async function drive(
           mode: execution.effective_mode,
         });
       },
+      elsewhere,
     );
     // The profile update follows the turn's one closing (its closer queues it).
     if (closed) {
@@ -197,6 +229,7 @@ async function drive(
         node_id: 'node_id' in error ? (error.node_id ?? null) : null,
       });
     },
+    elsewhere,
   );
   return { session_id: session.session_id, run_id, status: 'idle', outcome, response: null };
 }

@@ -141,11 +141,22 @@ export class SessionEventRecorder {
   #urgent = false;
   #error: unknown = null;
 
+  /** The id of the last stored event delivered (0 before any): where relaying resumes. */
+  lastDelivered = 0;
+
   constructor(store: Store, session_id: string, run_id: string, deliver: (e: SessionEvent) => void) {
     this.#store = store;
     this.session_id = session_id;
     this.run_id = run_id;
-    this.#deliver = deliver;
+    this.#deliver = (e) => {
+      if (e.id !== null && e.id > this.lastDelivered) this.lastDelivered = e.id;
+      deliver(e);
+    };
+  }
+
+  /** Delivers a stored event another process recorded (it executes the run), each once, in order. */
+  relay(e: SessionEvent & { id: number }): void {
+    if (e.id > this.lastDelivered) this.#deliver(e);
   }
 
   /** Queues a stored event, written with the rest of its step (or now, with `now`). */

@@ -17,6 +17,10 @@ export const serveCommand: Command = {
       env: 'NOEMA_PORT',
     },
     db: DB_FLAG,
+    'no-work': {
+      type: 'boolean',
+      description: 'API and browser only: runs execute on `noema worker` processes (PostgreSQL)',
+    },
   },
   async run({ flags, io }) {
     const config = loadConfig({ db: flags.db as string | undefined, port: flags.port as string | undefined });
@@ -28,8 +32,11 @@ export const serveCommand: Command = {
       portSetting: portSetting(flags),
       io,
       release: () => sweep.stop(),
-      announce: (url) => [`noema serving on ${url} (store: ${store.location})`],
+      announce: (url) => [
+        `noema serving on ${url} (store: ${store.location})${flags['no-work'] ? '; runs execute on workers' : ''}`,
+      ],
       showTokenPath: true,
+      ...(flags['no-work'] ? { work: false } : {}),
     });
     return EXIT_OK;
   },

@@ -1,0 +1,124 @@
+/**
+ * A turn executed by another process (this process's engine executes nothing, `noema serve --no-work`):
+ * the run is left to whichever worker claims it, which records the turn's events and closes it; here
+ * its stored events are relayed to the caller's stream in order, each once, until the turn's closing
+ * event (`done`, `error` or `ecs`). Live-only events (`text_delta`) stay in the executing process.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunOutcome } from '../../../engine/index.ts';
+import type { AgentContext } from '../context.ts';
+import type { ExecutionCore } from '../nodes/deps.ts';
+import { executionStateOf } from '../nodes/reasoning.ts';
+import type { ChatMessage, Notification } from '../state/execution-state.ts';
+import { listSessionEvents, type SessionEventRecorder } from './events.ts';
+import type { SessionRow } from './session-store.ts';
+
+/** How often the stored events of a turn executed elsewhere are read (also at each of its run's events). */
+const RELAY_POLL_MS = 100;
+/**
+ * How long after the run stopped its closing is awaited from the process that executed it; past it
+ * (that process failed to close the turn) this process closes it, as any racing closer may.
+ */
+const CLOSE_GRACE_MS = 3_000;
+const CLOSING = new Set(['done', 'error', 'ecs']);
+
+/** Relays the session's stored events after the last delivered one; true when the turn's closing was among them. */
+export async function relayStored(
+  cx: AgentContext,
+  session_id: string,
+  run_id: string,
+  rec: SessionEventRecorder,
+): Promise<boolean> {
+  let closed = false;
+  for (;;) {
+    const events = await listSessionEvents(cx.store, session_id, rec.lastDelivered);
+    for (const e of events) {
+      rec.relay(e);
+      if (e.data.run_id === run_id && CLOSING.has(e.event)) closed = true;
+    }
+    if (events.length < 500) return closed;
+  }
+}
+
+export type Followed =
+  | {
+      closed: true;
+      result: {
+        session_id: string;
+        run_id: string;
+        status: 'idle' | 'waiting';
+        outcome: RunOutcome;
+        response: string | null;
+      };
+    }
+  | { closed: false; outcome: RunOutcome };
+
+/**
+ * Waits for the run to stop elsewhere (`step`), relaying its stored events meanwhile, then for the
+ * turn's closing from the process that executed it (CLOSE_GRACE_MS). `closed: false`: the caller closes.
+ */
+export async function followElsewhere(
+  cx: AgentContext,
+  session: SessionRow,
+  run_id: string,
+  step: () => Promise<RunOutcome>,
+  rec: SessionEventRecorder,
+): Promise<Followed> {
+  await rec.flush();
+  let wake = () => {};
+  const unsubscribe = await cx.engine.subscribe(run_id, () => wake()).catch(() => null);
+  let outcome: RunOutcome | null = null;
+  let stoppedAt = 0;
+  let failure: { err: unknown } | null = null;
+  const stopped = step().then(
+    (o) => {
+      outcome = o;
+      stoppedAt = Date.now();
+      wake();
+    },
+    (err: unknown) => {
+      failure = { err };
+      wake();
+    },
+  );
+  let closed = false;
+  try {
+    for (;;) {
+      closed = await relayStored(cx, session.session_id, run_id, rec);
+      if (closed) break;
+      if (failure) throw (failure as { err: unknown }).err;
+      if (stoppedAt > 0 && Date.now() - stoppedAt > CLOSE_GRACE_MS) break;
+      await Promise.race([
+        sleep(RELAY_POLL_MS),
+        new Promise<void>((resolve) => {
+          wake = resolve;
+        }),
+      ]);
+    }
+    await stopped;
+  } finally {
+    await unsubscribe?.().catch(() => {});
+  }
+  const final = outcome as unknown as RunOutcome;
+  if (!closed) return { closed: false, outcome: final };
+  let response: string | null = null;
+  if (final.status === 'completed') {
+    const run = await cx.engine.getRun(run_id);
+    response = executionStateOf(
+      run.state.execution as unknown as ExecutionCore,
+      (run.state.messages ?? []) as unknown as ChatMessage[],
+      (run.state.notifications ?? []) as unknown as Notification[],
+      run.contracts,
+    ).response;
+  }
+  return {
+    closed: true,
+    result: {
+      session_id: session.session_id,
+      run_id,
+      status: final.status === 'waiting' ? 'waiting' : 'idle',
+      outcome: final,
+      response,
+    },
+  };
+}
