@@ -50,3 +50,59 @@ export async function startDemoStore(): Promise<DemoStore> {
     },
   };
 }
+
+/** A GET with a browser session's cookie; a stream's body is not waited for (its status is the answer). */
+export async function getAs(cookie: string, url: string, accept = 'text/html') {
+  const stop = new AbortController();
+  const res = await fetch(url, { headers: { accept, cookie }, redirect: 'manual', signal: stop.signal });
+  const type = res.headers.get('content-type') ?? '';
+  const html = type.startsWith('text/html') ? await res.text() : null;
+  stop.abort();
+  return { status: res.status, type, html };
+}
+
+function linksOf(html: string, base: string): string[] {
+  const out: string[] = [];
+  for (const m of html.matchAll(/\s(?:href|src|action)="([^"]*)"/g)) {
+    const raw = m[1]!
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'");
+    if (raw.startsWith('#') || raw === '') continue;
+    const url = new URL(raw, base);
+    if (url.origin !== new URL(base).origin) continue;
+    url.hash = '';
+    out.push(url.href);
+  }
+  return out;
+}
+
+export interface Crawl {
+  /** Every URL fetched, in the order reached, with its status and the page that linked it. */
+  fetched: Array<{ url: string; status: number; from: string | undefined; html: boolean }>;
+  /** The actions of the POST forms seen (not followed). */
+  actions: Set<string>;
+}
+
+/** Breadth-first from `home` over same-origin links (stylesheets, scripts and icons too), `max` fetches at most. */
+export async function crawl(cookie: string, home: string, max = 900): Promise<Crawl> {
+  const seen = new Set<string>([home]);
+  const from = new Map<string, string>();
+  const queue = [home];
+  const out: Crawl = { fetched: [], actions: new Set() };
+  while (queue.length && out.fetched.length < max) {
+    const url = queue.shift()!;
+    const res = await getAs(cookie, url);
+    out.fetched.push({ url, status: res.status, from: from.get(url), html: res.html !== null });
+    if (res.status >= 400 || res.html === null) continue;
+    for (const m of res.html.matchAll(/<form method="post" action="([^"]+)"/g))
+      out.actions.add(new URL(m[1]!, url).href);
+    for (const link of linksOf(res.html, url)) {
+      if (seen.has(link) || out.actions.has(link) || link.endsWith('/logout')) continue;
+      seen.add(link);
+      from.set(link, url);
+      queue.push(link);
+    }
+  }
+  return out;
+}

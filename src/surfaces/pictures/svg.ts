@@ -75,7 +75,8 @@ export function svgRoot(width: number, height: number, cls: string, body: string
         width: fmt(width),
         height: fmt(height),
         class: cls,
-        role: 'img',
+        // A picture whose marks are links is a group of links; `img` would hide them from assistive tech.
+        role: body.some((b) => b.includes('<a ')) ? 'group' : 'img',
         'aria-label': label,
       },
       el('title', {}, text(label)),

@@ -61,5 +61,5 @@ function render(value: unknown, indent: string, key?: string): Markup {
 }
 
 export function linkedJson(value: unknown): Markup {
-  return h`<pre class="json">${render(value, '')}</pre>`;
+  return h`<pre class="json" tabindex="0">${render(value, '')}</pre>`;
 }

@@ -66,7 +66,7 @@ ${
 
 /** A JSON value shown readably, indented. */
 export function jsonBlock(value: unknown): Markup {
-  return h`<pre>${JSON.stringify(value, null, 2)}</pre>`;
+  return h`<pre tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
 }
 
 /** A status as a coloured badge. */

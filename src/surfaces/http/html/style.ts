@@ -6,6 +6,7 @@ export const PAGE_CSS = `
 *{box-sizing:border-box}
 body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);background:var(--bg);margin:0;display:flex;min-height:100vh}
 a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+main p a,main li a,main pre a,main h3 a,main dd a,main td a,.msg a{text-decoration:underline;text-decoration-thickness:1px;text-underline-offset:2px}
 nav.side{background:#1f2933;color:#cbd2d9;width:15em;flex:none;padding:1em .9em;position:sticky;top:0;height:100vh;overflow:auto}
 nav.side a{color:#e4e7eb;display:block;padding:.12em .4em;border-radius:4px}
 nav.side a:hover,nav.side a.here{background:#323f4b;text-decoration:none}
@@ -17,10 +18,10 @@ h1{font-size:1.45em;margin:.2em 0 .5em;word-break:break-all}h2{font-size:1.1em;m
 .crumbs{color:var(--muted);font-size:.9em;margin-bottom:.2em}.crumbs a{color:var(--muted)}
 table{border-collapse:collapse;font-size:13px;background:var(--card);width:100%}
 td,th{border-bottom:1px solid var(--line);padding:.35em .6em;text-align:left;vertical-align:top}
-th{font-weight:600;color:var(--muted);font-size:12px;background:#f0f2f5}
+th{font-weight:600;color:#4b5663;font-size:12px;background:#f0f2f5}
 .scroll{overflow-x:auto}
 pre{background:#fbfbfc;border:1px solid var(--line);border-radius:6px;padding:.8em;overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:12.5px;max-height:36em}
-code{font-size:12.5px;background:#eef1f4;padding:0 .25em;border-radius:3px}
+code{font-size:12.5px;background:#eef1f4;color:#323f4b;padding:0 .25em;border-radius:3px}
 .muted{color:var(--muted)}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(11em,1fr));gap:.8em;margin:.5em 0 1em}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8em 1em}

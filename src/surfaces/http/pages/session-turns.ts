@@ -79,7 +79,7 @@ function item(e: StoredSessionEvent): Markup | '' {
       }</li>`;
     }
     case 'text':
-      return h`<li class="ev ev-answer"><span class="role">answer</span><pre>${String(d.text ?? '')}</pre></li>`;
+      return h`<li class="ev ev-answer"><span class="role">answer</span><pre tabindex="0">${String(d.text ?? '')}</pre></li>`;
     case 'error':
       return h`<li class="ev ev-error"><span class="role">error</span> ${String(d.code ?? '')}: ${String(d.message ?? '')}</li>`;
     case 'status':

@@ -80,7 +80,7 @@ ${graph}<h2>Transcript</h2><div data-live-region="transcript">${
           const call = m.role === 'assistant' ? producedBy(m) : undefined;
           return h`<div class="msg role-${m.role.replace(/[^a-z]/g, '')}"><div class="role">${m.role} · ${when(m.timestamp)}${
             call ? h` · <a class="why" href="${hrefs.llmCall(String(call.llm_call_id))}">LLM call</a>` : ''
-          }</div><pre>${m.content}</pre></div>`;
+          }</div><pre tabindex="0">${m.content}</pre></div>`;
         })
       : h`<p class="muted">No messages yet.</p>`
   }</div>

@@ -59,7 +59,7 @@ function clipped(text: string): Markup {
 }
 
 function jsonClipped(value: unknown): Markup {
-  return h`<pre>${clipped(JSON.stringify(value, null, 2) ?? 'null')}</pre>`;
+  return h`<pre tabindex="0">${clipped(JSON.stringify(value, null, 2) ?? 'null')}</pre>`;
 }
 
 function messages(list: unknown): Markup {
@@ -67,7 +67,7 @@ function messages(list: unknown): Markup {
   return h`${list.map((m: Rec) => {
     const role = String(m.role ?? 'message');
     const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? m, null, 2);
-    return h`<div class="msg role-${role.replace(/[^a-z]/g, '')}"><div class="role">${role}${m.name ? ` · ${m.name}` : ''}</div><pre>${clipped(content)}</pre></div>`;
+    return h`<div class="msg role-${role.replace(/[^a-z]/g, '')}"><div class="role">${role}${m.name ? ` · ${m.name}` : ''}</div><pre tabindex="0">${clipped(content)}</pre></div>`;
   })}`;
 }
 
@@ -176,7 +176,7 @@ async function llmCallView(ctx: KindContext, call: Rec) {
 ${patches.length ? h`<h2>The patch it produced</h2>${patches.map((p) => patchCard(p, attempt!, false))}` : ''}
 <h2>Prompt messages</h2>${messages(call.request_messages)}
 <h2>Streamed answer <span class="muted">(${chunks.length}${call.chunks_truncated ? '+' : ''} chunks)</span></h2>
-<pre class="streamed">${clipped(streamed)}</pre>
+<pre class="streamed" tabindex="0">${clipped(streamed)}</pre>
 <details><summary>Each chunk with its time</summary><div class="scroll"><table><tr><th>#</th><th>ms</th><th>data</th></tr>${chunks
     .slice(0, 200)
     .map(
