@@ -285,6 +285,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
 
     subscribe: (run_id, listener, options) => deps.bus.subscribe(run_id, listener, options),
     releaseLeases: () => abandonLeasesOf(store, owner, deps.now()),
+    inFlight: () => active.size,
     close: () => deps.bus.close(),
   };
   return engine;

@@ -499,6 +499,8 @@ export interface Engine {
    * its next fenced write (`LEASE_LOST`). Returns how many were released.
    */
   releaseLeases(): Promise<number>;
+  /** Runs this engine is executing now. */
+  inFlight(): number;
   /** Stops heartbeats and listeners. Runs in flight keep their leases until expiry. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 /** Public surface of the engine layer: the contract (`engine.ts`), `createEngine`, and pure helpers. */
 
+export { actRedoingInterrupted, isInterrupted, MAX_INTERRUPTED_REDOS } from './actions/redo.ts';
 export { sourcesExecutor } from './actions/sources-executor.ts';
 export {
   CONTRACT_STATUSES,
@@ -24,3 +25,11 @@ export {
   startRunReclaimer,
 } from './reclaimer.ts';
 export { getGraph, getRunStatus, listGraphs, listRuns, type RunFilter, type RunSummary } from './run/read.ts';
+export {
+  listWorkers,
+  type RegisterWorkerOptions,
+  registerWorker,
+  runnableByGraph,
+  type WorkerRegistration,
+  type WorkerRow,
+} from './workers.ts';

@@ -94,5 +94,37 @@ const claimScope: Migration[] = [
   },
 ];
 
-/** Every engine migration in id order: the tables, the event pipeline's (420–429), claim scoping (430–439). */
-export const engineMigrations: Migration[] = [...tables, ...eventMigrations, ...claimScope];
+/**
+ * The processes that execute runs (`noema worker`, plain `noema serve`): one row each, heartbeated,
+ * removed when it stops; a row whose heartbeat is older than its lease is a process that died.
+ */
+const workerRegistry: Migration[] = [
+  {
+    id: 440,
+    name: 'engine: the registry of processes that execute runs',
+    up: (d) => [
+      `CREATE TABLE engine_workers (
+         worker_id TEXT PRIMARY KEY,
+         kind TEXT NOT NULL,
+         host TEXT NOT NULL,
+         pid ${d.bigint} NOT NULL,
+         started_at ${d.bigint} NOT NULL,
+         heartbeat_at ${d.bigint} NOT NULL,
+         lease_ms ${d.bigint} NOT NULL,
+         concurrency ${d.bigint} NOT NULL,
+         runs_in_flight ${d.bigint} NOT NULL
+       )`,
+    ],
+  },
+];
+
+/**
+ * Every engine migration in id order: the tables, the event pipeline's (420–429), claim scoping
+ * (430–439), the worker registry (440–449).
+ */
+export const engineMigrations: Migration[] = [
+  ...tables,
+  ...eventMigrations,
+  ...claimScope,
+  ...workerRegistry,
+];

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ModelScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
-import { runCli } from '../../src/testing/cli.ts';
+import { type RunningCli, runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
 import { openTestStore, selectedStores, type TestStore } from '../../src/testing/stores.ts';
@@ -82,6 +82,72 @@ describeEachStore('noema worker', (factory) => {
         assert.match(worker.cli.stdout(), /drained: every run in flight stopped here/);
       } finally {
         killAll([worker]);
+        await model.close();
+      }
+    }));
+});
+
+describeEachStore('noema workers and GET /workers', (factory) => {
+  test('list the processes executing runs (stale once killed, gone once stopped) and the runs waiting for one', async () =>
+    factory.withStore(async ({ store, url }) => {
+      const model = await modelWith();
+      let worker: WorkerProcess | undefined;
+      let serve: RunningCli | undefined;
+      try {
+        const env = { ...envFor(url, model.url, 1_000), NOEMA_TOKEN: 'workers-test-token-0123456789' };
+        const ids = await queueFlowRuns(store, 2);
+        let listed = await runCli(['workers'], env);
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.match(listed.stdout, /no process executes runs on this store/);
+        assert.match(listed.stdout, /queue: 2 runnable run\(s\) not claimed \(flow 2\)/);
+
+        worker = await startWorkerCli(env, ['--concurrency', '3']);
+        await allCompleted(store, ids);
+        listed = await runCli(['workers'], env);
+        const line = listed.stdout.split('\n').find((l) => l.startsWith(worker!.owner)) ?? '';
+        assert.match(
+          line,
+          new RegExp(`worker  host \\S+  pid ${worker.cli.child.pid}  .*concurrency 3  in flight 0$`),
+        );
+        assert.match(listed.stdout, /queue: 0 runnable run\(s\) not claimed\n/);
+
+        serve = startCli(['serve', '--port', '0'], env);
+        const [, serveUrl] = await serve.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/, 30_000);
+        const res = await fetch(`${serveUrl}/workers`, {
+          headers: { authorization: `Bearer ${env.NOEMA_TOKEN}` },
+        });
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as {
+          workers: Array<Record<string, unknown>>;
+          queue: { total: number };
+        };
+        assert.deepEqual(
+          body.workers.map((w) => [w.kind, w.pid, w.stale]).sort(),
+          [
+            ['serve', serve.child.pid, false],
+            ['worker', worker.cli.child.pid, false],
+          ].sort(),
+        );
+        assert.equal(body.queue.total, 0);
+        assert.equal((await fetch(`${serveUrl}/workers`)).status, 401, 'the token is needed');
+
+        worker.cli.child.kill('SIGKILL');
+        await worker.cli.exited;
+        await waitUntil(
+          'the killed worker listed stale',
+          async () => {
+            const r = await runCli(['workers'], env);
+            return r.stdout.split('\n').some((l) => l.startsWith(worker!.owner) && l.endsWith('STALE'));
+          },
+          { timeoutMs: 20_000, intervalMs: 300 },
+        );
+        serve.child.kill('SIGTERM');
+        assert.equal(await serve.exited, 0);
+        listed = await runCli(['workers'], env);
+        assert.ok(!listed.stdout.includes('  serve  '), `a stopped serve is gone: ${listed.stdout}`);
+      } finally {
+        killAll([worker]);
+        serve?.child.kill('SIGKILL');
         await model.close();
       }
     }));

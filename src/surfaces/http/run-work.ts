@@ -6,7 +6,15 @@
  * executed here, through each runtime's closing path.
  */
 import { incidentLog } from '../../core/incident-log.ts';
-import { type Engine, type RunClaimer, type RunReclaimer, startRunReclaimer } from '../../engine/index.ts';
+import {
+  type Engine,
+  type RunClaimer,
+  type RunReclaimer,
+  registerWorker,
+  runnableByGraph,
+  startRunReclaimer,
+  type WorkerRegistration,
+} from '../../engine/index.ts';
 import { hasUnsettledTurns } from '../../runtimes/agent/sessions/session-store.ts';
 import type { Store } from '../../store/store.ts';
 import { agentRuntimeFor } from './agent-runtime.ts';
@@ -23,11 +31,18 @@ export interface RunWorkOptions {
   concurrency?: number;
   /** Also claim agent runs (session turns, profile synthesis) on the agent runtime's engine (default true). */
   agents?: boolean;
+  /** Listed in `engine_workers` (GET /workers, `noema workers`) as this kind, heartbeated every third of `leaseMs`. */
+  register?: { kind: 'worker' | 'serve'; leaseMs: number };
 }
+
+/** Runs executed at once unless said otherwise. */
+export const DEFAULT_RUN_CONCURRENCY = 4;
 
 export interface RunWork extends RunReclaimer {
   /** Gives up the leases of the runs executing here (a drain past its grace); returns how many. */
   releaseLeases(): Promise<number>;
+  /** Removes this process from the registry (after `stop`). */
+  deregister(): Promise<void>;
 }
 
 export function startRunWork(store: Store, engine: Engine, options: RunWorkOptions): RunWork {
@@ -41,14 +56,29 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
       if (!agentsLoaded && !unsettled && !(await engine.claimableElsewhere(claim))) return null;
       const runtime = await agentRuntimeFor(store);
       agentsLoaded = true;
+      agentEngine = runtime.engine;
       if (unsettled) await runtime.settleStaleSessions();
       return runtime.engine.claimNext(claim);
     },
   };
+  const concurrency = options.concurrency ?? DEFAULT_RUN_CONCURRENCY;
+  let agentEngine: Engine | null = null;
+  const registration: Promise<WorkerRegistration | null> = options.register
+    ? registerWorker(store, {
+        worker_id: engine.owner,
+        kind: options.register.kind,
+        concurrency,
+        leaseMs: options.register.leaseMs,
+        inFlight: () => engine.inFlight() + (agentEngine?.inFlight() ?? 0),
+      }).catch((err: unknown) => {
+        log.fail(err);
+        return null;
+      })
+    : Promise.resolve(null);
   const reclaimer = startRunReclaimer(options.agents === false ? [engine] : [engine, agents], {
     intervalMs: options.intervalMs,
     queuedForMs: options.queuedForMs,
-    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    concurrency,
     onOutcome: () => log.ok(),
     onError: (err) => {
       if ((err as { code?: unknown } | null)?.code !== 'STORE_CLOSED') log.fail(err);
@@ -61,5 +91,31 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
       if (agentsLoaded) released += await (await agentRuntimeFor(store)).engine.releaseLeases();
       return released;
     },
+    async deregister() {
+      await (await registration)?.stop();
+    },
   };
+}
+
+/** The runtime whose runs a graph of these node types are. */
+function runtimeOf(types: readonly string[]): string {
+  if (types.some((t) => t.startsWith('world.'))) return 'world';
+  if (types.some((t) => t.startsWith('flow.'))) return 'flow';
+  if (types.some((t) => t.startsWith('profile_'))) return 'profile_synthesis';
+  return 'agent';
+}
+
+/** Runnable runs no process holds (queued, or running under an expired lease): by runtime, and a total. */
+export async function queueDepth(
+  store: Store,
+  now = Date.now(),
+): Promise<{ by_kind: Record<string, number>; total: number }> {
+  const by_kind: Record<string, number> = {};
+  let total = 0;
+  for (const g of await runnableByGraph(store, now)) {
+    const kind = runtimeOf(g.node_types);
+    by_kind[kind] = (by_kind[kind] ?? 0) + g.runs;
+    total += g.runs;
+  }
+  return { by_kind, total };
 }

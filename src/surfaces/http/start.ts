@@ -162,6 +162,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
       ? startRunWork(options.store, engine, {
           intervalMs: options.reclaim.intervalMs,
           queuedForMs: options.leaseMs ?? 30_000,
+          register: { kind: 'serve', leaseMs: options.leaseMs ?? 30_000 },
         })
       : null;
   return {
@@ -170,6 +171,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     metricsUrl: metricsServer?.url ?? null,
     close: async () => {
       reclaimer?.stop();
+      await reclaimer?.deregister();
       await server.close();
       await metricsServer?.close();
       if (!options.engine) await engine.close();

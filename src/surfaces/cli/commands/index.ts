@@ -16,11 +16,13 @@ import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
 import { sourceInvokeCommand } from './source-invoke.ts';
 import { workerCommand } from './worker.ts';
+import { workersCommand } from './workers.ts';
 import { worldCommands } from './world-commands.ts';
 
 export const commands: readonly Command[] = [
   serveCommand,
   workerCommand,
+  workersCommand,
   demoCommand,
   mcpCommand,
   migrateCommand,

@@ -58,6 +58,7 @@ export function startWorker(store: Store, options: WorkerOptions): Worker {
     queuedForMs: 0,
     concurrency: options.concurrency,
     agents,
+    register: { kind: 'worker', leaseMs: options.leaseMs },
   });
   return {
     owner: engine.owner,
@@ -72,6 +73,7 @@ export function startWorker(store: Store, options: WorkerOptions): Worker {
       unbindWorlds();
       // A run still in flight may be waiting on a call that never answers: closing does not wait for it.
       if (settled && agents) await closeAgentRuntime(store);
+      await work.deregister();
       await engine.close();
       return { released, settled };
     },

@@ -9,6 +9,7 @@ import { healthRoutes } from './health.ts';
 import { mcpRoutes } from './mcp.ts';
 import { metricsRoutes } from './metrics.ts';
 import { runEventRoutes } from './run-events.ts';
+import { workerRoutes } from './workers.ts';
 import { worldRoutes } from './worlds.ts';
 
 export function allRoutes(app: AppServices): Route[] {
@@ -20,6 +21,7 @@ export function allRoutes(app: AppServices): Route[] {
     ...flowRoutes(app),
     ...mcpRoutes(app),
     ...worldRoutes(app),
+    ...workerRoutes(app),
     ...agentRoutes(app),
     ...pageRoutes(app),
   ];
