@@ -38,6 +38,22 @@ const NODE_W = 150;
 const NODE_H = 46;
 const DASH: Record<ConnectorStyle, string | undefined> = { solid: undefined, dotted: '2 4', dashed: '8 5' };
 
+/**
+ * A node's edge to itself as a curve off its side: dagre lays a self-edge's points beside the node
+ * (a polyline through them runs along its border), so the loop leaves the node's right edge above
+ * its middle and comes back below it, reaching as far out as those points.
+ */
+function selfLoop(node: { x: number; y: number }, points: ReadonlyArray<{ x: number; y: number }>) {
+  const side = node.x + NODE_W / 2;
+  const reach = Math.max(34, ...points.map((p) => p.x - side + 14));
+  const top = node.y - NODE_H / 4;
+  const bottom = node.y + NODE_H / 4;
+  return {
+    d: `M${fmt(side)},${fmt(top)} C${fmt(side + reach)},${fmt(top - 26)} ${fmt(side + reach)},${fmt(bottom + 26)} ${fmt(side + 1)},${fmt(bottom)}`,
+    mid: { x: side + reach * 0.8, y: node.y - 2 },
+  };
+}
+
 export function graphPicture(input: GraphPictureInput): Svg {
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: input.direction ?? 'LR', nodesep: 24, ranksep: 56, marginx: 12, marginy: 12 });
@@ -54,7 +70,9 @@ export function graphPicture(input: GraphPictureInput): Svg {
   });
   dagre.layout(g);
   const graph = g.graph();
-  const width = Math.max(NODE_W + 24, graph.width ?? 0);
+  // Room for self-loops drawn off the rightmost nodes.
+  const loopRoom = edges.some((e) => e.from === e.to) ? 48 : 0;
+  const width = Math.max(NODE_W + 24, (graph.width ?? 0) + loopRoom);
   const height = Math.max(NODE_H + 24, graph.height ?? 0);
   const highlight = new Set(input.highlight ?? []);
 
@@ -77,12 +95,13 @@ export function graphPicture(input: GraphPictureInput): Svg {
   );
   const edgeMarkup = edges.map((e, i) => {
     const points = (g.edge(e.from, e.to, `e${i}`)?.points ?? []) as Array<{ x: number; y: number }>;
-    const d = points.map((p, j) => `${j === 0 ? 'M' : 'L'}${fmt(p.x)},${fmt(p.y)}`).join(' ');
+    const loop = e.from === e.to ? selfLoop(g.node(e.from) as { x: number; y: number }, points) : null;
+    const d = loop?.d ?? points.map((p, j) => `${j === 0 ? 'M' : 'L'}${fmt(p.x)},${fmt(p.y)}`).join(' ');
     const mode = e.mode ?? 'solid';
-    const mid = points[Math.floor(points.length / 2)];
+    const mid = loop?.mid ?? points[Math.floor(points.length / 2)];
     return el(
       'g',
-      { class: `edge edge-${mode}`, 'data-from': e.from, 'data-to': e.to },
+      { class: `edge edge-${mode}${loop ? ' self-loop' : ''}`, 'data-from': e.from, 'data-to': e.to },
       el('path', { d, fill: 'none', 'stroke-dasharray': DASH[mode], 'marker-end': 'url(#arrow)' }),
       e.label && mid
         ? el(

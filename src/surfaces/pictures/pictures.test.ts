@@ -177,3 +177,31 @@ test('the branch tree joins each branch to its base at the cutoff', () => {
   assert.equal(count(svg, /class="fork"/g), 2);
   assert.match(svg, /feature: from main @ seq 20, head 35/);
 });
+
+test('a node’s edge to itself is drawn as a curve off its side, inside the picture', () => {
+  const svg = graphPicture({
+    title: 'retry loop',
+    nodes: [
+      { id: 'plan', kind: 'reasoning' },
+      { id: 'act', kind: 'tool' },
+    ],
+    edges: [
+      { from: 'plan', to: 'act' },
+      { from: 'act', to: 'act', label: 'retry' },
+    ],
+  }).markup;
+  const loop = /<g class="edge edge-solid self-loop" data-from="act" data-to="act"><path d="([^"]+)"/.exec(
+    svg,
+  );
+  assert.ok(loop, svg);
+  const d = loop[1]!;
+  assert.match(
+    d,
+    /^M-?[\d.]+,-?[\d.]+ C-?[\d.]+,-?[\d.]+ -?[\d.]+,-?[\d.]+ -?[\d.]+,-?[\d.]+$/,
+    'one cubic curve',
+  );
+  const width = Number(/<svg[^>]* width="([\d.]+)"/.exec(svg)![1]);
+  const xs = [...d.matchAll(/([\d.]+),/g)].map((m) => Number(m[1]));
+  assert.ok(Math.max(...xs) < width, `the loop (up to x=${Math.max(...xs)}) fits the picture (${width})`);
+  assert.ok(svg.includes('>retry</text>'), 'the label is drawn by the loop');
+});

@@ -50,6 +50,9 @@ code{font-size:12.5px;background:#eef1f4;color:#323f4b;padding:0 .25em;border-ra
 details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
 .grid2{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 tr.changed{background:#fffbea}
+.legend{font-size:12px;color:var(--muted);margin:.3em 0}.legend .key{margin-right:.8em;white-space:nowrap}
+.legend .key::before{content:"";display:inline-block;width:1em;height:.8em;border:1.5px solid #7b8794;background:#f5f7fa;border-radius:3px;margin-right:.3em;vertical-align:-.05em}
+.legend .key-ran::before{border-color:#3ebd93}.legend .key-failed::before{background:#ffe3e3;border-color:#d64545}.legend .key-current::before{background:#fff3c4;border-color:#f0b429;border-width:2.5px}
 form.action{display:flex;flex-wrap:wrap;gap:.6em;align-items:flex-end;margin:.5em 0 1em}
 .field{display:flex;flex-direction:column;gap:.15em;min-width:12em;flex:1 1 14em}.field label{font-weight:600;font-size:13px}
 .field input,.field textarea,.field select{font:inherit;padding:.35em .5em;border:1px solid #9aa5b1;border-radius:5px;background:#fff;color:var(--ink)}

@@ -24,6 +24,10 @@ export const hrefs = {
  */
 export const noscriptRefresh = (): Markup => h`<noscript><meta http-equiv="refresh" content="2"></noscript>`;
 
+/** The key to a run graph's node colours. */
+export const graphLegend = (): Markup =>
+  h`<p class="legend"><span class="key key-ran">ran</span> <span class="key key-failed">failed</span> <span class="key key-current">current</span> <span class="key">not run</span></p>`;
+
 /** A definition list; values are text or markup, empty ones are left out. */
 export function kv(entries: ReadonlyArray<[string, Markup | string | number | null | undefined]>): Markup {
   const shown = entries.filter(([, v]) => v !== null && v !== undefined && v !== '');

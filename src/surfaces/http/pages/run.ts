@@ -7,7 +7,7 @@ import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
-import { hrefs, kv, when } from './common.ts';
+import { graphLegend, hrefs, kv, when } from './common.ts';
 import { specPicture } from './graphs.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
@@ -36,7 +36,7 @@ async function runView(ctx: KindContext, record: Record<string, unknown>, url: U
   let graph = h`<p class="muted">The graph is not stored.</p>`;
   try {
     const { graph: spec } = await getGraph(ctx.store, run.graph_hash);
-    graph = picture(specPicture(spec, 'Run graph', { highlight: live ? run.frontier : [], status }));
+    graph = h`${picture(specPicture(spec, 'Run graph', { highlight: live ? run.frontier : [], status }))}${graphLegend()}`;
   } catch {
     // a run whose graph was never stored still has a page
   }
