@@ -83,6 +83,7 @@ describeEachStore('browser pages', (factory) => {
         assert.match(call.text, /class="msg role-system"/);
         assert.match(call.text, /tool buy_candy/);
         assert.match(call.text, /href="\/cognition-workflows\/hash\/[0-9a-f]{64}"/);
+        assert.match(call.text, /<dt>tokens<\/dt><dd>\d+ in · \d+ out<\/dd>/, 'the tokens it reported');
 
         const attempt = await html(`${http.url}/attempts/${first.attempt_id}`);
         const bars = (attempt.text.match(/<g class="bar /g) ?? []).length;
@@ -94,6 +95,9 @@ describeEachStore('browser pages', (factory) => {
         assert.match(run.text, /<svg[^>]*class="picture graph"/);
         assert.match(run.text, /data-node-id="s0.n.act"/);
         assert.ok(!run.text.includes('data-live-src="'), 'a finished run is not live');
+        assert.match(run.text, /<dt>duration<\/dt><dd>[\d.]+ m?s<\/dd>/, 'how long it took');
+        assert.match(run.text, /<dt>LLM calls<\/dt><dd>\d+<\/dd><dt>tokens<\/dt><dd>\d+ in · \d+ out<\/dd>/);
+        assert.match(run.text, /class="legend"/, 'the graph has its legend');
         assert.equal(
           (run.text.match(/<g class="bar /g) ?? []).length,
           bars,

@@ -203,3 +203,34 @@ export async function invocationPage(
     newer: (before ? await exists('>=', last + 1) : more) ? last : null,
   };
 }
+
+/** The LLM calls of a run (or a world attempt) and the tokens they reported (null when none reported any). */
+export async function llmTotals(
+  store: Queryable,
+  of: { run_id: string } | { attempt_id: string },
+): Promise<{ calls: number; input: number | null; output: number | null }> {
+  const [column, value] = 'attempt_id' in of ? ['attempt_id', of.attempt_id] : ['run_id', of.run_id];
+  const row = await store.get<{
+    calls: number | string;
+    input: number | string | null;
+    output: number | string | null;
+  }>(
+    `SELECT COUNT(llm_call_id) AS calls, SUM(llm_prompt_tokens) AS input, SUM(llm_completion_tokens) AS output
+       FROM source_invocations WHERE ${column} = ?`,
+    [value],
+  );
+  const n = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return { calls: Number(row?.calls ?? 0), input: n(row?.input), output: n(row?.output) };
+}
+
+/** "1 234 in · 56 out" (a side not reported is left out; null when neither is). */
+export function tokenText(
+  input: number | null | undefined,
+  output: number | null | undefined,
+): string | null {
+  const parts = [
+    typeof input === 'number' ? `${input} in` : '',
+    typeof output === 'number' ? `${output} out` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(' · ') : null;
+}

@@ -11,6 +11,7 @@ import { badge, h, type Markup, type NavItem } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { hrefs, idLink, invocationLabel, kv, when } from './common.ts';
 import { patchCard } from './patch.ts';
+import { tokenText } from './reads.ts';
 
 type Rec = Record<string, unknown>;
 type Attempt = Awaited<ReturnType<typeof getAttempt>>;
@@ -153,6 +154,9 @@ async function llmCallView(ctx: KindContext, call: Rec) {
   const attempt = await attemptOf(ctx.store, call.attempt_id ?? inv.attempt_id);
   const chunks = Array.isArray(call.chunks) ? (call.chunks as Rec[]) : [];
   const streamed = assembled(chunks);
+  const tokens = call.tokens as
+    | { input?: number | null; output?: number | null; cached?: number | null; reasoning?: number | null }
+    | undefined;
   const patches = attempt?.patches.filter((p) => p.source_invocation_id === inv.source_invocation_id) ?? [];
   const crumbs = [
     ...crumbsOf(inv, attempt),
@@ -172,6 +176,15 @@ async function llmCallView(ctx: KindContext, call: Rec) {
     ],
     ['started', when(inv.started_at)],
     ['duration', inv.duration_ms === null || inv.duration_ms === undefined ? null : `${inv.duration_ms} ms`],
+    [
+      'tokens',
+      tokenText(
+        tokens?.input ?? (call.prompt_tokens as number | null),
+        tokens?.output ?? (call.completion_tokens as number | null),
+      ),
+    ],
+    ['cached tokens', typeof tokens?.cached === 'number' ? tokens.cached : null],
+    ['reasoning tokens', typeof tokens?.reasoning === 'number' ? tokens.reasoning : null],
   ])}</div>
 ${patches.length ? h`<h2>The patch it produced</h2>${patches.map((p) => patchCard(p, attempt!, false))}` : ''}
 <h2>Prompt messages</h2>${messages(call.request_messages)}
