@@ -3,6 +3,7 @@ import type { Command } from '../command.ts';
 import { agentChatCommand } from './agent-chat.ts';
 import { agentPutCommand } from './agent-put.ts';
 import { demoCommand } from './demo.ts';
+import { devClusterCommand } from './dev-cluster.ts';
 import { devMcpFixtureCommand } from './dev-mcp-fixture.ts';
 import { devProviderCommand } from './dev-provider.ts';
 import { devScriptedModelCommand } from './dev-scripted-model.ts';
@@ -28,6 +29,7 @@ export const commands: readonly Command[] = [
   migrateCommand,
   sourceInvokeCommand,
   devUpCommand,
+  devClusterCommand,
   devScriptedModelCommand,
   devToysCommand,
   ...worldCommands,
