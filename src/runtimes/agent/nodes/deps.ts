@@ -6,7 +6,12 @@
 import { validateCompiled } from '../../../core/compiled-validators.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import { fromStrictDelivery } from '../../../core/strict-delivery.ts';
-import type { ContractView, Json, NodeContext } from '../../../engine/index.ts';
+import {
+  actRedoingInterrupted,
+  type ContractView,
+  type Json,
+  type NodeContext,
+} from '../../../engine/index.ts';
 import {
   type FailureClass,
   finishedCallOfContract,
@@ -74,21 +79,6 @@ export function isContentFailure(contract: Pick<ContractView, 'error'>): boolean
   return typeof cls === 'string' && RETRY_BY_CLASS[cls as FailureClass] === 'corrected';
 }
 
-/** How many times a model call a crash interrupted is made again within its attempt. */
-export const MAX_INTERRUPTED_REDOS = 3;
-
-/**
- * True when a model-call contract ended because its process stopped mid-call (the engine found it
- * RUNNING with no recorded outcome: `ACTION_INTERRUPTED`), or because recovery marked its invocation
- * interrupted while it ran (failure class `interrupted`): whether the model answered is unknown.
- */
-export function isInterrupted(contract: Pick<ContractView, 'status' | 'error'>): boolean {
-  if (contract.status !== 'FAILED') return false;
-  return (
-    contract.error?.code === 'ACTION_INTERRUPTED' || contract.error?.details?.failure_class === 'interrupted'
-  );
-}
-
 /** The generation's trace row, as a contract of this run names it (null when it never finished). */
 async function invocationOf(store: Store, ctx: NodeContext<unknown>, contract: ContractView) {
   const call = await finishedCallOfContract(store, { contract_id: contract.contract_id, run_id: ctx.run_id });
@@ -143,9 +133,7 @@ export async function callModel(
     kind: 'llm_generation',
     ...(input.stream_response ? { stream: 'response' } : {}),
   };
-  let contract = await ctx.act('llm_generation', payload, { key: input.key });
-  for (let redo = 1; isInterrupted(contract) && redo <= MAX_INTERRUPTED_REDOS; redo++)
-    contract = await ctx.act('llm_generation', payload, { key: `${input.key}:redo:${redo}` });
+  const contract = await actRedoingInterrupted(ctx, 'llm_generation', payload, { key: input.key });
   if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object') {
     const value = fromStrictDelivery(contract.result, input.contract);
     const v = validateCompiled(input.contract, value);

@@ -7,7 +7,7 @@ import { validateCompiled } from '../../../core/compiled-validators.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import { fromStrictDelivery, toStrictDelivery } from '../../../core/strict-delivery.ts';
-import type { Json } from '../../../engine/index.ts';
+import { actRedoingInterrupted, type Json } from '../../../engine/index.ts';
 import { putJsonSchema, putResponseSource } from '../../../sources/index.ts';
 import type { FlowCtx, FlowRuntime } from './context.ts';
 
@@ -76,7 +76,9 @@ export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall):
   const schemaHash = await storedHash(rt, `schema:${JSON.stringify(delivered)}`, () =>
     putJsonSchema(rt.store, delivered),
   );
-  const contract = await ctx.act(
+  // A model call has no side effect: one a crash interrupted is made again (only that one).
+  const contract = await actRedoingInterrupted(
+    ctx,
     'llm_call',
     {
       source_hash: sourceHash,
