@@ -125,6 +125,21 @@ for (const kind of selectedStores()) {
       assert.ok((await page.getByRole('link', { name: /park turn 4 · patch #/ }).count()) >= 1);
     });
 
+    test('a list is filtered from its search form; empty fields are no filter', async () => {
+      await page.goto(`${world.url}/attempts`);
+      await page.getByLabel('world slug').fill('park-b');
+      await page.getByLabel('status').selectOption('committed');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/\/attempts\?/);
+      const rows = page.locator('main table tbody tr');
+      assert.equal(await rows.count(), 1, 'park-b has one attempt of its own');
+      assert.equal(await page.getByLabel('world slug').inputValue(), 'park-b', 'the form keeps the filter');
+      await page.getByLabel('world slug').fill('');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/world_slug=&/);
+      assert.ok((await rows.count()) >= 5, 'every committed attempt again');
+    });
+
     test('a form posted without the CSRF token is refused and runs nothing', async () => {
       const res = await page.request.post(`${world.url}/worlds/park/forms/turns`, {
         form: { turns: '1' },

@@ -84,7 +84,10 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
     fixed: FilterValues = {},
   ): Promise<Reply> => {
     const format = negotiate(ctx.c);
-    const q = parseListQuery(kind, ctx.url.searchParams, fixed);
+    // A page's filter form sends its empty fields too: for a browser an empty filter is no filter.
+    const params = new URLSearchParams(ctx.url.searchParams);
+    if (format === 'html') for (const [k, v] of [...params]) if (v === '') params.delete(k);
+    const q = parseListQuery(kind, params, fixed);
     const page = await kind.list!(kctx, {
       filters: q.filters,
       limit: q.limit,
@@ -101,7 +104,7 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
     const { kept } = fitList(withLinks, q.budget.maxChars, (k) => build(k));
     const body = build(kept);
     if (format === 'json') return { json: body };
-    const next = new URLSearchParams(ctx.url.searchParams);
+    const next = new URLSearchParams(params);
     if (body.next_cursor) next.set('cursor', body.next_cursor);
     return {
       html: renderListPage({
@@ -114,6 +117,9 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
         truncated: body.truncated,
         csrf: ctx.csrfToken,
         path: ctx.url.pathname,
+        filters: Object.entries(kind.filters ?? {})
+          .filter(([name]) => !(name in fixed))
+          .map(([name, spec]) => ({ name, spec, value: q.filters[name] })),
       }),
     };
   };

@@ -1,5 +1,6 @@
 /** The HTML pages of the catalog: list tables with pagination, detail with links and views, errors. */
 import type { ErrorEnvelope } from '../../../core/errors.ts';
+import type { FilterSpec } from '../catalog/kind.ts';
 import { linkedJson } from './linked-json.ts';
 import { h, jsonBlock, type LayoutOptions, layout, type Markup, type NavItem } from './render.ts';
 
@@ -14,6 +15,26 @@ export interface ListPage {
   truncated: boolean;
   csrf?: string | undefined;
   path?: string;
+  /** The kind's filters, with the values the list is filtered by: a search form above the table. */
+  filters?: ReadonlyArray<{ name: string; spec: FilterSpec; value: string | number | undefined }>;
+}
+
+function filterForm(page: ListPage): Markup | '' {
+  if (!page.filters?.length) return '';
+  const fields = page.filters.map(({ name, spec, value }) => {
+    const id = `filter-${name}`;
+    const v = value === undefined ? '' : String(value);
+    const control =
+      spec.type === 'enum'
+        ? h`<select id="${id}" name="${name}"><option value="">any</option>${spec.values.map(
+            (o) => h`<option${o === v ? h` selected` : ''}>${o}</option>`,
+          )}</select>`
+        : h`<input id="${id}" name="${name}" type="${spec.type === 'integer' ? 'number' : 'search'}" value="${v}">`;
+    return h`<div class="field"><label for="${id}">${name.replace(/_/g, ' ')}</label>${control}</div>`;
+  });
+  return h`<form method="get" class="action filters" role="search" aria-label="Filter ${page.title}">${fields}<button type="submit">Filter</button>${
+    page.filters.some((f) => f.value !== undefined) ? h` <a href="${page.path ?? '?'}">clear</a>` : ''
+  }</form>`;
 }
 
 const STATUS_COLUMNS = new Set(['status']);
@@ -40,7 +61,7 @@ export function renderListPage(page: ListPage): string {
         : h`<td>${cell(col, item[col])}</td>`,
     )}</tr>`;
   });
-  const body = h`${
+  const body = h`${filterForm(page)}${
     page.items.length === 0
       ? h`<p class="muted">Nothing here yet.</p>`
       : h`<div class="scroll"><table><thead><tr>${page.columns.map((c) => h`<th>${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
