@@ -106,9 +106,10 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
 }
 
 async function routeContext(c: Context<AppEnv>, route: Route, options: AppOptions): Promise<RouteContext> {
-  const auth = route.public
-    ? { kind: 'public' as const, session: null }
-    : await authenticate(c, options.token, options.sessions);
+  const auth =
+    route.public && !(route.tokenOptional && c.req.header('authorization') !== undefined)
+      ? { kind: 'public' as const, session: null }
+      : await authenticate(c, options.token, options.sessions);
   // The body is read once, under the limit, after authentication (an unknown caller's upload is
   // never buffered) and before the CSRF check (forms carry the token in the body).
   const method = c.req.method;

@@ -70,6 +70,11 @@ export interface Route {
   path: string;
   /** Public routes skip the auth guard. */
   public?: boolean;
+  /**
+   * A public route that a request sending `Authorization` is authenticated on (a wrong token is 401):
+   * the handler sees `ctx.auth` `bearer` and may answer more (`/healthz?details=1`).
+   */
+  tokenOptional?: boolean;
   summary?: string;
   /** Documented parameters (validation happens in the handler or the catalog). */
   params?: ParamDoc[];
