@@ -102,6 +102,11 @@ for (const kind of selectedStores()) {
         .getByText('Booked for the chosen day.')
         .waitFor({ timeout: 30_000 });
       assert.equal(await page.getByRole('button', { name: 'Send answer' }).count(), 0, 'the form is gone');
+      assert.match(
+        (await page.locator('[data-live-region="turns"] section').last().textContent()) ?? '',
+        /form\s*Pick a day[\s\S]*form answered[\s\S]*Booked for the chosen day\./,
+        'the turn shows the form, its answer and the reply in order',
+      );
       assert.equal(await page.evaluate('globalThis.marker'), 1, 'still without a reload');
     });
 

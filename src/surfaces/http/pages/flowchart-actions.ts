@@ -16,6 +16,7 @@ import {
   type FieldErrors,
   field,
   formAgain,
+  pathParams,
   postedForm,
   seeOther,
 } from './forms.ts';
@@ -99,6 +100,7 @@ export function flowchartActionRoutes(app: AppServices & { flowEvents?: FlowEven
     {
       method: 'POST',
       path: '/flowcharts/:flowchart_id/forms/runs',
+      params: pathParams('flowchart_id'),
       summary: 'Browser form: start a run of this flowchart ({ input: JSON text }), then see the run (303)',
       async handle(ctx) {
         const flowchart_id = ctx.params.flowchart_id ?? '';
@@ -130,6 +132,7 @@ export function flowchartActionRoutes(app: AppServices & { flowEvents?: FlowEven
     {
       method: 'POST',
       path: '/flowchart-runs/:flowchart_run_id/forms/cancel',
+      params: pathParams('flowchart_run_id'),
       summary: 'Browser form: cancel a flowchart run that has not finished, then see it (303)',
       async handle(ctx) {
         const flowchart_run_id = ctx.params.flowchart_run_id ?? '';

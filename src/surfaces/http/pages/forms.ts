@@ -8,7 +8,7 @@ import { invalidInput, isNoemaError } from '../../../core/errors.ts';
 import { defaultCatalog, navOf } from '../catalog/index.ts';
 import { httpStatusOf } from '../errors.ts';
 import { h, type LayoutOptions, layout, type Markup } from '../html/render.ts';
-import type { Reply, RouteContext } from '../route.ts';
+import type { ParamDoc, Reply, RouteContext } from '../route.ts';
 
 /** Field name → why its value was refused (`''`: about the whole form). */
 export type FieldErrors = Record<string, string>;
@@ -69,6 +69,11 @@ export function field(o: FieldOptions): Markup {
   return h`<div class="field"><label for="${id}">${o.label}</label>${control}${
     o.hint ? h`<span class="muted" id="${id}-hint">${o.hint}</span>` : ''
   }${error ? h`<span class="field-error" id="${id}-error">${error}</span>` : ''}</div>`;
+}
+
+/** The path parameters of a form route, for the route table and `/openapi.json`. */
+export function pathParams(...names: string[]): ParamDoc[] {
+  return names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 }
 
 /** The posted fields as strings (`_csrf` left out). A body that is not a form is INVALID_INPUT. */

@@ -18,6 +18,7 @@ import {
   field,
   firstSignal,
   formAgain,
+  pathParams,
   postedForm,
   seeOther,
   started,
@@ -149,6 +150,7 @@ export function sessionActionRoutes(app: AppServices): Route[] {
     {
       method: 'POST',
       path: '/agents/hash/:hash/forms/session',
+      params: pathParams('hash'),
       summary: 'Browser form: start a session with this agent ({ user_id }), then see it (303)',
       async handle(ctx) {
         const hash = ctx.params.hash ?? '';
@@ -173,6 +175,7 @@ export function sessionActionRoutes(app: AppServices): Route[] {
     {
       method: 'POST',
       path: '/sessions/:session_id/forms/message',
+      params: pathParams('session_id'),
       summary:
         'Browser form: send a message ({ content }); the turn runs on, the session page follows it (303)',
       async handle(ctx) {
@@ -203,6 +206,7 @@ export function sessionActionRoutes(app: AppServices): Route[] {
     {
       method: 'POST',
       path: '/sessions/:session_id/forms/ecs',
+      params: pathParams('session_id'),
       summary:
         'Browser form: answer the waiting ECS form (its fields, coerced and checked by its schema), then continue the session (303)',
       async handle(ctx) {

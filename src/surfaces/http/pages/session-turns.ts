@@ -83,9 +83,13 @@ function item(e: StoredSessionEvent): Markup | '' {
     case 'error':
       return h`<li class="ev ev-error"><span class="role">error</span> ${String(d.code ?? '')}: ${String(d.message ?? '')}</li>`;
     case 'status':
-      return d.phase === 'resumed' || d.phase === 'continued'
-        ? h`<li class="ev"><span class="role">form answered</span> the run continues</li>`
-        : '';
+      if (d.phase === 'continuing')
+        return h`<li class="ev"><span class="role">form answered</span> the turn continues</li>`;
+      if (d.phase === 'retry')
+        return h`<li class="ev ev-error"><span class="role">retry</span> ${String(d.node_id ?? '')} ${
+          d.error && typeof d.error === 'object' ? String((d.error as { code?: unknown }).code ?? '') : ''
+        }</li>`;
+      return '';
     default:
       return '';
   }

@@ -14,6 +14,7 @@ import {
   field,
   firstSignal,
   formAgain,
+  pathParams,
   postedForm,
   seeOther,
   started,
@@ -99,6 +100,7 @@ export function worldActionRoutes(app: AppServices): Route[] {
     {
       method: 'POST',
       path: '/worlds/:world_slug/forms/turns',
+      params: pathParams('world_slug'),
       summary: `Browser form: run the next turns of a world ({ turns: 1-${MAX_TURNS_PER_RUN} }), then see the world (303)`,
       async handle(ctx) {
         const slug = ctx.params.world_slug ?? '';
@@ -138,6 +140,7 @@ export function worldActionRoutes(app: AppServices): Route[] {
     {
       method: 'POST',
       path: '/worlds/:world_slug/turns/:turn/forms/fork',
+      params: pathParams('world_slug', 'turn'),
       summary: 'Browser form: fork a world at a turn ({ new_world_slug }), then see the fork (303)',
       async handle(ctx) {
         const slug = ctx.params.world_slug ?? '';
