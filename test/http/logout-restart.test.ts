@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { io as ioClient } from 'socket.io-client';
 import type { Store } from '../../src/store/store.ts';
 import { startNoemaHttp } from '../../src/surfaces/http/start.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
@@ -39,6 +40,24 @@ async function logOut(url: string, cookie: string): Promise<void> {
   assert.equal(out.status, 303);
 }
 
+/** Whether a Socket.IO connection presenting the cookie (from the server's own origin) is accepted. */
+async function socketAccepts(url: string, cookie: string): Promise<boolean> {
+  const socket = ioClient(url, {
+    transports: ['websocket'],
+    extraHeaders: { cookie },
+    reconnection: false,
+    timeout: 5_000,
+  });
+  try {
+    return await new Promise<boolean>((resolve) => {
+      socket.once('connect', () => resolve(true));
+      socket.once('connect_error', () => resolve(false));
+    });
+  } finally {
+    socket.close();
+  }
+}
+
 const status = async (url: string, cookie: string) =>
   (await fetch(`${url}/runs`, { headers: { cookie } })).status;
 
@@ -55,6 +74,14 @@ describeEachStore('browser logout', (factory) => {
         assert.equal(await status(other.url, out), 200, 'the other server accepts it before the logout');
         await logOut(first.url, out);
         assert.equal(await status(first.url, out), 401);
+        // The other server's Socket.IO handshake reads the revocation from the store (asked first,
+        // before any HTTP request there could have taught that server of it).
+        assert.equal(
+          await socketAccepts(other.url, out),
+          false,
+          'the other server’s Socket.IO sees the logout',
+        );
+        assert.equal(await socketAccepts(other.url, kept), true);
         assert.equal(await status(other.url, out), 401, 'the other server sees the logout');
 
         await first.close();

@@ -52,8 +52,12 @@ export function attachSocketIo(
     // A cookie is sent by the browser on its own: accept it only from this server's own pages.
     const origin = hs.headers.origin;
     const sameOrigin = origin === undefined || origin === `http://${hs.headers.host}`;
-    if (sameOrigin && options.sessions.verify(cookieValue(hs.headers.cookie, SESSION_COOKIE))) return next();
-    next(new Error('UNAUTHORIZED: send auth.token or log in at /login'));
+    const refused = () => next(new Error('UNAUTHORIZED: send auth.token or log in at /login'));
+    if (!sameOrigin) return refused();
+    // Checked against the store's revocations, as every HTTP route is: a logout on another server counts.
+    options.sessions
+      .verifyDurably(cookieValue(hs.headers.cookie, SESSION_COOKIE))
+      .then((session) => (session ? next() : refused()), refused);
   });
 
   // One feed sink per room: events reach every socket of the room through Socket.IO's adapter.
