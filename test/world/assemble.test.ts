@@ -231,6 +231,47 @@ describeEachStore('world components and assemble_scenario', (factory) => {
     });
   });
 
+  test('a tool arguments schema with no strict-subset form is refused at assembly, naming the keyword and the rule', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        const args = await putJsonSchema(store, {
+          type: 'object',
+          required: ['actor_id'],
+          properties: { actor_id: { allOf: [{ type: 'string' }, { minLength: 1 }] } },
+        });
+        const bob = (await getComponent(store, kit.doc('workflows/bob.json'))).content as {
+          nodes: Array<{ available_tools?: Array<{ arguments_schema_ref: { hash: string } }> }>;
+        };
+        const node = bob.nodes.find((n) => (n.available_tools ?? []).length > 0)!;
+        node.available_tools![0]!.arguments_schema_ref = { hash: args.hash };
+        const wf = await putCognitionWorkflow(store, bob as unknown as Record<string, unknown>);
+        const profile = await putCognitionProfile(store, { version: 1, label: 'strict', workflow_ref: wf });
+        const d = await rejects(
+          assembleScenario(store, {
+            version: 1,
+            label: 'not-strict',
+            environments: [{ hash: kit.doc('environments/park.json') }],
+            entities: [{ hash: kit.doc('entities/bob.json') }],
+            subjects: [{ entity_id: 'bob', cognition_profile_ref: profile }],
+          }),
+          'SCENARIO_INVALID',
+        );
+        const problems = (d.problems as Array<{ code: string; path: string; message: string }>).filter(
+          (p) => p.code === 'TOOL_SCHEMA_NOT_STRICT',
+        );
+        assert.equal(problems.length, 1, JSON.stringify(d.problems));
+        assert.match(problems[0]!.path, /\/available_tools\/0\/arguments_schema_ref$/);
+        assert.match(
+          problems[0]!.message,
+          /^\/properties\/actor_id\/allOf: .*OpenAI strict mode refuses allOf/,
+        );
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('list_uses_of answers which components reference a hash', async () => {
     await factory.withStore(async ({ store }) => {
       const kit = await startParkKit(store);

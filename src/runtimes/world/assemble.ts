@@ -5,7 +5,7 @@
  * when none is found. It calls no source and no LLM.
  */
 import { NoemaError } from '../../core/errors.ts';
-import { schemas } from '../../core/schema-registry.ts';
+import { type JsonSchema, schemas } from '../../core/schema-registry.ts';
 import type { Queryable, Store } from '../../store/store.ts';
 import { type ComponentKind, putDocument, type Ref, TABLE, workflowRefs } from './components.ts';
 import {
@@ -17,6 +17,7 @@ import {
   type ScenarioDoc,
 } from './documents.ts';
 import { worldPatchDifference } from './schema-equivalence.ts';
+import { toolArgumentsDelivery } from './tool-loop-output.ts';
 import { checkWorkflow, namedTargets, type Problem } from './workflow-check.ts';
 
 async function load<T>(q: Queryable, kind: ComponentKind, hash: string): Promise<T | null> {
@@ -137,6 +138,12 @@ export async function scenarioProblems(q: Queryable, doc: unknown): Promise<Prob
         if (found === null) add('UNKNOWN_REFERENCE', `${base}${r.path}`, `no ${r.kind} with hash ${r.hash}`);
         else if (r.path.endsWith('/final_schema_ref') && !finalSchemas.has(r.hash))
           finalSchemas.set(r.hash, worldPatchDifference(found));
+        else if (r.path.endsWith('/arguments_schema_ref')) {
+          // Sent to the model inside the ToolLoopOutput schema, in the strict subset.
+          const d = toolArgumentsDelivery(found as JsonSchema);
+          for (const v of d.ok ? [] : d.violations)
+            add('TOOL_SCHEMA_NOT_STRICT', `${base}${r.path}`, `${v.path || '/'}: ${v.message}`);
+        }
       }
       problems.push(...checkWorkflow(wf, base, llmSources, finalSchemas));
       // Scopes and visibility must name this scenario's entities and environments.

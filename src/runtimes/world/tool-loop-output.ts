@@ -8,6 +8,7 @@
 import { NoemaError } from '../../core/errors.ts';
 import type { JsonSchema } from '../../core/schema-registry.ts';
 import { fromStrictDelivery, strictDeliveryOf, toStrictDelivery } from '../../core/strict-delivery.ts';
+import type { StrictViolation } from '../../core/strict-schema.ts';
 import { WORLD_PATCH_SCHEMA } from './world-patch.ts';
 
 export type ToolLoopOutput =
@@ -58,20 +59,42 @@ export const WORLD_PATCH_DELIVERY: Record<string, unknown> = strictDeliveryOf(
   'WorldPatch',
 );
 
+const WRAPPED = '/properties/arguments';
+
+/**
+ * A tool's arguments schema as sent inside a tool call (not as a root: a free-form object may be a
+ * string of JSON there), or every violation, with pointers into the arguments schema.
+ */
+export function toolArgumentsDelivery(
+  args: JsonSchema,
+): { ok: true; schema: JsonSchema } | { ok: false; violations: StrictViolation[] } {
+  const d = toStrictDelivery({
+    type: 'object',
+    additionalProperties: false,
+    required: ['arguments'],
+    properties: { arguments: args },
+  });
+  if (d.ok) return { ok: true, schema: (d.schema.properties as Record<string, JsonSchema>).arguments! };
+  return {
+    ok: false,
+    violations: d.violations.map((v) => ({ ...v, path: v.path.slice(WRAPPED.length) })),
+  };
+}
+
 /**
  * The schema sent to the model. A tool whose arguments schema has no strict-subset form (a keyword
  * such as `allOf` or `$ref`) is refused: `INVALID_SCHEMA` naming the tool, the keyword's pointer
- * and the provider rule.
+ * and the provider rule (scenario assembly refuses such a workflow first, `TOOL_SCHEMA_NOT_STRICT`).
  */
 export function composeToolLoopDelivery(tools: Tools): JsonSchema {
   const calls = tools.map((t) => {
-    const args = toStrictDelivery(t.arguments);
+    const args = toolArgumentsDelivery(t.arguments);
     if (!args.ok) {
       const v = args.violations[0]!;
       throw new NoemaError(
         'INVALID_SCHEMA',
         `the arguments schema of tool "${t.name}" cannot be sent to a model: ${v.path || '/'} ${v.message}`,
-        { details: { tool: t.name, violations: args.violations } },
+        { details: { tool: t.name, violations: args.violations as never } },
       );
     }
     return {
