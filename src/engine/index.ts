@@ -24,6 +24,7 @@ export {
   type RunReclaimerOptions,
   startRunReclaimer,
 } from './reclaimer.ts';
+export { type RunAttempt, runAttempts } from './run/attempts.ts';
 export { getGraph, getRunStatus, listGraphs, listRuns, type RunFilter, type RunSummary } from './run/read.ts';
 export {
   listWorkers,

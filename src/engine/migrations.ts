@@ -116,6 +116,21 @@ const workerRegistry: Migration[] = [
        )`,
     ],
   },
+  {
+    id: 441,
+    name: 'engine: who executed each attempt of a run (each claim: worker_id, host, pid)',
+    up: (d) => [
+      `CREATE TABLE engine_run_attempts (
+         run_pk ${d.bigint} NOT NULL REFERENCES engine_runs(run_pk),
+         attempt ${d.bigint} NOT NULL,
+         worker_id TEXT NOT NULL,
+         host TEXT NOT NULL,
+         pid ${d.bigint} NOT NULL,
+         claimed_at ${d.bigint} NOT NULL,
+         PRIMARY KEY (run_pk, attempt)
+       )`,
+    ],
+  },
 ];
 
 /**

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ModelScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { runAttempts } from '../../src/engine/index.ts';
 import { type RunningCli, runCli, startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
@@ -221,6 +222,14 @@ describe('noema worker, several on one PostgreSQL store', {
       );
       assert.equal(lease?.lease_owner, null);
       assert.equal(summarizeCalls(model), 1, 'the summarize call that had finished was not made again');
+      // The run's record names both attempts: the killed worker's, then the one that finished it.
+      assert.deepEqual(
+        (await runAttempts(ts.store, id!)).map((a) => [a.worker_id, a.pid]),
+        [
+          [first.owner, first.cli.child.pid],
+          [second.owner, second.cli.child.pid],
+        ],
+      );
       second.cli.child.kill('SIGTERM');
       assert.equal(await second.cli.exited, 0);
     } finally {

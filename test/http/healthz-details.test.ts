@@ -1,4 +1,7 @@
-/** `GET /healthz?details=1` with the token adds the queue depth; `GET /workers` lists who executes runs. */
+/**
+ * `GET /healthz?details=1` with the token adds the queue depth; `GET /workers` lists who executes runs;
+ * `GET /runs/:id` names each attempt's process.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachStore } from '../../src/testing/each-store.ts';
@@ -26,6 +29,15 @@ describeEachStore('healthz details and workers', (factory) => {
         const bad = await http.get('/healthz?details=yes');
         assert.equal(bad.status, 400);
         assert.equal(bad.body.code, 'INVALID_INPUT');
+        // A run's record names each attempt's process (none yet: nothing claimed it).
+        const [queuedId] = await store
+          .all<{ run_id: string }>(
+            "SELECT run_id FROM engine_runs WHERE status = 'queued' ORDER BY run_pk LIMIT 1",
+          )
+          .then((r) => r.map((x) => x.run_id));
+        const run = await http.get(`/runs/${queuedId}`);
+        assert.equal(run.status, 200, run.text);
+        assert.deepEqual((run.body.item ?? run.body).attempts, []);
         const workers = await http.get('/workers');
         assert.equal(workers.status, 200);
         assert.deepEqual(workers.body, { workers: [], queue: { by_kind: { flow: 2 }, total: 2 } });

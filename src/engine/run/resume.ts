@@ -12,6 +12,7 @@ import { RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
 import { appendNext } from '../journal/journal.ts';
 import { loadSchemas } from '../schemas.ts';
+import { recordAttempt } from './attempts.ts';
 import { getContractWithRun as getContractOrThrow } from './contract-with-run.ts';
 import type { EngineDeps } from './deps.ts';
 import { getRunOrThrow, nextEventEpoch, type RunRow } from './runs.ts';
@@ -72,9 +73,9 @@ export async function answerContract(
          AND NOT EXISTS (SELECT 1 FROM engine_contracts WHERE run_pk = ? AND status = 'WAITING')`,
       [deps.owner, now + deps.leaseMs, now, run.run_pk, run.run_pk],
     );
-    return r.changes === 1
-      ? { ...run, status: 'running' as const, lease_owner: deps.owner, event_epoch: epoch }
-      : undefined;
+    if (r.changes !== 1) return undefined;
+    await recordAttempt(tx, run.run_pk, epoch, deps.owner, now);
+    return { ...run, status: 'running' as const, lease_owner: deps.owner, event_epoch: epoch };
   });
   return {
     claimed,

@@ -3,9 +3,11 @@
  * conditional UPDATE in a transaction; with `supportsSkipLocked`, `claimNext` skips rows another
  * process is claiming instead of waiting on them.
  */
+
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable, SqlValue, Store, Transaction } from '../../store/store.ts';
 import type { RunError, RunStatus } from '../engine.ts';
+import { recordAttempt } from './attempts.ts';
 
 export interface RunRow {
   run_pk: number;
@@ -74,7 +76,10 @@ export async function claimRun(
        WHERE run_id = ? AND (${CLAIMABLE} OR (status = 'running' AND lease_owner = ?))`,
       [owner, now + leaseMs, now, run_id, now, owner],
     );
-    return r.changes === 1 ? findRun(tx, run_id) : undefined;
+    if (r.changes !== 1) return undefined;
+    const row = await findRun(tx, run_id);
+    if (row) await recordAttempt(tx, row.run_pk, row.event_epoch, owner, now);
+    return row;
   });
 }
 
@@ -111,7 +116,10 @@ export async function claimNextRun(
     );
     if (r.changes !== 1) return undefined;
     const row = await tx.get<RunRow>('SELECT * FROM engine_runs WHERE run_pk = ?', [candidate.run_pk]);
-    return row ? normalize(row) : undefined;
+    if (!row) return undefined;
+    const claimed = normalize(row);
+    await recordAttempt(tx, claimed.run_pk, claimed.event_epoch, owner, now);
+    return claimed;
   });
 }
 

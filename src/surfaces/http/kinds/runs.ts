@@ -1,6 +1,6 @@
 /** Engine runs and the content-addressed graphs they execute, in the catalog. */
 import { NoemaError } from '../../../core/errors.ts';
-import { getGraph, listGraphs, listRuns, type RunFilter } from '../../../engine/index.ts';
+import { getGraph, listGraphs, listRuns, type RunFilter, runAttempts } from '../../../engine/index.ts';
 import { registerKind } from '../catalog/index.ts';
 
 const RUN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
@@ -21,9 +21,11 @@ registerKind<Record<string, unknown>>({
     return { items: page.items.map((r) => ({ ...r })), next_cursor: page.next_cursor };
   },
   cursorOf: (item) => String(item.cursor),
-  async get({ engine }, run_id) {
+  async get({ engine, store }, run_id) {
     if (!engine) throw new NoemaError('STORE_UNAVAILABLE', 'this server runs no engine', { status: 503 });
-    return { ...(await engine.getRun(run_id)) } as Record<string, unknown>;
+    const view = await engine.getRun(run_id);
+    // Each claim of the run: which process (worker_id, host, pid) took it, when.
+    return { ...view, attempts: await runAttempts(store, run_id) } as Record<string, unknown>;
   },
   links: [
     { field: 'graph_hash', kind: 'graphs', rel: 'graph' },

@@ -1,0 +1,48 @@
+/**
+ * The attempts of a run: one row per claim (its claim epoch), naming the process that took it —
+ * `worker_id` (the engine owner its lease names), `host`, `pid` — written in the claim's transaction.
+ */
+import { hostname } from 'node:os';
+import type { Queryable } from '../../store/store.ts';
+
+const HOST = hostname();
+
+export interface RunAttempt {
+  /** The claim epoch (`engine_runs.event_epoch` after the claim). */
+  attempt: number;
+  worker_id: string;
+  host: string;
+  pid: number;
+  claimed_at: number;
+}
+
+export async function recordAttempt(
+  tx: Queryable,
+  runPk: number,
+  attempt: number,
+  owner: string,
+  now: number,
+): Promise<void> {
+  await tx.run(
+    `INSERT INTO engine_run_attempts (run_pk, attempt, worker_id, host, pid, claimed_at)
+     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_pk, attempt) DO NOTHING`,
+    [runPk, attempt, owner, HOST, process.pid, now],
+  );
+}
+
+/** A run's attempts, oldest first (at most the last 1000). */
+export async function runAttempts(q: Queryable, run_id: string): Promise<RunAttempt[]> {
+  const rows = await q.all<Record<string, unknown>>(
+    `SELECT a.attempt, a.worker_id, a.host, a.pid, a.claimed_at FROM engine_run_attempts a
+       JOIN engine_runs r ON r.run_pk = a.run_pk
+      WHERE r.run_id = ? ORDER BY a.attempt DESC LIMIT 1000`,
+    [run_id],
+  );
+  return rows.reverse().map((r) => ({
+    attempt: Number(r.attempt),
+    worker_id: r.worker_id as string,
+    host: r.host as string,
+    pid: Number(r.pid),
+    claimed_at: Number(r.claimed_at),
+  }));
+}
