@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFlowchart, runFlowchart } from '../src/runtimes/flow/index.ts';
+import { forkWorld } from '../src/runtimes/world/index.ts';
 import { startAgentKit } from '../src/testing/agent-kit.ts';
 import { launchBrowser } from '../src/testing/browser.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../src/testing/flow-kit.ts';
@@ -23,6 +24,9 @@ if ('skip' in launched) {
   process.exit(2);
 }
 const world = await startBrowserWorld({ turns: 5 });
+// A fork at turn 3 run one turn further, for the compare page.
+await forkWorld(world.ts.store, { world_slug: 'park', at_turn: 3, new_world_slug: 'park-fork' });
+await world.kit.runtime.runTurn({ world_slug: 'park-fork' });
 // One agent session with a tool call, so the session page has a transcript and a waterfall.
 const agents = await startAgentKit(world.ts.store);
 const { session_id } = await agents.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
@@ -55,6 +59,7 @@ try {
     ['workflow', `/cognition-workflows/hash/${workflow}`],
     ['session', `/sessions/${session_id}`],
     ['flowchart-run', `/flowchart-runs/${flowchart_run_id}`],
+    ['compare', '/worlds/park/compare?turn=5&with=park-fork&with_turn=4'],
   ];
   for (const [name, path] of shots) {
     await page.goto(`${world.url}${path}`);
