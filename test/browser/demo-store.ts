@@ -7,6 +7,7 @@ import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts'
 import { forkWorld } from '../../src/runtimes/world/index.ts';
 import { startAgentKit } from '../../src/testing/agent-kit.ts';
 import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../src/testing/flow-kit.ts';
+import type { StoreKind } from '../../src/testing/stores.ts';
 import { type BrowserWorld, startBrowserWorld } from './fixture.ts';
 
 export interface DemoStore {
@@ -18,8 +19,8 @@ export interface DemoStore {
   close(): Promise<void>;
 }
 
-export async function startDemoStore(): Promise<DemoStore> {
-  const world = await startBrowserWorld({ turns: 3 });
+export async function startDemoStore(kind: StoreKind = 'sqlite'): Promise<DemoStore> {
+  const world = await startBrowserWorld({ turns: 3, kind });
   const store = world.ts.store;
   await forkWorld(store, { world_slug: 'park', at_turn: 2, new_world_slug: 'park-fork' });
   const agents = await startAgentKit(store);
