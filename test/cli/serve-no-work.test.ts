@@ -16,6 +16,7 @@ import { loadScript, startScriptedModel } from '../../src/dev/scripted-model/ind
 import { startToyServices } from '../../src/dev/toys/index.ts';
 import { startModelRouter } from '../../src/surfaces/cli/demo/model-router.ts';
 import { type RunningCli, runCli, startCli } from '../../src/testing/cli.ts';
+import { connectSse } from '../../src/testing/sse-client.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
 import { waitUntil } from '../../src/testing/wait.ts';
@@ -85,6 +86,33 @@ async function api(url: string, method: string, path: string, body?: unknown) {
 /** The `event:` names of an SSE body, in order. */
 const eventNames = (sse: string) => [...sse.matchAll(/^event: (\S+)$/gm)].map((m) => m[1]!);
 
+/**
+ * A flowchart run's SSE events (`event` and the node or run status it names), read until the run's
+ * final update.
+ */
+async function flowEvents(href: string): Promise<string[]> {
+  const sse = await connectSse(href, { authorization: `Bearer ${TOKEN}` });
+  const out: string[] = [];
+  try {
+    for (;;) {
+      const m = await sse.next(30_000);
+      if (m === null) return out;
+      const d = JSON.parse(m.data) as Record<string, unknown>;
+      const item = (d.node_run ?? d.run ?? d.artifact ?? d) as Record<string, unknown>;
+      out.push(
+        `${m.event} ${String(item.flowchart_node_id ?? item.status ?? item.artifact_type ?? '')}`.trim(),
+      );
+      if (
+        m.event === 'flowchart.run.updated' &&
+        ['completed', 'failed', 'cancelled'].includes(String(item.status))
+      )
+        return out;
+    }
+  } finally {
+    sse.close();
+  }
+}
+
 /** `id event` of each SSE frame that has an id (a stored event), in order. */
 const storedEventsOf = (sse: string) =>
   [...sse.matchAll(/^id: (\d+)\nevent: (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
@@ -149,13 +177,17 @@ describe('serve --no-work with two workers on one PostgreSQL store', {
           return { id, sse: r.text };
         }),
       );
+      // The first flowchart run is followed live over SSE from its creation (events from a worker).
+      let live: Promise<string[]> = Promise.resolve([]);
       const flowRuns = Promise.all(
         Array.from({ length: FLOW_RUNS }, async (_, i) => {
           const r = await api(url!, 'POST', `/api/flowcharts/${flowchartId}/runs`, {
             input: { message: `jam ${i}` },
           });
           assert.equal(r.status, 202, r.text);
-          return r.json.flowchart_run_id as string;
+          const id = r.json.flowchart_run_id as string;
+          if (i === 0) live = flowEvents(`${url}/api/flowcharts/${flowchartId}/runs/${id}/events`);
+          return id;
         }),
       );
       const [turns, streamed, runIds] = await Promise.all([worldTurns, messages, flowRuns]);
@@ -190,6 +222,13 @@ describe('serve --no-work with two workers on one PostgreSQL store', {
           return true;
         },
         { timeoutMs: 40_000, intervalMs: 200 },
+      );
+      // Followed live as it ran on a worker, the run's events are those a replay of it gives.
+      const followed = await live;
+      assert.ok(followed.includes('flowchart.run.updated completed'), followed.join('\n'));
+      assert.deepEqual(
+        followed,
+        await flowEvents(`${url}/api/flowcharts/${flowchartId}/runs/${runIds[0]}/events`),
       );
       // Every run executed once, by a worker: none left, and the API process made no call.
       const left = await ts.store.all("SELECT run_id FROM engine_runs WHERE status IN ('queued', 'running')");

@@ -15,11 +15,6 @@ import type { SessionRow } from './session-store.ts';
 
 /** How often the stored events of a turn executed elsewhere are read (also at each of its run's events). */
 const RELAY_POLL_MS = 100;
-/**
- * How long after the run stopped its closing is awaited from the process that executed it; past it
- * (that process failed to close the turn) this process closes it, as any racing closer may.
- */
-const CLOSE_GRACE_MS = 3_000;
 const CLOSING = new Set(['done', 'error', 'ecs']);
 
 /** Relays the session's stored events after the last delivered one; true when the turn's closing was among them. */
@@ -55,7 +50,7 @@ export type Followed =
 
 /**
  * Waits for the run to stop elsewhere (`step`), relaying its stored events meanwhile, then for the
- * turn's closing from the process that executed it (CLOSE_GRACE_MS). `closed: false`: the caller closes.
+ * turn's closing from the process that executed it (up to the claim lease). `closed: false`: the caller closes.
  */
 export async function followElsewhere(
   cx: AgentContext,
@@ -87,7 +82,9 @@ export async function followElsewhere(
       closed = await relayStored(cx, session.session_id, run_id, rec);
       if (closed) break;
       if (failure) throw (failure as { err: unknown }).err;
-      if (stoppedAt > 0 && Date.now() - stoppedAt > CLOSE_GRACE_MS) break;
+      // Past a claim's lease after the run stopped, the process that executed it failed to close the
+      // turn: this process closes it, as any racing closer may.
+      if (stoppedAt > 0 && Date.now() - stoppedAt > cx.claimLeaseMs) break;
       await Promise.race([
         sleep(RELAY_POLL_MS),
         new Promise<void>((resolve) => {
