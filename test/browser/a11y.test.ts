@@ -26,7 +26,17 @@ interface Violation {
 
 /** The kind of page a URL shows: ids and hashes are placeholders, the query is ignored. */
 function pageKind(url: string): string {
-  const literal = new Set(['hash', 'turns', 'uses', 'compare', 'artifacts', 'events']);
+  const literal = new Set([
+    'hash',
+    'turns',
+    'uses',
+    'compare',
+    'artifacts',
+    'events',
+    'branches',
+    'diff',
+    'conflicts',
+  ]);
   const parts = new URL(url).pathname.split('/');
   return parts.map((p, i) => (i <= 1 || literal.has(p) ? p : ':id')).join('/');
 }

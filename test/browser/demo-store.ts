@@ -1,8 +1,10 @@
 /**
  * A demo-like store for crawling the browser: the park world run for a few turns, a fork of it, an
- * agent session with a tool call and an answered ECS form, and a flowchart run — served by a real
+ * agent session with a tool call and an answered ECS form, a flowchart run, and a reasoning-memory
+ * workspace with a branch, notes, a graph and a merge conflict — served by a real
  * `noema serve` surface (test/browser/fixture.ts).
  */
+import { branchCreate, graphApply, graphMerge, init, notesCommit } from '../../src/memory/index.ts';
 import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
 import { forkWorld } from '../../src/runtimes/world/index.ts';
 import { startAgentKit } from '../../src/testing/agent-kit.ts';
@@ -33,6 +35,7 @@ export async function startDemoStore(kind: StoreKind = 'sqlite'): Promise<DemoSt
     response: { day: 'monday' },
   });
   await agents.runtime.continueEcs({ session_id });
+  await reasoningWorkspace(store);
   const flows = await flowKit(store, readJson(EXAMPLE_SCRIPT));
   const flowchart = await createFlowchart(store, readJson(EXAMPLE));
   const { flowchart_run_id } = await runFlowchart(store, flows.engine, flowchart.flowchart_id, {
@@ -50,6 +53,36 @@ export async function startDemoStore(kind: StoreKind = 'sqlite'): Promise<DemoSt
       await world.close();
     },
   };
+}
+
+/** Workspace `plans`: notes and a graph on main, a branch `idea` changing both, merged back with one conflict. */
+async function reasoningWorkspace(store: BrowserWorld['ts']['store']): Promise<void> {
+  const up = (id: string, title: string) => ({ op: 'node_upsert', id, type: 'hypothesis', title });
+  const on = (branch: string) => ({ workspace: 'plans', branch, doc: 'graph' });
+  await init(store, { workspace: 'plans' });
+  await notesCommit(store, {
+    workspace: 'plans',
+    doc: 'notes',
+    title: 'goal',
+    content: 'open the park by noon',
+  });
+  await graphApply(store, { ...on('main'), ops: [up('gate', 'open the gate'), up('map', 'print maps')] });
+  await branchCreate(store, { workspace: 'plans', name: 'idea', from: 'main' });
+  await notesCommit(store, {
+    workspace: 'plans',
+    branch: 'idea',
+    doc: 'notes',
+    content: 'what if we open at ten?',
+  });
+  await graphApply(store, {
+    ...on('idea'),
+    ops: [
+      up('gate', 'open the gate at ten'),
+      { op: 'edge_upsert', from: 'map', rel: 'supports', to: 'gate' },
+    ],
+  });
+  await graphApply(store, { ...on('main'), ops: [up('gate', 'open the gate at noon')] });
+  await graphMerge(store, { workspace: 'plans', from: 'idea', into: 'main' });
 }
 
 /** A GET with a browser session's cookie; a stream's body is not waited for (its status is the answer). */

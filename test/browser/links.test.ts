@@ -1,6 +1,6 @@
 /**
  * No broken links: every page reachable from home on a demo-like store (worlds, a fork, an agent
- * session with a tool call and an ECS form, a flowchart run) is crawled, with every link, stylesheet,
+ * session with a tool call and an ECS form, a flowchart run, a reasoning-memory workspace) is crawled, with every link, stylesheet,
  * script and icon it names, and none answers 4xx or 5xx — `/favicon.ico` included. Crawled over
  * HTTP with the browser's session (what a person clicking everything would fetch), on every selected
  * store (STORES).
@@ -53,7 +53,16 @@ for (const kind of selectedStores())
       }
       assert.deepEqual(broken, [], `of ${fetched.length} pages`);
       assert.ok(fetched.length > 100, `a real crawl (${fetched.length} pages)`);
-      for (const kind of ['/sessions/', '/flowchart-runs/', '/worlds/park-fork', '/llm-calls/', '/runs/']) {
+      for (const kind of [
+        '/sessions/',
+        '/flowchart-runs/',
+        '/worlds/park-fork',
+        '/llm-calls/',
+        '/runs/',
+        '/memory-workspaces/plans/branches/idea',
+        '/memory-workspaces/plans/diff?',
+        '/memory-workspaces/plans/conflicts/',
+      ]) {
         assert.ok(
           fetched.some((f) => f.url.includes(kind)),
           `reached ${kind}`,

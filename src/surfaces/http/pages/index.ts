@@ -15,6 +15,7 @@ import './memory.ts';
 import { compareRoutes } from './compare.ts';
 import { flowchartActionRoutes } from './flowchart-actions.ts';
 import { homePage } from './home.ts';
+import { memoryBranchRoutes } from './memory-branches.ts';
 import './run.ts';
 import './session.ts';
 import { sessionActionRoutes } from './session-actions.ts';
@@ -30,6 +31,7 @@ export function pageRoutes(app: AppServices): Route[] {
   return [
     ...worldActionRoutes(app),
     ...compareRoutes(app),
+    ...memoryBranchRoutes(app),
     ...sessionActionRoutes(app),
     ...flowchartActionRoutes(app),
     {

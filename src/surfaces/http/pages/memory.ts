@@ -3,6 +3,7 @@ import { branchTreePicture } from '../../pictures/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { h, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
+import { memoryHrefs } from './memory-branches.ts';
 
 type Tree = {
   workspace: string;
@@ -30,7 +31,17 @@ registerView('memory-workspaces', async (_ctx: KindContext, record) => {
     }${tree.truncated ? h`<p class="muted">The first ${String(tree.branches.length)} branches by name are drawn.</p>` : ''}
 <div class="scroll"><table><tr><th>branch</th><th>base</th><th>base cutoff</th><th>head seq</th><th>entries</th></tr>${tree.branches.map(
       (b) =>
-        h`<tr><td>${b.name}${b.name === tree.checkout ? h` <span class="badge s-running">checked out</span>` : ''}</td><td>${b.base_branch ?? '—'}</td><td>${
+        h`<tr><td><a href="${memoryHrefs.branch(tree.workspace, b.name)}">${b.name}</a>${
+          b.name === tree.checkout ? h` <span class="badge s-running">checked out</span>` : ''
+        }</td><td>${
+          b.base_branch
+            ? h`<a href="${memoryHrefs.branch(tree.workspace, b.base_branch)}">${b.base_branch}</a> · <a href="${memoryHrefs.diff(
+                tree.workspace,
+                b.base_branch,
+                b.name,
+              )}">diff</a>`
+            : '—'
+        }</td><td>${
           b.base_seq === null ? '—' : String(b.base_seq)
         }</td><td>${String(b.head_seq)}</td><td>${String(b.entry_count)}</td></tr>`,
     )}</table></div>`,
