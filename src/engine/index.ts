@@ -1,6 +1,14 @@
 /** Public surface of the engine layer: the contract (`engine.ts`), `createEngine`, and pure helpers. */
 
 export { actRedoingInterrupted, isInterrupted, MAX_INTERRUPTED_REDOS } from './actions/redo.ts';
+export {
+  actRetrying,
+  type RetryableFailure,
+  retryingSame,
+  SAME_RETRY_POLICY,
+  type SameRetryPolicy,
+  sameRetryWait,
+} from './actions/retry.ts';
 export { sourcesExecutor } from './actions/sources-executor.ts';
 export {
   CONTRACT_STATUSES,

@@ -6,12 +6,7 @@
 import { validateCompiled } from '../../../core/compiled-validators.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import { fromStrictDelivery } from '../../../core/strict-delivery.ts';
-import {
-  actRedoingInterrupted,
-  type ContractView,
-  type Json,
-  type NodeContext,
-} from '../../../engine/index.ts';
+import { actRetrying, type ContractView, type Json, type NodeContext } from '../../../engine/index.ts';
 import {
   type FailureClass,
   finishedCallOfContract,
@@ -133,7 +128,7 @@ export async function callModel(
     kind: 'llm_generation',
     ...(input.stream_response ? { stream: 'response' } : {}),
   };
-  const contract = await actRedoingInterrupted(ctx, 'llm_generation', payload, { key: input.key });
+  const contract = await actRetrying(ctx, 'llm_generation', payload, { key: input.key });
   if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object') {
     const value = fromStrictDelivery(contract.result, input.contract);
     const v = validateCompiled(input.contract, value);

@@ -7,7 +7,7 @@ import { validateCompiled } from '../../../core/compiled-validators.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import { fromStrictDelivery, toStrictDelivery } from '../../../core/strict-delivery.ts';
-import { actRedoingInterrupted, type Json } from '../../../engine/index.ts';
+import { actRetrying, type Json } from '../../../engine/index.ts';
 import { putJsonSchema, putResponseSource } from '../../../sources/index.ts';
 import type { FlowCtx, FlowRuntime } from './context.ts';
 
@@ -76,8 +76,9 @@ export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall):
   const schemaHash = await storedHash(rt, `schema:${JSON.stringify(delivered)}`, () =>
     putJsonSchema(rt.store, delivered),
   );
-  // A model call has no side effect: one a crash interrupted is made again (only that one).
-  const contract = await actRedoingInterrupted(
+  // A model call has no side effect: one a crash interrupted is made again (only that one), one
+  // that failed retryably (rate limited, network) again after the retry lane's wait.
+  const contract = await actRetrying(
     ctx,
     'llm_call',
     {

@@ -9,7 +9,7 @@
 
 import { validateCompiled } from '../../../core/compiled-validators.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
-import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
+import { type Json, type NodeResult, type NodeType, retryingSame } from '../../../engine/index.ts';
 import {
   correctiveFor,
   type FailureClass,
@@ -270,24 +270,32 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
         judged = judge(r.output as ToolLoopDelivered, offered, callsLeft, world);
         return judged.kind;
       };
-      const out = await invokeSource(store, {
-        source:
-          t.sources.get(node.llm_source_ref.hash) ?? (await contexts.source(t, node.llm_source_ref.hash)),
-        request: { messages, schema_name: 'tool_loop_output' },
-        kind: 'llm_generation',
-        links: {
-          ...attemptLinks(ch.attempt, ctx.run_id),
-          workflow_hash: subject.workflow_hash,
-          workflow_node_id: node.id,
-          workflow_subject_entity_id: subject.entity_id,
-          logical_generation_attempt: ctx.attempt,
-          tool_loop_round: round,
-        },
-        resultSchema: setup.resultSchema,
-        signal: ctx.signal,
-        env: env(),
-        outputKind,
-      });
+      // A retryable failure (rate limited, network) is called again after the retry lane's wait,
+      // each call its own invocation.
+      const source =
+        t.sources.get(node.llm_source_ref.hash) ?? (await contexts.source(t, node.llm_source_ref.hash));
+      const out = await retryingSame(
+        () =>
+          invokeSource(store, {
+            source,
+            request: { messages, schema_name: 'tool_loop_output' },
+            kind: 'llm_generation',
+            links: {
+              ...attemptLinks(ch.attempt, ctx.run_id),
+              workflow_hash: subject.workflow_hash,
+              workflow_node_id: node.id,
+              workflow_subject_entity_id: subject.entity_id,
+              logical_generation_attempt: ctx.attempt,
+              tool_loop_round: round,
+            },
+            resultSchema: setup.resultSchema,
+            signal: ctx.signal,
+            env: env(),
+            outputKind,
+          }),
+        (r) => (r.ok ? null : r.error),
+        { signal: ctx.signal },
+      );
       const reject = (error: string): NodeResult => ({
         kind: 'retry_generation',
         error,
