@@ -1,6 +1,6 @@
 /** Public surface of the agent runtime (seeds 000 + 002): surfaces import only this file. */
 export type { AgentDefinition, AgentTool } from './definition.ts';
-export { AGENT_DEFINITION_SCHEMA } from './definition.ts';
+export { AGENT_DEFINITION_SCHEMA, getAgent } from './definition.ts';
 export { AGENT_CHANNELS, AGENT_NODE_TYPES, DEFAULT_COGNITIVE_GRAPH } from './graph.ts';
 export type { Page } from './listing.ts';
 export { listAgentDefinitions, listProfiles, listSessions } from './listing.ts';
@@ -15,6 +15,7 @@ export { createAgentRuntime } from './runtime.ts';
 export type { TurnResult } from './sessions/drive.ts';
 export type { SessionEvent, SessionEventName } from './sessions/events.ts';
 export { SESSION_EVENT_NAMES } from './sessions/events.ts';
+export { sessionRunIds } from './sessions/session-store.ts';
 export type { TailOptions, TurnStream } from './sessions/stream.ts';
 export { streamTurn, tailEvents } from './sessions/stream.ts';
 export type { AgentState } from './state/agent-state.ts';

@@ -8,6 +8,7 @@ import type { Queryable } from '../../../store/store.ts';
 import { formatMs } from '../../pictures/index.ts';
 import { badge, h, type Markup } from '../html/render.ts';
 import { hrefs, when } from './common.ts';
+import { memoryHrefs } from './memory-branches.ts';
 
 /** Events read for one session page (the newest; older turns are cut). */
 export const SESSION_EVENTS_SHOWN = 400;
@@ -61,7 +62,21 @@ const clip = (v: unknown, n = 400): string => {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 };
 
-function item(e: StoredSessionEvent): Markup | '' {
+/** The entry a completed reasoning-memory tool call wrote (`{ entry: { seq, branch } }`), linked on its branch. */
+function writtenNote(d: Record<string, unknown>, workspace: string | undefined): Markup | '' {
+  if (
+    !workspace ||
+    d.status !== 'COMPLETED' ||
+    typeof d.name !== 'string' ||
+    !d.name.startsWith('branchmind_')
+  )
+    return '';
+  const entry = (d.result as { entry?: { seq?: unknown; branch?: unknown } } | null)?.entry;
+  if (!entry || typeof entry.seq !== 'number' || typeof entry.branch !== 'string') return '';
+  return h` <a href="${memoryHrefs.branch(workspace, entry.branch)}#seq-${String(entry.seq)}">note #${String(entry.seq)} on ${entry.branch}</a>`;
+}
+
+function item(e: StoredSessionEvent, workspace: string | undefined): Markup | '' {
   const d = e.data;
   switch (e.event) {
     case 'thinking':
@@ -69,7 +84,7 @@ function item(e: StoredSessionEvent): Markup | '' {
     case 'tool_result':
       return h`<li class="ev ev-tool"><span class="role">tool call</span> <code>${String(d.name)}</code> ${clip(d.args, 200)} → ${badge(
         d.status,
-      )} ${d.status === 'COMPLETED' ? clip(d.result) : clip(d.error_message)}</li>`;
+      )} ${d.status === 'COMPLETED' ? clip(d.result) : clip(d.error_message)}${writtenNote(d, workspace)}</li>`;
     case 'memory_saved':
       return h`<li class="ev"><span class="role">memory saved</span> ${clip(d.text)}</li>`;
     case 'ecs': {
@@ -95,8 +110,15 @@ function item(e: StoredSessionEvent): Markup | '' {
   }
 }
 
-/** The turns, oldest first; the question of each is its `execution_state.query` when stored. */
-export function sessionTurns(events: readonly StoredSessionEvent[], cut: boolean): Markup {
+/**
+ * The turns, oldest first; the question of each is its `execution_state.query` when stored. With the
+ * agent's reasoning-memory `workspace`, the notes its tool calls wrote link to their branch pages.
+ */
+export function sessionTurns(
+  events: readonly StoredSessionEvent[],
+  cut: boolean,
+  workspace?: string,
+): Markup {
   const runs: Array<{ run_id: string; events: StoredSessionEvent[] }> = [];
   for (const e of events) {
     const last = runs.at(-1);
@@ -114,7 +136,7 @@ export function sessionTurns(events: readonly StoredSessionEvent[], cut: boolean
         first.at,
       )} · ${formatMs(last.at - first.at)}${done ? '' : ' · not finished'}</span> <a href="${hrefs.run(r.run_id)}">run</a></h3>${
         typeof query === 'string' ? h`<p class="ev-question"><span class="role">user</span> ${query}</p>` : ''
-      }<ol class="events">${r.events.map(item)}</ol></section>`;
+      }<ol class="events">${r.events.map((e) => item(e, workspace))}</ol></section>`;
     },
   )}`;
 }

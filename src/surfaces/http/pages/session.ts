@@ -4,13 +4,14 @@
  * ExecutionContracts and the session's run. Live while the session is running or waiting.
  */
 import { getGraph } from '../../../engine/index.ts';
-import { SESSION_EVENT_NAMES } from '../../../runtimes/agent/index.ts';
+import { getAgent, SESSION_EVENT_NAMES } from '../../../runtimes/agent/index.ts';
 import { listSourceInvocations } from '../../../sources/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { hrefs, kv, noscriptRefresh, toMs, when } from './common.ts';
 import { specPicture } from './graphs.ts';
+import { memoryHrefs } from './memory-branches.ts';
 import { ecsForm, messageForm } from './session-actions.ts';
 import { recentSessionEvents, sessionTurns, waitingForm } from './session-turns.ts';
 import { pagedWaterfall } from './waterfall.ts';
@@ -61,16 +62,20 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>, ur
       specPicture(spec, 'Agent graph', { highlight: live ? [...run.frontier, ...waiting] : [] }),
     )}</div>`;
   }
+  // The agent's reasoning-memory workspace (its definition's), where its notes tools write.
+  const workspace = (await getAgent(ctx.store, s.agent_hash).catch(() => null))?.reasoning_memory?.workspace;
   const body = h`<div class="chain" data-live-region="status">${badge(s.status)} ${liveSession(s.session_id, live, s.status === 'running')}<a href="/agents/hash/${encodeURIComponent(
     s.agent_hash,
   )}">agent</a><a href="/user-profiles/${encodeURIComponent(s.user_id)}">user ${s.user_id}</a>${
     s.run_id ? h`<a href="${hrefs.run(s.run_id)}">engine run</a>` : ''
-  }${s.waiting ? h`<a href="/contracts/${encodeURIComponent(s.waiting.contract_id)}">waiting form</a>` : ''}</div>
+  }${workspace ? h`<a href="${memoryHrefs.workspace(workspace)}">reasoning memory ${workspace}</a>` : ''}${
+    s.waiting ? h`<a href="/contracts/${encodeURIComponent(s.waiting.contract_id)}">waiting form</a>` : ''
+  }</div>
 <div class="panel">${kv([
     ['turns', s.turn_count],
     ['messages shown', `${s.transcript.length}${s.truncated ? ' (the most recent)' : ''}`],
   ])}</div>
-<h2>Turns</h2><div data-live-region="turns">${sessionTurns(turns.events, turns.cut)}${
+<h2>Turns</h2><div data-live-region="turns">${sessionTurns(turns.events, turns.cut, workspace)}${
     s.status === 'waiting' && waiting ? ecsForm(s.session_id, waiting, csrf) : ''
   }</div>
 ${messageForm(s.session_id, csrf)}
