@@ -102,7 +102,20 @@ test('http/protobuf (the default protocol): the spans reach the collector as OTL
     const body = Buffer.concat(posted.map((q) => q.body));
     const traceId = r.traceparent!.split('-')[1]!;
     assert.ok(body.includes(Buffer.from(traceId, 'hex')), 'the trace id, as protobuf bytes');
-    assert.ok(body.includes(Buffer.from('noema.source_invocation_id')), 'the attribute keys');
+    // Decoded as an OTLP ExportTraceServiceRequest (protobufjs): the span is whole.
+    const span = receiver.spans.find((s) => s.attributes['noema.invocation_kind'] === 'ambient_context');
+    assert.ok(span, 'the invocation span decodes from the protobuf body');
+    assert.equal(
+      r.traceparent,
+      `00-${span!.traceId}-${span!.spanId}-01`,
+      'its ids, as the header named them',
+    );
+    assert.equal(span!.name, 'source http_json');
+    assert.equal(span!.kind, 3, 'SPAN_KIND_CLIENT');
+    assert.equal(typeof span!.attributes['noema.source_invocation_id'], 'string');
+    assert.equal(span!.attributes['noema.source.interface'], 'http_json');
+    assert.equal(span!.resource['service.name'], 'noema');
+    assert.ok(span!.start > 0 && span!.start <= span!.end, 'start and end from the fixed64 nanoseconds');
   } finally {
     await receiver.close();
   }
