@@ -25,6 +25,7 @@ export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { RecoverySweep } from './invocations/recovery-sweep.ts';
 export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/recovery-sweep.ts';
+export { type LlmUsageSum, llmUsageSum, MAX_SUM_RUNS } from './invocations/usage-sum.ts';
 export type { InvocationOutcome, InvokeOptions, TransactionRunner } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
 export { checkLlmEndpoint, type LlmCheckReport } from './llm/check.ts';

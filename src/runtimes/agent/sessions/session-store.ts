@@ -210,6 +210,15 @@ export async function appendMessage(
   );
 }
 
+/** The runs of the session's messages (each message is answered by a run of its own), at most `limit`. */
+export async function sessionRunIds(q: Queryable, session_id: string, limit: number): Promise<string[]> {
+  const rows = await q.all<{ run_id: string }>(
+    `SELECT DISTINCT run_id FROM agent_session_messages WHERE session_id = ? AND run_id IS NOT NULL LIMIT ?`,
+    [session_id, limit],
+  );
+  return rows.map((r) => r.run_id);
+}
+
 /** The newest `limit` messages of the session, oldest first. */
 export async function recentMessages(
   q: Queryable,

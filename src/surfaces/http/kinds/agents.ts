@@ -1,6 +1,12 @@
 /** Agent definitions, sessions, ExecutionContracts and user profiles in the catalog (docs/agents.md). */
 import { NoemaError } from '../../../core/errors.ts';
-import { listAgentDefinitions, listProfiles, listSessions } from '../../../runtimes/agent/index.ts';
+import {
+  listAgentDefinitions,
+  listProfiles,
+  listSessions,
+  sessionRunIds,
+} from '../../../runtimes/agent/index.ts';
+import { llmUsageSum, MAX_SUM_RUNS } from '../../../sources/index.ts';
 import { agentRuntimeFor } from '../agent-runtime.ts';
 import { registerKind } from '../catalog/index.ts';
 
@@ -50,7 +56,11 @@ registerKind({
     });
   },
   cursorOf: cursorOf('created_at', 'session_id'),
-  get: async ({ store }, session_id) => (await agentRuntimeFor(store)).getSession(session_id),
+  async get({ store }, session_id) {
+    const view = await (await agentRuntimeFor(store)).getSession(session_id);
+    const runs = await sessionRunIds(store, session_id, MAX_SUM_RUNS);
+    return { ...view, usage: await llmUsageSum(store, { run_ids: runs }) };
+  },
   links: [
     { field: 'agent_hash', kind: 'agents', rel: 'agent' },
     { field: 'run_id', kind: 'runs', rel: 'run' },

@@ -14,6 +14,7 @@ import {
   listFlowcharts,
   listNodeArtifacts,
 } from '../../../runtimes/flow/index.ts';
+import { llmUsageSum } from '../../../sources/index.ts';
 import { registerKind } from '../catalog/index.ts';
 
 const positive = (raw: string, code: ErrorCode, what: string): number => {
@@ -135,7 +136,11 @@ registerKind({
   key: { by: 'id', param: 'flowchart_run_id' },
   async get({ store, engine }, id) {
     if (!engine) throw new NoemaError('STORE_UNAVAILABLE', 'this server runs no engine', { status: 503 });
-    return { ...(await getFlowRun(store, engine, id)) } as unknown as Record<string, unknown>;
+    const run = await getFlowRun(store, engine, id);
+    return { ...run, usage: await llmUsageSum(store, { run_ids: [id] }) } as unknown as Record<
+      string,
+      unknown
+    >;
   },
   links: [
     { field: 'flowchart_id', kind: 'flowcharts', rel: 'flowchart' },

@@ -1,6 +1,7 @@
 /** Engine runs and the content-addressed graphs they execute, in the catalog. */
 import { NoemaError } from '../../../core/errors.ts';
 import { getGraph, listGraphs, listRuns, type RunFilter, runAttempts } from '../../../engine/index.ts';
+import { llmUsageSum } from '../../../sources/index.ts';
 import { registerKind } from '../catalog/index.ts';
 
 const RUN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
@@ -25,7 +26,13 @@ registerKind<Record<string, unknown>>({
     if (!engine) throw new NoemaError('STORE_UNAVAILABLE', 'this server runs no engine', { status: 503 });
     const view = await engine.getRun(run_id);
     // Each claim of the run: which process (worker_id, host, pid) took it, when.
-    return { ...view, attempts: await runAttempts(store, run_id) } as Record<string, unknown>;
+    // Tokens and cost of its LLM calls, summed when read (a world run's calls are its attempt's).
+    const attempt = (view.state as { attempt?: { attempt_id?: unknown } } | null)?.attempt?.attempt_id;
+    const usage = await llmUsageSum(
+      store,
+      typeof attempt === 'string' ? { attempt_id: attempt } : { run_ids: [run_id] },
+    );
+    return { ...view, attempts: await runAttempts(store, run_id), usage } as Record<string, unknown>;
   },
   links: [
     { field: 'graph_hash', kind: 'graphs', rel: 'graph' },

@@ -12,6 +12,7 @@ import {
   listComponents,
   listWorlds,
 } from '../../../runtimes/world/index.ts';
+import { llmUsageSum } from '../../../sources/index.ts';
 import { registerKind } from '../catalog/index.ts';
 import type { LinkRule } from '../catalog/kind.ts';
 
@@ -118,7 +119,10 @@ registerKind({
     return { items: page.items as unknown as Record<string, unknown>[], next_cursor: page.next_cursor };
   },
   cursorOf: (a) => `${a.started_at}:${a.attempt_id}`,
-  get: async ({ store }, id) => ({ ...(await getAttempt(store, { attempt_id: id })) }),
+  get: async ({ store }, id) => ({
+    ...(await getAttempt(store, { attempt_id: id })),
+    usage: await llmUsageSum(store, { attempt_id: id }),
+  }),
   links: [
     { field: 'world_slug', kind: 'worlds', rel: 'world' },
     { field: 'scenario_hash', kind: 'scenarios', rel: 'scenario' },

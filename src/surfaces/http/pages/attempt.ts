@@ -6,6 +6,7 @@ import { badge, h, type Markup } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { hrefs, kv, noscriptRefresh, when } from './common.ts';
 import { patchCard } from './patch.ts';
+import { usageFacts } from './reads.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
 /** The live marker: pages that hold it subscribe to the run's SSE stream (see live-script.ts). */
@@ -28,6 +29,7 @@ async function attemptView(ctx: KindContext, record: Record<string, unknown>, ur
     ['duration', duration],
     ['source invocations', a.source_invocation_count],
     ['patches', a.patches.length],
+    ...usageFacts(record.usage),
     ['failure', a.failure ? `${a.failure.code}: ${a.failure.message}` : null],
   ])}</div>
 <h2>Waterfall</h2><div data-live-region="waterfall">${await pagedWaterfall(

@@ -10,8 +10,9 @@ import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, jsonBlock, picture } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
-import { enc, graphLegend, hrefs, invocationLabel, when } from './common.ts';
+import { enc, graphLegend, hrefs, invocationLabel, kv, when } from './common.ts';
 import { cancelRunForm, runFlowchartForm } from './flowchart-actions.ts';
+import { usageFacts } from './reads.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
 type Snapshot = {
@@ -123,6 +124,7 @@ registerView('flowchart-runs', async (ctx: KindContext, record, url, csrf) => {
     body: h`<div class="chain" data-live-region="status">${badge(run.status)} ${liveBox(run.flowchart_run_id, live)}<a href="${hrefs.run(
       run.flowchart_run_id,
     )}">engine run</a>${live ? cancelRunForm(run.flowchart_run_id, csrf) : ''}</div>
+<div class="panel">${kv(usageFacts(record.usage))}</div>
 <h2>Graph</h2><div data-live-region="graph">${picture(flowPicture(graph, 'Flowchart run', run.node_runs, live))}</div>${graphLegend()}
 <h2>Node runs</h2><div data-live-region="nodes">${rows.length ? rows : h`<p class="muted">No node has run yet.</p>`}</div>
 <h2>Waterfall</h2><div data-live-region="waterfall">${await pagedWaterfall(

@@ -204,25 +204,6 @@ export async function invocationPage(
   };
 }
 
-/** The LLM calls of a run (or a world attempt) and the tokens they reported (null when none reported any). */
-export async function llmTotals(
-  store: Queryable,
-  of: { run_id: string } | { attempt_id: string },
-): Promise<{ calls: number; input: number | null; output: number | null }> {
-  const [column, value] = 'attempt_id' in of ? ['attempt_id', of.attempt_id] : ['run_id', of.run_id];
-  const row = await store.get<{
-    calls: number | string;
-    input: number | string | null;
-    output: number | string | null;
-  }>(
-    `SELECT COUNT(llm_call_id) AS calls, SUM(llm_prompt_tokens) AS input, SUM(llm_completion_tokens) AS output
-       FROM source_invocations WHERE ${column} = ?`,
-    [value],
-  );
-  const n = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
-  return { calls: Number(row?.calls ?? 0), input: n(row?.input), output: n(row?.output) };
-}
-
 /** "1 234 in · 56 out" (a side not reported is left out; null when neither is). */
 export function tokenText(
   input: number | null | undefined,
@@ -233,4 +214,34 @@ export function tokenText(
     typeof output === 'number' ? `${output} out` : '',
   ].filter(Boolean);
   return parts.length ? parts.join(' · ') : null;
+}
+
+/** The facts rows of a usage sum (`LlmUsageSum`, as the runs, attempts, sessions and flowchart runs kinds return it). */
+export function usageFacts(usage: unknown): Array<[string, string | number | null]> {
+  const u = usage as
+    | {
+        calls: number;
+        tokens: { input: number; output: number; cached: number; reasoning: number };
+        not_reported: { input: number; output: number };
+        cost: Record<string, number>;
+        unpriced: number;
+      }
+    | null
+    | undefined;
+  if (!u?.calls) return [['LLM calls', null]];
+  const costs = Object.entries(u.cost).map(
+    ([currency, amount]) => `${Number(amount.toFixed(6))} ${currency}`,
+  );
+  const unpriced = u.unpriced ? `${u.unpriced} call${u.unpriced > 1 ? 's' : ''} unpriced` : '';
+  return [
+    ['LLM calls', u.calls],
+    [
+      'tokens',
+      tokenText(
+        u.not_reported.input < u.calls ? u.tokens.input : null,
+        u.not_reported.output < u.calls ? u.tokens.output : null,
+      ),
+    ],
+    ['cost', [...costs, unpriced].filter(Boolean).join(' · ') || null],
+  ];
 }

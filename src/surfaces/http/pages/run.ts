@@ -10,7 +10,7 @@ import { registerView } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
 import { graphLegend, hrefs, kv, toMs, when } from './common.ts';
 import { specPicture } from './graphs.ts';
-import { llmTotals, tokenText } from './reads.ts';
+import { usageFacts } from './reads.ts';
 import { pagedWaterfall } from './waterfall.ts';
 
 const LIVE = new Set(['queued', 'running', 'waiting']);
@@ -50,7 +50,6 @@ async function runView(ctx: KindContext, record: Record<string, unknown>, url: U
     url,
     `Calls of run ${run.run_id}`,
   );
-  const totals = await llmTotals(ctx.store, attempt ? { attempt_id: attempt } : { run_id: run.run_id });
   const body = h`<div class="chain" data-live-region="status">${badge(run.status)} ${liveBox(run.run_id, live)}<span>step ${String(run.step)}</span>${
     attempt ? h`<a href="${hrefs.attempt(attempt)}">world attempt</a>` : ''
   }<a href="${hrefs.graph(run.graph_hash)}">graph</a></div>
@@ -61,8 +60,7 @@ async function runView(ctx: KindContext, record: Record<string, unknown>, url: U
       'duration',
       live ? null : formatMs(Math.max(0, (toMs(run.updated_at) ?? 0) - (toMs(run.created_at) ?? 0))),
     ],
-    ['LLM calls', totals.calls || null],
-    ['tokens', tokenText(totals.input, totals.output)],
+    ...usageFacts(record.usage),
     ['frontier', run.frontier?.join(', ') || null],
     ['error', run.error ? `${run.error.code}: ${run.error.message}` : null],
   ])}</div>

@@ -12,6 +12,7 @@ import { registerView } from '../html/views.ts';
 import { hrefs, kv, noscriptRefresh, toMs, when } from './common.ts';
 import { specPicture } from './graphs.ts';
 import { memoryHrefs } from './memory-branches.ts';
+import { usageFacts } from './reads.ts';
 import { ecsForm, messageForm } from './session-actions.ts';
 import { recentSessionEvents, sessionTurns, waitingForm } from './session-turns.ts';
 import { pagedWaterfall } from './waterfall.ts';
@@ -74,6 +75,7 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>, ur
 <div class="panel">${kv([
     ['turns', s.turn_count],
     ['messages shown', `${s.transcript.length}${s.truncated ? ' (the most recent)' : ''}`],
+    ...usageFacts(record.usage),
   ])}</div>
 <h2>Turns</h2><div data-live-region="turns">${sessionTurns(turns.events, turns.cut, workspace)}${
     s.status === 'waiting' && waiting ? ecsForm(s.session_id, waiting, csrf) : ''
