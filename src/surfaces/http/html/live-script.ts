@@ -4,7 +4,12 @@
  * its `[data-live-region]` parts (status, rows, pictures) without reloading. When the stream is quiet
  * for 3 s it re-reads anyway (a run executed by an engine whose events this server does not see still
  * shows its progress). The page stops once the re-read page is no longer live. `data-live-events` on
- * <html> counts the events received. Without JavaScript the page is complete, just not live.
+ * <html> counts the events received. An idle page with a `[data-live-watch]` element (a bounded JSON
+ * list and the `data-live-key`:status token the page was drawn from) polls that list every 4 s while
+ * the tab is visible and no stream is open; when the token differs it re-reads the page's regions
+ * (`data-live-watched` counts those) and follows the stream the page now names — so a world's page
+ * picks up a turn started anywhere, and home shows runs start and finish. Without JavaScript the page
+ * is complete, just not live.
  */
 export const LIVE_SCRIPT = `(function(){
 var root=document.documentElement,es=null,timer=null,seen=0,last=Date.now(),done=false,quiet=null;
@@ -33,5 +38,12 @@ return r.text().then(function(t){var d=parse(t);if(r.ok){regions(d,true);forms(d
 else{var m=d.querySelector('form[data-form="'+f.getAttribute('data-form')+'"]');if(m){var n=document.importNode(m,true);f.replaceWith(n);var bad=n.querySelector('[aria-invalid=true]');if(bad)bad.focus();}else{document.body.replaceWith(document.importNode(d.body,true));}}});
 }).catch(function(){f.submit();}).finally(function(){if(b)b.disabled=false;root.removeAttribute('data-submitting');});});
 document.addEventListener('input',function(e){var f=e.target&&e.target.form;if(f)f.setAttribute('data-dirty','');});
+function token(j,key){return((j&&j.items)||[]).map(function(i){return String(i[key]==null?'':i[key])+':'+String(i.status==null?'':i.status);}).join(' ');}
+function rewatch(){fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){if(r.ok)return r.text().then(function(t){var d=parse(t);regions(d);
+root.setAttribute('data-live-watched',String(Number(root.getAttribute('data-live-watched')||0)+1));if(d.querySelector('[data-live-src]'))follow();});}).catch(function(){});}
+function watch(){var w=document.querySelector('[data-live-watch]');if(es||document.hidden||!w)return;
+fetch(w.getAttribute('data-live-watch'),{headers:{accept:'application/json'},credentials:'same-origin'}).then(function(r){return r.ok?r.json():null;}).then(function(j){
+if(j&&token(j,w.getAttribute('data-live-key'))!==w.getAttribute('data-live-token'))rewatch();}).catch(function(){});}
+if(document.querySelector('[data-live-watch]'))setInterval(watch,4000);
 follow();
 })();`;

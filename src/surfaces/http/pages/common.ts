@@ -24,6 +24,16 @@ export const hrefs = {
  */
 export const noscriptRefresh = (): Markup => h`<noscript><meta http-equiv="refresh" content="2"></noscript>`;
 
+/**
+ * An idle page's watch (the live script's): every few seconds, while the tab is visible, it reads the
+ * bounded JSON list at `href` and re-reads the page when the `key`:`status` of its items differs from
+ * what the page was drawn from — so work started anywhere shows up, at one small read per poll.
+ */
+export function liveWatch(href: string, key: string, items: ReadonlyArray<Record<string, unknown>>): Markup {
+  const token = items.map((i) => `${String(i[key] ?? '')}:${String(i.status ?? '')}`).join(' ');
+  return h`<span hidden data-live-watch="${href}" data-live-key="${key}" data-live-token="${token}"></span>`;
+}
+
 /** The key to a run graph's node colours. */
 export const graphLegend = (): Markup =>
   h`<p class="legend"><span class="key key-ran">ran</span> <span class="key key-failed">failed</span> <span class="key key-current">current</span> <span class="key">not run</span></p>`;

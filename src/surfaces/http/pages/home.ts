@@ -8,7 +8,7 @@ import { listFlowcharts } from '../../../runtimes/flow/index.ts';
 import { listAllAttempts, listWorlds } from '../../../runtimes/world/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { badge, h, type Markup } from '../html/render.ts';
-import { hrefs, when } from './common.ts';
+import { hrefs, liveWatch, when } from './common.ts';
 
 const COUNT_BOUND = 200;
 const SHOWN = 8;
@@ -69,7 +69,13 @@ export async function homePage(store: Store): Promise<Home> {
     runs: runs.items.slice(0, SHOWN).map(({ cursor: _c, ...r }) => r),
     failures: [...failedAttempts.items, ...failedRuns.items.map(({ cursor: _c, ...r }) => r)],
   };
-  const body = h`<div class="cards">
+  // Runs show up as they start and finish: the page watches the runs it lists.
+  const shownRuns = runs.items.slice(0, SHOWN);
+  const body = h`<div data-live-region="home">${liveWatch(
+    `/runs?limit=${SHOWN}`,
+    'run_id',
+    shownRuns as unknown as Array<Record<string, unknown>>,
+  )}<div class="cards">
 ${card(counted(worlds), 'worlds', '/worlds')}${card(counted(sessions), 'agent sessions', '/sessions')}${card(
   String(flowcharts.count),
   'flowcharts',
@@ -122,6 +128,6 @@ ${card(counted(worlds), 'worlds', '/worlds')}${card(counted(sessions), 'agent se
     ['what', 'status', 'when'],
     failures.map((f) => f.row),
     'No failures. ',
-  )}`;
+  )}</div>`;
   return { body, json };
 }

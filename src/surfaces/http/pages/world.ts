@@ -3,14 +3,14 @@
  * mark per patch, failures red) a page of turns at a time, the state at that turn, and what changed
  * since the previous turn — each change linked to the patch, generation and LLM call that caused it.
  */
-import { getAttempt, getWorld } from '../../../runtimes/world/index.ts';
+import { getAttempt, getWorld, listAllAttempts } from '../../../runtimes/world/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import { type TimelineMark, turnTimelinePicture } from '../../pictures/index.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, type Markup, picture } from '../html/render.ts';
 import { registerView, type ViewResult } from '../html/views.ts';
 import { liveBox } from './attempt.ts';
-import { hrefs, kv } from './common.ts';
+import { hrefs, kv, liveWatch } from './common.ts';
 import { compareForm } from './compare.ts';
 import { pageCursor, pageHref, pager } from './paging.ts';
 import { type Transition, targetOf, transitionRows } from './patch.ts';
@@ -117,6 +117,17 @@ export async function worldPage(
     turn === undefined ? undefined : world.turn,
   );
   const running = await runningAttempt(store, slug);
+  // The latest view follows turns started anywhere: it watches the world's newest attempt.
+  const watch =
+    turn === undefined
+      ? liveWatch(
+          `/attempts?${new URLSearchParams({ world_slug: slug, limit: '1' })}`,
+          'attempt_id',
+          (await listAllAttempts(store, { world_slug: slug, limit: 1 })).items as unknown as Array<
+            Record<string, unknown>
+          >,
+        )
+      : '';
   // Between two turns of one "Run turn" press nothing runs: the page stays live until the last.
   const queued = turn === undefined ? queuedTurns(slug) : 0;
   const committedId = world.turn > 0 ? await committedAttemptId(store, slug, world.turn) : null;
@@ -133,7 +144,7 @@ export async function worldPage(
       : queued > 0
         ? h`${badge('queued')} ${liveBox(committed?.run_id ?? null, true)} <span>${String(queued)} turn${queued > 1 ? 's' : ''} to run</span>`
         : ''
-  }<span>turn ${world.turn} of ${world.head_turn}</span><span>${world.simulation_time ?? ''}</span>
+  }${watch}<span>turn ${world.turn} of ${world.head_turn}</span><span>${world.simulation_time ?? ''}</span>
 <a href="/scenarios/hash/${world.scenario_hash}">scenario</a><a href="/attempts?world_slug=${encodeURIComponent(slug)}">all attempts</a></div>
 ${
   turn === undefined
