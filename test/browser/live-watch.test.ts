@@ -85,7 +85,7 @@ describe('idle pages follow work started elsewhere', { skip }, () => {
       .waitFor({ timeout: 10_000 });
     await turn;
     await page.waitForFunction(
-      () => !document.querySelector('[data-live-region="home"]')?.textContent?.includes('running'),
+      `!document.querySelector('[data-live-region="home"]').textContent.includes('running')`,
       undefined,
       { timeout: 10_000 },
     );

@@ -52,6 +52,7 @@ details>summary{cursor:pointer;color:var(--accent);margin:.6em 0}
 tr.changed{background:#fffbea}
 .legend{font-size:12px;color:var(--muted);margin:.3em 0}.legend .key{margin-right:.8em;white-space:nowrap}
 .legend .key::before{content:"";display:inline-block;width:1em;height:.8em;border:1.5px solid #7b8794;background:#f5f7fa;border-radius:3px;margin-right:.3em;vertical-align:-.05em}
+.legend .key-wf-llm::before{background:#2186eb;border-color:#2186eb}.legend .key-wf-ambient::before{background:#3ebd93;border-color:#3ebd93}.legend .key-wf-tool::before{background:#9446ed;border-color:#9446ed}.legend .key-wf-flow::before{background:#f0b429;border-color:#f0b429}.legend .key-wf-other::before{background:#9aa5b1;border-color:#9aa5b1}.legend .key-wf-failed::before{background:#d64545;border-color:#d64545}.legend .key-wf-interrupted::before{background:#e66a6a;border-color:#d64545;border-style:dashed}.legend .key-wf-running::before{background:#2186eb;border-color:#2186eb;opacity:.6}
 .legend .key-ran::before{border-color:#3ebd93}.legend .key-failed::before{background:#ffe3e3;border-color:#d64545}.legend .key-current::before{background:#fff3c4;border-color:#f0b429;border-width:2.5px}
 form.action{display:flex;flex-wrap:wrap;gap:.6em;align-items:flex-end;margin:.5em 0 1em}
 .field{display:flex;flex-direction:column;gap:.15em;min-width:12em;flex:1 1 14em}.field label{font-weight:600;font-size:13px}

@@ -34,6 +34,10 @@ export function liveWatch(href: string, key: string, items: ReadonlyArray<Record
   return h`<span hidden data-live-watch="${href}" data-live-key="${key}" data-live-token="${token}"></span>`;
 }
 
+/** The key to a waterfall's bar colours (by invocation kind, then status). */
+export const waterfallLegend = (): Markup =>
+  h`<p class="legend waterfall-legend"><span class="key key-wf-llm">LLM generation</span> <span class="key key-wf-ambient">ambient context</span> <span class="key key-wf-tool">tool call</span> <span class="key key-wf-flow">flowchart node</span> <span class="key key-wf-other">other</span> <span class="key key-wf-failed">failed</span> <span class="key key-wf-interrupted">interrupted</span> <span class="key key-wf-running">running (paler)</span></p>`;
+
 /** The key to a run graph's node colours. */
 export const graphLegend = (): Markup =>
   h`<p class="legend"><span class="key key-ran">ran</span> <span class="key key-failed">failed</span> <span class="key key-current">current</span> <span class="key">not run</span></p>`;

@@ -9,7 +9,7 @@ import type { Queryable } from '../../../store/store.ts';
 import type { KindContext } from '../catalog/kind.ts';
 import { badge, h, type Markup, type NavItem } from '../html/render.ts';
 import { registerView } from '../html/views.ts';
-import { hrefs, idLink, invocationLabel, kv, when } from './common.ts';
+import { hrefs, idLink, invocationLabel, kv, toMs, when } from './common.ts';
 import { patchCard } from './patch.ts';
 import { tokenText } from './reads.ts';
 
@@ -149,6 +149,14 @@ function assembled(chunks: Rec[]): string {
     .join('');
 }
 
+/** From the call's start to its first streamed chunk (null when nothing streamed or a time is missing). */
+export function timeToFirstToken(call: Rec): string | null {
+  const start = toMs(call.started_at);
+  const first = toMs(call.first_chunk_at);
+  if (start === null || first === null || first < start) return null;
+  return `${first - start} ms`;
+}
+
 async function llmCallView(ctx: KindContext, call: Rec) {
   const inv = (await getSourceInvocation(ctx.store, String(call.source_invocation_id))) as Rec;
   const attempt = await attemptOf(ctx.store, call.attempt_id ?? inv.attempt_id);
@@ -176,6 +184,7 @@ async function llmCallView(ctx: KindContext, call: Rec) {
     ],
     ['started', when(inv.started_at)],
     ['duration', inv.duration_ms === null || inv.duration_ms === undefined ? null : `${inv.duration_ms} ms`],
+    ['time to first token', timeToFirstToken(call)],
     [
       'tokens',
       tokenText(

@@ -5,7 +5,7 @@
 import type { Queryable } from '../../../store/store.ts';
 import { waterfallPicture } from '../../pictures/index.ts';
 import { h, type Markup, picture } from '../html/render.ts';
-import { waterfallRows } from './common.ts';
+import { waterfallLegend, waterfallRows } from './common.ts';
 import { pageCursor, pageHref, pager } from './paging.ts';
 import { type InvocationScope, invocationPage } from './reads.ts';
 
@@ -36,5 +36,5 @@ export async function pagedWaterfall(
   const rows = waterfallRows(page.items);
   if (!rows.length)
     return h`<p class="muted">No source invocations${(cursor.after ?? cursor.before) ? ' on this page' : ' yet'}.</p>${links}`;
-  return h`${picture(waterfallPicture(rows, title))}${links}`;
+  return h`${picture(waterfallPicture(rows, title))}${waterfallLegend()}${links}`;
 }
