@@ -182,6 +182,8 @@ async function compare(
     });
     if (i === 0) continue;
     const paired = p50(wall[i]!.map((t, k) => t / wall[0]![k]!));
+    // Printed as each workload ends, so a run cut short still says what it measured.
+    ctx.log(`${what}: ${label}: wall ${paired.toFixed(3)}× the baseline (paired p50 of ${wall[i]!.length})`);
     const target = label.startsWith('export on') ? 1.05 : 1.0;
     ctx.row({
       case: `${what}: ${label} ÷ ${base.split(' (')[0]}`,
