@@ -48,8 +48,11 @@ export interface ProviderFixture {
 export interface ProviderFixtureOptions {
   profile: ProviderName;
   port?: number;
-  /** The assistant's reply text (default `{"ok":true}`); reasoning chunks precede it where the provider streams them. */
-  reply?: string;
+  /**
+   * The assistant's reply text (default `{"ok":true}`), or a function of the request (body, headers)
+   * choosing it; reasoning chunks precede it where the provider streams them.
+   */
+  reply?: string | ((body: Record<string, unknown>, headers: FixtureRequest['headers']) => string);
   /** The `Retry-After` seconds a `rate_limited` answer carries (default the recording's). */
   retryAfterSeconds?: number;
 }
@@ -85,11 +88,14 @@ export async function startProviderFixture(options: ProviderFixtureOptions): Pro
   const rec = recordingOf(profile);
   const queue: Scenario[] = [];
   const requests: FixtureRequest[] = [];
-  const reply = options.reply ?? '{"ok":true}';
+  const replyTo = (body: Record<string, unknown>, headers: FixtureRequest['headers']) =>
+    typeof options.reply === 'function' ? options.reply(body, headers) : (options.reply ?? '{"ok":true}');
 
   const stream = (res: ServerResponse, body: Record<string, unknown>, scenario: Scenario) => {
     const model = String(body.model);
     const id = `chatcmpl-fixture-${requests.length}`;
+    // The request being answered is the last one recorded.
+    const reply = replyTo(body, requests.at(-1)?.headers ?? {});
     const created = Math.floor(Date.now() / 1000);
     const event = (choices: unknown[], extra: Record<string, unknown> = {}) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
