@@ -84,11 +84,10 @@ describe('idle pages follow work started elsewhere', { skip }, () => {
       .first()
       .waitFor({ timeout: 10_000 });
     await turn;
-    await page.waitForFunction(
-      `!document.querySelector('[data-live-region="home"]').textContent.includes('running')`,
-      undefined,
-      { timeout: 10_000 },
-    );
+    // Polled by a locator, not a page function: the page's CSP refuses string evaluation.
+    await page
+      .locator('[data-live-region="home"]', { hasText: 'running' })
+      .waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await page.evaluate('globalThis.marker'), 1, 'no reload');
   });
 });
