@@ -180,7 +180,12 @@ describeEachStore('HTTP faults on a running server', (factory) => {
           `/runs/x`,
           `/graphs/hash/${'0'.repeat(64)}`,
         ]) {
-          const res = await fetch(`${base}${path}`, { headers: auth });
+          const res = await fetch(`${base}${path}`, { headers: auth }).catch((err: Error) => {
+            // Serve must outlive its store: say what it printed if it did not.
+            throw new Error(
+              `${path}: ${err.message} (serve exited ${server.child.exitCode}); stderr: ${server.stderr()}`,
+            );
+          });
           const body = (await res.json()) as { code: string };
           assert.equal(res.status, 503, `${path}: ${JSON.stringify(body)}`);
           assert.equal(body.code, 'STORE_UNAVAILABLE');
