@@ -23,6 +23,8 @@ export interface PictureEdge {
   to: string;
   mode?: ConnectorStyle;
   label?: string;
+  /** Drawn emphasized (e.g. a transition a contract took). */
+  taken?: boolean;
 }
 
 export interface GraphPictureInput {
@@ -32,6 +34,8 @@ export interface GraphPictureInput {
   highlight?: string[];
   direction?: 'LR' | 'TB';
   title: string;
+  /** A longer text description (the SVG's `<desc>`), for assistive technology. */
+  description?: string;
 }
 
 const NODE_W = 150;
@@ -101,7 +105,11 @@ export function graphPicture(input: GraphPictureInput): Svg {
     const mid = loop?.mid ?? points[Math.floor(points.length / 2)];
     return el(
       'g',
-      { class: `edge edge-${mode}${loop ? ' self-loop' : ''}`, 'data-from': e.from, 'data-to': e.to },
+      {
+        class: `edge edge-${mode}${loop ? ' self-loop' : ''}${e.taken ? ' taken' : ''}`,
+        'data-from': e.from,
+        'data-to': e.to,
+      },
       el('path', { d, fill: 'none', 'stroke-dasharray': DASH[mode], 'marker-end': 'url(#arrow)' }),
       e.label && mid
         ? el(
@@ -153,5 +161,12 @@ export function graphPicture(input: GraphPictureInput): Svg {
         ),
       );
     });
-  return svgRoot(width, height, 'picture graph', [defs, ...edgeMarkup, ...nodeMarkup], input.title);
+  return svgRoot(
+    width,
+    height,
+    'picture graph',
+    [defs, ...edgeMarkup, ...nodeMarkup],
+    input.title,
+    input.description,
+  );
 }

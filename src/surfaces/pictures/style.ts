@@ -12,6 +12,8 @@ svg.picture a:hover rect, svg.picture a:hover circle { stroke-width: 2.5; }
 .graph .edge path { stroke: #52606d; stroke-width: 1.5; }
 .graph .edge-label { font-size: 10px; fill: #52606d; }
 .graph .arrowhead { fill: #52606d; }
+.graph .edge.taken path { stroke: #2186eb; stroke-width: 3; }
+.graph .edge.taken .edge-label { fill: #0b69a3; font-weight: 600; }
 .waterfall .tick { stroke: #e4e7eb; }
 .waterfall .tick-label { fill: #7b8794; font-size: 10px; }
 .waterfall .bar rect { fill: #9aa5b1; }

@@ -65,7 +65,14 @@ export function link(href: string | undefined, child: string): string {
 }
 
 /** The root `<svg>` element, scalable to its container. */
-export function svgRoot(width: number, height: number, cls: string, body: string[], label: string): Svg {
+export function svgRoot(
+  width: number,
+  height: number,
+  cls: string,
+  body: string[],
+  label: string,
+  description?: string,
+): Svg {
   return new Svg(
     el(
       'svg',
@@ -80,6 +87,7 @@ export function svgRoot(width: number, height: number, cls: string, body: string
         'aria-label': label,
       },
       el('title', {}, text(label)),
+      description ? el('desc', {}, text(description)) : '',
       ...body,
     ),
   );

@@ -9,6 +9,7 @@ import { h, layout } from '../html/render.ts';
 import type { AppServices, Route } from '../route.ts';
 import './agent.ts';
 import './attempt.ts';
+import './contract.ts';
 import './flowchart.ts';
 import './graphs.ts';
 import './memory.ts';
