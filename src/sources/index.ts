@@ -19,8 +19,12 @@ export { setModelOutputKind, setModelOutputKinds } from './invocations/annotate.
 export { keepCompleteReply, keepReplyOfContract } from './invocations/keep-reply.ts';
 export type { InvocationFilter, SourceInvocationRecord } from './invocations/read.ts';
 export { getLlmCall, getSourceInvocation, listSourceInvocations, MAX_PAGE } from './invocations/read.ts';
-export type { FinishedCall, SucceededCall } from './invocations/read-back.ts';
-export { finishedCallOfContract, succeededCallsOfAttempt } from './invocations/read-back.ts';
+export type { FinishedCall, FinishedGeneration, SucceededCall } from './invocations/read-back.ts';
+export {
+  finishedCallOfContract,
+  finishedGenerationsOfAttempt,
+  succeededCallsOfAttempt,
+} from './invocations/read-back.ts';
 export type { RecoveryReport } from './invocations/recover.ts';
 export { recoverInterruptedInvocations } from './invocations/recover.ts';
 export type { RecoverySweep } from './invocations/recovery-sweep.ts';
@@ -28,7 +32,12 @@ export { DEFAULT_RECOVERY_INTERVAL_MS, startRecoverySweep } from './invocations/
 export { type LlmUsageSum, llmUsageSum, MAX_SUM_RUNS } from './invocations/usage-sum.ts';
 export type { InvocationOutcome, InvokeOptions, TransactionRunner } from './invoke.ts';
 export { invokeSource } from './invoke.ts';
-export { checkLlmEndpoint, type LlmCheckReport } from './llm/check.ts';
+export {
+  type Capability,
+  type CapabilityLine,
+  checkLlmEndpoint,
+  type LlmCheckReport,
+} from './llm/check.ts';
 export { isProviderName, PROVIDERS, type ProviderName } from './llm/providers.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
 export { listMcpTools } from './mcp-tool/list-tools.ts';

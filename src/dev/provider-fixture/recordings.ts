@@ -14,6 +14,8 @@ export interface RecordedError {
 export interface Recording {
   profile: ProviderName;
   sources: string[];
+  /** Model names `GET /models` lists when the fixture is not told which it serves. */
+  models: string[];
   usage: Record<string, unknown>;
   /** The delta field reasoning chunks are sent in, for a provider that streams reasoning. */
   reasoning_field?: 'reasoning' | 'reasoning_content';

@@ -23,6 +23,7 @@ export const SCENARIOS = [
   'length',
   'content_filter',
   'mid_stream_error',
+  'no_usage',
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
@@ -55,6 +56,11 @@ export interface ProviderFixtureOptions {
   reply?: string | ((body: Record<string, unknown>, headers: FixtureRequest['headers']) => string);
   /** The `Retry-After` seconds a `rate_limited` answer carries (default the recording's). */
   retryAfterSeconds?: number;
+  /**
+   * The models served: `GET /models` lists them and a call naming another answers the provider's
+   * model-not-found body. Unset, any model is answered and the recording's names are listed.
+   */
+  models?: string[];
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -81,6 +87,27 @@ function authorized(profile: ProviderName, req: IncomingMessage): boolean {
   if (profile === 'ollama' || profile === 'llamacpp' || profile === 'lmstudio' || profile === 'vllm')
     return true;
   return /^Bearer \S+/.test(String(req.headers.authorization ?? ''));
+}
+
+/** `GET /models` as the provider answers it: OpenAI's list; Gemini's ids under `models/`; Anthropic's page. */
+function modelList(profile: ProviderName, ids: string[]): unknown {
+  if (profile === 'anthropic')
+    return {
+      data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-09-29T00:00:00Z' })),
+      has_more: false,
+      first_id: ids[0] ?? null,
+      last_id: ids.at(-1) ?? null,
+    };
+  const owner = profile === 'gemini' ? 'google' : profile;
+  return {
+    object: 'list',
+    data: ids.map((id) => ({
+      id: profile === 'gemini' ? `models/${id}` : id,
+      object: 'model',
+      created: 1_700_000_000,
+      owned_by: owner,
+    })),
+  };
 }
 
 export async function startProviderFixture(options: ProviderFixtureOptions): Promise<ProviderFixture> {
@@ -136,8 +163,9 @@ export async function startProviderFixture(options: ProviderFixtureOptions): Pro
     out += delta({}, finish);
     const wantsUsage =
       (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    // LM Studio and llama.cpp send the usage on the last chunk whether asked or not.
-    if (wantsUsage || profile === 'lmstudio' || profile === 'llamacpp') {
+    // LM Studio and llama.cpp send the usage on the last chunk whether asked or not; `no_usage` is a
+    // server that ignores the ask (an older one, or a proxy that drops the last chunk).
+    if (scenario !== 'no_usage' && (wantsUsage || profile === 'lmstudio' || profile === 'llamacpp')) {
       out += event([], { usage: rec.usage, ...(rec.timings ? { timings: rec.timings } : {}) });
     }
     out += 'data: [DONE]\n\n';
@@ -146,8 +174,10 @@ export async function startProviderFixture(options: ProviderFixtureOptions): Pro
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'GET' && (path === '/v1/models' || path === '/models'))
-      return send(res, { status: 200, body: { object: 'list', data: [{ id: 'fixture', object: 'model' }] } });
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      if (!authorized(profile, req)) return send(res, recorded('auth', {}));
+      return send(res, { status: 200, body: modelList(profile, options.models ?? rec.models) });
+    }
     // Told what to answer next over HTTP: `POST /fixture/next {"scenarios": ["rate_limited", …]}`.
     if (req.method === 'POST' && path === '/fixture/next') {
       const asked = (JSON.parse((await readBody(req)) || '{}') as { scenarios?: unknown }).scenarios;
@@ -176,6 +206,8 @@ export async function startProviderFixture(options: ProviderFixtureOptions): Pro
     requests.push({ headers: req.headers, body, scenario, refused: refusal?.message ?? null });
     if (!authorized(profile, req) || scenario === 'auth') return send(res, recorded('auth', body));
     if (refusal) return send(res, fillRule(refusal.message, refusal.code, refusal.param));
+    if (options.models && !options.models.includes(String(body.model)))
+      return send(res, recorded('model_not_found', body));
     if (scenario === 'rate_limited') {
       const e = recorded('rate_limited', body);
       if (options.retryAfterSeconds !== undefined) {

@@ -4,9 +4,12 @@ import { test } from 'node:test';
 import { startProviderFixture } from '../../dev/provider-fixture/index.ts';
 import { runCli } from '../../testing/cli.ts';
 import { testTempDir } from '../../testing/temp-dir.ts';
-import { checkLlmEndpoint } from './check.ts';
+import { checkLlmEndpoint, type LlmCheckReport } from './check.ts';
+import { PROVIDERS } from './providers.ts';
 
-test('noema llm check calls the endpoint as its profile sends it and says what came back; exit 1 on a failure class', async () => {
+const lineOf = (r: LlmCheckReport, c: string) => r.capabilities.find((l) => l.capability === c);
+
+test('noema llm check prints one line per capability and one line per failure with what to set; exit 1 on a failure', async () => {
   const fixture = await startProviderFixture({ profile: 'openai' });
   const dir = testTempDir('noema-llm-check-');
   const env = {
@@ -21,8 +24,12 @@ test('noema llm check calls the endpoint as its profile sends it and says what c
     assert.equal(ok.code, 0, ok.stderr + ok.stdout);
     assert.match(ok.stdout, /endpoint fast: openai at http:\/\/127\.0\.0\.1:\d+\/v1, model o4-mini/);
     assert.match(ok.stdout, /sent: token limit as max_completion_tokens, schema json_schema_strict/);
-    assert.match(ok.stdout, /ok in \d+ ms: \{"ok":true\}/);
-    assert.match(ok.stdout, /tokens: input 19, output 10, cached 0, reasoning 0/);
+    assert.match(ok.stdout, /model listed +ok +o4-mini is among the 3 models listed/);
+    assert.match(ok.stdout, /streaming +ok +\d+ events/);
+    assert.match(ok.stdout, /usage reported +ok +input 19, output 10, cached 0, reasoning 0/);
+    assert.match(ok.stdout, /structured output +ok +json_schema_strict honoured: \{"ok":true\}/);
+    assert.match(ok.stdout, /latency +ok +first token \d+ ms, total \d+ ms/);
+    assert.doesNotMatch(ok.stdout, /failed/);
     // What the reasoning model was sent: no temperature, no max_tokens, a strict schema.
     const body = fixture.requests[0]!.body;
     assert.equal(body.max_tokens, undefined);
@@ -30,7 +37,8 @@ test('noema llm check calls the endpoint as its profile sends it and says what c
     fixture.next('rate_limited');
     const limited = await runCli(['llm', 'check', '--endpoint', 'fast'], env);
     assert.equal(limited.code, 1);
-    assert.match(limited.stdout, /failed \(rate_limited\)/);
+    assert.match(limited.stdout, /failed: streaming \(rate_limited\) — wait and check again/);
+    assert.match(limited.stdout, /usage reported +skipped/);
     assert.doesNotMatch(limited.stdout + limited.stderr, /sk-check-0123456789abcdef/);
     const unset = await runCli(['llm', 'check', '--endpoint', 'slow'], env);
     assert.equal(unset.code, 1);
@@ -38,6 +46,76 @@ test('noema llm check calls the endpoint as its profile sends it and says what c
     const bad = await runCli(['llm', 'check', '--endpoint', 'Fast!'], env);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--endpoint is invalid: "Fast!"/);
+    const json = await runCli(['llm', 'check', '--endpoint', 'fast', '--json'], env);
+    const report = JSON.parse(json.stdout) as LlmCheckReport;
+    assert.deepEqual(
+      report.capabilities.map((l) => [l.capability, l.status]),
+      [
+        ['model_listed', 'ok'],
+        ['streaming', 'ok'],
+        ['usage', 'ok'],
+        ['structured_output', 'ok'],
+        ['latency', 'ok'],
+      ],
+    );
+    assert.equal(typeof report.first_token_ms, 'number');
+  } finally {
+    await fixture.close();
+  }
+});
+
+test('a wrong key is auth on the model list and the call, with the key variable to set', async () => {
+  const fixture = await startProviderFixture({ profile: 'openai' });
+  try {
+    const report = await checkLlmEndpoint({
+      NOEMA_LLM_BASE_URL: fixture.url,
+      NOEMA_LLM_PROVIDER: 'openai',
+      NOEMA_LLM_MODEL: 'gpt-4o-mini',
+      // The fixture refuses a call without a Bearer key, as OpenAI does; `auth` answers the same for a wrong one.
+    });
+    assert.equal(report.ok, false);
+    assert.equal(lineOf(report, 'model_listed')?.problem, 'auth');
+    assert.equal(lineOf(report, 'streaming')?.problem, 'auth');
+    assert.match(lineOf(report, 'streaming')!.fix!, /set NOEMA_LLM_API_KEY/);
+    assert.equal(report.failure_class, 'auth');
+    assert.equal(lineOf(report, 'structured_output')?.status, 'skipped');
+  } finally {
+    await fixture.close();
+  }
+});
+
+test('an unknown model is not listed and model_not_found on the call, the served models named', async () => {
+  const fixture = await startProviderFixture({ profile: 'vllm', models: ['Qwen/Qwen3-4B'] });
+  try {
+    const report = await checkLlmEndpoint({
+      NOEMA_LLM_BASE_URL: fixture.url,
+      NOEMA_LLM_PROVIDER: 'vllm',
+      NOEMA_LLM_MODEL: 'Qwen/Qwen3-8B',
+    });
+    assert.equal(report.ok, false);
+    assert.equal(lineOf(report, 'model_listed')?.problem, 'model_not_listed');
+    assert.equal(lineOf(report, 'streaming')?.problem, 'model_not_found');
+    assert.match(lineOf(report, 'streaming')!.fix!, /set NOEMA_LLM_MODEL .*: Qwen\/Qwen3-4B/);
+    assert.equal(report.failure_class, 'model_not_found');
+  } finally {
+    await fixture.close();
+  }
+});
+
+test('a stream without usage fails the usage line only (usage_not_reported), the rest stays ok', async () => {
+  const fixture = await startProviderFixture({ profile: 'ollama' });
+  try {
+    fixture.next('no_usage');
+    const report = await checkLlmEndpoint(
+      { NOEMA_LLM_BASE_URL: fixture.url, NOEMA_LLM_PROVIDER: 'ollama' },
+      { model: 'qwen3:4b' },
+    );
+    assert.equal(report.ok, false);
+    assert.equal(lineOf(report, 'usage')?.problem, 'usage_not_reported');
+    assert.match(lineOf(report, 'usage')!.detail, /though stream_options.include_usage was sent/);
+    assert.equal(lineOf(report, 'structured_output')?.status, 'ok');
+    assert.equal(lineOf(report, 'streaming')?.status, 'ok');
+    assert.equal(report.failure_class, 'usage_not_reported');
   } finally {
     await fixture.close();
   }
@@ -56,5 +134,27 @@ test('the check reports tokens not reported and reasoning received (Ollama)', as
     assert.equal(fixture.requests[0]!.body.model, 'qwen3:4b');
   } finally {
     await fixture.close();
+  }
+});
+
+test('every profile passes the check against its own fixture, and a cut-off reply is truncated', async () => {
+  for (const profile of PROVIDERS.filter((p) => p !== 'generic')) {
+    const fixture = await startProviderFixture({ profile, models: ['m-1'] });
+    try {
+      const env = {
+        NOEMA_LLM_BASE_URL: fixture.url,
+        NOEMA_LLM_PROVIDER: profile,
+        NOEMA_LLM_API_KEY: 'sk-profile-check-0123456789',
+        NOEMA_LLM_MODEL: 'm-1',
+      };
+      const report = await checkLlmEndpoint(env);
+      assert.equal(report.ok, true, `${profile}: ${report.message}`);
+      fixture.next('length');
+      const cut = await checkLlmEndpoint(env);
+      assert.equal(lineOf(cut, 'structured_output')?.problem, 'truncated', profile);
+      assert.match(lineOf(cut, 'structured_output')!.fix!, /MAX_TOKENS/);
+    } finally {
+      await fixture.close();
+    }
   }
 });

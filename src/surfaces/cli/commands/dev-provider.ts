@@ -21,6 +21,12 @@ export const devProviderCommand: Command = {
     },
     reply: { type: 'string', value: 'text', description: 'the assistant reply', default: '{"ok":true}' },
     port: { type: 'string', value: 'port', description: 'port to listen on', default: 'any free port' },
+    models: {
+      type: 'string',
+      value: 'a,b',
+      description: 'the models served (GET /models lists them; a call naming another is model_not_found)',
+      default: "any model, the recording's names listed",
+    },
   },
   example: 'noema dev provider --profile openai',
   async run({ flags, io }) {
@@ -40,6 +46,14 @@ export const devProviderCommand: Command = {
       profile,
       port,
       ...(typeof flags.reply === 'string' ? { reply: flags.reply } : {}),
+      ...(typeof flags.models === 'string'
+        ? {
+            models: flags.models
+              .split(',')
+              .map((m) => m.trim())
+              .filter((m) => m !== ''),
+          }
+        : {}),
     }).catch((err: unknown) => {
       throw listenError(err, port, '--port');
     });

@@ -1,14 +1,24 @@
 /**
- * `noema llm check [--endpoint NAME]`: one small structured call to an LLM endpoint as its
- * provider profile sends it; prints what was sent and what came back. Exit 1 when the call failed.
+ * `noema llm check [--endpoint NAME]`: what an LLM endpoint can do, as its provider profile sends
+ * it — one line per capability, one line per failure with what to set. Exit 1 when one failed.
  */
 import { loadConfig } from '../../../app/config.ts';
 import { NoemaError } from '../../../core/errors.ts';
+import type { Capability } from '../../../sources/index.ts';
 import { type Command, EXIT_FAILED, EXIT_OK } from '../command.ts';
+
+const LABELS: Record<Capability, string> = {
+  model_listed: 'model listed',
+  streaming: 'streaming',
+  usage: 'usage reported',
+  structured_output: 'structured output',
+  latency: 'latency',
+};
 
 export const llmCheckCommand: Command = {
   path: ['llm', 'check'],
-  summary: 'Check an LLM endpoint: one small structured call as its provider profile sends it',
+  summary:
+    'Check an LLM endpoint: model listed, streaming, usage, structured output and latency, as its provider profile sends',
   flags: {
     endpoint: {
       type: 'string',
@@ -49,22 +59,17 @@ export const llmCheckCommand: Command = {
       io.out(
         `sent: token limit as ${report.sent.token_limit}, schema ${report.sent.schema}, stream_options ${report.sent.stream_options ? 'yes' : 'no'}`,
       );
-    if (report.ok) {
-      io.out(
-        `ok in ${report.duration_ms} ms: ${JSON.stringify(report.reply)} (finish_reason ${report.finish_reason ?? 'none'})`,
-      );
-    } else {
-      io.out(`failed (${report.failure_class}) in ${report.duration_ms} ms: ${report.message}`);
-      if (report.hint) io.out(`hint: ${report.hint}`);
-    }
-    if (report.tokens) {
-      const t = report.tokens;
-      const said = (['input', 'output', 'cached', 'reasoning'] as const).map(
-        (k) => `${k} ${t[k] ?? 'not reported'}`,
-      );
-      io.out(`tokens: ${said.join(', ')}`);
-    }
-    if (report.reasoning) io.out('reasoning text: received');
+    const width = Math.max(...report.capabilities.map((l) => LABELS[l.capability].length));
+    for (const l of report.capabilities)
+      io.out(`${LABELS[l.capability].padEnd(width)}  ${l.status.padEnd(7)}  ${l.detail}`);
+    if (report.reasoning)
+      io.out(`${'reasoning text'.padEnd(width)}  ${'seen'.padEnd(7)}  in ${report.provider} reasoning field`);
+    for (const l of report.capabilities)
+      if (l.status === 'failed')
+        io.out(`failed: ${LABELS[l.capability]} (${l.problem ?? 'unknown'})${l.fix ? ` — ${l.fix}` : ''}`);
+    if (report.capabilities.every((l) => l.status === 'skipped') && report.failure_class)
+      io.out(`failed (${report.failure_class}): ${report.message}${report.hint ? ` — ${report.hint}` : ''}`);
+    io.out(report.ok ? `ok in ${report.duration_ms} ms` : `check failed in ${report.duration_ms} ms`);
     return report.ok ? EXIT_OK : EXIT_FAILED;
   },
 };
