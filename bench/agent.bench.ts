@@ -9,11 +9,15 @@
  * And Mastra's `Agent` with `@mastra/memory` on libSQL, one tool, the scripted model through the AI SDK's
  * OpenAI-compatible provider: its framework time is wall minus its model calls and tool (see
  * bench/agent/anchor-mastra.mjs), same warm-up (10) and repeats, median.
+ * Every side starts a new conversation (session, thread) every 10 messages, as users start one per
+ * conversation; the anchors come from bench/anchors (`npm run bench:anchors`), and without them their
+ * rows say "not measured".
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRuntime, REASONING_REPLY_SCHEMA } from '../src/runtimes/agent/index.ts';
+import { createAgentRuntime } from '../src/runtimes/agent/index.ts';
+import { REASONING_REPLY_DELIVERY } from '../src/runtimes/agent/reply-schema.ts';
 import {
   getResponseSource,
   invokeSource,
@@ -49,6 +53,9 @@ async function timed(op: () => Promise<unknown>, wall: number[], cpu: number[]):
   const c = process.cpuUsage(c0);
   cpu.push(c.user + c.system);
 }
+
+/** Messages per conversation on every side: a new session (Noema) or thread (the anchors) after that many. */
+const CONVERSATION = 10;
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / (xs.length || 1);
 
@@ -93,8 +100,16 @@ export default {
             memory: { long_term_limit: 0, working_memory_turns: 3 },
             synthesis: { enabled: false, threshold: 3 },
           });
-          const { session_id } = await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' });
-          const schema = await putJsonSchema(store, REASONING_REPLY_SCHEMA);
+          // A session per conversation of CONVERSATION messages, started between timed calls, as the
+          // anchors start a thread per conversation.
+          let session_id = '';
+          let sent = 0;
+          const nextConversation = async () => {
+            if (sent++ % CONVERSATION !== 0) return;
+            session_id = (await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' })).session_id;
+          };
+          // The result schema the agent sends: the reply schema in its strict-subset form.
+          const schema = await putJsonSchema(store, REASONING_REPLY_DELIVERY);
           const tool = await getResponseSource(store, definition.tools[0]!.source_ref.hash);
           const messages = (text: string) => [
             { role: 'system', content: `REASONING CONTEXT ${text}` },
@@ -132,9 +147,11 @@ export default {
               resultSchema: schema,
               env,
             });
-            if (!a.ok || !b.ok || !c.ok) throw new Error('a direct source call failed');
+            for (const r of [a, b, c])
+              if (!r.ok) throw new Error(`a direct source call failed: ${JSON.stringify(r.error)}`);
           };
           for (let i = 0; i < 10; i++) {
+            await nextConversation();
             await interaction();
             await direct();
           }
@@ -144,6 +161,7 @@ export default {
           const agentCpu: number[] = [];
           const callsCpu: number[] = [];
           for (let i = 0; i < iterations; i++) {
+            await nextConversation();
             if (i % 2 === 0) {
               await timed(interaction, agent, agentCpu);
               await timed(direct, calls, callsCpu);
@@ -206,8 +224,19 @@ export default {
           await dispose();
         }
       }
-      const lg = langGraphAgentAnchor(iterations, ctx.log);
-      if (typeof lg === 'string') ctx.log(`LangGraph.js anchor not measured: ${lg}`);
+      const missing = (name: string, why: string) => {
+        ctx.log(`${name} anchor not measured: ${why}`);
+        for (const kind of Object.keys(kernelP50))
+          ctx.row({
+            case: `kernel time per interaction vs ${name} [${kind}]`,
+            metric: 'p50',
+            unit: 'µs',
+            value: Math.round(kernelP50[kind]!),
+            anchor: `${name} — ${why.slice(0, 120)}`,
+          });
+      };
+      const lg = langGraphAgentAnchor(iterations, CONVERSATION);
+      if (typeof lg === 'string') missing('LangGraph.js', lg);
       else {
         const p50 = summarize(lg.interactionUs).p50;
         ctx.log(`LangGraph.js anchor ran under Node ${lg.node}`);
@@ -221,8 +250,8 @@ export default {
             anchor_value: Math.round(p50),
           });
       }
-      const mastra = await mastraAgentAnchor(iterations, ctx.log);
-      if (typeof mastra === 'string') ctx.log(`Mastra anchor not measured: ${mastra}`);
+      const mastra = await mastraAgentAnchor(iterations, CONVERSATION);
+      if (typeof mastra === 'string') missing('Mastra', mastra);
       else {
         const p50 = summarize(mastra.interactionUs).p50;
         ctx.log(

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   anchorSide,
-  ensureAnchorsInstalled,
+  anchorsMissing,
   floorSide,
   noemaSide,
   type Side,
@@ -129,9 +129,7 @@ export default {
     const iterations = ctx.quick ? 20 : 50;
     // NOEMA_BENCH_ANCHORS=0 measures Noema and the floor only; the anchors are then reported missing.
     const installError =
-      process.env.NOEMA_BENCH_ANCHORS === '0'
-        ? 'skipped (NOEMA_BENCH_ANCHORS=0)'
-        : ensureAnchorsInstalled(ctx.log);
+      process.env.NOEMA_BENCH_ANCHORS === '0' ? 'skipped (NOEMA_BENCH_ANCHORS=0)' : anchorsMissing();
     const anchors = [
       anchorSide('LangGraph.js 1.7 + SqliteSaver', 'anchor-langgraph.mjs', installError),
       anchorSide('Mastra 1.71 + LibSQLStore (one step in dountil)', 'anchor-mastra.mjs', installError),

@@ -1,17 +1,17 @@
 // Mastra agent anchor for bench/agent.bench.ts: the same interaction — reason → tool → reason →
-// answer — as an `Agent` from @mastra/core with @mastra/memory on @mastra/libsql storage (one thread
-// per session, the last 3 messages recalled, every message a new `generate` on the thread), one tool,
+// answer — as an `Agent` from @mastra/core with @mastra/memory on @mastra/libsql storage (a thread per
+// conversation of <conversation> messages, the last 3 messages recalled, every message a new `generate` on the thread), one tool,
 // and the zero-latency scripted model (src/dev/scripted-model) through the AI SDK's
 // OpenAI-compatible provider, which asks for the tool with native `tool_calls` (one chat.completion per call: Mastra's `generate` does not stream). The time measured is
 // the framework's own per interaction: wall time minus the model calls (each from request to the
 // whole streamed body received, timed inside `fetch`) and the tool's execution.
 // Runs as `node --input-type=module -e <this file>` with cwd bench/anchors. Prints one JSON line.
-// Mode (argv[1]): `probe` or `run <iterations> <model base URL>`.
+// Mode (argv[1]): `probe` or `run <iterations> <model base URL> <conversation>`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [mode, itersArg, baseURL] = process.argv.slice(1);
+const [mode, itersArg, baseURL, conversationArg] = process.argv.slice(1);
 const { Agent } = await import('@mastra/core/agent');
 const { createTool } = await import('@mastra/core/tools');
 const { Memory } = await import('@mastra/memory');
@@ -66,10 +66,11 @@ const agent = new Agent({
   }),
 });
 
-const interaction = async () => {
+const conversation = Number(conversationArg) || 10;
+const interaction = async (i) => {
   const before = toolCalls;
   const r = await agent.generate('add 2 and 3', {
-    memory: { thread: 'session', resource: 'bench' },
+    memory: { thread: `conversation-${Math.floor(i / conversation)}`, resource: 'bench' },
     maxSteps: 5,
   });
   if (r.text !== 'The sum is 5.' || toolCalls !== before + 1)
@@ -78,13 +79,13 @@ const interaction = async () => {
     );
 };
 
-for (let i = 0; i < 10; i++) await interaction();
+for (let i = 0; i < 10; i++) await interaction(-1 - i);
 const interactionUs = [];
 const wallUs = [];
 for (let i = 0; i < iterations; i++) {
   outsideUs = 0;
   const t0 = now();
-  await interaction();
+  await interaction(i);
   const wall = Number(now() - t0) / 1000;
   wallUs.push(wall);
   interactionUs.push(wall - outsideUs);

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli } from '../../src/testing/cli.ts';
-import { anchorsDir, ensureAnchorsInstalled } from '../engine/anchors.ts';
+import { anchorsDir, anchorsMissing } from '../engine/anchors.ts';
 
 function run(
   node: string,
@@ -30,9 +30,10 @@ function run(
 
 export function langGraphAgentAnchor(
   iterations: number,
-  log: (s: string) => void,
+  /** Messages per thread: a new thread after that many. */
+  conversation: number,
 ): { node: string; interactionUs: number[] } | string {
-  const installError = ensureAnchorsInstalled(log);
+  const installError = anchorsMissing();
   if (installError) return installError;
   const nodes = [process.execPath, '/usr/bin/node'].filter((p, i, a) => existsSync(p) && a.indexOf(p) === i);
   let lastError = '';
@@ -42,7 +43,7 @@ export function langGraphAgentAnchor(
       lastError = probe.error;
       continue;
     }
-    const r = run(node, 'anchor-langgraph.mjs', ['run', String(iterations)]);
+    const r = run(node, 'anchor-langgraph.mjs', ['run', String(iterations), String(conversation)]);
     return r.ok
       ? (r.json as { node: string; interactionUs: number[] })
       : `LangGraph.js agent anchor failed: ${r.error}`;
@@ -58,18 +59,11 @@ const MASTRA_SCRIPT = {
 
 export async function mastraAgentAnchor(
   iterations: number,
-  log: (s: string) => void,
+  /** Messages per thread: a new thread after that many. */
+  conversation: number,
 ): Promise<{ node: string; interactionUs: number[]; wallUs: number[] } | string> {
-  const installError = ensureAnchorsInstalled(log);
+  const installError = anchorsMissing();
   if (installError) return installError;
-  if (!existsSync(join(anchorsDir, 'node_modules', '@mastra', 'memory'))) {
-    const again = spawnSync('npm', ['install', '--prefix', anchorsDir, '--no-audit', '--no-fund'], {
-      encoding: 'utf8',
-      timeout: 600_000,
-    });
-    if (again.status !== 0)
-      return `npm install --prefix bench/anchors failed: ${(again.stderr || again.stdout).slice(-400)}`;
-  }
   const dir = mkdtempSync(join(tmpdir(), 'noema-bench-mastra-'));
   const scriptFile = join(dir, 'script.json');
   writeFileSync(scriptFile, JSON.stringify(MASTRA_SCRIPT));
@@ -78,7 +72,12 @@ export async function mastraAgentAnchor(
     const [, url] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
     const probe = run(process.execPath, 'anchor-mastra.mjs', ['probe']);
     if (!probe.ok) return `Mastra could not be loaded: ${probe.error}`;
-    const r = run(process.execPath, 'anchor-mastra.mjs', ['run', String(iterations), url!]);
+    const r = run(process.execPath, 'anchor-mastra.mjs', [
+      'run',
+      String(iterations),
+      url!,
+      String(conversation),
+    ]);
     return r.ok
       ? (r.json as { node: string; interactionUs: number[]; wallUs: number[] })
       : `Mastra agent anchor failed: ${r.error}`;

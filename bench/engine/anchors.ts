@@ -1,7 +1,8 @@
 /**
  * The sides of the engine benchmark, each run as a fresh child process per repeat: Noema, the raw
- * SQLite commit floor, and the competitor anchors (bench/anchors, installed on first use). An anchor
- * that cannot be installed or loaded is reported as missing, with the reason; no figure replaces it.
+ * SQLite commit floor, and the competitor anchors (bench/anchors, installed by `npm run bench:anchors`,
+ * never by a bench run). An anchor that is not installed or cannot be loaded is reported as missing,
+ * with the reason; no figure replaces it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,17 +38,17 @@ export interface Side {
   rssMb?(): number;
 }
 
-/** Installs bench/anchors once (`npm install --prefix bench/anchors`). Returns an error text on failure. */
-export function ensureAnchorsInstalled(log: (s: string) => void): string | null {
-  if (existsSync(join(anchorsDir, 'node_modules', '@langchain', 'langgraph'))) return null;
-  log('installing benchmark anchors into bench/anchors (first run only)…');
-  const r = spawnSync('npm', ['install', '--prefix', anchorsDir, '--no-audit', '--no-fund'], {
-    encoding: 'utf8',
-    timeout: 600_000,
-  });
-  return r.status === 0
-    ? null
-    : `npm install --prefix bench/anchors failed: ${(r.stderr || r.stdout).slice(-400)}`;
+/** What a row says when the anchors are not installed: the bench never installs them itself. */
+export const ANCHORS_NOT_INSTALLED = 'not measured — run npm run bench:anchors';
+
+/**
+ * Null when bench/anchors holds the competitor packages (`npm run bench:anchors` installs them),
+ * otherwise why they cannot run. Never installs anything: a bench run does not stall on npm.
+ */
+export function anchorsMissing(): string | null {
+  for (const pkg of ['@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite', '@mastra/memory'])
+    if (!existsSync(join(anchorsDir, 'node_modules', ...pkg.split('/')))) return ANCHORS_NOT_INSTALLED;
+  return null;
 }
 
 function lastJson(
