@@ -7,7 +7,10 @@
  * cache), a 20-step warm-up run, then one measured run of the same length; the sides take turns
  * within each repeat (the order rotates), so all are measured in the same window. The statistic is
  * the same everywhere: the median, over the repeats, of each run's p50. Storage is the same run's
- * database growth (after a full checkpoint) and the bytes written to get there.
+ * database growth (after a full checkpoint) and the bytes written to get there; CPU per step is the
+ * whole process's (every thread) over that run and its final checkpoint, Noema's and the floor's alike.
+ * The idle-RSS rows measure an engine and a store in a probe process; `npm run bench -- serve`
+ * measures what users run, `noema serve` and `noema worker`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -39,6 +42,7 @@ interface Figures {
   last50: number;
   bytesPerStep: number;
   writtenPerStep: number;
+  cpuPerStepUs: number;
   suspendUs: number;
   coldResumeUs: number;
 }
@@ -52,6 +56,7 @@ function figures(runs: SideRun[]): Figures {
     last50: median(runs.map((r) => p50(r.stepUs.slice(-50)))),
     bytesPerStep: median(runs.map((r) => r.bytesPerStep)),
     writtenPerStep: median(runs.map((r) => r.writtenPerStep)),
+    cpuPerStepUs: median(runs.map((r) => r.cpuPerStepUs ?? Number.NaN)),
     suspendUs: median(runs.map((r) => p50(r.suspendUs))),
     coldResumeUs: median(runs.map((r) => p50(r.coldResumeUs))),
   };
@@ -119,6 +124,28 @@ function compare(
   }
 }
 
+/**
+ * CPU per step beside p50: the whole process's CPU (user + system, every thread, so a WAL checkpoint
+ * on the checkpointer's worker thread counts) over the measured run and a full checkpoint after it,
+ * on both sides alike, and Noema's ÷ the floor's.
+ */
+function cpuRows(ctx: BenchContext, c: string, noema: number, floor: number): void {
+  ctx.row({
+    case: c,
+    metric: 'CPU per step, whole process (final checkpoint included)',
+    unit: 'µs',
+    value: noema,
+    anchor: 'raw SQLite commit floor, measured alike',
+    anchor_value: floor,
+  });
+  ctx.row({
+    case: c,
+    metric: 'Noema CPU per step ÷ commit floor CPU per step (target ≤ 2)',
+    unit: '×',
+    value: noema / floor,
+  });
+}
+
 export default {
   name: 'engine',
   description:
@@ -170,6 +197,7 @@ export default {
         unit: '×',
         value: noema.p50 / floor.p50,
       });
+      cpuRows(ctx, c, noema.cpuPerStepUs, floor.cpuPerStepUs);
       ctx.row({ case: c, metric: 'step p99', unit: 'µs', value: noema.p99 });
       compare(ctx, c, 'first 50 steps p50', 'µs', noema.first50, pick('first50'));
       compare(ctx, c, 'last 50 steps p50', 'µs', noema.last50, pick('last50'));
@@ -212,8 +240,10 @@ export default {
         for (const side of pair)
           (side === noemaSide ? long.noema : long.floor).push(side.run(32, 2000, 0, warmup));
       }
-      const sn = figures(long.noema).p50;
-      const sf = figures(long.floor).p50;
+      const fn = figures(long.noema);
+      const ff = figures(long.floor);
+      const sn = fn.p50;
+      const sf = ff.p50;
       compare(ctx, sc, 'step p50', 'µs', sn, [{ side: floorSide, value: sf }]);
       ctx.row({
         case: sc,
@@ -221,6 +251,7 @@ export default {
         unit: '×',
         value: sn / sf,
       });
+      cpuRows(ctx, sc, fn.cpuPerStepUs, ff.cpuPerStepUs);
     }
 
     const small = bySize.get(SIZES[0]!)!;

@@ -20,6 +20,8 @@ export interface SideRun {
   bytesPerStep: number;
   /** Bytes passed to write syscalls per step over the measured run, checkpoint included. */
   writtenPerStep: number;
+  /** Process CPU µs per step (all threads) over the measured run and its final checkpoint; Noema and the floor only. */
+  cpuPerStepUs?: number;
   suspendUs?: number[];
   coldResumeUs?: number[];
 }

@@ -21,6 +21,17 @@ export interface LoopFigures {
   bytesPerStep: number;
   /** Bytes this process handed to write(2)/pwrite(2) per step during the run (WAL frames, checkpoints). */
   writtenPerStep: number;
+  /**
+   * CPU microseconds per step of the whole process (user + system, every thread: a WAL checkpoint on
+   * a worker thread counts) over the measured run and the full checkpoint after it.
+   */
+  cpuPerStepUs: number;
+}
+
+/** This process's CPU time so far, µs (user + system, all threads: getrusage(RUSAGE_SELF)). */
+export function processCpuUs(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
 }
 
 /** This process's `wchar` (bytes passed to write syscalls) from /proc/self/io; NaN where there is none. */
@@ -79,15 +90,22 @@ export async function noemaLoop(
     stamps.length = 0;
     const before = await bytes();
     const w0 = bytesWritten();
+    const cpu0 = processCpuUs();
     const out = await engine.start(loopGraph(steps));
     if (out.status !== 'completed')
       throw new Error(`bench run ended ${out.status}: ${JSON.stringify(out.error)}`);
     // After the checkpoint: every side's figure includes copying its log into the database.
     const after = await bytes();
+    const cpu1 = processCpuUs();
     const w1 = bytesWritten();
     const us = [];
     for (let i = 1; i <= steps; i++) us.push(Number(stamps[i]! - stamps[i - 1]!) / 1000);
-    return { steps: us, bytesPerStep: (after - before) / steps, writtenPerStep: (w1 - w0) / steps };
+    return {
+      steps: us,
+      bytesPerStep: (after - before) / steps,
+      writtenPerStep: (w1 - w0) / steps,
+      cpuPerStepUs: (cpu1 - cpu0) / steps,
+    };
   } finally {
     await t.dispose();
   }
@@ -160,14 +178,17 @@ export async function rawCommitFloor(size: number, steps: number, warmup = 20): 
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const before = statSync(t.url).size;
     const w0 = bytesWritten();
+    const cpu0 = processCpuUs();
     for (let i = 0; i < steps; i++) {
       const t0 = process.hrtime.bigint();
       step(msg);
       us.push(Number(process.hrtime.bigint() - t0) / 1000);
     }
     db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const cpu1 = processCpuUs();
     const w1 = bytesWritten();
     return {
+      cpuPerStepUs: (cpu1 - cpu0) / steps,
       steps: us,
       bytesPerStep: (statSync(t.url).size - before) / steps,
       writtenPerStep: (w1 - w0) / steps,

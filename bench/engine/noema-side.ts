@@ -20,6 +20,7 @@ if (mode === 'floor') {
       stepUs: f.steps,
       bytesPerStep: f.bytesPerStep,
       writtenPerStep: f.writtenPerStep,
+      cpuPerStepUs: f.cpuPerStepUs,
     }),
   );
 } else if (mode === 'run') {
@@ -31,6 +32,7 @@ if (mode === 'floor') {
       stepUs: loop.steps,
       bytesPerStep: loop.bytesPerStep,
       writtenPerStep: loop.writtenPerStep,
+      cpuPerStepUs: loop.cpuPerStepUs,
       suspendUs: sr.suspendUs,
       coldResumeUs: sr.coldResumeUs,
     }),
