@@ -12,6 +12,7 @@ import type {
   InvocationLinks,
   InvocationOutcome,
   InvokeOptions,
+  SourceCall,
 } from '../../sources/index.ts';
 import type { Store } from '../../store/store.ts';
 import { failureOf } from '../contracts/failure.ts';
@@ -47,6 +48,11 @@ export interface SourcesExecutorOptions {
    * call keeps this executor's joined transitions and crash recovery.
    */
   chunkObserver?: (contract: ExecutionContract, ctx: ActionContext) => ((text: string) => void) | undefined;
+  /**
+   * Optional: names a contract's `model_output_kind` from its result (`invokeSource`'s `outputKind`),
+   * asked once per execution; the kind is written with the finished row, in its transaction.
+   */
+  outputKind?: (contract: ExecutionContract, ctx: ActionContext) => SourceCall['outputKind'] | undefined;
 }
 
 type SourcesLayer = typeof import('../../sources/index.ts');
@@ -85,6 +91,7 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
       const source = await documents.source(p.source_hash);
       const resultSchema = p.result_schema_hash ? await documents.schema(p.result_schema_hash) : null;
       const onChunk = options.chunkObserver?.(contract, ctx);
+      const outputKind = options.outputKind?.(contract, ctx);
       const out = await invokeSource(
         store,
         {
@@ -104,6 +111,7 @@ export function sourcesExecutor(store: Store, options: SourcesExecutorOptions = 
           ...(options.env ? { env: options.env } : {}),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
           ...(onChunk ? { onChunk } : {}),
+          ...(outputKind ? { outputKind } : {}),
         },
         joined(ctx),
       );

@@ -5,6 +5,7 @@ import { loadScript } from '../../dev/scripted-model/index.ts';
 import { getSourceInvocation } from '../../sources/index.ts';
 import { CALCULATOR_SCRIPT_PATH, startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { recordingTransactions } from '../../testing/recording-store.ts';
 import { reasoningReply } from '../../testing/strict-replies.ts';
 
 type Row = {
@@ -79,6 +80,35 @@ describeEachStore('agent generations: model_output_kind on every trace row', (fa
         assert.match(reasons[0]!, /\/intensity must be <= 1/);
         assert.match(reasons[1]!, /non_json|not JSON|JSON/i);
         assert.match(reasons[2]!, /unknown tool "nope"/);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('an accepted generation is named with its finished row: no write of its own after the call', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, recorded } = recordingTransactions(raw);
+      const kit = await startAgentKit(store, { definition: { synthesis: { enabled: false, threshold: 3 } } });
+      try {
+        const { session_id } = await kit.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        const from = recorded.length;
+        const turn = await kit.runtime.sendMessage(session_id, { content: 'please add 2 and 3' });
+        assert.equal(turn.response, '2 + 3 = 5');
+        const rows = await raw.all<Row>(
+          `SELECT source_invocation_id, workflow_node_id, model_output_kind FROM source_invocations
+           WHERE run_id = ? AND invocation_kind = 'llm_generation' ORDER BY invocation_seq`,
+          [turn.run_id],
+        );
+        assert.deepEqual(
+          rows.map((r) => `${r.workflow_node_id}:${r.model_output_kind}`),
+          ['emotion:emotion', 'reasoning:tool_calls', 'reasoning:response'],
+        );
+        const txs = recorded.slice(from).map((t) => t.sqls.join('\n'));
+        assert.equal(
+          txs.filter((sql) => /SET model_output_kind = \?(, metadata = \?)? WHERE/.test(sql)).length,
+          0,
+        );
       } finally {
         await kit.close();
       }

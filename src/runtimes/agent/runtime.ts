@@ -17,6 +17,7 @@ import { emotionNode } from './nodes/emotion.ts';
 import { memoryNode } from './nodes/memory.ts';
 import { reasoningNode } from './nodes/reasoning.ts';
 import { toolNode } from './nodes/tool.ts';
+import { OutputJudges } from './output-judges.ts';
 import { synthesisNodes } from './profiles/synthesis-graph.ts';
 import { resumeProfileUpdates } from './profiles/synthesizer.ts';
 import { forgetUser, getUserProfile } from './profiles/users.ts';
@@ -107,10 +108,15 @@ export async function createAgentRuntime(
       ? (p) => rec.live('text_delta', { contract_id: p.contract_id, delta: p.text, offset: p.offset })
       : undefined;
   };
+  const judges = new OutputJudges();
   const engine = createEngine(store, {
     actions: agentExecutor(
       store,
-      sourcesExecutor(store, { env, chunkObserver: replyTextObserver(textSink) }),
+      sourcesExecutor(store, {
+        env,
+        chunkObserver: replyTextObserver(textSink),
+        outputKind: judges.observer,
+      }),
       options.reasoningMemory,
     ),
     ...(options.owner ? { owner: options.owner } : {}),
@@ -127,6 +133,7 @@ export async function createAgentRuntime(
     engine,
     deps: {
       store,
+      judges,
       ...(options.reasoningMemory ? { memory: options.reasoningMemory } : {}),
       schemaHashes: {
         reasoning: reasoning!.hash,

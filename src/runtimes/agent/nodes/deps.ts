@@ -14,6 +14,7 @@ import {
   setModelOutputKind,
 } from '../../../sources/index.ts';
 import type { Store } from '../../../store/store.ts';
+import type { OutputJudges } from '../output-judges.ts';
 import type { ReasoningMemoryPort } from '../reasoning-memory.ts';
 import type { MemoryContext } from '../state/agent-state.ts';
 import type { AgentMode, ChatMessage, Notification, StopReason } from '../state/execution-state.ts';
@@ -24,6 +25,8 @@ export interface AgentNodeDeps {
   memory?: ReasoningMemoryPort;
   /** The stored schemas sent to the model (the strict-subset forms of the contracts in `reply-schema.ts`). */
   schemaHashes: { reasoning: string; emotion: string; insights: string; synthesis: string };
+  /** Where a model call's judge waits for the sources executor (the kind rides the finished row). */
+  judges?: OutputJudges;
 }
 
 /** `session` channel. */
@@ -60,7 +63,7 @@ export function note(kind: string, message: string): Notification {
 }
 
 export type ModelCall =
-  | { ok: true; value: Record<string, unknown>; contract: ContractView }
+  | { ok: true; value: Record<string, unknown>; contract: ContractView; marked: boolean }
   | { ok: false; content_failure: boolean; error: string; contract: ContractView };
 
 /**
@@ -104,18 +107,23 @@ export async function markModelOutput(
  * subset cannot say (bounds, lengths) is a content failure too. A model call has no side effect, so
  * one a crash interrupted is made again in the same attempt (as a world generation is), each redo
  * an action of its own: a finished redo replays, so only the interrupted one is made again — up to
- * MAX_INTERRUPTED_REDOS times. A content failure marks the row `rejected`; an accepted reply is
- * marked `output_kind` when given (else the caller marks it once it has judged it).
+ * MAX_INTERRUPTED_REDOS times. A content failure marks the row `rejected` (with the reason); an
+ * accepted reply is marked `output_kind` (or `kind_of` its value) when given — with the finished row
+ * when `judges` carries the judgement to the executor, else afterwards. `marked` says the accepted
+ * reply's kind is on its row already (else a caller that judges the reply itself marks it).
  */
 export async function callModel(
   ctx: NodeContext<unknown>,
   input: {
     store: Store;
+    judges?: OutputJudges | undefined;
     source_hash: string;
     messages: Array<{ role: string; content: string }>;
     schema_hash: string;
     contract: JsonSchema;
     output_kind?: string;
+    /** The accepted reply's kind from its value; null when the caller will reject it itself. */
+    kind_of?: (value: Record<string, unknown>) => string | null;
     key: string;
     /** Stream the reply's `response` string to the session as it arrives (the ReasoningNode). */
     stream_response?: boolean;
@@ -128,7 +136,21 @@ export async function callModel(
     kind: 'llm_generation',
     ...(input.stream_response ? { stream: 'response' } : {}),
   };
-  const contract = await actRetrying(ctx, 'llm_generation', payload, { key: input.key });
+  const kindOf = (value: unknown): string | null => {
+    if (!validateCompiled(input.contract, value).ok) return null;
+    return input.output_kind ?? input.kind_of?.(value as Record<string, unknown>) ?? null;
+  };
+  // What the judge named for the last reply it saw in this process (undefined: none seen, a replay).
+  let judged: { output: unknown; kind: string | null } | undefined;
+  const judge = (r: { ok: true; output: unknown } | { ok: false }) => {
+    if (!r.ok) return null;
+    const kind = kindOf(fromStrictDelivery(r.output as Json, input.contract));
+    judged = { output: r.output, kind };
+    return kind;
+  };
+  const act = () => actRetrying(ctx, 'llm_generation', payload, { key: input.key });
+  const canJudge = input.judges && (input.output_kind !== undefined || input.kind_of !== undefined);
+  const contract = canJudge ? await input.judges!.around(ctx.run_id, ctx.node_id, judge, act) : await act();
   if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object') {
     const value = fromStrictDelivery(contract.result, input.contract);
     const v = validateCompiled(input.contract, value);
@@ -137,13 +159,24 @@ export async function callModel(
       await markModelOutput(input.store, ctx, contract, 'rejected', error);
       return { ok: false, content_failure: true, error, contract };
     }
-    if (input.output_kind) await markModelOutput(input.store, ctx, contract, input.output_kind);
-    return { ok: true, value: value as Record<string, unknown>, contract };
+    const kind = input.output_kind ?? input.kind_of?.(value as Record<string, unknown>) ?? null;
+    // Marked with the finished row when the judge named this reply's kind (same JSON as the result).
+    const marked =
+      kind !== null &&
+      judged !== undefined &&
+      judged.kind === kind &&
+      sameReply(judged.output, contract.result);
+    if (kind !== null && !marked) await markModelOutput(input.store, ctx, contract, kind);
+    return { ok: true, value: value as Record<string, unknown>, contract, marked: kind !== null };
   }
   const error = contract.error_message ?? contract.error?.message ?? `model call ended ${contract.status}`;
   const content_failure = isContentFailure(contract);
   if (content_failure) await markModelOutput(input.store, ctx, contract, 'rejected', error);
   return { ok: false, content_failure, error, contract };
+}
+
+function sameReply(output: unknown, result: unknown): boolean {
+  return output === result || JSON.stringify(output) === JSON.stringify(result);
 }
 
 /** The corrective notes of earlier attempts as one message for the next attempt. */

@@ -20,6 +20,7 @@ export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
       const call = await callModel(ctx, {
         source_hash: (def.emotion.llm_source_ref ?? def.llm_source_ref).hash,
         store: deps.store,
+        judges: deps.judges,
         schema_hash: deps.schemaHashes.emotion,
         contract: EMOTION_SCHEMA,
         output_kind: 'emotion',

@@ -173,7 +173,13 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
       const call = await callModel(ctx, {
         source_hash: def.llm_source_ref.hash,
         store: deps.store,
+        judges: deps.judges,
         schema_hash: deps.schemaHashes.reasoning,
+        // Named with the finished row; a reply the node rejects is marked below, with its reason.
+        kind_of: (value) =>
+          replyProblem(value as unknown as ReasoningReply, tools)
+            ? null
+            : replyKind(value as unknown as ReasoningReply),
         contract: REASONING_REPLY_SCHEMA,
         key: `reasoning-${iteration}`,
         stream_response: true,
@@ -193,13 +199,7 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
 
       const reply = call.value as unknown as ReasoningReply;
       const problem = replyProblem(reply, tools);
-      await markModelOutput(
-        deps.store,
-        ctx,
-        call.contract,
-        problem ? 'rejected' : replyKind(reply),
-        problem ?? undefined,
-      );
+      if (problem) await markModelOutput(deps.store, ctx, call.contract, 'rejected', problem);
       if (problem)
         return {
           kind: 'retry_generation',

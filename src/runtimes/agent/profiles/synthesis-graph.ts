@@ -143,6 +143,7 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
       const call = await callModel(ctx, {
         source_hash: llm.hash,
         store: deps.store,
+        judges: deps.judges,
         schema_hash: deps.schemaHashes.insights,
         contract: INSIGHTS_SCHEMA,
         output_kind: 'insights',
@@ -172,6 +173,7 @@ export function synthesisNodes(deps: AgentNodeDeps): NodeType<null>[] {
       const call = await callModel(ctx, {
         source_hash: llm.hash,
         store: deps.store,
+        judges: deps.judges,
         schema_hash: deps.schemaHashes.synthesis,
         contract: SYNTHESIS_SCHEMA,
         output_kind: 'synthesis',
