@@ -5,6 +5,8 @@
  */
 import type { JsonSchema } from '../../core/schema-registry.ts';
 import {
+  type FinishedCall,
+  finishedGenerationsOfAttempt,
   getJsonSchema,
   getResponseSource,
   putJsonSchema,
@@ -55,7 +57,15 @@ export interface TurnContext {
   sources: Map<string, StoredResponseSource>;
   schemas: Map<string, { hash: string; schema: JsonSchema }>;
   /** The attempt's ambient calls that succeeded, as known under one claim of the run (`ambientCalls`). */
-  ambient: { claim: AbortSignal | null; calls: Promise<Map<string, AmbientCall>> | null };
+  ambient: PerClaim<AmbientCall>;
+  /** The attempt's finished generations, as known under one claim of the run (`generations`). */
+  generations: PerClaim<FinishedCall>;
+}
+
+/** Calls of an attempt read from the store once per claim of its run, by key. */
+interface PerClaim<T> {
+  claim: AbortSignal | null;
+  calls: Promise<Map<string, T>> | null;
 }
 
 /** A succeeded ambient call: the invocation that made it and its result. */
@@ -71,6 +81,17 @@ export function ambientCallKey(
   subject: string | null,
 ): string {
   return `${workflow_hash}\u0000${ambient_source_id}\u0000${subject ?? ''}`;
+}
+
+/** Which generation a call was: its workflow node, subject, generation attempt and tool-loop round. */
+export function generationKey(
+  workflow_hash: string,
+  node_id: string,
+  subject: string,
+  generation_attempt: number,
+  round: number,
+): string {
+  return `${workflow_hash}\u0000${node_id}\u0000${subject}\u0000${generation_attempt}\u0000${round}`;
 }
 
 /** Scenario plans kept per runtime (content-addressed, so never stale). */
@@ -141,19 +162,16 @@ export class TurnContexts {
    * is called twice in an attempt. A fresh attempt's first claim reads nothing.
    */
   ambientCalls(t: TurnContext, claim: AbortSignal): Promise<Map<string, AmbientCall>> {
-    const a = t.ambient;
-    if (a.calls && a.claim === claim) return a.calls;
-    // Known without a read only to a new attempt's first claim: its calls, if any, are this claim's.
-    const firstOfNew = a.calls !== null && a.claim === null;
-    a.claim = claim;
-    if (firstOfNew) return a.calls!;
-    const calls = readAmbientCalls(this.#store, t.attempt.attempt_id);
-    // A failed read is tried again by the next caller.
-    calls.catch(() => {
-      if (a.calls === calls) a.calls = null;
-    });
-    a.calls = calls;
-    return calls;
+    return perClaim(t.ambient, claim, () => readAmbientCalls(this.#store, t.attempt.attempt_id));
+  }
+
+  /**
+   * The attempt's finished generations, by `generationKey`, as `ambientCalls` reads its calls: a
+   * generation that finished before its process died, its step not committed, is reused by the
+   * process continuing the attempt instead of being asked (and paid for) again.
+   */
+  generations(t: TurnContext, claim: AbortSignal): Promise<Map<string, FinishedCall>> {
+    return perClaim(t.generations, claim, () => readGenerations(this.#store, t.attempt.attempt_id));
   }
 
   async #load(attempt: AttemptInput, row: WorldRow | undefined, fresh: boolean): Promise<TurnContext> {
@@ -168,6 +186,7 @@ export class TurnContexts {
       sources: new Map(),
       schemas: new Map(),
       ambient: { claim: null, calls: fresh ? Promise.resolve(new Map()) : null },
+      generations: { claim: null, calls: fresh ? Promise.resolve(new Map()) : null },
     };
   }
 
@@ -202,6 +221,39 @@ export class TurnContexts {
     }
     return s;
   }
+}
+
+/** `cache`'s calls under `claim`, read (by `read`) once per claim; a new attempt's first claim reads nothing. */
+function perClaim<T>(
+  cache: PerClaim<T>,
+  claim: AbortSignal,
+  read: () => Promise<Map<string, T>>,
+): Promise<Map<string, T>> {
+  if (cache.calls && cache.claim === claim) return cache.calls;
+  // Known without a read only to a new attempt's first claim: its calls, if any, are this claim's.
+  const firstOfNew = cache.calls !== null && cache.claim === null;
+  cache.claim = claim;
+  if (firstOfNew) return cache.calls!;
+  const calls = read();
+  // A failed read is tried again by the next caller.
+  calls.catch(() => {
+    if (cache.calls === calls) cache.calls = null;
+  });
+  cache.calls = calls;
+  return calls;
+}
+
+/** The attempt's finished generations by key; of several with one key, a succeeded one, else the last. */
+async function readGenerations(store: Store, attempt_id: string): Promise<Map<string, FinishedCall>> {
+  const calls = new Map<string, FinishedCall>();
+  for (const g of await finishedGenerationsOfAttempt(store, attempt_id)) {
+    const { workflow_hash: wf, workflow_node_id: node, workflow_subject_entity_id: subject } = g;
+    if (wf === null || node === null || subject === null) continue;
+    if (g.logical_generation_attempt === null || g.tool_loop_round === null) continue;
+    const key = generationKey(wf, node, subject, g.logical_generation_attempt, g.tool_loop_round);
+    if (calls.get(key)?.ok !== true) calls.set(key, g.call);
+  }
+  return calls;
 }
 
 async function readAmbientCalls(store: Store, attempt_id: string): Promise<Map<string, AmbientCall>> {

@@ -51,7 +51,11 @@ export async function finishedCallOfContract(
          ORDER BY invocation_seq DESC LIMIT 1`,
         [scope.run_id, scope.contract_id],
       );
-  if (!row) return null;
+  return row ? finishedOf(row) : null;
+}
+
+/** A row's outcome if it finished, else null. */
+function finishedOf(row: Row): FinishedCall | null {
   const id = row.source_invocation_id;
   if (row.status === 'succeeded') return { ok: true, source_invocation_id: id, output: outputOf(row) };
   if (row.status === 'failed') {
@@ -92,5 +96,42 @@ export async function succeededCallsOfAttempt(
     ambient_source_id: r.ambient_source_id,
     workflow_subject_entity_id: r.workflow_subject_entity_id,
     output: outputOf(r),
+  }));
+}
+
+/** A finished generation of an attempt: which node, subject, generation attempt and round made it. */
+export interface FinishedGeneration {
+  workflow_hash: string | null;
+  workflow_node_id: string | null;
+  workflow_subject_entity_id: string | null;
+  logical_generation_attempt: number | null;
+  tool_loop_round: number | null;
+  call: FinishedCall;
+}
+
+/**
+ * Every finished (`succeeded` or `failed`) `llm_generation` invocation within `attempt_id`, oldest
+ * first (one indexed read): what a process continuing the attempt reuses instead of asking again.
+ */
+export async function finishedGenerationsOfAttempt(
+  q: Queryable,
+  attempt_id: string,
+): Promise<FinishedGeneration[]> {
+  const rows = await q.all<Row & Omit<FinishedGeneration, 'call'>>(
+    `SELECT ${COLUMNS}, workflow_hash, workflow_node_id, workflow_subject_entity_id,
+       logical_generation_attempt, tool_loop_round
+     FROM source_invocations WHERE attempt_id = ? AND invocation_kind = 'llm_generation'
+       AND status IN ('succeeded', 'failed')
+     ORDER BY invocation_seq`,
+    [attempt_id],
+  );
+  return rows.map((r) => ({
+    workflow_hash: r.workflow_hash,
+    workflow_node_id: r.workflow_node_id,
+    workflow_subject_entity_id: r.workflow_subject_entity_id,
+    logical_generation_attempt:
+      r.logical_generation_attempt == null ? null : Number(r.logical_generation_attempt),
+    tool_loop_round: r.tool_loop_round == null ? null : Number(r.tool_loop_round),
+    call: finishedOf(r)!,
   }));
 }

@@ -263,6 +263,13 @@ export class PostgresStore extends PostgresQueryable implements Store {
       throw translatePostgresError(err);
     }
     let broken = false;
+    // A connection that dies while checked out between two statements (the server ended it: a restart,
+    // pg_terminate_backend) is reported by an 'error' event that the pool listens to only while the
+    // connection is idle: unheard, it would end the process. The next statement fails instead.
+    const dead = () => {
+      broken = true;
+    };
+    client.on('error', dead);
     try {
       // One round trip either way: a simple-protocol query may carry both statements.
       await client.query(
@@ -287,6 +294,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
     } catch (err) {
       throw translatePostgresError(err);
     } finally {
+      client.removeListener('error', dead);
       client.release(broken);
     }
   }

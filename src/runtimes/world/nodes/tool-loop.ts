@@ -8,6 +8,7 @@
  */
 
 import { validateCompiled } from '../../../core/compiled-validators.ts';
+import type { ErrorCode } from '../../../core/errors.ts';
 import type { JsonSchema } from '../../../core/schema-registry.ts';
 import { type Json, type NodeResult, type NodeType, retryingSame } from '../../../engine/index.ts';
 import {
@@ -25,7 +26,13 @@ import {
   type ToolLoopDelivered,
   type ToolLoopOutput,
 } from '../tool-loop-output.ts';
-import { type StagedPatch, type TurnContext, type TurnContexts, workingWorld } from '../turn-context.ts';
+import {
+  generationKey,
+  type StagedPatch,
+  type TurnContext,
+  type TurnContexts,
+  workingWorld,
+} from '../turn-context.ts';
 import {
   previewTransitions,
   validateWorldPatch,
@@ -52,6 +59,14 @@ const markOutput = (store: Store, id: string, kind: OutputKind) =>
   store.transaction((tx) => setModelOutputKind(tx, id, kind));
 
 type OutputKind = 'invalid' | 'tool_call' | 'final_patch';
+/** What the node reads of a generation's outcome: made now, or finished earlier and reused. */
+interface Outcome {
+  ok: boolean;
+  source_invocation_id: string;
+  output?: unknown;
+  failure_class?: FailureClass | null;
+  error?: { code?: ErrorCode; message: string } | null;
+}
 type Offered = ToolLoopSetup['offered'][number];
 
 /** What a generation's output is, and what the node does with it. */
@@ -270,32 +285,39 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
         judged = judge(r.output as ToolLoopDelivered, offered, callsLeft, world);
         return judged.kind;
       };
+      // A generation this attempt already finished (its process died before the step committed) is
+      // reused, not asked again: its output, or a failure the model is told of and asked to correct.
+      const key = generationKey(subject.workflow_hash, node.id, subject.entity_id, ctx.attempt, round);
+      const done = (await contexts.generations(t, ctx.signal)).get(key);
+      const reused = done && (done.ok || RETRY_BY_CLASS[done.failure_class] === 'corrected') ? done : null;
       // A retryable failure (rate limited, network) is called again after the retry lane's wait,
       // each call its own invocation.
       const source =
         t.sources.get(node.llm_source_ref.hash) ?? (await contexts.source(t, node.llm_source_ref.hash));
-      const out = await retryingSame(
-        () =>
-          invokeSource(store, {
-            source,
-            request: { messages, schema_name: 'tool_loop_output' },
-            kind: 'llm_generation',
-            links: {
-              ...attemptLinks(ch.attempt, ctx.run_id),
-              workflow_hash: subject.workflow_hash,
-              workflow_node_id: node.id,
-              workflow_subject_entity_id: subject.entity_id,
-              logical_generation_attempt: ctx.attempt,
-              tool_loop_round: round,
-            },
-            resultSchema: setup.resultSchema,
-            signal: ctx.signal,
-            env: env(),
-            outputKind,
-          }),
-        (r) => (r.ok ? null : r.error),
-        { signal: ctx.signal },
-      );
+      const out: Outcome =
+        reused ??
+        (await retryingSame(
+          () =>
+            invokeSource(store, {
+              source,
+              request: { messages, schema_name: 'tool_loop_output' },
+              kind: 'llm_generation',
+              links: {
+                ...attemptLinks(ch.attempt, ctx.run_id),
+                workflow_hash: subject.workflow_hash,
+                workflow_node_id: node.id,
+                workflow_subject_entity_id: subject.entity_id,
+                logical_generation_attempt: ctx.attempt,
+                tool_loop_round: round,
+              },
+              resultSchema: setup.resultSchema,
+              signal: ctx.signal,
+              env: env(),
+              outputKind,
+            }),
+          (r) => (r.ok ? null : r.error),
+          { signal: ctx.signal },
+        ));
       const reject = (error: string): NodeResult => ({
         kind: 'retry_generation',
         error,
@@ -323,7 +345,8 @@ export function toolLoopNode(deps: WorldNodeDeps): NodeType<ToolLoopConfig> {
       // again, and its kind corrected if that changed it.
       const early = judged as Judgement | null;
       const verdict = early?.output === output ? early : judge(output, offered, callsLeft, world);
-      if (verdict !== early && verdict.kind !== early?.kind)
+      // A reused generation's kind was written when it finished.
+      if (reused === null && verdict !== early && verdict.kind !== early?.kind)
         await markOutput(store, out.source_invocation_id, verdict.kind);
       if (verdict.kind === 'invalid') return reject(verdict.error);
       if (verdict.kind === 'tool_call') {
