@@ -36,3 +36,34 @@ test('a terminated idle pool connection is logged once and the store keeps servi
     await ts.dispose();
   }
 });
+
+test('a connection ended by the server while a transaction holds it between statements fails that transaction, retryable, and the process goes on', {
+  skip: !selectedStores().includes('postgres') && 'PostgreSQL is not in STORES',
+}, async () => {
+  const ts = await openTestStore('postgres', null);
+  const write = incidentSink.write;
+  incidentSink.write = () => {};
+  const admin = new pg.Client({ connectionString: ts.url });
+  try {
+    await admin.connect();
+    const failed = await ts.store
+      .transaction(async (tx) => {
+        const me = await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // Ended while the transaction awaits something else (a model call, say): no statement is active.
+        await admin.query('SELECT pg_terminate_backend($1)', [me!.pid]);
+        await new Promise((r) => setTimeout(r, 300));
+        return tx.get('SELECT 1 AS one');
+      })
+      .then(
+        () => null,
+        (err: unknown) => err as { code?: string; retryable?: boolean; message?: string },
+      );
+    assert.equal(failed?.code, 'STORE_UNAVAILABLE', String(failed?.message ?? failed));
+    assert.equal(failed?.retryable, true);
+    assert.equal(Number((await ts.store.get<{ one: number }>('SELECT 1 AS one'))?.one), 1);
+  } finally {
+    incidentSink.write = write;
+    await admin.end();
+    await ts.dispose();
+  }
+});

@@ -26,7 +26,8 @@ export function translatePostgresError(err: unknown): unknown {
     if (/Cannot use a pool after calling end|Client was closed/i.test(message)) {
       return new NoemaError('STORE_CLOSED', 'the store is closed', { cause: err });
     }
-    if (/Connection terminated|timeout exceeded when trying to connect/i.test(message)) {
+    // "not queryable": a statement on a connection the server ended while a transaction held it.
+    if (/Connection terminated|timeout exceeded when trying to connect|is not queryable/i.test(message)) {
       return new NoemaError('STORE_UNAVAILABLE', `PostgreSQL is unreachable: ${message}`, {
         retryable: true,
         cause: err,
