@@ -115,17 +115,48 @@ function nullable(s: Schema): Schema {
   return out;
 }
 
+export interface StrictDeliveryOptions {
+  /**
+   * Keep what is dropped where the model reads it: each dropped constraint (bounds, lengths,
+   * pattern, format, …) is appended to the schema's `description` ("minimum 0, maximum 1"), as a
+   * provider that ignores the keyword would otherwise say nothing of it.
+   */
+  describeDropped?: boolean;
+}
+
+/** Constraints the model can be told of in words when the keyword itself cannot be sent. */
+const DESCRIBED = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'default',
+]);
+
 /** `schema` in the strict subset, or every reason it cannot be. */
-export function toStrictDelivery(schema: JsonSchema): StrictDelivery {
+export function toStrictDelivery(schema: JsonSchema, options: StrictDeliveryOptions = {}): StrictDelivery {
   const refused: StrictViolation[] = [];
-  const converted = convert(schema, '', refused);
+  const converted = convert(schema, '', refused, options.describeDropped === true);
   if (refused.length > 0) return { ok: false, violations: refused };
   const violations = strictSubsetViolations(converted);
   return violations.length > 0 ? { ok: false, violations } : { ok: true, schema: converted };
 }
 
-function convert(s: JsonSchema, path: string, refused: StrictViolation[]): Schema {
-  const desc = isSchema(s) && typeof s.description === 'string' ? { description: s.description } : {};
+function convert(s: JsonSchema, path: string, refused: StrictViolation[], describe: boolean): Schema {
+  const told = describe && isSchema(s) ? describedConstraints(s) : '';
+  const own = isSchema(s) && typeof s.description === 'string' ? s.description : '';
+  const joined = own && told ? `${own} (${told})` : own || told;
+  const desc = joined ? { description: joined } : {};
   if (isFreeForm(s)) {
     const withNull = isSchema(s) && typesOf(s).includes('null');
     const note = 'A JSON value, encoded as a string of JSON.';
@@ -162,26 +193,37 @@ function convert(s: JsonSchema, path: string, refused: StrictViolation[]): Schem
         break;
       case 'oneOf':
       case 'anyOf':
-        out.anyOf = (value as JsonSchema[]).map((v, i) => convert(v, ptr(ptr(path, key), i), refused));
+        out.anyOf = (value as JsonSchema[]).map((v, i) =>
+          convert(v, ptr(ptr(path, key), i), refused, describe),
+        );
         break;
       case 'items':
-        out.items = convert(value as JsonSchema, ptr(path, key), refused);
+        out.items = convert(value as JsonSchema, ptr(path, key), refused, describe);
         break;
       case 'properties':
       case 'required':
       case 'additionalProperties':
         break;
+      case 'description':
+        if (desc.description !== undefined) out.description = desc.description;
+        break;
       default:
         out[key] = value;
     }
   }
+  if (desc.description !== undefined) out.description = desc.description;
   if (Array.isArray(out.enum) && out.type === undefined) {
     const values = out.enum as unknown[];
     if (values.every((v) => typeof v === 'string' || v === null))
       out.type = values.includes(null) ? ['string', 'null'] : 'string';
   }
   if (isMap(s)) {
-    const value = convert(s.additionalProperties as Schema, ptr(path, 'additionalProperties'), refused);
+    const value = convert(
+      s.additionalProperties as Schema,
+      ptr(path, 'additionalProperties'),
+      refused,
+      describe,
+    );
     const pairs: Schema = {
       type: typesOf(s).includes('null') ? ['array', 'null'] : 'array',
       ...desc,
@@ -199,7 +241,7 @@ function convert(s: JsonSchema, path: string, refused: StrictViolation[]): Schem
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     const properties: Schema = {};
     for (const [name, sub] of Object.entries(s.properties)) {
-      const c = convert(sub as JsonSchema, ptr(ptr(path, 'properties'), name), refused);
+      const c = convert(sub as JsonSchema, ptr(ptr(path, 'properties'), name), refused, describe);
       properties[name] = required.has(name) ? c : nullable(c);
     }
     out.properties = properties;
@@ -207,8 +249,16 @@ function convert(s: JsonSchema, path: string, refused: StrictViolation[]): Schem
     out.additionalProperties = false;
   }
   if (typesOf(s).includes('array') && s.items === undefined)
-    out.items = convert(true, ptr(path, 'items'), refused);
+    out.items = convert(true, ptr(path, 'items'), refused, describe);
   return out;
+}
+
+/** The dropped constraints of `s` in words: `minimum 0, maximum 1`. */
+function describedConstraints(s: Schema): string {
+  return Object.entries(s)
+    .filter(([k]) => DESCRIBED.has(k))
+    .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
+    .join(', ');
 }
 
 /**

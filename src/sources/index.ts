@@ -39,6 +39,7 @@ export {
   type LlmCheckReport,
 } from './llm/check.ts';
 export { isProviderName, PROVIDERS, type ProviderName } from './llm/providers.ts';
+export { type EndpointSchemaPlan, schemaPlansForEndpoints } from './llm/schema-delivery.ts';
 export type { DiscoveredTool } from './mcp-tool/list-tools.ts';
 export { listMcpTools } from './mcp-tool/list-tools.ts';
 export type { McpServerConfig } from './mcp-tool/servers.ts';

@@ -163,9 +163,10 @@ export async function startProviderFixture(options: ProviderFixtureOptions): Pro
     out += delta({}, finish);
     const wantsUsage =
       (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    // LM Studio and llama.cpp send the usage on the last chunk whether asked or not; `no_usage` is a
+    // llama.cpp sends the usage on the last chunk whether asked or not; LM Studio sends none while
+    // streaming (lmstudio-bug-tracker#676, #713: stream_options is not supported); `no_usage` is a
     // server that ignores the ask (an older one, or a proxy that drops the last chunk).
-    if (scenario !== 'no_usage' && (wantsUsage || profile === 'lmstudio' || profile === 'llamacpp')) {
+    if (profile !== 'lmstudio' && scenario !== 'no_usage' && (wantsUsage || profile === 'llamacpp')) {
       out += event([], { usage: rec.usage, ...(rec.timings ? { timings: rec.timings } : {}) });
     }
     out += 'data: [DONE]\n\n';

@@ -148,7 +148,14 @@ test('every profile passes the check against its own fixture, and a cut-off repl
         NOEMA_LLM_MODEL: 'm-1',
       };
       const report = await checkLlmEndpoint(env);
-      assert.equal(report.ok, true, `${profile}: ${report.message}`);
+      if (profile === 'lmstudio') {
+        // LM Studio sends no usage while streaming: the one line that fails, with why.
+        assert.deepEqual(
+          report.capabilities.filter((l) => l.status !== 'ok').map((l) => [l.capability, l.problem]),
+          [['usage', 'usage_not_reported']],
+        );
+        assert.match(report.hint!, /LM Studio sends no usage/);
+      } else assert.equal(report.ok, true, `${profile}: ${report.message}`);
       fixture.next('length');
       const cut = await checkLlmEndpoint(env);
       assert.equal(lineOf(cut, 'structured_output')?.problem, 'truncated', profile);
@@ -157,4 +164,32 @@ test('every profile passes the check against its own fixture, and a cut-off repl
       await fixture.close();
     }
   }
+});
+
+test('noema llm schema says per configured endpoint whether a schema is sent as written, converted or refused (pointer named), exit 1 when refused', async () => {
+  const dir = testTempDir('noema-llm-schema-');
+  const { writeFileSync } = await import('node:fs');
+  const open = `${dir}/open.json`;
+  const bad = `${dir}/bad.json`;
+  writeFileSync(open, JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } }));
+  writeFileSync(bad, JSON.stringify({ type: 'object', properties: { n: { $ref: '#/$defs/n' } } }));
+  const env = {
+    NOEMA_DATA_DIR: dir,
+    NOEMA_LLM_BASE_URL: 'http://127.0.0.1:47301/v1',
+    NOEMA_LLM_PROVIDER: 'openai',
+    NOEMA_LLM_LOCAL_BASE_URL: 'http://127.0.0.1:47302/v1',
+    NOEMA_LLM_LOCAL_PROVIDER: 'vllm',
+  };
+  const converted = await runCli(['llm', 'schema', open], env);
+  assert.equal(converted.code, 0, converted.stderr);
+  assert.match(converted.stdout, /endpoint default \(openai\): converted/);
+  assert.match(converted.stdout, /endpoint local \(vllm\): as written/);
+  const refused = await runCli(['llm', 'schema', bad, '--endpoint', 'default'], env);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    refused.stdout,
+    /endpoint default \(openai\): refused\n {2}\/properties\/n\/\$ref: "\$ref" has no strict-subset equivalent/,
+  );
+  const missing = await runCli(['llm', 'schema', `${dir}/none.json`], env);
+  assert.equal(missing.code, 2);
 });

@@ -140,15 +140,46 @@ describeEachStore('provider profiles', (factory) => {
     }
   });
 
-  test('a strict schema outside the subset gets OpenAI\u2019s 400, recorded as response_format_rejected', async () => {
+  test('a schema outside the subset is converted for a strict provider and the reply validated against the original; one with no strict form is refused before a byte is sent', async () => {
     const { store, dispose } = await factory.open();
-    const fixture = await startProviderFixture({ profile: 'openai' });
+    const fixture = await startProviderFixture({
+      profile: 'openai',
+      // The model answers the converted schema: the optional `note` as null.
+      reply: '{"ok":true,"note":null}',
+    });
     try {
-      const out = await call(store, fixture, {
-        schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      const open = {
+        type: 'object',
+        required: ['ok'],
+        properties: { ok: { type: 'boolean' }, note: { type: 'string', maxLength: 20 } },
+      };
+      const out = await call(store, fixture, { schema: open });
+      assert.equal(out.ok, true, out.error?.message);
+      assert.deepEqual(out.output, { ok: true }, 'the null of the optional property is read back away');
+      const sent = (
+        fixture.requests[0]!.body.response_format as { json_schema: { schema: Record<string, unknown> } }
+      ).json_schema.schema;
+      assert.equal(sent.additionalProperties, false);
+      assert.deepEqual([...(sent.required as string[])].sort(), ['note', 'ok']);
+      assert.deepEqual((sent.properties as Record<string, { type: unknown; description?: string }>).note, {
+        type: ['string', 'null'],
+        description: 'maxLength 20',
       });
-      assert.equal(out.failure_class, 'response_format_rejected');
-      assert.match(fixture.requests[0]!.refused!, /additionalProperties/);
+      assert.equal(fixture.requests[0]!.refused, null, 'OpenAI takes the converted schema');
+      // The trace keeps the schema as sent, not the stored original.
+      const trace = await getLlmCall(store, out.source_invocation_id);
+      const stored = (trace.request_json as { response_format: { json_schema: { schema: unknown } } })
+        .response_format.json_schema.schema;
+      assert.deepEqual(stored, sent);
+
+      const refused = await call(store, fixture, {
+        schema: { type: 'object', properties: { ok: { allOf: [{ type: 'boolean' }] } } },
+      });
+      assert.equal(refused.failure_class, 'response_format_rejected');
+      assert.match(refused.error!.message, /cannot be sent to openai: \/properties\/ok\/allOf/);
+      assert.equal(fixture.requests.length, 1, 'nothing was sent');
+      const row = await getSourceInvocation(store, refused.source_invocation_id);
+      assert.equal(row.status, 'failed');
     } finally {
       await fixture.close();
       await dispose();

@@ -44,6 +44,12 @@ export interface ProviderProfile {
   acceptsTemperature(model: string): boolean;
   /** The highest temperature the provider takes (Anthropic: 1). */
   maxTemperature: number;
+  /**
+   * What a result schema outside the strict subset becomes (`schema-delivery.ts`): `strict` and
+   * `grammar` convert it into the subset (or refuse it, naming the place); `as_written` sends it
+   * unchanged (the provider takes any JSON Schema, or reads it in the prompt).
+   */
+  schemaForm: 'strict' | 'grammar' | 'as_written';
 }
 
 /** OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…; not gpt-5-chat): `temperature` is refused. */
@@ -59,11 +65,17 @@ const base: Omit<ProviderProfile, 'name'> = {
   auth: 'bearer',
   acceptsTemperature: always,
   maxTemperature: 2,
+  schemaForm: 'grammar',
 };
 
 const PROFILES: Record<ProviderName, ProviderProfile> = {
   // Today's behaviour: json_schema without strict; reasoning read from either field.
-  generic: { ...base, name: 'generic', reasoning: ['reasoning_content', 'reasoning'] },
+  generic: {
+    ...base,
+    name: 'generic',
+    reasoning: ['reasoning_content', 'reasoning'],
+    schemaForm: 'as_written',
+  },
   // platform.openai.com/docs/api-reference/chat/create: max_tokens is deprecated and not compatible
   // with the o-series; platform.openai.com/docs/guides/structured-outputs: strict json_schema.
   openai: {
@@ -71,6 +83,7 @@ const PROFILES: Record<ProviderName, ProviderProfile> = {
     name: 'openai',
     tokenLimit: 'max_completion_tokens',
     schema: 'json_schema_strict',
+    schemaForm: 'strict',
     acceptsTemperature: (model) => !OPENAI_REASONING.test(model),
   },
   // learn.microsoft.com/azure/ai-foundry/openai/latest: the v1 API's chat completions, `api-key` header.
@@ -80,22 +93,29 @@ const PROFILES: Record<ProviderName, ProviderProfile> = {
     tokenLimit: 'max_completion_tokens',
     schema: 'json_schema_strict',
     auth: 'api-key',
+    schemaForm: 'strict',
     acceptsTemperature: (model) => !OPENAI_REASONING.test(model),
   },
   // docs.anthropic.com/en/api/openai-sdk: response_format is ignored, temperature is capped at 1,
   // max_tokens and stream_options are supported, thinking is not returned.
-  anthropic: { ...base, name: 'anthropic', schema: 'prompt', maxTemperature: 1 },
+  anthropic: { ...base, name: 'anthropic', schema: 'prompt', maxTemperature: 1, schemaForm: 'as_written' },
   // ai.google.dev/gemini-api/docs/openai: structured output through response_format json_schema.
-  gemini: { ...base, name: 'gemini', schema: 'json_schema_strict' },
+  gemini: { ...base, name: 'gemini', schema: 'json_schema_strict', schemaForm: 'strict' },
   // openrouter.ai/docs/api-reference (structured outputs, reasoning tokens): strict json_schema,
   // the reasoning text in `delta.reasoning`.
-  openrouter: { ...base, name: 'openrouter', schema: 'json_schema_strict', reasoning: ['reasoning'] },
+  openrouter: {
+    ...base,
+    name: 'openrouter',
+    schema: 'json_schema_strict',
+    reasoning: ['reasoning'],
+    schemaForm: 'strict',
+  },
   // docs.ollama.com/api/openai-compatibility: response_format, stream_options.include_usage,
   // max_tokens; a thinking model's text in `reasoning`.
   ollama: { ...base, name: 'ollama', reasoning: ['reasoning'] },
   // docs.vllm.ai/en/latest/features/structured_outputs.html (response_format json_schema) and
   // reasoning_outputs.html (`reasoning_content`, `reasoning` in later releases).
-  vllm: { ...base, name: 'vllm', reasoning: ['reasoning_content', 'reasoning'] },
+  vllm: { ...base, name: 'vllm', reasoning: ['reasoning', 'reasoning_content'], schemaForm: 'as_written' },
   // github.com/ggml-org/llama.cpp tools/server/README.md: response_format json_schema is compiled to
   // a grammar; `--reasoning-format` puts the thinking in `reasoning_content`.
   llamacpp: { ...base, name: 'llamacpp', reasoning: ['reasoning_content'] },

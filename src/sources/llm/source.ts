@@ -12,6 +12,7 @@ import type { ResponseSource, SourceResponse } from '../source.ts';
 import { type LlmInterface, llmInterfaceSchema, resolveEndpoint } from './interface.ts';
 import { endedBadly, truncated, upstreamFailure } from './outcome.ts';
 import { buildChatBody, normalizeAssistantText, parseLlmRequest } from './request.ts';
+import { schemaPlanFor, schemaRefusal } from './schema-delivery.ts';
 import { newStreamState, readCompletionStream, settledChunks } from './stream.ts';
 import {
   appendChunkBatch,
@@ -37,7 +38,20 @@ export const llmChatCompletionsSource: ResponseSource = {
         hint: 'correct NOEMA_LLM_PRICES in the environment of the Noema process',
       });
     }
-    const { body, messages, max_tokens } = buildChatBody(iface, endpoint, req, resultSchema?.schema ?? null);
+    // A schema outside the strict subset is converted for this provider, or refused before any byte
+    // is sent (`schema-delivery.ts`); a converted reply is read back before it is validated.
+    const plan =
+      resultSchema && iface.schema_delivery === 'response_format' && profile.schema !== 'prompt'
+        ? schemaPlanFor(resultSchema.schema, profile)
+        : null;
+    if (plan?.form === 'refused') throw schemaRefusal(profile.name, plan.violations);
+    const converted = plan?.form === 'converted' ? plan : null;
+    const { body, messages, max_tokens } = buildChatBody(
+      iface,
+      endpoint,
+      req,
+      converted ? converted.schema : (resultSchema?.schema ?? null),
+    );
     // The trace is a part of the invocation row: the call's id is its invocation's.
     const llm_call_id = source_invocation_id ?? uuidv7();
     const state = newStreamState();
@@ -67,6 +81,7 @@ export const llmChatCompletionsSource: ResponseSource = {
         endpoint: endpoint.name,
         provider: profile.name,
         schema_delivery: iface.schema_delivery,
+        ...(converted ? { schema_converted: true } : {}),
       },
       llm_call_id,
       timeout_ms: timeoutMs ?? endpoint.timeoutMs,
@@ -85,7 +100,8 @@ export const llmChatCompletionsSource: ResponseSource = {
             // The invocation's request_json is `req`: its messages are stored there only.
             messages_in_request: messages === req.messages,
             // The invocation names its result schema (`output_schema_hash`), stored in json_schemas.
-            schema_in_store: resultSchema != null && sendsFormat,
+            // A converted schema is not the stored one: it is kept in the body as sent.
+            schema_in_store: resultSchema != null && sendsFormat && converted === null,
           },
           ctx.redactor,
         );
@@ -143,7 +159,7 @@ export const llmChatCompletionsSource: ResponseSource = {
             });
           }
           response.response_json = parsed.value;
-          return { ...response, output: parsed.value };
+          return { ...response, output: converted ? converted.readBack(parsed.value) : parsed.value };
         } catch (err) {
           throw transportFailure(err, {
             timedOut: ctx.timedOut(),

@@ -193,9 +193,14 @@ function apply(state: StreamState, data: string): void {
   if (m && typeof m === 'object') {
     if (typeof m.content === 'string') state.rawText += m.content;
     if (typeof m.refusal === 'string') state.refusalText += m.refusal;
+    // The first of the profile's fields that carries it: a server sending both names at once
+    // (vLLM keeps `reasoning_content` alongside `reasoning`) is read once.
     for (const field of state.reasoningFields) {
       const piece = m[field];
-      if (typeof piece === 'string') state.reasoningText += piece;
+      if (typeof piece === 'string' && piece !== '') {
+        state.reasoningText += piece;
+        break;
+      }
     }
   }
   if (choice?.finish_reason) state.finishReason = choice.finish_reason;

@@ -12,6 +12,7 @@ import { devUpCommand } from './dev-up.ts';
 import { flowImportCommand } from './flow-import.ts';
 import { flowRunCommand } from './flow-run.ts';
 import { llmCheckCommand } from './llm-check.ts';
+import { llmSchemaCommand } from './llm-schema.ts';
 import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { serveCommand } from './serve.ts';
@@ -40,4 +41,5 @@ export const commands: readonly Command[] = [
   flowImportCommand,
   flowRunCommand,
   llmCheckCommand,
+  llmSchemaCommand,
 ];
