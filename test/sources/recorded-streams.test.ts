@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { sendHttp } from '../../src/sources/http-transport.ts';
 import { endedBadly, upstreamFailure } from '../../src/sources/llm/outcome.ts';
+import { providerProfile } from '../../src/sources/llm/providers.ts';
 import { normalizeAssistantText } from '../../src/sources/llm/request.ts';
 import { newStreamState, readCompletionStream } from '../../src/sources/llm/stream.ts';
 import { tokensOf } from '../../src/sources/llm/usage.ts';
@@ -114,6 +115,36 @@ test("Anthropic's documented error body is read for its message; a 404 that does
     const failure = await upstreamFailure(reply, {}, true, 'LLM call', []);
     assert.equal(failure.failureClass, 'http_status');
     assert.match(failure.message, /answered HTTP 404: The requested resource could not be found\./);
+  } finally {
+    await close();
+  }
+});
+
+test("Ollama's stream of a thinking model: the reasoning read from its `reasoning` field, the reply, tokens without details", async () => {
+  const { reply, close } = await served(recorded('ollama-thinking.sse'));
+  try {
+    const state = newStreamState();
+    state.reasoningFields = providerProfile('ollama').reasoning;
+    await readCompletionStream(reply, state, Date.now());
+    assert.equal(state.reasoningText, 'The user asks whether the connection works.');
+    assert.deepEqual(JSON.parse(state.rawText), { ok: true });
+    assert.equal(state.finishReason, 'stop');
+    assert.deepEqual(tokensOf(state.usage).not_reported, ['cached', 'reasoning']);
+  } finally {
+    await close();
+  }
+});
+
+test("Ollama's model-not-found body names the model: model_not_found", async () => {
+  const rec = JSON.parse(recorded('ollama-model-not-found.json').toString('utf8')) as {
+    status: number;
+    body: unknown;
+  };
+  const { reply, close } = await served(JSON.stringify(rec.body), rec.status, 'application/json');
+  try {
+    const failure = await upstreamFailure(reply, {}, true, 'LLM call', []);
+    assert.equal(failure.failureClass, 'model_not_found');
+    assert.match(failure.hint ?? '', /model name/);
   } finally {
     await close();
   }
