@@ -4,7 +4,9 @@
  *   patch each) against the zero-latency scripted model and toys, vs the floor: the same 400
  *   source calls made directly with `invokeSource` in the same run (target ≤ 1.3×);
  * - committing a turn of 100 patches on a 10 000-entity world;
- * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB);
+ * - bytes of world state stored by a turn that changes 1 of 10 000 entities (target ≤ 2 KB): the
+ *   storage's growth (SQLite file after a full checkpoint; PostgreSQL's world tables by
+ *   pg_total_relation_size) beside the sum of the column values written;
  * - `get_world` at a random past turn of a 10 000-entity, 1 000-turn world (target p99 ≤ 5 ms),
  *   as objects (in-process callers) and as the JSON pieces HTTP streams, warm and cold; in a reader
  *   process of its own with an event-loop turn before each call, and end to end over
@@ -29,7 +31,7 @@
  * `BENCH_WORLD_SQL_TIME=1` (diagnostic, it slows both sides) times statements and commits (see
  * countingStore).
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { uuidv7 } from '../src/core/ids.ts';
 import { canonicalJson, sha256Hex } from '../src/core/index.ts';
 import type { JsonSchema } from '../src/core/schema-registry.ts';
@@ -247,6 +249,23 @@ function printSqlTiming(t: SqlTiming, side: string, rounds: number, subjects: nu
   }
 }
 const ENTITIES = 10_000;
+
+/**
+ * Bytes the store occupies: the SQLite file after a full checkpoint (its log copied in and truncated),
+ * or on PostgreSQL the world tables' relations with their indexes and TOAST (pg_total_relation_size).
+ */
+async function storedBytes(store: Store, kind: string, path: string): Promise<number> {
+  if (kind === 'sqlite') {
+    await store.get('PRAGMA wal_checkpoint(TRUNCATE)');
+    return statSync(path).size;
+  }
+  const row = await store.get<{ n: string | number }>(
+    `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c
+       JOIN pg_namespace ns ON ns.oid = c.relnamespace
+      WHERE c.relkind = 'r' AND ns.nspname = current_schema() AND (c.relname = 'worlds' OR c.relname LIKE 'world\\_%')`,
+  );
+  return Number(row?.n ?? 0);
+}
 
 /** Entity documents written in one transaction (the put path is one transaction per document). */
 async function bulkEntities(store: Store, n: number, agents: number): Promise<Array<{ hash: string }>> {
@@ -764,6 +783,7 @@ const bench: Bench = {
           });
           const turns = ctx.quick ? 200 : 1000;
           const sizes: number[] = [];
+          const stored0 = await storedBytes(store, kind, ts.url);
           for (let t = 2; t <= turns; t++) {
             base = await readWorldState(store, await getWorldRow(store, 'big'), t - 1);
             const a = attempt(t);
@@ -779,6 +799,19 @@ const bench: Bench = {
               sizes.push(Number(row?.n ?? 0));
             }
           }
+          const stored1 = await storedBytes(store, kind, ts.url);
+          // What the storage grew by: the SQLite file (after a full checkpoint), or PostgreSQL's
+          // world tables with their indexes and TOAST — page headers, indexes, free space and the
+          // attempt rows included, where the column sum below counts the values alone.
+          ctx.row({
+            case: `storage growth per turn changing 1 of ${ENTITIES} entities, over ${turns - 1} turns (${kind === 'sqlite' ? 'SQLite file after a full checkpoint' : 'pg_total_relation_size of the world tables'}) [${kind}]`,
+            metric: 'bytes per turn (target ≤ 2048; ratio: ÷ column sum)',
+            unit: 'bytes',
+            value: (stored1 - stored0) / (turns - 1),
+            anchor: 'column sum (versions + patch + turn row), p50',
+            anchor_value: summarize(sizes).p50,
+            ratio: Math.round(((stored1 - stored0) / (turns - 1) / summarize(sizes).p50) * 1000) / 1000,
+          });
           ctx.row({
             case: `world state stored by a turn changing 1 of ${ENTITIES} entities [${kind}]`,
             metric: 'bytes (versions + patch + turn row)',
