@@ -8,17 +8,20 @@
  * is told its outcome is unknown. `world.tool`, the node that performed it in a step of its own,
  * stays registered for attempts whose graph has it.
  */
-import type { ContractView, Json, NodeContext, NodeResult, NodeType } from '../../../engine/index.ts';
+import {
+  actRedoingInterrupted,
+  type ContractView,
+  isInterrupted,
+  type Json,
+  MAX_INTERRUPTED_REDOS,
+  type NodeContext,
+  type NodeResult,
+  type NodeType,
+} from '../../../engine/index.ts';
 import { type ConversationEntry, channelsOf, loopOf } from './shared.ts';
-
-/** Times an idempotent tool's call is made again after crashes interrupted it, before its outcome is left unknown. */
-const MAX_REDOS = 3;
 
 const UNKNOWN_OUTCOME =
   'the process making this call stopped before its answer was recorded: it may or may not have taken effect, and it was not made again';
-
-/** A call a dead process started: whether it happened is unknown (the engine did not repeat it). */
-const interrupted = (c: ContractView) => c.status === 'FAILED' && c.error?.code === 'ACTION_INTERRUPTED';
 
 /** The elected call of `generator` (a node id) in tool-loop round `round`, if there is one. */
 function electedCall(ctx: NodeContext<unknown>, generator: string, round: number): ContractView | undefined {
@@ -60,18 +63,29 @@ export async function performElectedTool(
   if (recorded || call!.status === 'PENDING')
     ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'started' });
   const payloadJson = recorded ?? call!.payload;
+  // Made again after a crash interrupted it only when the tool is declared idempotent; each redo an
+  // action of its own (a finished one replays, so only the interrupted one is redone).
+  const redo = {
+    key: `tool:${round}`,
+    acrossAttempts: true,
+    maxRedos: idempotent(payload.tool_name) ? MAX_INTERRUPTED_REDOS : 0,
+    onRedo: () =>
+      ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'redone_after_interruption' }),
+  };
   let done = recorded
-    ? await ctx.act('model_elected_tool', recorded, { key: `tool:${round}`, acrossAttempts: true })
+    ? await actRedoingInterrupted(ctx, 'model_elected_tool', recorded, redo)
     : await ctx.perform(call!.contract_id);
-  // Each redo is an action of its own: a finished one replays, so only the interrupted one is redone.
-  for (let redo = 1; interrupted(done) && idempotent(payload.tool_name) && redo <= MAX_REDOS; redo++) {
-    ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'redone_after_interruption' });
-    done = await ctx.act('model_elected_tool', payloadJson, {
-      key: `tool:${round}:redo:${redo}`,
-      acrossAttempts: true,
+  // An older journal's PENDING contract, performed as it was created: its redos are keyed as a
+  // recorded call's first redo and on.
+  if (!recorded && isInterrupted(done) && redo.maxRedos > 0) {
+    redo.onRedo();
+    done = await actRedoingInterrupted(ctx, 'model_elected_tool', payloadJson, {
+      ...redo,
+      key: `${redo.key}:redo:1`,
+      maxRedos: redo.maxRedos - 1,
     });
   }
-  if (interrupted(done)) {
+  if (isInterrupted(done)) {
     ctx.update({ kind: 'tool_call', tool_name: payload.tool_name, status: 'outcome_unknown' });
     const content = `Tool result for ${payload.tool_name}:\n${JSON.stringify({ outcome: 'unknown', error: UNKNOWN_OUTCOME })}`;
     return {
