@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import type { JsonSchema } from '../src/core/schema-registry.ts';
 import { toStrictDelivery } from '../src/core/strict-delivery.ts';
 import { strictSubsetViolations } from '../src/core/strict-schema.ts';
 import {
@@ -22,6 +23,8 @@ import {
   composeToolLoopSchema,
   WORLD_PATCH_DELIVERY,
 } from '../src/runtimes/world/tool-loop-output.ts';
+import { PROVIDERS, providerProfile } from '../src/sources/llm/providers.ts';
+import { schemaPlanFor } from '../src/sources/llm/schema-delivery.ts';
 
 const PARK_SCHEMAS = join(import.meta.dirname, '../examples/park/schemas');
 const parkTools = readdirSync(PARK_SCHEMAS)
@@ -55,6 +58,16 @@ for (const [name, schema] of Object.entries(SENT))
   test(`the ${name} schema sent to models is in the strict subset`, () => {
     assert.deepEqual(strictSubsetViolations(schema), []);
   });
+
+test('every schema Noema sends goes to every provider as written: none is converted or refused on the way', () => {
+  for (const [name, schema] of Object.entries(SENT))
+    for (const provider of PROVIDERS)
+      assert.equal(
+        schemaPlanFor(schema as JsonSchema, providerProfile(provider)).form,
+        'as_written',
+        `${name} → ${provider}`,
+      );
+});
 
 test('the ToolLoopOutput contract itself (a root anyOf) is not, which is why it is not what is sent', () => {
   const rules = strictSubsetViolations(composeToolLoopSchema(parkTools)).map((v) => v.rule);
