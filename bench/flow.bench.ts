@@ -1,33 +1,51 @@
 /**
  * Flowcharts (seed 003), on every selected store:
  * - a 20-node flowchart (llm, memory add/retrieve, plan, milestone, decision nodes) against the
- *   zero-latency scripted model: kernel time per node beyond its source calls, against an engine
- *   step of a trivial node (the anchor: what any node costs the engine);
+ *   zero-latency scripted model, against the floor: the same source calls (each run's own requests,
+ *   kinds and schemas, replayed from its rows) made with `invokeSource` alone — target ≤ 1.3× —
+ *   and a 20-step run of trivial engine nodes (what any node costs the engine). The three sides
+ *   are interleaved run by run in rotating order after equal warm-ups, timed in microseconds
+ *   (wall and this process's CPU); the kernel time per node is the paired difference ÷ 20;
  * - artifact write with retention enforcement (max_count, ttl) into a table of 100k artifacts,
  *   against a plain `forever` write;
  * - the artifact list route (`GET /plans/{plan_id}/artifacts`, decision-artifacts) p99 at 100k
  *   artifacts, against a primary-key read of one artifact.
  */
+
+import { uuidv7 } from '../src/core/ids.ts';
+import type { JsonSchema } from '../src/core/schema-registry.ts';
 import { createEngine, type GraphSpec } from '../src/engine/index.ts';
 import { getNodeArtifact } from '../src/runtimes/flow/artifacts/read.ts';
 import { writeNodeArtifact } from '../src/runtimes/flow/artifacts/write.ts';
 import { createFlowchart, runFlowchart } from '../src/runtimes/flow/index.ts';
+import { ADD_SCHEMA } from '../src/runtimes/flow/nodes/memory.ts';
+import { PATCH_SCHEMA } from '../src/runtimes/flow/nodes/plan.ts';
+import {
+  getJsonSchema,
+  getResponseSource,
+  type InvocationKind,
+  invokeSource,
+  type SourceCall,
+  type StoredResponseSource,
+} from '../src/sources/index.ts';
 import type { Store } from '../src/store/store.ts';
 import { dispatchFlowApi } from '../src/surfaces/http/flow/api.ts';
 import { registerKit } from '../src/testing/engine-kit.ts';
 import { flowKit } from '../src/testing/flow-kit.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { deliveredReply } from '../src/testing/strict-replies.ts';
 import { type Bench, measure, summarize } from './lib/harness.ts';
 
 const SCRIPT = {
   rules: [
     {
       match: { any_message_contains: 'store in long-term memory' },
-      reply: { json: { text: 'the printer jams' } },
+      reply: { json: deliveredReply({ text: 'the printer jams' }, ADD_SCHEMA) },
     },
     {
       match: { any_message_contains: 'You maintain a plan' },
-      reply: { json: { stages: [{ stage_key: 's', title: 'S' }] } },
+      // As the model answers the strict-subset schema the plan node sends.
+      reply: { json: deliveredReply({ stages: [{ stage_key: 's', title: 'S' }] }, PATCH_SCHEMA) },
     },
   ],
   default: { json: { text: 'summary' } },
@@ -61,6 +79,105 @@ function twentyNodes() {
     ...(String(nodes[i]!.id).startsWith('dec') ? { condition: { path: '/input/go', exists: true } } : {}),
   }));
   return { nodes, edges };
+}
+
+/** A 20-node chain of trivial engine nodes: what any node costs the engine. */
+const TRIVIAL: GraphSpec = {
+  entry: 'n0',
+  channels: { messages: { reducer: 'append' } },
+  nodes: [
+    ...Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, type: 'append' })),
+    { id: 'end', type: 'terminal' },
+  ],
+  connectors: Array.from({ length: 20 }, (_, i) => ({ from: `n${i}`, to: i === 19 ? 'end' : `n${i + 1}` })),
+};
+
+/** The orders of three sides: every side in every place equally often. */
+const PERMUTATIONS = [
+  [0, 1, 2],
+  [1, 2, 0],
+  [2, 0, 1],
+  [2, 1, 0],
+  [1, 0, 2],
+  [0, 2, 1],
+];
+
+/** Times `op` in microseconds of wall and of this process's CPU, into `into` (null: untimed). */
+async function sample<T>(op: () => Promise<T>, into: { wall: number[]; cpu: number[] } | null): Promise<T> {
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  const out = await op();
+  const wall = Number(process.hrtime.bigint() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  into?.wall.push(wall);
+  into?.cpu.push(c.user + c.system);
+  return out;
+}
+
+/** A call of a flowchart run, to make again with `invokeSource`. */
+interface Replayed {
+  call: Omit<SourceCall, 'env'>;
+}
+
+const sourceCache = new Map<string, Promise<StoredResponseSource>>();
+const schemaCache = new Map<string, Promise<{ hash: string; schema: JsonSchema }>>();
+
+/** The source calls a flowchart run made, in order: each one's source, request, kind, schemas and metadata. */
+async function callsOf(store: Store, flowchartRunId: string): Promise<Replayed[]> {
+  const rows = await store.all<{
+    source_hash: string;
+    invocation_kind: InvocationKind;
+    request_json: string;
+    input_schema_hash: string | null;
+    output_schema_hash: string | null;
+    metadata: string;
+    status: string;
+  }>(
+    `SELECT source_hash, invocation_kind, request_json, input_schema_hash, output_schema_hash, metadata, status
+       FROM source_invocations WHERE run_id = ? ORDER BY source_invocation_id`,
+    [flowchartRunId],
+  );
+  // A failed call (a reply its schema rejects, retried) would make both sides measure failure paths.
+  const failed = rows.filter((r) => r.status !== 'succeeded');
+  if (failed.length > 0)
+    throw new Error(`the flowchart run made ${failed.length} call(s) that did not succeed: fix the script`);
+  const schema = (hash: string | null) => {
+    if (!hash) return null;
+    let s = schemaCache.get(hash);
+    if (!s) {
+      s = getJsonSchema(store, hash);
+      schemaCache.set(hash, s);
+    }
+    return s;
+  };
+  return Promise.all(
+    rows.map(async (r) => {
+      let source = sourceCache.get(r.source_hash);
+      if (!source) {
+        source = getResponseSource(store, r.source_hash);
+        sourceCache.set(r.source_hash, source);
+      }
+      return {
+        call: {
+          source: await source,
+          request: JSON.parse(r.request_json) as unknown,
+          kind: r.invocation_kind,
+          inputSchema: await schema(r.input_schema_hash),
+          resultSchema: await schema(r.output_schema_hash),
+          links: { metadata: JSON.parse(r.metadata) as Record<string, unknown> },
+        },
+      };
+    }),
+  );
+}
+
+/** The floor: the same calls made directly, one after another, under a run id of their own. */
+async function replay(store: Store, calls: Replayed[], env: Record<string, string>): Promise<void> {
+  const run_id = uuidv7();
+  for (const { call } of calls) {
+    const out = await invokeSource(store, { ...call, links: { ...call.links, run_id }, env });
+    if (!out.ok) throw new Error(`a replayed source call failed: ${JSON.stringify(out.error)}`);
+  }
 }
 
 async function seedArtifacts(store: Store, n: number): Promise<void> {
@@ -100,70 +217,96 @@ const bench: Bench = {
   description:
     '20-node flowchart kernel time per node; artifact write + retention and list p99 at 100k artifacts',
   async run(ctx) {
-    const runs = ctx.quick ? 5 : 20;
+    const runs = ctx.quick ? 6 : 60;
+    const warmups = ctx.quick ? 2 : 5;
     const artifacts = ctx.quick ? 10_000 : 100_000;
     for (const kind of selectedStores()) {
       const { store, dispose } = await openTestStore(kind);
       try {
-        // -- 20-node flowchart
+        // -- 20-node flowchart against its source calls made alone, and a trivial 20-step run
         const kit = await flowKit(store, SCRIPT);
         const fc = await createFlowchart(store, { name: 'bench', graph: twentyNodes() });
-        const perNode: number[] = [];
-        const wallPerNode: number[] = [];
-        for (let i = 0; i < runs + 2; i++) {
-          const t0 = process.hrtime.bigint();
+        const engine = createEngine(store);
+        registerKit(engine);
+        const flow = { wall: [] as number[], cpu: [] as number[] };
+        const floor = { wall: [] as number[], cpu: [] as number[] };
+        const trivial = { wall: [] as number[], cpu: [] as number[] };
+        let calls: Replayed[] = [];
+        let callsPerRun = 0;
+        const runFlow = async () => {
           const { flowchart_run_id, outcome } = await runFlowchart(store, kit.engine, fc.flowchart_id, {
             input: { go: true },
           });
-          const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
           if (outcome.status !== 'completed')
             throw new Error(`bench run ${outcome.status}: ${JSON.stringify(outcome.error)}`);
-          const src = await store.get<{ ms: number; n: number }>(
-            'SELECT COALESCE(SUM(duration_ms), 0) AS ms, COUNT(*) AS n FROM source_invocations WHERE run_id = ?',
-            [flowchart_run_id],
-          );
-          if (i >= 2) {
-            perNode.push((wallUs - Number(src?.ms ?? 0) * 1000) / 20);
-            wallPerNode.push(wallUs / 20);
-          }
-        }
-        await kit.close();
-        const engine = createEngine(store);
-        registerKit(engine);
-        const graph: GraphSpec = {
-          entry: 'n0',
-          channels: { messages: { reducer: 'append' } },
-          nodes: [
-            ...Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, type: 'append' })),
-            { id: 'end', type: 'terminal' },
-          ],
-          connectors: Array.from({ length: 20 }, (_, i) => ({
-            from: `n${i}`,
-            to: i === 19 ? 'end' : `n${i + 1}`,
-          })),
+          return flowchart_run_id;
         };
-        const stepUs = await measure(
-          runs,
-          async () => {
-            await engine.start(graph);
+        // Untimed: a first run gives the floor its calls; then warm-ups of every side alike.
+        calls = await callsOf(store, await runFlow());
+        callsPerRun = calls.length;
+        const sides = [
+          async (timed: boolean) => {
+            const id = await sample(runFlow, timed ? flow : null);
+            // The floor replays the calls of the flowchart run before it (read untimed).
+            calls = await callsOf(store, id as string);
           },
-          2,
-        );
+          (timed: boolean) => sample(() => replay(store, calls, kit.env), timed ? floor : null),
+          (timed: boolean) => sample(() => engine.start(TRIVIAL), timed ? trivial : null),
+        ];
+        for (let i = 0; i < warmups; i++) for (const side of sides) await side(false);
+        for (let i = 0; i < runs; i++)
+          for (const k of PERMUTATIONS[i % PERMUTATIONS.length]!) await sides[k]!(true);
+        await kit.close();
         await engine.close();
-        const node = summarize(perNode);
+        const p50 = (xs: number[]) => summarize(xs).p50;
+        ctx.log(
+          `${kind}: ${runs} runs of each side after ${warmups} warm-ups, interleaved in rotating order; ${callsPerRun} source calls per flowchart run`,
+        );
         ctx.row({
-          case: `${kind}: 20-node flowchart`,
-          metric: 'wall time per node (source calls included), p50',
+          case: `${kind}: 20-node flowchart run (${callsPerRun} source calls)`,
+          metric: 'wall p50',
           unit: 'µs',
-          value: summarize(wallPerNode).p50,
+          value: p50(flow.wall),
+          anchor: 'the same source calls via invokeSource alone',
+          anchor_value: p50(floor.wall),
+        });
+        const ratio = p50(flow.wall) / p50(floor.wall);
+        ctx.row({
+          case: `${kind}: flowchart run ÷ its source calls alone`,
+          metric: 'wall p50 ratio',
+          unit: '×',
+          value: ratio,
+          anchor: 'target',
+          anchor_value: 1.3,
+          ratio: Math.round((1.3 / ratio) * 1000) / 1000,
         });
         ctx.row({
-          case: `${kind}: 20-node flowchart`,
-          metric: 'kernel time per node beyond source calls, p50',
+          case: `${kind}: 20-node flowchart run, this process's CPU`,
+          metric: 'cpu p50',
           unit: 'µs',
-          value: node.p50,
+          value: p50(flow.cpu),
+          anchor: 'the same source calls via invokeSource alone',
+          anchor_value: p50(floor.cpu),
+        });
+        const cpuRatio = p50(flow.cpu) / p50(floor.cpu);
+        ctx.row({
+          case: `${kind}: flowchart run ÷ its source calls alone, this process's CPU`,
+          metric: 'cpu p50 ratio',
+          unit: '×',
+          value: cpuRatio,
+          anchor: 'target',
+          anchor_value: 1.3,
+          ratio: Math.round((1.3 / cpuRatio) * 1000) / 1000,
+        });
+        // Paired within each round (neighbours in time), so load drift lands on both sides.
+        const kernel = summarize(flow.wall.map((w, i) => (w - floor.wall[i]!) / 20));
+        ctx.row({
+          case: `${kind}: 20-node flowchart`,
+          metric: 'kernel time per node beyond its source calls (paired), p50',
+          unit: 'µs',
+          value: kernel.p50,
           anchor: 'engine step of a trivial node',
-          anchor_value: stepUs.p50 / 20,
+          anchor_value: p50(trivial.wall) / 20,
         });
 
         // -- artifact write + retention at 100k
