@@ -22,7 +22,8 @@ export interface WorkerProcess {
 
 export async function startWorkerCli(env: NodeJS.ProcessEnv, args: string[] = []): Promise<WorkerProcess> {
   const cli = startCli(['worker', ...args], env);
-  const [, owner] = await cli.waitFor(/noema worker (\S+) working on/);
+  // A loaded machine can take a while to start a process.
+  const [, owner] = await cli.waitFor(/noema worker (\S+) working on/, 60_000);
   return { cli, owner: owner as string };
 }
 
