@@ -146,6 +146,27 @@ export interface Dialect {
   textBytes(expr: string): string;
   /** Whether `textBytes` hands over bytes (a `Uint8Array`) rather than the text. */
   readonly textBytesUndecoded: boolean;
+  /**
+   * Migration statements creating a row trigger: after each row inserted into (or updated in)
+   * `table` for which `when` holds, one row is inserted into `into`. It commits with the write that
+   * fired it, so writers of `table` need nothing special (e.g. copying text into a search index).
+   */
+  rowTriggerDdl(spec: RowTrigger): string[];
+  /** Migration statements removing what `rowTriggerDdl` created under `name` on `table`. */
+  dropRowTriggerDdl(name: string, table: string): string[];
+}
+
+/** A trigger copying each written row of one table, as expressions over it, into another table. */
+export interface RowTrigger {
+  /** Unique among the store's triggers (and functions, where the backend needs one). */
+  name: string;
+  table: string;
+  on: 'insert' | 'update';
+  /** A condition over the row written (`NEW.col`; `OLD.col` too on update), portable SQL. */
+  when?: string;
+  into: string;
+  /** `into`'s columns → portable SQL expressions over `NEW.col` (and `OLD.col` on update). */
+  values: Readonly<Record<string, string>>;
 }
 
 /**
@@ -181,6 +202,8 @@ export interface FullTextDialect {
     text: string;
     filters: Readonly<Record<string, string>>;
     limit: number;
+    /** Only rows whose id is below this (the next page of a newest-first listing). */
+    before?: number;
   }): { sql: string; params: SqlValue[] } | null;
 }
 

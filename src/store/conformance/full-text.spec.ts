@@ -47,6 +47,31 @@ async function assertSearchesExact(db: Queryable & Pick<Store, 'dialect'>, step:
         .map((r) => Number(r.id))
         .sort((x, y) => y - x);
       assert.deepEqual(found, expected, `${step}: "${text}" in ${scope ?? 'every scope'}`);
+      // The next page: the newest matches older than the last one found.
+      const before = expected.at(-1);
+      if (before === undefined) continue;
+      const older = rows
+        .filter(
+          (r) =>
+            Number(r.id) < before &&
+            (scope === undefined || r.scope === scope) &&
+            searchWords(r.body).some((w) => words.includes(w)),
+        )
+        .slice(0, LIMIT)
+        .map((r) => Number(r.id));
+      const page2 = db.dialect.fullText.matchQuery({
+        table: 'docs',
+        id: 'id',
+        column: 'body',
+        text,
+        filters: scope === undefined ? {} : { scope },
+        limit: LIMIT,
+        before,
+      });
+      const found2 = (await db.all<{ id: number }>(page2!.sql, page2!.params))
+        .map((r) => Number(r.id))
+        .sort((x, y) => y - x);
+      assert.deepEqual(found2, older, `${step}: "${text}" in ${scope ?? 'every scope'} before ${before}`);
     }
   }
 }

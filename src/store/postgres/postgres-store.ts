@@ -46,6 +46,16 @@ export const postgresDialect: Dialect = {
   // hex text), so the text as it is costs least.
   textBytes: (expr) => expr,
   textBytesUndecoded: false,
+  // A row trigger runs a function; the condition goes in the trigger's WHEN, so a row it excludes
+  // calls nothing.
+  rowTriggerDdl: ({ name, table, on, when, into, values }) => [
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO ${into} (${Object.keys(values).join(', ')}) VALUES (${Object.values(values).join(', ')}); RETURN NULL; END $$`,
+    `CREATE TRIGGER ${name} AFTER ${on.toUpperCase()} ON ${table} FOR EACH ROW${when ? ` WHEN (${when})` : ''} EXECUTE FUNCTION ${name}()`,
+  ],
+  dropRowTriggerDdl: (name, table) => [
+    `DROP TRIGGER IF EXISTS ${name} ON ${table}`,
+    `DROP FUNCTION IF EXISTS ${name}()`,
+  ],
 };
 
 const capabilities: StoreCapabilities = {

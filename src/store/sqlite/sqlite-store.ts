@@ -56,7 +56,7 @@ export const sqliteDialect: Dialect = {
     ],
     // FTS5's layout (negated ids) is unchanged since its previous rebuild: nothing to upgrade.
     upgradeIndexDdl: () => [],
-    matchQuery: ({ table, id, column, text, filters, limit }) => {
+    matchQuery: ({ table, id, column, text, filters, limit, before }) => {
       const words = searchWords(text);
       if (words.length === 0) return null;
       // Filters are matched as tokens inside the index first (a selective token drives the walk),
@@ -71,6 +71,11 @@ export const sqliteDialect: Dialect = {
         params.push(value);
       }
       if (Object.keys(filters).length === 0) match = `${column} : ${match}`;
+      // Ids below `before` are negated rowids above `-before`: FTS5 starts its walk there.
+      if (before !== undefined) {
+        exact.unshift('f.rowid > ?');
+        params.unshift(-before);
+      }
       // FTS5 walks the doclists in rowid order (negated ids: newest first) and stops at the LIMIT.
       return {
         sql: `SELECT -f.rowid AS id FROM ${table}_fts f JOIN ${table} t ON t.${id} = -f.rowid WHERE ${table}_fts MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid LIMIT ?`,
@@ -83,6 +88,11 @@ export const sqliteDialect: Dialect = {
   forUpdate: '',
   forUpdateSkipLocked: '',
   alterConstraints: false,
+  rowTriggerDdl: ({ name, table, on, when, into, values }) => [
+    `CREATE TRIGGER ${name} AFTER ${on.toUpperCase()} ON ${table} FOR EACH ROW${when ? ` WHEN ${when}` : ''} BEGIN
+       INSERT INTO ${into} (${Object.keys(values).join(', ')}) VALUES (${Object.values(values).join(', ')}); END`,
+  ],
+  dropRowTriggerDdl: (name) => [`DROP TRIGGER IF EXISTS ${name}`],
 };
 
 const capabilities: StoreCapabilities = {

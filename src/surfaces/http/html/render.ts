@@ -55,7 +55,11 @@ export function layout(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · noema</title>${csrf ? h`<meta name="csrf-token" content="${csrf}">` : ''}
 <link rel="stylesheet" href="${STYLESHEET_HREF}"><link rel="icon" type="image/svg+xml" href="${ICON_HREF}"></head>
-<body><nav class="side"><a class="brand" href="/">noema</a>${groups}
+<body><nav class="side"><a class="brand" href="/">noema</a>${
+    here === 'search'
+      ? ''
+      : h`<form method="get" action="/search" role="search" class="nav-search"><label for="nav-search-q">Search text</label><input id="nav-search-q" name="q" type="search" maxlength="200"><button type="submit">Search</button></form>`
+  }${groups}
 ${
   csrf
     ? h`<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Log out</button></form>`

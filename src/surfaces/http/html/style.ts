@@ -12,7 +12,9 @@ nav.side a{color:#e4e7eb;display:block;padding:.12em .4em;border-radius:4px}
 nav.side a:hover,nav.side a.here{background:#323f4b;text-decoration:none}
 nav.side .brand{font-size:1.25em;font-weight:700;color:#fff;padding:.1em .4em .5em}
 nav.side h4{margin:.9em 0 .2em;padding:0 .4em;font-size:.72em;letter-spacing:.08em;text-transform:uppercase;color:#9aa5b1}
-nav.side form{margin-top:1.2em}nav.side button{background:none;border:1px solid #52606d;color:#cbd2d9;border-radius:4px;padding:.2em .7em;cursor:pointer}
+nav.side form{margin-top:1.2em}nav.side form.nav-search{margin:.2em 0 .4em;display:flex;flex-wrap:wrap;gap:.3em}nav.side .nav-search label{font-size:.78em;color:#cbd2d9;width:100%}nav.side .nav-search input{flex:1;min-width:0;padding:.2em .3em;border-radius:4px;border:1px solid #52606d;background:#323f4b;color:#fff}
+pre.streaming{border-left:3px solid #2186eb;white-space:pre-wrap}pre.streaming[hidden]{display:none}
+.search-hits{padding-left:1.4em}.search-hits li{margin:.6em 0}.search-hits .snippet{margin:.15em 0;overflow-wrap:anywhere}.search-hits mark{background:#fff3c4;color:inherit}nav.side button{background:none;border:1px solid #52606d;color:#cbd2d9;border-radius:4px;padding:.2em .7em;cursor:pointer}
 main{padding:1.2em 2em 3em;flex:1;min-width:0;max-width:1180px}
 h1{font-size:1.45em;margin:.2em 0 .5em;word-break:break-all}h2{font-size:1.1em;margin:1.6em 0 .5em}h3{font-size:1em;margin:1em 0 .3em}
 .crumbs{color:var(--muted);font-size:.9em;margin-bottom:.2em}.crumbs a{color:var(--muted)}

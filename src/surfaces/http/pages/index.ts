@@ -18,6 +18,7 @@ import { flowchartActionRoutes } from './flowchart-actions.ts';
 import { homePage } from './home.ts';
 import { memoryBranchRoutes } from './memory-branches.ts';
 import './run.ts';
+import { searchRoutes } from './search.ts';
 import './session.ts';
 import { sessionActionRoutes } from './session-actions.ts';
 import './trace.ts';
@@ -35,6 +36,7 @@ export function pageRoutes(app: AppServices): Route[] {
     ...memoryBranchRoutes(app),
     ...sessionActionRoutes(app),
     ...flowchartActionRoutes(app),
+    ...searchRoutes(app),
     {
       method: 'GET',
       path: HOME_PATH,

@@ -1,0 +1,101 @@
+/**
+ * Full-text search across what was said (ids 810–819): the prompts and answers of LLM calls, the
+ * messages of agent sessions and the narrations of world patches, copied by row triggers into one
+ * table indexed by the store's full-text primitive, so writers need nothing special.
+ */
+import type { Dialect, Migration, RowTrigger } from '../store/index.ts';
+
+/** Characters of each text that are searchable (a long prompt's first ones). */
+export const SEARCH_TEXT_CHARS = 20_000;
+
+/** JSON text with its `\n` escapes as spaces, so a word after a line break is a word. */
+const cut = (expr: string) => `substr(replace(${expr}, '\\n', ' '), 1, ${SEARCH_TEXT_CHARS})`;
+
+const COPIES: ReadonlyArray<Omit<RowTrigger, 'into'> & { from: string }> = [
+  {
+    name: 'search_texts_prompt',
+    table: 'source_invocations',
+    on: 'insert',
+    when: 'NEW.llm_call_id IS NOT NULL',
+    from: 'llm_call_id IS NOT NULL',
+    values: {
+      kind: `'prompt'`,
+      ref_id: 'NEW.llm_call_id',
+      ref_seq: 'NEW.attempted_turn',
+      context: 'NEW.world_slug',
+      text: cut('NEW.request_json'),
+      at: 'NEW.started_at',
+    },
+  },
+  {
+    name: 'search_texts_answer',
+    table: 'source_invocations',
+    on: 'update',
+    when: 'NEW.llm_call_id IS NOT NULL AND NEW.response_text IS NOT NULL AND OLD.response_text IS NULL',
+    from: 'llm_call_id IS NOT NULL AND response_text IS NOT NULL',
+    values: {
+      kind: `'answer'`,
+      ref_id: 'NEW.llm_call_id',
+      ref_seq: 'NEW.attempted_turn',
+      context: 'NEW.world_slug',
+      text: cut('NEW.response_text'),
+      at: 'COALESCE(NEW.ended_at, NEW.started_at)',
+    },
+  },
+  {
+    name: 'search_texts_message',
+    table: 'agent_session_messages',
+    on: 'insert',
+    from: '1 = 1',
+    values: {
+      kind: `'message'`,
+      ref_id: 'NEW.session_id',
+      ref_seq: 'NEW.seq',
+      context: 'NEW.role',
+      text: cut('NEW.content'),
+      at: 'NEW.at',
+    },
+  },
+  {
+    name: 'search_texts_narration',
+    table: 'world_patches',
+    on: 'insert',
+    from: '1 = 1',
+    values: {
+      kind: `'narration'`,
+      ref_id: 'NEW.world_slug',
+      ref_seq: 'NEW.turn',
+      context: 'NEW.subject_entity_id',
+      text: cut('NEW.narration'),
+      at: 'NULL',
+    },
+  },
+];
+
+/** The rows already written, copied as the trigger would have (oldest first, so ids grow with time). */
+const backfill = (c: (typeof COPIES)[number]): string => {
+  const cols = Object.keys(c.values);
+  const exprs = Object.values(c.values).map((e) => e.replaceAll('NEW.', 'r.').replaceAll('OLD.', 'r.'));
+  return `INSERT INTO search_texts (${cols.join(', ')}) SELECT ${exprs.join(', ')} FROM ${c.table} r WHERE ${c.from.replace(/(\w+) IS/g, 'r.$1 IS')}`;
+};
+
+export const searchMigrations: readonly Migration[] = [
+  {
+    id: 810,
+    name: 'search_texts',
+    up: (d: Dialect) => [
+      `CREATE TABLE search_texts (
+         search_id ${d.autoId},
+         kind TEXT NOT NULL,
+         ref_id TEXT NOT NULL,
+         ref_seq ${d.bigint},
+         context TEXT,
+         text TEXT NOT NULL,
+         at ${d.bigint}
+       )`,
+      ...COPIES.map(backfill),
+      ...COPIES.flatMap(({ from: _f, ...c }) => d.rowTriggerDdl({ ...c, into: 'search_texts' })),
+      ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind']),
+    ],
+  },
+];
