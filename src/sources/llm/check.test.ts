@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startProviderFixture } from '../../dev/provider-fixture/index.ts';
+import { parseScript, startScriptedModel } from '../../dev/scripted-model/index.ts';
 import { runCli } from '../../testing/cli.ts';
 import { testTempDir } from '../../testing/temp-dir.ts';
 import { checkLlmEndpoint, type LlmCheckReport } from './check.ts';
@@ -192,4 +193,28 @@ test('noema llm schema says per configured endpoint whether a schema is sent as 
   );
   const missing = await runCli(['llm', 'schema', `${dir}/none.json`], env);
   assert.equal(missing.code, 2);
+});
+
+test('against the scripted model (generic profile): every line ok; a refused response_format fails the structured output line', async () => {
+  const model = await startScriptedModel({
+    script: parseScript({
+      rules: [
+        { match: { model: 'small' }, reply: { reject_response_format: true } },
+        { match: {}, reply: { json: { ok: true } } },
+      ],
+    }),
+  });
+  try {
+    const env = { NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' };
+    const ok = await checkLlmEndpoint(env);
+    assert.equal(ok.ok, true, ok.message);
+    assert.equal(ok.provider, 'generic');
+    const refused = await checkLlmEndpoint(env, { model: 'small' });
+    assert.equal(lineOf(refused, 'structured_output')?.problem, 'response_format_rejected');
+    assert.equal(lineOf(refused, 'streaming')?.status, 'skipped');
+    assert.match(lineOf(refused, 'structured_output')!.fix!, /set NOEMA_LLM_PROVIDER .*now generic/);
+    assert.equal(refused.failure_class, 'response_format_rejected');
+  } finally {
+    await model.close();
+  }
 });

@@ -290,6 +290,16 @@ async function probeCall(
     await readCompletionStream(res, state, callStarted);
   } catch (err) {
     const f = transportFailure(err, { timedOut: signal.aborted, cancelled: false, what });
+    // A refused schema delivery is the structured-output line's failure: no stream was begun to judge.
+    if (f.failureClass === 'response_format_rejected') {
+      line({
+        capability: 'streaming',
+        status: 'skipped',
+        detail: 'the call was refused before a stream began',
+      });
+      line({ capability: 'structured_output', status: 'failed', detail: f.message, problem: f.failureClass });
+      return;
+    }
     line({ capability: 'streaming', status: 'failed', detail: f.message, problem: f.failureClass });
     return;
   }
