@@ -149,3 +149,12 @@ test("Ollama's model-not-found body names the model: model_not_found", async () 
     await close();
   }
 });
+
+test("llama-server's stream reports usage without being asked: the reply, the finish reason and the tokens are read", async () => {
+  const state = await readRecorded('llamacpp-usage-unasked.sse');
+  assert.deepEqual(JSON.parse(state.rawText), { ok: true });
+  assert.equal(state.finishReason, 'stop');
+  const tokens = tokensOf(state.usage);
+  assert.equal(tokens.input, 77);
+  assert.equal(tokens.output, 6);
+});
