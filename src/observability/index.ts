@@ -5,10 +5,11 @@
  */
 import { installTelemetry, type Telemetry, telemetry } from '../core/telemetry.ts';
 import type { Store } from '../store/index.ts';
-import type { Metrics } from './metrics.ts';
+import type { LazyMetrics } from './lazy-metrics.ts';
 import { type Env, traceSettings } from './settings.ts';
 
-export type { Metrics } from './metrics.ts';
+/** The Prometheus metrics (prom-client loaded on first use: `lazy-metrics.ts`). */
+export type Metrics = LazyMetrics;
 export { observabilityMigrations } from './migrations.ts';
 export { traceSettings } from './settings.ts';
 export { withIncomingTraceparent } from './trace-context.ts';
@@ -67,7 +68,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const observers: Telemetry[] = [];
   let metrics: Metrics | null = null;
   if (options.metrics !== false) {
-    metrics = (await import('./metrics.ts')).createMetrics(options.env);
+    metrics = (await import('./lazy-metrics.ts')).lazyMetrics(options.env);
     observers.push(metrics);
   }
   let spans: import('./span-export.ts').SpanExport | null = null;

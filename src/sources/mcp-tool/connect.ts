@@ -3,9 +3,9 @@
  * lines and the variables passed to them are the operator's to allow (`stdio-policy.ts`); HTTP
  * URLs and tokens come only from the environment variables the config names.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// Types only: the SDK (and zod, which it loads: ~20 MB of RSS) is imported on the first MCP call,
+// so a process that never calls an MCP tool (an idle server) does not carry it.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { telemetry } from '../../core/telemetry.ts';
 import { notConfigured, SourceFailure } from '../failure.ts';
@@ -20,7 +20,36 @@ export interface PreparedTransport {
   open(): { transport: Transport; stderr: () => string };
 }
 
-export function prepareTransport(config: McpServerConfig, env: Env): PreparedTransport {
+type Sdk = {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  getDefaultEnvironment: typeof import('@modelcontextprotocol/sdk/client/stdio.js').getDefaultEnvironment;
+  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+};
+let sdkLoaded: Promise<Sdk> | undefined;
+/** The MCP SDK's client side, imported once on first use (a failed import is retried on the next call). */
+function sdk(): Promise<Sdk> {
+  sdkLoaded ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]).then(
+    ([client, stdio, http]) => ({
+      Client: client.Client,
+      getDefaultEnvironment: stdio.getDefaultEnvironment,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    }),
+    (e: unknown) => {
+      sdkLoaded = undefined;
+      throw e;
+    },
+  );
+  return sdkLoaded;
+}
+
+export async function prepareTransport(config: McpServerConfig, env: Env): Promise<PreparedTransport> {
+  const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = await sdk();
   const t = config.transport;
   if (t.type === 'stdio') {
     assertStdioAllowed(t, env);
@@ -101,6 +130,7 @@ function tracedFetch(input: string | URL, init?: RequestInit): Promise<Response>
   return fetch(input, { ...init, headers });
 }
 
-export function newClient(): Client {
+export async function newClient(): Promise<Client> {
+  const { Client } = await sdk();
   return new Client({ name: 'noema', version: '0.1.0' });
 }

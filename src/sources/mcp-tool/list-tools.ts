@@ -21,8 +21,8 @@ export async function listMcpTools(
   options: { env?: Readonly<Record<string, string | undefined>>; timeoutMs?: number } = {},
 ): Promise<DiscoveredTool[]> {
   const server = await getMcpServer(q, server_hash);
-  const prepared = prepareTransport(server, options.env ?? process.env);
-  const client = newClient();
+  const prepared = await prepareTransport(server, options.env ?? process.env);
+  const client = await newClient();
   const { transport, stderr } = prepared.open();
   const signal = AbortSignal.timeout(options.timeoutMs ?? 15_000);
   try {

@@ -50,7 +50,7 @@ export const mcpToolSource: ResponseSource = {
       throw invalidInput('an mcp_tool request is the tool arguments object');
     }
     const server = await getMcpServer(store, iface.server_ref.hash);
-    const prepared = prepareTransport(server, env);
+    const prepared = await prepareTransport(server, env);
     return {
       request_json: request,
       metadata: { tool: iface.tool_name, server: iface.server_ref.hash, ...prepared.describe },
@@ -58,7 +58,7 @@ export const mcpToolSource: ResponseSource = {
       secrets: prepared.secrets,
       async execute(ctx) {
         const what = `MCP tool ${iface.tool_name}`;
-        const client = newClient();
+        const client = await newClient();
         const { transport, stderr } = prepared.open();
         try {
           await client.connect(transport, { signal: ctx.signal });

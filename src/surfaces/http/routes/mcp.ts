@@ -6,10 +6,8 @@
  * progress notifications, then its result); every other answer is one JSON body. A call's body is
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { NoemaError } from '../../../core/errors.ts';
 import { catalogNames, DEFAULT_CATALOG } from '../../mcp/catalogs.ts';
-import { createMcpServer } from '../../mcp/server.ts';
 import type { AppServices, Route, RouteContext } from '../route.ts';
 
 export function mcpRoutes(app: AppServices): Route[] {
@@ -39,6 +37,29 @@ export function mcpRoutes(app: AppServices): Route[] {
   ];
 }
 
+type McpServerSide = {
+  createMcpServer: typeof import('../../mcp/server.ts').createMcpServer;
+  Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
+};
+let serverSide: Promise<McpServerSide> | undefined;
+/** The MCP SDK's server side, imported on the first `/mcp` request (an idle server does not carry it). */
+function mcpServerSide(): Promise<McpServerSide> {
+  serverSide ??= Promise.all([
+    import('../../mcp/server.ts'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]).then(
+    ([server, http]) => ({
+      createMcpServer: server.createMcpServer,
+      Transport: http.WebStandardStreamableHTTPServerTransport,
+    }),
+    (e: unknown) => {
+      serverSide = undefined;
+      throw e;
+    },
+  );
+  return serverSide;
+}
+
 async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): Promise<Response> {
   // Stateless: no sessions to delete and no server-initiated messages outside a request, so only
   // POST is served (clients treat 405 on GET as "no standalone SSE stream", per the MCP spec).
@@ -49,13 +70,14 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     );
   }
   const parsedBody = await ctx.readJson();
+  const { createMcpServer, Transport } = await mcpServerSide();
   const server = createMcpServer(app.store, catalog);
   // A call that asks for progress (a progress token, from a client that reads event streams) is
   // answered as an event stream: its notifications/progress, then its result. Any other answer is
   // one JSON body.
   const streamed =
     wantsProgress(parsedBody) && (ctx.c.req.header('accept') ?? '').includes('text/event-stream');
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new Transport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !streamed,
   });
