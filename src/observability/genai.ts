@@ -35,6 +35,24 @@ const PROFILE_PROVIDERS: Readonly<Record<string, string>> = {
   gemini: 'gcp.gemini',
 };
 
+/** Endpoint base URLs seen → their host and the provider it names, if any (a handful per process). */
+const hosts = new Map<string, { host: string; known: string | null }>();
+
+function hostOf(baseUrl: unknown): { host: string; known: string | null } {
+  if (typeof baseUrl !== 'string') return { host: '', known: null };
+  let seen = hosts.get(baseUrl);
+  if (!seen) {
+    let host = '';
+    try {
+      host = new URL(baseUrl).hostname;
+    } catch {}
+    seen = { host, known: PROVIDER_HOSTS.find(([pattern]) => pattern.test(host))?.[1] ?? null };
+    if (hosts.size >= 256) hosts.clear();
+    hosts.set(baseUrl, seen);
+  }
+  return seen;
+}
+
 /**
  * The provider: from the endpoint's host when it is a known provider's, else from the endpoint's
  * configured profile (NOEMA_LLM_PROVIDER / NOEMA_LLM_<NAME>_PROVIDER), else the host itself.
@@ -44,11 +62,8 @@ export function providerName(
   endpoint: unknown,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  let host = '';
-  try {
-    host = typeof baseUrl === 'string' ? new URL(baseUrl).hostname : '';
-  } catch {}
-  for (const [pattern, name] of PROVIDER_HOSTS) if (pattern.test(host)) return name;
+  const { host, known } = hostOf(baseUrl);
+  if (known) return known;
   const variable =
     typeof endpoint === 'string' && endpoint !== 'default'
       ? `NOEMA_LLM_${endpoint.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PROVIDER`
@@ -71,16 +86,35 @@ export function noemaIds(inv: InvocationFinished): Attributes {
     'noema.invocation_kind': inv.invocation_kind,
     'noema.source.interface': inv.interface_name,
   };
-  for (const [key, value] of Object.entries(inv.links)) {
+  const links = inv.links;
+  for (const key in links) {
     if (key === 'metadata') continue;
-    const v = scalar(value);
-    if (v !== undefined) a[`noema.${key}`] = v;
+    const v = scalar(links[key]);
+    if (v !== undefined) a[noemaKey(key)] = v;
   }
-  for (const key of ['session_id', 'agent_id', 'flowchart_id', 'world_slug', 'turn'] as const) {
-    const v = scalar(inv.metadata[key]);
-    if (v !== undefined) a[`noema.${key}`] = v;
+  const metadata = inv.metadata;
+  for (const [key, as] of METADATA_IDS) {
+    const v = scalar(metadata[key]);
+    if (v !== undefined) a[as] = v;
   }
   return a;
+}
+
+/** The ids a record's metadata may carry, as attributes. */
+const METADATA_IDS = ['session_id', 'agent_id', 'flowchart_id', 'world_slug', 'turn'].map(
+  (key) => [key, `noema.${key}`] as const,
+);
+
+/** `noema.<link>` attribute names, made once per link name (a few dozen exist). */
+const noemaKeys = new Map<string, string>();
+
+function noemaKey(key: string): string {
+  let name = noemaKeys.get(key);
+  if (name === undefined) {
+    name = `noema.${key}`;
+    if (noemaKeys.size < 1024) noemaKeys.set(key, name);
+  }
+  return name;
 }
 
 interface ChatMessage {

@@ -1,31 +1,38 @@
 /**
- * The OpenTelemetry SDK side: a tracer provider with the OTLP/HTTP exporter the settings name, a
- * batch processor behind a bounded queue, and spans made from Noema's records with the ids and
- * times those records fix. Loaded only by `import()` once tracing is configured.
+ * The OpenTelemetry SDK side: the OTLP/HTTP exporter the settings name behind the SDK's batch span
+ * processor (a bounded queue), fed finished spans made from Noema's records with the ids and times
+ * those records fix. Loaded only by `import()` once tracing is configured.
+ *
+ * A span here describes work that has already ended and been recorded, so it is handed to the
+ * processor as the SDK's `ReadableSpan` directly rather than started and ended through a `Tracer`:
+ * the tracer would only re-check attributes this module builds valid, re-run a sampling decision
+ * the observer made once per run, and need its id generator steered to the record's ids.
  */
 
-import { randomBytes } from 'node:crypto';
 import {
   type Attributes,
+  type HrTime,
+  type Link,
   ROOT_CONTEXT,
   type Sampler,
   SamplingDecision,
+  type SpanContext,
   SpanKind,
+  type SpanStatus,
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { type ExportResult, ExportResultCode, type InstrumentationScope } from '@opentelemetry/core';
+import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BatchSpanProcessor,
-  type IdGenerator,
   ParentBasedSampler,
   type ReadableSpan,
   type SpanExporter,
+  type TimedEvent,
   TraceIdRatioBasedSampler,
-  TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { Incident } from '../core/warn.ts';
 import type { SamplerSetting, TraceSettings } from './settings.ts';
@@ -41,6 +48,7 @@ export interface SpanSpec {
   parent: SpanRef | null;
   start: number;
   end: number;
+  /** Valid values only (strings, finite numbers, booleans, arrays of them): they are not checked again. */
   attributes: Attributes;
   /** Set when the work failed: the span's status is ERROR with this description. */
   error?: string | null;
@@ -49,7 +57,7 @@ export interface SpanSpec {
 export interface SpanExport {
   /** Whether a trace rooted here (under `parent`, if any) is sampled. */
   sampled(traceId: string, parent: SpanRef | null, name: string): boolean;
-  /** Queues the span for export; never blocks, never throws. */
+  /** Queues the span of a trace `sampled` said yes to for export; never blocks, never throws. */
   emit(spec: SpanSpec): void;
   /** Spans dropped: the queue was full or the collector refused or could not be reached. */
   dropped(): number;
@@ -63,19 +71,64 @@ export interface SpanExport {
 const MAX_QUEUE = 2048;
 const MAX_BATCH = 512;
 
-/** Hands the next span the ids its record fixes; random ones otherwise (spans of other code). */
-class PresetIds implements IdGenerator {
-  nextTraceId: string | null = null;
-  nextSpanId: string | null = null;
-  generateTraceId(): string {
-    const id = this.nextTraceId ?? randomBytes(16).toString('hex');
-    this.nextTraceId = null;
-    return id;
+const SCOPE: InstrumentationScope = { name: 'noema' };
+const NO_LINKS: Link[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+
+/** Milliseconds since the epoch as the SDK's [seconds, nanoseconds]. */
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = Math.round((ms - seconds * 1000) * 1e6);
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
+}
+
+/** A finished span made from a record, in the shape the SDK's processors and exporters read. */
+class RecordSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly parentSpanContext: SpanContext | undefined;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly duration: HrTime;
+  readonly status: SpanStatus;
+  readonly attributes: Attributes;
+  readonly links = NO_LINKS;
+  readonly events = NO_EVENTS;
+  readonly ended = true;
+  readonly resource: Resource;
+  readonly instrumentationScope = SCOPE;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  readonly #context: SpanContext;
+
+  constructor(spec: SpanSpec, resource: Resource) {
+    const end = Math.max(spec.end, spec.start);
+    this.name = spec.name;
+    this.kind = spec.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
+    this.#context = { traceId: spec.traceId, spanId: spec.spanId, traceFlags: 1 };
+    this.parentSpanContext = spec.parent
+      ? {
+          traceId: spec.parent.traceId,
+          spanId: spec.parent.spanId,
+          traceFlags: spec.parent.sampled ? 1 : 0,
+          isRemote: true,
+        }
+      : undefined;
+    this.startTime = hrTime(spec.start);
+    this.endTime = hrTime(end);
+    this.duration = hrTime(end - spec.start);
+    this.status =
+      spec.error !== undefined && spec.error !== null
+        ? { code: SpanStatusCode.ERROR, message: spec.error }
+        : UNSET;
+    this.attributes = spec.attributes;
+    this.resource = resource;
   }
-  generateSpanId(): string {
-    const id = this.nextSpanId ?? randomBytes(8).toString('hex');
-    this.nextSpanId = null;
-    return id;
+
+  spanContext(): SpanContext {
+    return this.#context;
   }
 }
 
@@ -163,23 +216,15 @@ function bounded(work: Promise<unknown>, timeoutMs: number): Promise<void> {
 }
 
 export async function startSpanExport(settings: TraceSettings): Promise<SpanExport> {
-  const ids = new PresetIds();
   const sampler = samplerOf(settings.sampler);
   const exporter = new CountingExporter(await exporterOf(settings), settings.url);
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes(settings.resource),
-    sampler,
-    idGenerator: ids,
-    spanProcessors: [
-      new BatchSpanProcessor({
-        exporter,
-        maxQueueSize: MAX_QUEUE,
-        maxExportBatchSize: MAX_BATCH,
-        scheduledDelayMillis: 500,
-      }),
-    ],
+  const resource = resourceFromAttributes(settings.resource);
+  const processor = new BatchSpanProcessor({
+    exporter,
+    maxQueueSize: MAX_QUEUE,
+    maxExportBatchSize: MAX_BATCH,
+    scheduledDelayMillis: 500,
   });
-  const tracer = provider.getTracer('noema');
   let queued = 0;
   let overflow = 0;
   const overflowIncident = new Incident('NOEMA_OTEL_EXPORT_FAILED');
@@ -207,30 +252,14 @@ export async function startSpanExport(settings: TraceSettings): Promise<SpanExpo
         });
         return;
       }
-      ids.nextTraceId = spec.traceId;
-      ids.nextSpanId = spec.spanId;
-      const span = tracer.startSpan(
-        spec.name,
-        {
-          kind: spec.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
-          startTime: spec.start,
-          attributes: spec.attributes,
-        },
-        parentContext(spec.parent),
-      );
-      ids.nextTraceId = null;
-      ids.nextSpanId = null;
-      if (!span.isRecording()) return;
-      if (spec.error !== undefined && spec.error !== null)
-        span.setStatus({ code: SpanStatusCode.ERROR, message: spec.error });
-      span.end(Math.max(spec.end, spec.start));
+      processor.onEnd(new RecordSpan(spec, resource));
       queued++;
       if (queued - exporter.settled < MAX_QUEUE) overflowIncident.ok();
     },
     dropped: () => exporter.dropped + overflow,
-    flush: (timeoutMs) => bounded(provider.forceFlush(), timeoutMs),
+    flush: (timeoutMs) => bounded(processor.forceFlush(), timeoutMs),
     async shutdown(timeoutMs) {
-      await bounded(provider.shutdown(), timeoutMs);
+      await bounded(processor.shutdown(), timeoutMs);
     },
   };
 }

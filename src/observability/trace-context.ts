@@ -4,7 +4,7 @@
  * parsed and written, and the incoming context of the request being served.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export interface SpanRef {
   traceId: string;
@@ -27,7 +27,7 @@ export function formatTraceparent(ref: SpanRef): string {
 }
 
 function hex(text: string, chars: number): string {
-  const h = createHash('sha256').update(text).digest('hex').slice(0, chars);
+  const h = hash('sha256', text, 'hex').slice(0, chars);
   // An all-zero id is invalid; a sha256 prefix of zeros is not going to happen, but stay valid.
   return /^0+$/.test(h) ? `${'0'.repeat(chars - 1)}1` : h;
 }

@@ -41,8 +41,15 @@ interface RunTrace {
   kind: RunKind | null;
   /** Noema ids seen on the run's invocations (world slug, turn, session), put on the run span. */
   ids: Attributes;
+  /** The run's own span (the parent of its nodes' spans and of invocations outside a node). */
+  ref: SpanRef;
   /** Open node executions: node id → its span (for invocations made inside them). */
-  nodes: Map<string, SpanRef>;
+  nodes: Map<string, OpenNode>;
+}
+
+interface OpenNode extends SpanRef {
+  step: number;
+  attempt: number;
 }
 
 export function runKindOf(node_types: readonly string[]): RunKind {
@@ -78,6 +85,12 @@ export function runIds(run: Pick<RunCreated, 'nodes' | 'input'>): Attributes {
   return out;
 }
 
+/** A number an event field should hold (0 if it does not). */
+function finite(v: unknown): number {
+  const n = Number(v);
+  return Number.isFinite(n) ? n : 0;
+}
+
 /** The time a UUIDv7 was made (ms), or null for another kind of uuid. */
 function uuidv7Time(id: string): number | null {
   const hex = id.replaceAll('-', '');
@@ -105,13 +118,15 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
 
   const fresh = (run_id: string, parent: SpanRef | null, created_at: number | null): RunTrace => {
     const traceId = parent?.traceId ?? runTraceId(run_id);
+    const sampled = spans.sampled(traceId, parent, 'noema.run');
     return {
       traceId,
       parent,
-      sampled: spans.sampled(traceId, parent, 'noema.run'),
+      sampled,
       created_at,
       kind: null,
       ids: {},
+      ref: { traceId, spanId: runSpanId(run_id), sampled },
       nodes: new Map(),
     };
   };
@@ -154,12 +169,6 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     else guarded(t);
   };
 
-  const runRef = (run_id: string, t: RunTrace): SpanRef => ({
-    traceId: t.traceId,
-    spanId: runSpanId(run_id),
-    sampled: t.sampled,
-  });
-
   const emitRun = (run_id: string, t: RunTrace, status: string, at: number, error: unknown) => {
     if (!t.sampled) return;
     const kind = t.kind;
@@ -175,7 +184,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       name: kind ? RUN_SPAN_NAMES[kind] : 'noema.run',
       kind: 'internal',
       traceId: t.traceId,
-      spanId: runSpanId(run_id),
+      spanId: t.ref.spanId,
       parent: t.parent,
       start,
       end: at,
@@ -203,35 +212,44 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     engineEvent(e: EngineEventSeen) {
       if (e.type === 'node.started') {
         withRun(e.run_id, (t) => {
-          const ref = {
+          const step = finite(e.step);
+          const attempt = finite(e.attempt);
+          t.nodes.set(String(e.node_id), {
             traceId: t.traceId,
-            spanId: nodeSpanId(e.run_id, String(e.node_id), Number(e.step), Number(e.attempt)),
+            spanId: nodeSpanId(e.run_id, String(e.node_id), step, attempt),
             sampled: t.sampled,
-          };
-          t.nodes.set(String(e.node_id), ref);
+            step,
+            attempt,
+          });
           if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
         });
       } else if (e.type === 'node.finished') {
         withRun(e.run_id, (t) => {
           const node_id = String(e.node_id);
+          const open = t.nodes.get(node_id);
           t.nodes.delete(node_id);
           if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
           if (!t.sampled) return;
+          const step = finite(e.step);
+          const attempt = finite(e.attempt);
           const duration = typeof e.duration_ms === 'number' ? e.duration_ms : 0;
           spans.emit({
             name: `noema.node ${String(e.node_type)}`,
             kind: 'internal',
             traceId: t.traceId,
-            spanId: nodeSpanId(e.run_id, node_id, Number(e.step), Number(e.attempt)),
-            parent: runRef(e.run_id, t),
+            spanId:
+              open && open.step === step && open.attempt === attempt
+                ? open.spanId
+                : nodeSpanId(e.run_id, node_id, step, attempt),
+            parent: t.ref,
             start: e.at - duration,
             end: e.at,
             attributes: {
               'noema.run_id': e.run_id,
               'noema.node_id': node_id,
               'noema.node_type': String(e.node_type),
-              'noema.step': Number(e.step),
-              'noema.attempt': Number(e.attempt),
+              'noema.step': step,
+              'noema.attempt': attempt,
               'noema.node.status': String(e.status),
             },
             error: e.status === 'fail' ? (typeof e.error === 'string' ? e.error : 'the node failed') : null,
@@ -251,7 +269,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       const emit = (t: RunTrace | null) => {
         const inRun = t && inv.run_id ? t : null;
         const parent: SpanRef | null = inRun
-          ? ((inv.node_id ? inRun.nodes.get(inv.node_id) : undefined) ?? runRef(inv.run_id!, inRun))
+          ? ((inv.node_id ? inRun.nodes.get(inv.node_id) : undefined) ?? inRun.ref)
           : (incoming.getStore() ?? null);
         const traceId = parent?.traceId ?? runTraceId(inv.source_invocation_id);
         const sampled = parent ? parent.sampled : spans.sampled(traceId, null, 'source');
