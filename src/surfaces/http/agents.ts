@@ -10,6 +10,7 @@ import { invalidInput } from '../../core/errors.ts';
 import type { AgentRuntime, SessionEvent } from '../../runtimes/agent/index.ts';
 import { streamTurn, tailEvents } from '../../runtimes/agent/index.ts';
 import type { Store } from '../../store/store.ts';
+import { publishLive, withLive } from './live-text.ts';
 
 export interface JsonAnswer {
   status: number;
@@ -82,7 +83,12 @@ export function agentHandlers(runtime: AgentRuntime, store: Store) {
       return { status: 200, json: await runtime.getSession(session_id, max ? { max_messages: max } : {}) };
     },
     async postMessage(session_id: string, body: unknown): Promise<SseAnswer> {
-      const turn = await streamTurn((onEvent) => runtime.sendMessage(session_id, body, onEvent));
+      const turn = await streamTurn((onEvent) =>
+        runtime.sendMessage(session_id, body, (e) => {
+          onEvent(e);
+          publishLive(session_id, e);
+        }),
+      );
       return { status: 200, frames: framesOf(turn.events) };
     },
     async events(
@@ -94,7 +100,10 @@ export function agentHandlers(runtime: AgentRuntime, store: Store) {
       await runtime.getSession(session_id, { max_messages: 1 }); // UNKNOWN_SESSION before the stream starts
       return {
         status: 200,
-        frames: followedFrames((stop) => tailEvents(store, session_id, { after, signal: stop }), signal),
+        frames: followedFrames(
+          (stop) => withLive(session_id, tailEvents(store, session_id, { after, signal: stop }), stop),
+          signal,
+        ),
       };
     },
     async ecsRespond(body: unknown): Promise<JsonAnswer> {

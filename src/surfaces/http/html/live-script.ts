@@ -3,7 +3,9 @@
  * SSE stream and, as events arrive, moves the graph highlight at once and re-reads the page to swap
  * its `[data-live-region]` parts (status, rows, pictures) without reloading. When the stream is quiet
  * for 3 s it re-reads anyway (a run executed by an engine whose events this server does not see still
- * shows its progress). The page stops once the re-read page is no longer live. `data-live-events` on
+ * shows its progress). A `text_delta` event (an agent's answer as the model streams it) is appended as
+ * text to the page's `[data-live-text]` box at once, with no re-read; the box empties when the page
+ * stops being live (the stored answer is then in the re-read turns). The page stops once the re-read page is no longer live. `data-live-events` on
  * <html> counts the events received. An idle page with a `[data-live-watch]` element (a bounded JSON
  * list and the `data-live-key`:status token the page was drawn from) polls that list every 4 s while
  * the tab is visible and no stream is open; when the token differs it re-reads the page's regions
@@ -15,16 +17,18 @@ export const LIVE_SCRIPT = `(function(){
 var root=document.documentElement,es=null,timer=null,seen=0,last=Date.now(),done=false,quiet=null;
 function parse(t){var d=new DOMParser().parseFromString(t,'text/html');d.querySelectorAll('noscript').forEach(function(n){n.remove();});return d;}
 function regions(d,all){document.querySelectorAll('[data-live-region]').forEach(function(n){if(!all&&n.querySelector('form[data-dirty]'))return;var m=d.querySelector('[data-live-region="'+n.getAttribute('data-live-region')+'"]');if(m)n.replaceWith(document.importNode(m,true));});}
-function stop(){done=true;if(es)es.close();es=null;clearInterval(quiet);root.setAttribute('data-live','done');}
+function stop(){done=true;if(es)es.close();es=null;clearInterval(quiet);streamed(null);root.setAttribute('data-live','done');}
+function streamed(d){var t=document.querySelector('[data-live-text]');if(!t)return;if(d===null){t.textContent='';t.hidden=true;return;}t.hidden=false;t.appendChild(document.createTextNode(d));}
 function swap(d){regions(d);if(!d.querySelector('[data-live-src]'))stop();}
 function refresh(){timer=null;last=Date.now();fetch(location.href,{headers:{accept:'text/html'},credentials:'same-origin'}).then(function(r){if(r.ok)return r.text().then(function(t){swap(parse(t));});}).catch(function(){});}
 function soon(){if(!timer&&!done)timer=setTimeout(refresh,150);}
 function count(){seen++;root.setAttribute('data-live-events',String(seen));}
 function highlight(id){document.querySelectorAll('svg .node.current').forEach(function(n){n.classList.remove('current');});
 var n=document.querySelector('svg [data-node-id="'+CSS.escape(id)+'"]');if(n)n.classList.add('current');}
-function follow(){var box=document.querySelector('[data-live-src]');if(!box||!window.EventSource||es)return;done=false;last=Date.now();
+function follow(){var box=document.querySelector('[data-live-src]');if(!box||!window.EventSource||es)return;done=false;last=Date.now();streamed(null);
 es=new EventSource(box.getAttribute('data-live-src'));
 es.addEventListener('node.started',function(e){count();try{highlight(JSON.parse(e.data).node_id);}catch(_){}soon();});
+es.addEventListener('text_delta',function(e){try{streamed(String(JSON.parse(e.data).delta));}catch(_){}});
 var names=(box.getAttribute('data-live-events')||'').split(' ').concat(['run.updated','node.finished','node.updated','contract.transitioned','artifact.persisted','resync']);
 names.forEach(function(t){if(t)es.addEventListener(t,function(){count();soon();});});
 es.onmessage=function(){count();soon();};es.onopen=soon;

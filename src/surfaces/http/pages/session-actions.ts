@@ -5,10 +5,12 @@
  * turn live over the session's event stream (without JavaScript it refreshes while running).
  */
 import { isNoemaError } from '../../../core/errors.ts';
+import type { SessionEvent } from '../../../runtimes/agent/index.ts';
 import { coerceAnswer, type FormField, formFields } from '../../forms/schema-form.ts';
 import { agentRuntimeFor } from '../agent-runtime.ts';
 import { agentHandlers } from '../agents.ts';
 import { h, type Markup } from '../html/render.ts';
+import { publishLive } from '../live-text.ts';
 import type { AppServices, Route, RouteContext } from '../route.ts';
 import { enc, hrefs } from './common.ts';
 import {
@@ -190,7 +192,11 @@ export function sessionActionRoutes(app: AppServices): Route[] {
           );
         try {
           const first = firstSignal();
-          await started((await runtime()).sendMessage(session_id, { content }, first.signal), first.begun);
+          const onEvent = (e: SessionEvent) => {
+            first.signal();
+            publishLive(session_id, e);
+          };
+          await started((await runtime()).sendMessage(session_id, { content }, onEvent), first.begun);
         } catch (err) {
           const { errors, status } = asFieldError(err, 'content');
           return formAgain(

@@ -80,6 +80,7 @@ async function sessionView(ctx: KindContext, record: Record<string, unknown>, ur
 <h2>Turns</h2><div data-live-region="turns">${sessionTurns(turns.events, turns.cut, workspace)}${
     s.status === 'waiting' && waiting ? ecsForm(s.session_id, waiting, csrf) : ''
   }</div>
+<pre class="streaming" data-live-text aria-live="polite" hidden></pre>
 ${messageForm(s.session_id, csrf)}
 ${graph}<h2>Transcript</h2><div data-live-region="transcript">${
     s.transcript.length
