@@ -123,6 +123,20 @@ describeEachStore('provider profiles', (factory) => {
       assert.equal(sent.temperature, undefined);
       assert.equal(sent.max_completion_tokens, 500);
       // The same source on the generic profile: OpenAI's 400, recorded as such.
+      // A free-form root (a flowchart LLM node without output_schema) goes wrapped as {value: "<json>"}.
+      const wrapped = await startProviderFixture({
+        profile: 'openai',
+        reply: '{"value":"{\\"mood\\":\\"calm\\"}"}',
+      });
+      try {
+        const free = await call(store, wrapped, { schema: { type: 'object' } });
+        assert.equal(free.ok, true, free.error?.message);
+        assert.deepEqual(free.output, { mood: 'calm' });
+        assert.equal(wrapped.requests[0]!.refused, null);
+      } finally {
+        await wrapped.close();
+      }
+
       const refused = await call(store, fixture, {
         model: 'o4-mini',
         iface: { max_tokens: 500 },

@@ -100,3 +100,22 @@ test('every configured endpoint says what the schema becomes there, before any c
     ],
   );
 });
+
+test('a root the subset cannot hold (a free-form object, an array) is wrapped as {value} and unwrapped on reading back', () => {
+  const free = schemaPlanFor({ type: 'object' }, providerProfile('openai'));
+  assert.equal(free.form, 'converted');
+  if (free.form !== 'converted') return;
+  assert.deepEqual(free.schema, {
+    type: 'object',
+    required: ['value'],
+    properties: { value: { type: 'string', description: 'A JSON value, encoded as a string of JSON.' } },
+    additionalProperties: false,
+  });
+  assert.deepEqual(free.readBack({ value: '{"a":1}' }), { a: 1 });
+  const list = { type: 'array', items: { type: 'integer', minimum: 0 } };
+  const arr = schemaPlanFor(list, providerProfile('llamacpp'));
+  assert.equal(arr.form, 'converted');
+  if (arr.form !== 'converted') return;
+  assert.deepEqual(arr.readBack({ value: [1, 2] }), [1, 2]);
+  assert.ok(validateCompiled(list, arr.readBack({ value: [1, 2] })).ok);
+});

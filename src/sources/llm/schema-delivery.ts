@@ -2,7 +2,8 @@
  * A result schema as one provider is sent it. A schema inside the strict subset goes as written to
  * every provider. One outside it goes as written where the provider takes any JSON Schema (vLLM,
  * the prompt of Anthropic, `generic`), is converted where the conversion loses nothing the caller
- * does not check again (OpenAI-strict providers, Gemini, grammar-compiling local servers), or is
+ * does not check again (OpenAI-strict providers, Gemini, grammar-compiling local servers; a root the
+ * subset cannot hold is wrapped as `{ "value": … }`), or is
  * refused — naming the JSON pointer, the rule and the provider — before any byte is sent.
  * docs/providers.md has the table.
  */
@@ -42,8 +43,23 @@ function planOf(schema: JsonSchema, form: ProviderProfile['schemaForm']): Schema
   if (form === 'as_written' || strictSubsetViolations(schema).length === 0)
     return { form: 'as_written', schema };
   const d = toStrictDelivery(schema, { describeDropped: true });
-  if (!d.ok) return { form: 'refused', violations: d.violations };
-  return { form: 'converted', schema: d.schema, readBack: (reply) => fromStrictDelivery(reply, schema) };
+  if (d.ok)
+    return { form: 'converted', schema: d.schema, readBack: (reply) => fromStrictDelivery(reply, schema) };
+  // A root the subset cannot hold (an array, a root anyOf, a free-form `{"type": "object"}`) is sent
+  // as the one property `value` of an object, and taken out of it again.
+  if (!d.violations.every((v) => v.rule === 'root_object'))
+    return { form: 'refused', violations: d.violations };
+  const wrapper = { type: 'object', required: ['value'], properties: { value: schema } };
+  const w = toStrictDelivery(wrapper, { describeDropped: true });
+  if (!w.ok) return { form: 'refused', violations: d.violations };
+  return {
+    form: 'converted',
+    schema: w.schema,
+    readBack: (reply) => {
+      const back = fromStrictDelivery(reply, wrapper);
+      return back && typeof back === 'object' && 'value' in back ? (back as { value: unknown }).value : back;
+    },
+  };
 }
 
 /** The refusal of a schema `provider` cannot be sent: its class, the first place and rule, every place in details. */
