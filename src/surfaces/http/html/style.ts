@@ -44,6 +44,8 @@ code{font-size:12.5px;background:#eef1f4;color:#323f4b;padding:0 .25em;border-ra
 .msg pre{border:none;background:none;padding:.2em 0;margin:0;max-height:20em}
 .change td.before{color:#a61b1b;text-decoration:line-through;text-decoration-color:#e6a0a0}.change td.after{color:#146c4f}
 .picture-box{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5em;overflow-x:auto}
+/* A graph is drawn at its own size, never shrunk to the page: its node text stays legible and a wide graph scrolls sideways. */
+.picture-box svg.graph{max-width:none}
 .turns{display:flex;flex-wrap:wrap;gap:.25em;margin:.3em 0}.turns a,.turns span{border:1px solid var(--line);border-radius:4px;padding:0 .45em;background:var(--card);font-size:12px}
 .turns .here{background:var(--accent);color:#fff;border-color:var(--accent)}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:1em;margin:.3em 0 .8em;font-size:13px}.pager a{border:1px solid var(--line);border-radius:4px;padding:.15em .6em;background:var(--card);white-space:nowrap}
