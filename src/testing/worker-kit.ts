@@ -22,9 +22,15 @@ export interface WorkerProcess {
 
 export async function startWorkerCli(env: NodeJS.ProcessEnv, args: string[] = []): Promise<WorkerProcess> {
   const cli = startCli(['worker', ...args], env);
-  // A loaded machine can take a while to start a process.
-  const [, owner] = await cli.waitFor(/noema worker (\S+) working on/, 60_000);
-  return { cli, owner: owner as string };
+  try {
+    // A loaded machine can take a while to start a process.
+    const [, owner] = await cli.waitFor(/noema worker (\S+) working on/, 60_000);
+    return { cli, owner: owner as string };
+  } catch (err) {
+    // Not handed to the caller: not left running either.
+    cli.child.kill('SIGKILL');
+    throw err;
+  }
 }
 
 /** Imports a flowchart (default: the support-triage example) and queues `count` runs of it; returns their ids. */
