@@ -6,7 +6,7 @@
  */
 import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import { type Queryable, STORE_BUSY } from '../../../store/store.ts';
 import { retentionOf, writeNodeArtifact } from '../artifacts/write.ts';
 import {
   type CompiledNode,
@@ -17,7 +17,14 @@ import {
   type RunMeta,
 } from './context.ts';
 import { artifactSignal, nodeSignal } from './events.ts';
-import { beginNodeRun, finishNodeRun, type NodeRun, type NodeRunError, nodeRunId } from './node-runs.ts';
+import {
+  beginNodeRun,
+  beginNodeRunSync,
+  finishNodeRun,
+  type NodeRun,
+  type NodeRunError,
+  nodeRunId,
+} from './node-runs.ts';
 import { readRunMeta } from './run-meta.ts';
 
 export interface NodeArtifactOut {
@@ -72,17 +79,19 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
       const run = await readRunMeta(rt.store, ctx.run_id);
       const node_run_id = nodeRunId(ctx.run_id, ctx.step, ctx.node_id);
       const startedMs = rt.now();
-      const started = await beginNodeRun(
-        rt.store,
-        {
-          node_run_id,
-          flowchart_run_id: run.flowchart_run_id,
-          flowchart_id: run.flowchart_id,
-          flowchart_node_id: node.flowchart_node_id,
-          flowchart_node_type: node.node_type,
-        },
-        new Date(startedMs).toISOString(),
-      );
+      const begun = {
+        node_run_id,
+        flowchart_run_id: run.flowchart_run_id,
+        flowchart_id: run.flowchart_id,
+        flowchart_node_id: node.flowchart_node_id,
+        flowchart_node_type: node.node_type,
+      };
+      const startedAt = new Date(startedMs).toISOString();
+      // A record of the run (lease-checked): the step before it, carried (`commitsWithNext`), commits
+      // with it — synchronously where the store can.
+      const sync = ctx.records.runningSync((tx) => beginNodeRunSync(tx, begun, startedAt));
+      const started =
+        sync === STORE_BUSY ? await ctx.records.running((tx) => beginNodeRun(tx, begun, startedAt)) : sync;
       // A finished row means this execution already happened (a crash before the engine's step commit).
       if (started.status !== 'running') return replay(started);
       ctx.update(nodeSignal(started));
@@ -153,8 +162,11 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
       if (artifactId !== null) ctx.update(artifactSignal(artifactId));
       if (outcome.fail)
         return { kind: 'fail', code: outcome.fail.code as ErrorCode, message: outcome.fail.message };
+      // The node's writes are durable (its finished row): its step may commit with the next node's
+      // start, which is that node's first record (a crash between them replays this one's row).
       return {
         kind: 'ok',
+        commitsWithNext: true,
         output: outcome.output,
         ...(outcome.route !== undefined ? { route: outcome.route } : {}),
         ...(outcome.attachments ? { attachments: outcome.attachments } : {}),

@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from '../../../core/hash.ts';
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Queryable, SqlValue, SyncTransaction } from '../../../store/store.ts';
 import type { FlowNodeType } from '../types.ts';
 
 /** `cancelled`: the run was cancelled while the node ran (`error.code` RUN_CANCELLED). */
@@ -63,31 +63,56 @@ export async function getNodeRun(q: Queryable, node_run_id: string): Promise<Nod
   return r ? toNodeRun(r) : null;
 }
 
-/** Records the start of an execution (or returns the row a crashed earlier execution left). */
-export async function beginNodeRun(
-  q: Queryable,
-  r: Pick<
-    NodeRun,
-    'node_run_id' | 'flowchart_run_id' | 'flowchart_id' | 'flowchart_node_id' | 'flowchart_node_type'
-  >,
-  startedAt: string,
-): Promise<NodeRun> {
-  await q.run(
-    `INSERT INTO flowchart_node_runs (node_run_id, flowchart_run_id, flowchart_id, flowchart_node_id, flowchart_node_type,
+type NodeRunStart = Pick<
+  NodeRun,
+  'node_run_id' | 'flowchart_run_id' | 'flowchart_id' | 'flowchart_node_id' | 'flowchart_node_type'
+>;
+
+// The new row's index comes back with it: a fresh start is one statement, no read.
+const BEGIN_SQL = `INSERT INTO flowchart_node_runs (node_run_id, flowchart_run_id, flowchart_id, flowchart_node_id, flowchart_node_type,
        execution_index, status, started_at)
      VALUES (?, ?, ?, ?, ?, (SELECT COUNT(*) + 1 FROM flowchart_node_runs WHERE flowchart_run_id = ?), 'running', ?)
-     ON CONFLICT (node_run_id) DO NOTHING`,
-    [
-      r.node_run_id,
-      r.flowchart_run_id,
-      r.flowchart_id,
-      r.flowchart_node_id,
-      r.flowchart_node_type,
-      r.flowchart_run_id,
-      startedAt,
-    ],
-  );
-  return (await getNodeRun(q, r.node_run_id))!;
+     ON CONFLICT (node_run_id) DO NOTHING RETURNING execution_index`;
+const GET_SQL = 'SELECT * FROM flowchart_node_runs WHERE node_run_id = ?';
+
+function beginParams(r: NodeRunStart, startedAt: string): SqlValue[] {
+  return [
+    r.node_run_id,
+    r.flowchart_run_id,
+    r.flowchart_id,
+    r.flowchart_node_id,
+    r.flowchart_node_type,
+    r.flowchart_run_id,
+    startedAt,
+  ];
+}
+
+function started(r: NodeRunStart, startedAt: string, execution_index: unknown): NodeRun {
+  return {
+    ...r,
+    execution_index: Number(execution_index),
+    status: 'running',
+    output_state: null,
+    routing_state: null,
+    error: null,
+    started_at: startedAt,
+    finished_at: null,
+    duration_ms: null,
+  };
+}
+
+/** Records the start of an execution (or returns the row a crashed earlier execution left). */
+export async function beginNodeRun(q: Queryable, r: NodeRunStart, startedAt: string): Promise<NodeRun> {
+  const fresh = await q.get<{ execution_index: unknown }>(BEGIN_SQL, beginParams(r, startedAt));
+  if (fresh) return started(r, startedAt, fresh.execution_index);
+  return toNodeRun((await q.get(GET_SQL, [r.node_run_id]))!);
+}
+
+/** `beginNodeRun` in a synchronous transaction. */
+export function beginNodeRunSync(tx: SyncTransaction, r: NodeRunStart, startedAt: string): NodeRun {
+  const fresh = tx.get<{ execution_index: unknown }>(BEGIN_SQL, beginParams(r, startedAt));
+  if (fresh) return started(r, startedAt, fresh.execution_index);
+  return toNodeRun(tx.get(GET_SQL, [r.node_run_id])!);
 }
 
 export async function finishNodeRun(
