@@ -13,7 +13,7 @@ import { storeRevocations } from './auth/revocations.ts';
 import { loadSessionKey, SessionKeeper } from './auth/sessions.ts';
 import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
-import { attachSocketIo } from './events/socket-io.ts';
+import { socketIoOnDemand } from './events/socket-io-on-demand.ts';
 import { SseStreams } from './events/sse.ts';
 import { FlowEventHub } from './flow/events.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -136,13 +136,17 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     await observability.shutdown(0);
     throw err;
   });
-  const io = attachSocketIo(server.server, { store: options.store, feeds, token: options.token, sessions });
+  // Socket.IO is loaded when a client first comes for it; flowchart rooms are served from then on.
+  const io = socketIoOnDemand(
+    server.server,
+    { store: options.store, feeds, token: options.token, sessions },
+    (attached) => flowEvents.attach(attached),
+  );
   observability.metrics?.subscribers('sse', () => sse.openStreams);
-  observability.metrics?.subscribers('socket.io', () => io.io.engine.clientsCount);
+  observability.metrics?.subscribers('socket.io', () => io.clients());
   const metricsServer = observability.metrics
     ? await startMetricsServer(observability.metrics, options.host, env)
     : null;
-  flowEvents.attach(io.io);
   const sweeper = startArtifactSweeper(options.store, {
     onError: (err) => process.emitWarning(`noema: node artifact sweep failed: ${String(err)}`),
   });
