@@ -5,7 +5,7 @@
  * GC; beside a bare `node:http` server (same node binary, nothing else imported) spawned and measured
  * the same way, in the same run. The sides take turns within each repeat (the order rotates), and
  * each figure is the median over the repeats. Target: `noema serve` ≤ 1.5× the bare server.
- * `BENCH_SERVE_PORT` picks the first port used (default 47400; each process takes the next one).
+ * Every server listens on a free port of 127.0.0.1 (port 0) and says which.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import type { Bench } from './lib/harness.ts';
 
 const root = join(import.meta.dirname, '..');
+const LISTENING = /listening on (http:\/\/\S+)/;
+const SERVING = /noema serving on (http:\/\/[^\s/]+)/;
+const serve = (db: string) => ['bin/noema.js', 'serve', '--db', db, '--port', '0'];
 const IDLE_MS = 1000;
 const BARE_SERVER = `
 import { createServer } from 'node:http';
@@ -21,7 +24,7 @@ const server = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end('{"ok":true}');
 });
-server.listen(Number(process.argv[1]), '127.0.0.1', () => console.log('listening'));
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
@@ -40,16 +43,17 @@ function memoryOf(pid: number): Memory {
   return { rss_mb: rss / 1024, anon_mb: anon / 1024, file_mb: (rss - anon) / 1024 };
 }
 
-/** Resolves when the child prints a line matching `ready`; rejects if it exits or stays silent 60 s. */
-function waitForLine(child: ChildProcess, ready: RegExp): Promise<void> {
+/** Resolves with the match when the child prints a line matching `ready`; rejects if it exits or stays silent 60 s. */
+function waitForLine(child: ChildProcess, ready: RegExp): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no ready line after 60 s: ${out.slice(-400)}`)), 60_000);
     const onData = (d: Buffer) => {
       out += d;
-      if (ready.test(out)) {
+      const m = ready.exec(out);
+      if (m) {
         clearTimeout(timer);
-        resolve();
+        resolve(m);
       }
     };
     child.stdout?.on('data', onData);
@@ -72,18 +76,16 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Starts `args` under this node, waits for it to be ready (and `/healthz` when `port`), idles, measures. */
-async function idleMemory(
-  args: string[],
-  ready: RegExp,
-  env: NodeJS.ProcessEnv,
-  port: number | null,
-): Promise<Memory> {
+/**
+ * Starts `args` under this node, waits for its ready line — and, when the line's first group is a
+ * server's URL, for its first `GET /healthz` — idles, measures.
+ */
+async function idleMemory(args: string[], ready: RegExp, env: NodeJS.ProcessEnv): Promise<Memory> {
   const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    await waitForLine(child, ready);
-    if (port !== null) {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    const url = (await waitForLine(child, ready))[1];
+    if (url !== undefined) {
+      const res = await fetch(`${url}/healthz`);
       if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}`);
       await res.arrayBuffer();
     }
@@ -106,7 +108,6 @@ export default {
   description: 'idle RSS of noema serve and noema worker as served processes vs a bare node:http server',
   async run(ctx) {
     const repeats = ctx.quick ? 1 : 3;
-    let port = Number(process.env.BENCH_SERVE_PORT) || 47400;
     const dir = mkdtempSync(join(tmpdir(), 'noema-bench-serve-'));
     const figures = new Map<SideName, Memory[]>();
     const add = (side: SideName, m: Memory) => figures.set(side, [...(figures.get(side) ?? []), m]);
@@ -122,37 +123,12 @@ export default {
         const cache = join(dir, `cache-${r}`);
         const db = join(dir, `noema-${r}.db`);
         const sides: Array<[SideName, () => Promise<Memory>]> = [
-          [
-            'bare',
-            () => {
-              const p = port++;
-              return idleMemory(
-                ['--input-type=module', '-e', BARE_SERVER, String(p)],
-                /listening/,
-                process.env,
-                p,
-              );
-            },
-          ],
-          [
-            'serve first',
-            () => {
-              const p = port++;
-              const args = ['bin/noema.js', 'serve', '--db', db, '--port', String(p)];
-              return idleMemory(args, /noema serving on/, noemaEnv(cache), p);
-            },
-          ],
+          ['bare', () => idleMemory(['--input-type=module', '-e', BARE_SERVER], LISTENING, process.env)],
+          ['serve first', () => idleMemory(serve(db), SERVING, noemaEnv(cache))],
         ];
         // The second start and the worker read the cache the first start filled: they follow it.
         const after: Array<[SideName, () => Promise<Memory>]> = [
-          [
-            'serve second',
-            () => {
-              const p = port++;
-              const args = ['bin/noema.js', 'serve', '--db', db, '--port', String(p)];
-              return idleMemory(args, /noema serving on/, noemaEnv(cache), p);
-            },
-          ],
+          ['serve second', () => idleMemory(serve(db), SERVING, noemaEnv(cache))],
           [
             'worker',
             () =>
@@ -160,7 +136,6 @@ export default {
                 ['bin/noema.js', 'worker', '--db', db],
                 /noema worker \S+ working on/,
                 noemaEnv(cache),
-                null,
               ),
           ],
         ];
