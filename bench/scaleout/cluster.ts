@@ -125,7 +125,11 @@ export async function startCluster(options: { concurrency: number; intervalMs: n
         const started: Promise<WorkerProcess>[] = [];
         for (let i = workers.length; i < n; i++)
           started.push(startWorkerCli(env, ['--concurrency', String(options.concurrency)]));
-        workers.push(...(await Promise.all(started)));
+        // Every worker that started is kept (and stopped on close), even when another did not.
+        const settled = await Promise.allSettled(started);
+        for (const r of settled) if (r.status === 'fulfilled') workers.push(r.value);
+        const failed = settled.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
         while (workers.length > n) await stop(workers.pop()!.cli);
       },
       start(args) {

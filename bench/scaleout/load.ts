@@ -14,6 +14,16 @@ async function post(url: string, body: unknown): Promise<{ status: number; text:
   return { status: res.status, text: await res.text() };
 }
 
+/** A retryable refusal (the API's store pool saturated on a loaded machine) is sent again, as a client would. */
+async function retried(send: () => Promise<{ status: number; text: string }>) {
+  let r = await send();
+  for (let i = 0; i < 5 && r.status === 503 && r.text.includes('"retryable":true'); i++) {
+    await sleep(200 * (i + 1));
+    r = await send();
+  }
+  return r;
+}
+
 export async function createSession(api: string, user: string): Promise<string> {
   const r = await post(`${api}/sessions`, { agent_label: 'bench_adder', user_id: user });
   if (r.status !== 201) throw new Error(`POST /sessions: ${r.status} ${r.text}`);
@@ -22,16 +32,16 @@ export async function createSession(api: string, user: string): Promise<string> 
 
 /** Sends one message and reads its stream to the end; throws unless the turn ended with `done`. */
 export async function sendMessage(api: string, session: string): Promise<void> {
-  const r = await post(`${api}/sessions/${session}/messages`, { content: 'add 2 and 3' });
+  const r = await retried(() => post(`${api}/sessions/${session}/messages`, { content: 'add 2 and 3' }));
   if (r.status !== 200 || !/^event: done$/m.test(r.text))
     throw new Error(`message to ${session} on ${api}: ${r.status} ${r.text.slice(-400)}`);
 }
 
 /** Queues one flowchart run; returns its run id (the engine run's). */
 export async function queueFlowRun(api: string, flowchartId: string, i: number): Promise<string> {
-  const r = await post(`${api}/api/flowcharts/${flowchartId}/runs`, {
-    input: { message: `printer jam ${i}` },
-  });
+  const r = await retried(() =>
+    post(`${api}/api/flowcharts/${flowchartId}/runs`, { input: { message: `printer jam ${i}` } }),
+  );
   if (r.status !== 202) throw new Error(`POST flowchart run: ${r.status} ${r.text}`);
   return (JSON.parse(r.text) as { flowchart_run_id: string }).flowchart_run_id;
 }
