@@ -246,7 +246,9 @@ async function chatFirstToken(
         const at = handed.get(length);
         return at === undefined ? [] : [(t - at) * 1000];
       });
-      ctx.log(`chat round ${i}: ${handed.size} tokens handed, ${shown.length} changes shown, ${matched.length} matched`);
+      ctx.log(
+        `chat round ${i}: ${handed.size} tokens handed, ${shown.length} changes shown, ${matched.length} matched`,
+      );
       if (matched.length > 0) lags.push(matched[0]!);
       every.push(...matched);
     }
