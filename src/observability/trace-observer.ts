@@ -85,6 +85,11 @@ export function runIds(run: Pick<RunCreated, 'nodes' | 'input'>): Attributes {
   return out;
 }
 
+/** The ids an invocation's links name that the run span carries too. */
+const RUN_LINK_IDS = ['world_slug', 'attempted_turn', 'attempt_id'].map(
+  (key) => [key, `noema.${key}`] as const,
+);
+
 /** A number an event field should hold (0 if it does not). */
 function finite(v: unknown): number {
   const n = Number(v);
@@ -274,9 +279,9 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
         const traceId = parent?.traceId ?? runTraceId(inv.source_invocation_id);
         const sampled = parent ? parent.sampled : spans.sampled(traceId, null, 'source');
         if (inRun) {
-          for (const key of ['world_slug', 'attempted_turn', 'attempt_id'] as const) {
+          for (const [key, as] of RUN_LINK_IDS) {
             const v = inv.links[key];
-            if (typeof v === 'string' || typeof v === 'number') inRun.ids[`noema.${key}`] = v;
+            if (typeof v === 'string' || typeof v === 'number') inRun.ids[as] = v;
           }
         }
         if (!sampled) return;
