@@ -13,36 +13,14 @@
  * conversation; the anchors come from bench/anchors (`npm run bench:anchors`), and without them their
  * rows say "not measured".
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAgentRuntime } from '../src/runtimes/agent/index.ts';
 import { REASONING_REPLY_DELIVERY } from '../src/runtimes/agent/reply-schema.ts';
-import {
-  getResponseSource,
-  invokeSource,
-  putJsonSchema,
-  putMcpServer,
-  putResponseSource,
-} from '../src/sources/index.ts';
-import { startCli } from '../src/testing/cli.ts';
+import { getResponseSource, invokeSource, putJsonSchema } from '../src/sources/index.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
-import { reasoningReply } from '../src/testing/strict-replies.ts';
 import { langGraphAgentAnchor, mastraAgentAnchor } from './agent/anchors.ts';
 import { countingStore } from './agent/counting-store.ts';
+import { putBenchAgent, startAgentServices } from './lib/agent-interaction.ts';
 import { type Bench, summarize } from './lib/harness.ts';
-
-const SCRIPT = {
-  rules: [
-    {
-      match: { message_matches: '✓ add' },
-      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
-    },
-  ],
-  default: {
-    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
-  },
-};
 
 /** One timed call: wall µs, and this process's CPU µs (the model and MCP server run elsewhere). */
 async function timed(op: () => Promise<unknown>, wall: number[], cpu: number[]): Promise<void> {
@@ -65,15 +43,10 @@ export default {
     'agent interaction with one tool call: kernel time beyond its three source calls (both stores)',
   async run(ctx) {
     const iterations = ctx.quick ? 30 : 300;
-    const dir = mkdtempSync(join(tmpdir(), 'noema-bench-agent-'));
-    const scriptFile = join(dir, 'script.json');
-    writeFileSync(scriptFile, JSON.stringify(SCRIPT));
-    const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
-    const mcp = startCli(['dev', 'mcp-fixture', '--port', '0']);
-    const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
-    const [, mcpUrl] = await mcp.waitFor(/NOEMA_MCP_FIXTURE_URL=(\S+)/);
+    // The scripted model and the MCP fixture, each in a process of its own.
+    const services = await startAgentServices();
     const kernelP50: Record<string, number> = {};
-    const env = { NOEMA_LLM_BASE_URL: modelUrl!, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcpUrl! };
+    const env = services.env;
     try {
       for (const kind of selectedStores()) {
         const { store: raw, dispose } = await openTestStore(kind);
@@ -81,25 +54,7 @@ export default {
         const { store, counts } = countingStore(raw);
         const runtime = await createAgentRuntime(store, { env });
         try {
-          const llm = await putResponseSource(store, {
-            version: 1,
-            interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
-          });
-          const server = await putMcpServer(store, {
-            version: 1,
-            transport: { type: 'streamable_http', url_env: 'BENCH_MCP_URL' },
-          });
-          const { hash, definition } = await runtime.putAgent({
-            version: 1,
-            label: 'bench',
-            llm_source_ref: { hash: llm.hash },
-            tools: [{ server_ref: { hash: server.hash }, tool_names: ['add'] }],
-            mode: 'fast',
-            max_iterations: 5,
-            emotion: { enabled: false },
-            memory: { long_term_limit: 0, working_memory_turns: 3 },
-            synthesis: { enabled: false, threshold: 3 },
-          });
+          const { llm, hash, definition } = await putBenchAgent(store, runtime);
           // A session per conversation of CONVERSATION messages, started between timed calls, as the
           // anchors start a thread per conversation.
           let session_id = '';
@@ -268,10 +223,7 @@ export default {
           });
       }
     } finally {
-      model.child.kill('SIGTERM');
-      mcp.child.kill('SIGTERM');
-      await model.exited;
-      await mcp.exited;
+      await services.close();
     }
   },
 } satisfies Bench;

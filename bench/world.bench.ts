@@ -33,22 +33,11 @@
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { uuidv7 } from '../src/core/ids.ts';
-import { canonicalJson, sha256Hex } from '../src/core/index.ts';
 import type { JsonSchema } from '../src/core/schema-registry.ts';
 import { startScriptedModel } from '../src/dev/scripted-model/index.ts';
 import { startToyServices, toySources } from '../src/dev/toys/index.ts';
 import { commitTurn } from '../src/runtimes/world/commit.ts';
-import {
-  assembleScenario,
-  createWorld,
-  createWorldRuntime,
-  putCognitionProfile,
-  putCognitionWorkflow,
-  putEnvironment,
-  putJsonSchema,
-  putResponseSource,
-  putWorldPatchSchema,
-} from '../src/runtimes/world/index.ts';
+import { createWorld, createWorldRuntime } from '../src/runtimes/world/index.ts';
 import { getWorldRow, readWorldState } from '../src/runtimes/world/state.ts';
 import type { StagedPatch } from '../src/runtimes/world/turn-context.ts';
 import {
@@ -61,6 +50,7 @@ import {
 import { STORE_BUSY, type Store } from '../src/store/store.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { type Bench, summarize } from './lib/harness.ts';
+import { putTurnWorkflow, turnScenario as scenario, turnModelRules } from './lib/world-turn.ts';
 import { getWorldRows } from './world/get-world.ts';
 
 const SUBJECTS = 100;
@@ -267,88 +257,12 @@ async function storedBytes(store: Store, kind: string, path: string): Promise<nu
   return Number(row?.n ?? 0);
 }
 
-/** Entity documents written in one transaction (the put path is one transaction per document). */
-async function bulkEntities(store: Store, n: number, agents: number): Promise<Array<{ hash: string }>> {
-  const refs: Array<{ hash: string }> = [];
-  await store.transaction(async (tx) => {
-    for (let i = 0; i < n; i++) {
-      const doc = {
-        version: 1,
-        entity_id: `e${i}`,
-        kind: i < agents ? 'agent' : 'prop',
-        environment_label: `env${i % 100}`,
-        state: `state of e${i}`,
-        ...(i < agents ? { memory: '' } : {}),
-      };
-      const text = canonicalJson(doc);
-      const hash = sha256Hex(text);
-      await tx.run(
-        'INSERT INTO entities (hash, content, label, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING',
-        [hash, text, doc.entity_id, Date.now()],
-      );
-      refs.push({ hash });
-    }
-  });
-  return refs;
-}
-
-async function scenario(
-  store: Store,
-  entities: number,
-  subjects: number,
-  workflow: { hash: string },
-): Promise<string> {
-  const envs = [];
-  for (let i = 0; i < 100; i++)
-    envs.push(await putEnvironment(store, { version: 1, label: `env${i}`, content: `place ${i}` }));
-  const profile = await putCognitionProfile(store, { version: 1, label: 'bench', workflow_ref: workflow });
-  const ents = await bulkEntities(store, entities, Math.max(subjects, 1));
-  return (
-    await assembleScenario(store, {
-      version: 1,
-      label: 'bench',
-      environments: envs,
-      entities: ents,
-      subjects: Array.from({ length: subjects }, (_, i) => ({
-        entity_id: `e${i}`,
-        cognition_profile_ref: profile,
-      })),
-    })
-  ).hash;
-}
-
 const bench: Bench = {
   name: 'world',
   description:
     'world turns vs direct source calls; turn commit, bytes per turn and get_world on 10 000 entities',
   async run(ctx) {
-    const rules = [];
-    for (let i = 0; i < SUBJECTS; i++) {
-      rules.push({
-        match: { subject: `e${i}`, last_message_contains: 'Tool result' },
-        reply: {
-          json: {
-            kind: 'final_patch',
-            tool_call: null,
-            patch: {
-              narration: 'done',
-              effects: [{ op: 'set_entity_state', entity_id: `e${i}`, state: 'refreshed' }],
-            },
-          },
-        },
-      });
-      rules.push({
-        match: { subject: `e${i}` },
-        reply: {
-          json: {
-            kind: 'tool_call',
-            tool_call: { name: 'use_drinking_fountain', arguments: { actor_id: `e${i}`, turn: 1 } },
-            patch: null,
-          },
-        },
-      });
-    }
-    const model = await startScriptedModel({ script: { rules }, record: false });
+    const model = await startScriptedModel({ script: { rules: turnModelRules(SUBJECTS) }, record: false });
     const toys = await startToyServices();
     const env = { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' };
     try {
@@ -356,58 +270,7 @@ const bench: Bench = {
         const ts = await openTestStore(kind);
         const store = ts.store;
         try {
-          const llm = await putResponseSource(store, {
-            version: 1,
-            label: 'chat',
-            interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
-          });
-          const weather = await putResponseSource(store, toySources.weather);
-          const fountain = await putResponseSource(store, toySources.fountain);
-          const args = await putJsonSchema(store, {
-            type: 'object',
-            required: ['actor_id', 'turn'],
-            properties: { actor_id: { type: 'string' }, turn: { type: 'integer' } },
-          });
-          const wp = await putWorldPatchSchema(store);
-          const workflow = await putCognitionWorkflow(store, {
-            version: 1,
-            execution: 'per_subject_ordered',
-            ambient_sources: [
-              {
-                id: 'weather',
-                source_ref: weather,
-                run: 'before_subject_workflow',
-                scope: 'acting_subject',
-                visible_to: 'acting_subject',
-                request_template: { turn: { $from: '/world/attempted_turn' } },
-                inject_as: '/ambient/weather',
-              },
-            ],
-            nodes: [
-              {
-                id: 'act',
-                type: 'llm_tool_loop',
-                llm_source_ref: llm,
-                prompt_template: {
-                  messages: [
-                    { role: 'user', content: '{{subject.rendered}} {{ambient.visible}} {{tools.available}}' },
-                  ],
-                },
-                available_tools: [
-                  {
-                    name: 'use_drinking_fountain',
-                    description: 'drink',
-                    source_ref: fountain,
-                    arguments_schema_ref: args,
-                  },
-                ],
-                max_generation_attempts: 1,
-                max_tool_calls: 1,
-                final_schema_ref: wp,
-              },
-            ],
-            apply: { from: 'act.final' },
-          });
+          const { llm, weather, fountain, workflow } = await putTurnWorkflow(store, toySources);
           // --- a turn of 100 subjects vs the same calls made directly
           if (!onlyGetWorld) {
             const hash = await scenario(store, SUBJECTS, SUBJECTS, workflow);
