@@ -23,7 +23,9 @@ export function h(strings: TemplateStringsArray, ...values: unknown[]): Markup {
 export const trusted = (markup: string): Markup => raw(markup) as Markup;
 
 /** An SVG picture (already escaped by the pictures' writer) inside a scrollable box. */
-export const picture = (svg: Svg): Markup => h`<div class="picture-box">${trusted(svg.markup)}</div>`;
+// Focusable: a picture wider than the page scrolls sideways, and a keyboard must be able to scroll it.
+export const picture = (svg: Svg): Markup =>
+  h`<div class="picture-box" tabindex="0">${trusted(svg.markup)}</div>`;
 
 export interface LayoutOptions {
   /** Breadcrumb links above the title. */
