@@ -3,7 +3,9 @@
  * is performed with `invokeSource`, so every execution is a durable `source_invocations` row linked
  * to the run, node and contract (`run_id`, `workflow_node_id`, `contract_id`).
  */
+
 import { NoemaError } from '../../core/errors.ts';
+import { loadOnce } from '../../core/load-once.ts';
 // Types only: the sources layer (its source kinds' SDKs and clients, ~30 MB of RSS) is loaded on
 // the first contract performed, so a process that imports the engine but never calls a source
 // (`noema mcp`, `noema migrate`, an engine without actions) never pays for it.
@@ -56,15 +58,8 @@ export interface SourcesExecutorOptions {
 }
 
 type SourcesLayer = typeof import('../../sources/index.ts');
-let sourcesLayer: Promise<SourcesLayer> | undefined;
 /** The sources layer, imported once on first use (a failed import is retried on the next call). */
-function sources(): Promise<SourcesLayer> {
-  sourcesLayer ??= import('../../sources/index.ts').catch((e: unknown) => {
-    sourcesLayer = undefined;
-    throw e;
-  });
-  return sourcesLayer;
-}
+const sources = loadOnce((): Promise<SourcesLayer> => import('../../sources/index.ts'));
 
 function payloadOf(contract: ExecutionContract): SourceActionPayload {
   const p = contract.payload as Partial<SourceActionPayload> | null;

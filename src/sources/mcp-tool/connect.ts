@@ -5,8 +5,10 @@
  */
 // Types only: the SDK (and zod, which it loads: ~20 MB of RSS) is imported on the first MCP call,
 // so a process that never calls an MCP tool (an idle server) does not carry it.
+
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { loadOnce } from '../../core/load-once.ts';
 import { telemetry } from '../../core/telemetry.ts';
 import { notConfigured, SourceFailure } from '../failure.ts';
 import type { McpServerConfig } from './servers.ts';
@@ -26,27 +28,20 @@ type Sdk = {
   StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
   StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
 };
-let sdkLoaded: Promise<Sdk> | undefined;
 /** The MCP SDK's client side, imported once on first use (a failed import is retried on the next call). */
-function sdk(): Promise<Sdk> {
-  sdkLoaded ??= Promise.all([
+const sdk = loadOnce(async (): Promise<Sdk> => {
+  const [client, stdio, http] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-  ]).then(
-    ([client, stdio, http]) => ({
-      Client: client.Client,
-      getDefaultEnvironment: stdio.getDefaultEnvironment,
-      StdioClientTransport: stdio.StdioClientTransport,
-      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    }),
-    (e: unknown) => {
-      sdkLoaded = undefined;
-      throw e;
-    },
-  );
-  return sdkLoaded;
-}
+  ]);
+  return {
+    Client: client.Client,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+  };
+});
 
 export async function prepareTransport(config: McpServerConfig, env: Env): Promise<PreparedTransport> {
   const { getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } = await sdk();

@@ -6,7 +6,9 @@
  * progress notifications, then its result); every other answer is one JSON body. A call's body is
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
+
 import { NoemaError } from '../../../core/errors.ts';
+import { loadOnce } from '../../../core/load-once.ts';
 import { catalogNames, DEFAULT_CATALOG } from '../../mcp/catalogs.ts';
 import type { AppServices, Route, RouteContext } from '../route.ts';
 
@@ -41,24 +43,17 @@ type McpServerSide = {
   createMcpServer: typeof import('../../mcp/server.ts').createMcpServer;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 };
-let serverSide: Promise<McpServerSide> | undefined;
 /** The MCP SDK's server side, imported on the first `/mcp` request (an idle server does not carry it). */
-function mcpServerSide(): Promise<McpServerSide> {
-  serverSide ??= Promise.all([
+const mcpServerSide = loadOnce(async (): Promise<McpServerSide> => {
+  const [server, http] = await Promise.all([
     import('../../mcp/server.ts'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-  ]).then(
-    ([server, http]) => ({
-      createMcpServer: server.createMcpServer,
-      Transport: http.WebStandardStreamableHTTPServerTransport,
-    }),
-    (e: unknown) => {
-      serverSide = undefined;
-      throw e;
-    },
-  );
-  return serverSide;
-}
+  ]);
+  return {
+    createMcpServer: server.createMcpServer,
+    Transport: http.WebStandardStreamableHTTPServerTransport,
+  };
+});
 
 async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): Promise<Response> {
   // Stateless: no sessions to delete and no server-initiated messages outside a request, so only
