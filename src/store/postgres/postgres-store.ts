@@ -266,20 +266,27 @@ export class PostgresStore extends PostgresQueryable implements Store {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     assertNotInTransaction(this);
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw translatePostgresError(err);
-    }
     let broken = false;
     // A connection that dies while checked out between two statements (the server ended it: a restart,
     // pg_terminate_backend) is reported by an 'error' event that the pool listens to only while the
-    // connection is idle: unheard, it would end the process. The next statement fails instead.
+    // connection is idle: unheard, it would end the process. The next statement fails instead. The
+    // listener is added as the pool hands the connection over, in its callback: a new connection's
+    // "ready" and the server's "terminating" can arrive in one read, before a promise's continuation.
     const dead = () => {
       broken = true;
     };
-    client.on('error', dead);
+    let client: pg.PoolClient;
+    try {
+      client = await new Promise<pg.PoolClient>((resolve, reject) =>
+        this.#pool.connect((err, c) => {
+          if (err || !c) return reject(err ?? new Error('the pool handed over no connection'));
+          c.on('error', dead);
+          resolve(c);
+        }),
+      );
+    } catch (err) {
+      throw translatePostgresError(err);
+    }
     try {
       // One round trip either way: a simple-protocol query may carry both statements.
       await client.query(
