@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ModelScript, startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { callsMadeAgain, recordedCalls } from '../../src/testing/calls-made-again.ts';
 import { EXAMPLE_SCRIPT, readJson } from '../../src/testing/flow-kit.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { testTempDir } from '../../src/testing/temp-dir.ts';
@@ -99,29 +100,11 @@ describe('a worker losing its database', { skip: postgres ? false : 'STORES excl
       assert.deepEqual(twice, [], 'no node ran twice');
       // No finished call made again: a call identical to one that succeeded (same run, node and
       // request) never starts after it ended. A call cut by the outage may be made again.
-      const calls = await ts.store.all<{
-        id: string;
-        key: string;
-        status: string;
-        started_at: number;
-        ended_at: number | null;
-      }>(
-        `SELECT source_invocation_id AS id, status, started_at, ended_at,
-                COALESCE(run_id, '') || '|' || COALESCE(workflow_node_id, '') || '|' || request_json AS key
-           FROM source_invocations`,
+      const calls = await recordedCalls(
+        ts.store,
+        `COALESCE(run_id, '') || '|' || COALESCE(workflow_node_id, '') || '|' || request_json`,
       );
-      const repeated = calls.flatMap((done) =>
-        done.status !== 'succeeded'
-          ? []
-          : calls
-              .filter(
-                (again) =>
-                  again.key === done.key &&
-                  again.id !== done.id &&
-                  Number(again.started_at) >= Number(done.ended_at),
-              )
-              .map((again) => `${again.id} repeats ${done.id}`),
-      );
+      const repeated = callsMadeAgain(calls);
       assert.deepEqual(repeated, [], 'no finished call is made again');
       // A request that reached the model has its row: nothing was called off the record.
       const recorded = new Set(calls.map((c) => c.id));
