@@ -1,4 +1,5 @@
 /** `createEngine`: wires the registry, runs, journal, contracts and events into the Engine contract. */
+
 import { hostname } from 'node:os';
 import { canonicalJson } from '../core/canonical-json.ts';
 import { NoemaError } from '../core/errors.ts';
@@ -27,6 +28,7 @@ import { appendUnfenced, type LoadedRun, loadState } from './journal/journal.ts'
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
+import { announceQueued } from './run/queued-signal.ts';
 import { answerContract } from './run/resume.ts';
 import {
   abandonLease,
@@ -203,6 +205,8 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         const runPk = await insertRun(tx, run_id, graph_hash, now);
         if (Object.keys(input).length > 0)
           await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
+        // Left to another process: the workers waiting for work hear of it with the commit.
+        if (!executes) await announceQueued(tx);
       };
       if (opts.tx) await create(opts.tx);
       else await store.transaction(create);
@@ -234,7 +238,10 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         graphs.set(graph_hash, compileGraph(JSON.parse(graph_body) as GraphSpec, graph_hash));
       if (claimed && !executes) {
         // Answered here, executed by whichever process claims it next (at once: the lease is given up).
-        await abandonLease(store, claimed.run_pk, owner, deps.now());
+        await store.transaction(async (tx) => {
+          await abandonLease(tx, claimed.run_pk, owner, deps.now());
+          await announceQueued(tx);
+        });
         return untilStopped(run_id);
       }
       if (claimed) return execute(claimed, events);

@@ -33,6 +33,7 @@ export {
   startRunReclaimer,
 } from './reclaimer.ts';
 export { type RunAttempt, runAttempts } from './run/attempts.ts';
+export { listenForQueued, RUNS_QUEUED_CHANNEL } from './run/queued-signal.ts';
 export { getGraph, getRunStatus, listGraphs, listRuns, type RunFilter, type RunSummary } from './run/read.ts';
 export {
   listWorkers,

@@ -157,8 +157,8 @@ export async function heartbeat(
 }
 
 /** Drops `owner`'s lease but leaves the run `running`: any process may claim it at once. */
-export async function abandonLease(store: Store, runPk: number, owner: string, now: number): Promise<void> {
-  await store.run(
+export async function abandonLease(q: Queryable, runPk: number, owner: string, now: number): Promise<void> {
+  await q.run(
     `UPDATE engine_runs SET lease_owner = NULL, lease_expires_at = 0, updated_at = ?
      WHERE run_pk = ? AND lease_owner = ? AND status = 'running'`,
     [now, runPk, owner],

@@ -8,6 +8,7 @@
 import { incidentLog } from '../../core/incident-log.ts';
 import {
   type Engine,
+  listenForQueued,
   type RunClaimer,
   type RunReclaimer,
   registerWorker,
@@ -31,6 +32,11 @@ export interface RunWorkOptions {
   concurrency?: number;
   /** Also claim agent runs (session turns, profile synthesis) on the agent runtime's engine (default true). */
   agents?: boolean;
+  /**
+   * Also claim as soon as another process announces a run left to others (`serve --no-work`), not
+   * only at the next pass: for a process that takes queued runs at once (a worker).
+   */
+  wake?: boolean;
   /** Listed in `engine_workers` (GET /workers, `noema workers`) as this kind, heartbeated every third of `leaseMs`. */
   register?: { kind: 'worker' | 'serve'; leaseMs: number };
 }
@@ -84,8 +90,19 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
       if ((err as { code?: unknown } | null)?.code !== 'STORE_CLOSED') log.fail(err);
     },
   });
+  // A failed LISTEN leaves the passes to find the runs, as before.
+  const unlisten = options.wake
+    ? listenForQueued(store, () => void reclaimer.pass()).catch((err: unknown) => {
+        log.fail(err);
+        return null;
+      })
+    : Promise.resolve(null);
   return {
     ...reclaimer,
+    stop() {
+      reclaimer.stop();
+      void unlisten.then((u) => u?.()).catch(() => {});
+    },
     async releaseLeases() {
       let released = await engine.releaseLeases();
       if (agentsLoaded) released += await (await agentRuntimeFor(store)).engine.releaseLeases();

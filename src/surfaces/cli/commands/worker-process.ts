@@ -56,6 +56,7 @@ export function startWorker(store: Store, options: WorkerOptions): Worker {
   const work = startRunWork(store, engine, {
     intervalMs: options.intervalMs,
     queuedForMs: 0,
+    wake: true,
     concurrency: options.concurrency,
     agents,
     register: { kind: 'worker', leaseMs: options.leaseMs },
