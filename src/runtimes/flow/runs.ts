@@ -48,6 +48,8 @@ export interface FlowEngineOptions {
   defaultModel?: string;
   leaseMs?: number;
   owner?: string;
+  /** Events to other processes (default: where the store can notify; see EngineOptions.fanOut). */
+  fanOut?: boolean;
 }
 
 /** Registers the flowchart node types on an engine (one that also has a sources executor). */
@@ -62,6 +64,7 @@ export function createFlowEngine(store: Store, options: FlowEngineOptions = {}):
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.fanOut !== undefined ? { fanOut: options.fanOut } : {}),
   });
   registerFlowNodes(engine, {
     store,
