@@ -63,6 +63,9 @@ for (const kind of selectedStores()) {
           // What the page showed instead, for the reader of a failure.
           throw new Error(`${err.message}\n${page.url()}\n${await page.locator('main').textContent()}`);
         });
+      // The question is in the turn once its closing is shown: a re-read of the turn while it runs can
+      // show the answer streamed before the question (seen once in CI) — waited for, bounded.
+      await turns.getByText('please add 2 and 3').first().waitFor({ timeout: 30_000 });
       assert.equal(await page.evaluate('globalThis.marker'), 1, 'the page was not reloaded');
       const text = (await turns.textContent()) ?? '';
       assert.match(text, /I should use the add tool\./, 'the thinking');
