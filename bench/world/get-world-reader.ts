@@ -9,7 +9,10 @@
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
  * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
  * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`
- * runs), nothing read or overlaid — what any answer as objects of this many entities costs here.
+ * runs), nothing read or overlaid — what any answer as objects of this many entities costs here;
+ * and the floor of a cold object answer, `objects floor, cold`: the same record parsed from the
+ * entities' JSON text (its UTF-8 bytes, as the store hands a snapshot over) with one `JSON.parse`,
+ * nothing read — what building this many entity objects from stored text costs here.
  */
 import { readFileSync } from 'node:fs';
 import { getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
@@ -68,6 +71,8 @@ async function inProcess(url: string, slug: string, turns: number[]): Promise<ob
       return o;
     };
     out['objects floor, warm'] = await timedLoop(turns.length, () => record());
+    const text = Buffer.from(JSON.stringify(head.entities));
+    out['objects floor, cold'] = await timedLoop(turns.length, () => JSON.parse(text.toString('utf8')));
     return out;
   } finally {
     await store.close();

@@ -100,25 +100,37 @@ export async function getWorldRows(
       const how =
         mode === 'cold' ? 'cold (snapshot read from the store)' : 'warm (snapshot and versions cached)';
       const floor = form === 'objects floor';
-      const label = floor
-        ? `the floor of objects: a record of the ${entities} entities built from a Map of them, nothing read, reader process [${kind}]`
-        : `get_world at a random past turn, ${world}, ${form}, ${how}, reader process [${kind}]`;
+      const label = !floor
+        ? `get_world at a random past turn, ${world}, ${form}, ${how}, reader process [${kind}]`
+        : mode === 'cold'
+          ? `the floor of cold objects: a record of the ${entities} entities parsed from their JSON text (UTF-8 bytes) by one JSON.parse, nothing read, reader process [${kind}]`
+          : `the floor of objects: a record of the ${entities} entities built from a Map of them, nothing read, reader process [${kind}]`;
       rows.push(
         ...percentiles(label, 'wall', samples.wall, floor),
         ...percentiles(label, 'cpu', samples.cpu ?? [], floor),
       );
     }
-    const objects = forms['objects, warm'];
-    const objectsFloor = forms['objects floor, warm'];
-    if (objects && objectsFloor) {
+    for (const mode of ['warm', 'cold'] as const) {
+      const objects = forms[`objects, ${mode}`];
+      const objectsFloor = forms[`objects floor, ${mode}`];
+      if (!objects || !objectsFloor) continue;
       const [o, f] = [summarize(objects.wall), summarize(objectsFloor.wall)];
+      const [oc, fc] = [summarize(objects.cpu ?? []), summarize(objectsFloor.cpu ?? [])];
       for (const q of ['p50', 'p99'] as const)
-        rows.push({
-          case: `get_world objects, warm ÷ the floor of objects, ${q} [${kind}]`,
-          metric: 'ratio',
-          unit: '×',
-          value: o[q] / f[q],
-        });
+        rows.push(
+          {
+            case: `get_world objects, ${mode} ÷ the floor of ${mode} objects, wall ${q} [${kind}]`,
+            metric: 'ratio',
+            unit: '×',
+            value: o[q] / f[q],
+          },
+          {
+            case: `get_world objects, ${mode} ÷ the floor of ${mode} objects, cpu ${q} [${kind}]`,
+            metric: 'ratio',
+            unit: '×',
+            value: oc[q] / fc[q],
+          },
+        );
     }
     const http = await overHttp(storeUrl, join(dir, 'serve'), slug, turnsFile);
     const label = `get_world at a random past turn, ${world}, GET /worlds/:slug/turns/:n on a fresh \`noema serve\`, all ${http.wall.length} requests (the first reads the snapshot cold) [${kind}]`;

@@ -74,7 +74,20 @@ function assertSame(snapshot: Snapshot, world: WorkingWorld, what: string): void
     snapshot.text.toString(),
     ids.map((id) => entityMember(id, world.entities.get(id)!)).join(','),
   );
+  // The entity list first (object answers are made from it): parsed from the text, not the world.
+  const list = snapshot.entityList;
+  assert.deepEqual(
+    list.ids.map((id, i) => [id, list.entities[i]]),
+    [...world.entities],
+    `${what}: the entity list, in order`,
+  );
+  for (const e of list.entities) assert.ok(Object.isFrozen(e), 'listed entities are frozen');
   assert.deepEqual([...snapshot.world.entities], [...world.entities], `${what}: the world, in order`);
+  assert.equal(
+    snapshot.world.entities.get(list.ids[0]!),
+    list.entities[0],
+    'the world shares the listed objects',
+  );
   assert.deepEqual([...snapshot.environments], [...world.environments]);
   for (const e of snapshot.world.entities.values())
     assert.ok(Object.isFrozen(e), 'shared entities are frozen');

@@ -204,6 +204,31 @@ export function worldView(
   return { world_slug: slug, turn, simulation_time, environments, entities };
 }
 
+/**
+ * `worldView` of a snapshot with the changes after it over it (`readWorldChanges`), made from the
+ * snapshot's entity list: a cold read builds the entities' objects and the answer, not the world's
+ * Map as well.
+ */
+export function snapshotView(
+  slug: string,
+  turn: number,
+  simulation_time: string | null,
+  base: SnapshotBase,
+  changed: ChangedLayer,
+) {
+  const environments: Record<string, { content: string }> = {};
+  const entities: Record<string, EntityView> = {};
+  for (const [k, v] of base.snapshot.environments) environments[k] = v;
+  for (const [k, v] of changed.environments) environments[k] = v;
+  const { ids, entities: list } = base.snapshot.entityList;
+  for (let i = 0; i < ids.length; i++) {
+    const e = list[i]!;
+    entities[ids[i]!] = e.kind === 'prop' || typeof e.memory === 'string' ? e : entityView(e);
+  }
+  for (const [k, v] of changed.entities) entities[k] = viewShaped(v.entity) ? v.entity : entityView(v.entity);
+  return { world_slug: slug, turn, simulation_time, environments, entities };
+}
+
 /** An entity as get_world answers it. */
 type EntityView = { kind: 'agent' | 'prop'; environment_label: string; state: string; memory?: string };
 

@@ -7,15 +7,7 @@ import type { Queryable, Store } from '../../store/store.ts';
 import { loadScenario } from './assemble.ts';
 import { HUMAN_LABEL } from './documents.ts';
 import { snapshotMeta, writeSnapshot } from './snapshots.ts';
-import {
-  asLayers,
-  findWorld,
-  getWorldRow,
-  lineage,
-  readWorldState,
-  simulationTime,
-  worldView,
-} from './state.ts';
+import { findWorld, getWorldRow, lineage, readWorldState, simulationTime, snapshotView } from './state.ts';
 import { assertTurn, readWorldAt } from './world-at.ts';
 import type { WorkingWorld } from './world-patch.ts';
 import { entitiesText, withRawField } from './world-text.ts';
@@ -100,9 +92,8 @@ export async function forkWorld(
 
 export async function getWorld(store: Queryable, input: { world_slug: string; turn?: number }) {
   const { world, turn, base, changed, turnRow } = await readWorldAt(store, input);
-  const layers = asLayers(base, changed);
   return {
-    ...worldView(world.world_slug, turn, turnRow.simulation_time, layers.base, layers.changed),
+    ...snapshotView(world.world_slug, turn, turnRow.simulation_time, base, changed),
     scenario_hash: world.scenario_hash,
     head_turn: world.head_turn,
   };
