@@ -13,3 +13,11 @@ export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
     return loading;
   };
 }
+
+/**
+ * Resolves on the next turn of the event loop. A long load split into steps awaiting it between them
+ * lets timers (lease renewals, heartbeats) run between the steps instead of after the whole load.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

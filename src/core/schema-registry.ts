@@ -1,16 +1,12 @@
 // JSON Schema (draft 2020-12) validation on Ajv: schemas compiled once, cached by content hash,
 // results returned as unions with readable, JSON-pointer-addressed issues.
 
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from './ajv.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { ErrorCode, NoemaError } from './errors.ts';
 import { sha256Hex } from './hash.ts';
 import { LruMap } from './lru.ts';
-
-// ajv-formats is CommonJS with `exports.default`; under nodenext the default import is the module object.
-const addFormats = addFormatsModule.default;
 
 /** One reason a value (or a schema) failed validation. */
 export interface SchemaIssue {
@@ -54,7 +50,7 @@ export const DEFAULT_MAX_SCHEMAS = 1000;
  * becomes free again) and simply compiled anew if it comes back.
  */
 export class SchemaRegistry {
-  readonly #ajv: Ajv2020;
+  #ajvInstance: Ajv2020 | undefined;
   readonly #cache: LruMap<string, Validator>;
 
   constructor(options: { maxSchemas?: number } = {}) {
@@ -62,15 +58,22 @@ export class SchemaRegistry {
       // The very object Ajv compiled is its cache key; `true`/`false` are two keys at most.
       if (typeof evicted.schema === 'object') this.#ajv.removeSchema(evicted.schema);
     });
-    this.#ajv = new Ajv2020({
-      allErrors: true,
-      strict: false,
-      // 'log' (not false) keeps Ajv throwing on unknown formats while only logging unknown keywords.
-      strictSchema: 'log',
-      strictNumbers: true,
-      logger: false,
-    });
-    addFormats(this.#ajv);
+  }
+
+  /** Created on the first compile: a registry that never compiles never loads Ajv. */
+  get #ajv(): Ajv2020 {
+    this.#ajvInstance ??= createAjv(
+      {
+        allErrors: true,
+        strict: false,
+        // 'log' (not false) keeps Ajv throwing on unknown formats while only logging unknown keywords.
+        strictSchema: 'log',
+        strictNumbers: true,
+        logger: false,
+      },
+      { formats: true },
+    );
+    return this.#ajvInstance;
   }
 
   /** How many compiled schemas are cached now (at most `maxSchemas`). */

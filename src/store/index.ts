@@ -8,6 +8,7 @@ export {
   parseStoreTarget,
   type StoreTarget,
 } from './open.ts';
-export { LISTENER_APPLICATION_NAME } from './postgres/listener.ts';
+// Not from listener.ts: that loads the pg driver, which only PostgreSQL stores need.
+export { LISTENER_APPLICATION_NAME } from './postgres/application-name.ts';
 export { redactUrl } from './redact-url.ts';
 export type * from './store.ts';

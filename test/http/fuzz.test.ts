@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { defaultCatalog } from '../../src/surfaces/http/catalog/index.ts';
+// The served kinds register when a server first loads its routes (on demand): listed before any request.
+import '../../src/surfaces/http/kinds/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startTestHttp } from './helpers.ts';
 

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { warn } from '../../core/warn.ts';
 import type { ListenOptions, Unlisten } from '../store.ts';
+import { LISTENER_APPLICATION_NAME } from './application-name.ts';
 import { translatePostgresError } from './translate-error.ts';
 
 interface Subscription {
@@ -23,8 +24,6 @@ export interface ReconnectPolicy {
 }
 
 const DEFAULT_POLICY: ReconnectPolicy = { firstDelayMs: 100, maxDelayMs: 5_000 };
-/** Shown in pg_stat_activity, so operators (and tests) can tell the listening backend apart. */
-export const LISTENER_APPLICATION_NAME = 'noema-listen';
 
 export class PostgresListener {
   readonly #url: string;

@@ -3,7 +3,8 @@
  * a person typed are coerced by Ajv `coerceTypes` and checked, each error named by its field. Shared
  * by the browser's ECS form and `noema agent chat`.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from '../../core/ajv.ts';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { LruMap } from '../../core/lru.ts';
 
@@ -27,7 +28,7 @@ export interface CoercedAnswer {
 
 type Schema = Record<string, unknown>;
 
-const ajv = new Ajv2020({ coerceTypes: true, allErrors: true, strict: false, logger: false });
+let ajv: Ajv2020 | undefined;
 const compiled = new LruMap<string, ValidateFunction>(200);
 
 function validatorOf(schema: Schema): ValidateFunction {
@@ -36,6 +37,7 @@ function validatorOf(schema: Schema): ValidateFunction {
   if (!fn) {
     // A private copy without `$id`: forms are compiled by content, never registered by name.
     const { $id: _id, ...own } = JSON.parse(key) as Schema;
+    ajv ??= createAjv({ coerceTypes: true, allErrors: true, strict: false, logger: false });
     fn = ajv.compile(own);
     compiled.set(key, fn);
   }

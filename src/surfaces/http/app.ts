@@ -5,8 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
-import { type Context, Hono } from 'hono';
+import { type Context, type Env, Hono } from 'hono';
 import { NoemaError } from '../../core/errors.ts';
+import { loadOnce } from '../../core/load-once.ts';
 import { authenticate, checkCsrf } from './auth/guard.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { SessionKeeper } from './auth/sessions.ts';
@@ -28,7 +29,14 @@ export type AppEnv = {
 export interface AppOptions {
   token: string;
   sessions: SessionKeeper;
+  /** Served from the start. */
   routes: readonly Route[];
+  /**
+   * The rest of the surface, loaded on the first request `routes` do not serve: concurrent first
+   * requests share one load, and a failed load is tried again by the next request. None of its paths
+   * may be one of `routes`' (that path's 405 would answer first).
+   */
+  onDemand?: () => Promise<readonly Route[]>;
   failures?: FailureLog;
 }
 
@@ -57,36 +65,18 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
     await next();
   });
 
-  const all: Route[] = [];
-  all.push(...homeRoutes(() => all), ...authRoutes(options.token, options.sessions), ...options.routes);
-  const byPath = new Map<string, Route[]>();
+  const eager: Route[] = [];
+  const onDemand = options.onDemand
+    ? loadOnce(async () => onDemandRouter(await options.onDemand!(), eager, options))
+    : null;
+  const every = async () => [...eager, ...(onDemand ? (await onDemand()).routes : [])];
+  eager.push(...homeRoutes(every), ...authRoutes(options.token, options.sessions), ...options.routes);
   // The pages' assets are served like routes but are not API: not in `GET /` nor /openapi.json.
-  for (const route of [...all, ...assetRoutes()]) {
-    byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
-  }
-  for (const [path, routes] of byPath) {
-    for (const route of routes) {
-      const handler = async (c: Context<AppEnv>) => {
-        const ctx = await routeContext(c, route, options);
-        return toResponse(c, await route.handle(ctx));
-      };
-      if (route.method === 'ANY') app.all(path, handler);
-      else app.on(route.method, path, handler);
-    }
-    if (!routes.some((r) => r.method === 'ANY')) {
-      const allowed = routes.map((r) => r.method).join(', ');
-      app.all(path, (c) => {
-        throw new NoemaError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`, {
-          status: 405,
-          details: { allowed },
-        });
-      });
-    }
-  }
+  addRoutes(app, [...eager, ...assetRoutes()], (c, route) => handle(c, route, c.req.param(), options));
+  // Registered last: reached only by requests no route above answered (404 included).
+  if (onDemand) app.all('*', async (c) => (await onDemand()).serve(c));
 
-  app.notFound((c) => {
-    throw new NoemaError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`, { status: 404 });
-  });
+  app.notFound(notFound);
 
   app.onError((err, c) => {
     const requestId = c.get('requestId') ?? randomUUID();
@@ -105,7 +95,73 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
   return app;
 }
 
-async function routeContext(c: Context<AppEnv>, route: Route, options: AppOptions): Promise<RouteContext> {
+function notFound(c: Context): never {
+  throw new NoemaError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`, { status: 404 });
+}
+
+/** Adds `routes` to `app`, and a 405 on each of their paths for the methods none of them takes. */
+function addRoutes<E extends Env>(
+  app: Hono<E>,
+  routes: readonly Route[],
+  handler: (c: Context<E>, route: Route) => Promise<Response>,
+): void {
+  const byPath = new Map<string, Route[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  for (const [path, onPath] of byPath) {
+    for (const route of onPath) {
+      const h = (c: Context<E>) => handler(c, route);
+      if (route.method === 'ANY') app.all(path, h);
+      else app.on(route.method, path, h);
+    }
+    if (!onPath.some((r) => r.method === 'ANY')) {
+      const allowed = onPath.map((r) => r.method).join(', ');
+      app.all(path, (c) => {
+        throw new NoemaError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`, {
+          status: 405,
+          details: { allowed },
+        });
+      });
+    }
+  }
+}
+
+/**
+ * The routes loaded on demand, in a router of their own (Hono's matchers are fixed once built): a
+ * request is handed to it with the outer app's context, in which its route runs, so ids, headers
+ * and errors are the outer app's; its 404s and errors are thrown back to the outer app.
+ */
+function onDemandRouter(routes: readonly Route[], eager: readonly Route[], options: AppOptions) {
+  const taken = new Set(eager.map((r) => r.path));
+  const clash = routes.find((r) => taken.has(r.path));
+  if (clash) throw new Error(`${clash.path} is both served from the start and on demand`);
+  const router = new Hono<{ Bindings: { outer: Context<AppEnv> } }>();
+  addRoutes(router, routes, (c, route) => handle(c.env.outer, route, c.req.param(), options));
+  router.notFound(notFound);
+  router.onError((err) => {
+    throw err;
+  });
+  return {
+    routes,
+    serve: (c: Context<AppEnv>) => router.fetch(c.req.raw, { outer: c }),
+  };
+}
+
+async function handle(
+  c: Context<AppEnv>,
+  route: Route,
+  params: Record<string, string>,
+  options: AppOptions,
+): Promise<Response> {
+  const ctx = await routeContext(c, route, params, options);
+  return toResponse(c, await route.handle(ctx));
+}
+
+async function routeContext(
+  c: Context<AppEnv>,
+  route: Route,
+  params: Record<string, string>,
+  options: AppOptions,
+): Promise<RouteContext> {
   const auth =
     route.public && !(route.tokenOptional && c.req.header('authorization') !== undefined)
       ? { kind: 'public' as const, session: null }
@@ -122,7 +178,7 @@ async function routeContext(c: Context<AppEnv>, route: Route, options: AppOption
   return {
     c,
     url: new URL(c.req.url),
-    params: c.req.param() as Record<string, string>,
+    params,
     requestId: c.get('requestId'),
     correlationId: c.get('correlationId'),
     auth: auth.kind,

@@ -37,6 +37,11 @@ export interface RunWorkOptions {
    * only at the next pass: for a process that takes queued runs at once (a worker).
    */
   wake?: boolean;
+  /**
+   * Node types `engine` is given when first needed (the server's flowchart and world runtimes): until
+   * they are loaded, each claim first asks whether a runnable run needs one of them, and loads them if so.
+   */
+  onDemandTypes?: { loaded(): boolean; needs(type: string): boolean; load(): Promise<unknown> };
   /** Listed in `engine_workers` (GET /workers, `noema workers`) as this kind, heartbeated every third of `leaseMs`. */
   register?: { kind: 'worker' | 'serve'; leaseMs: number };
 }
@@ -53,9 +58,25 @@ export interface RunWork extends RunReclaimer {
 
 export function startRunWork(store: Store, engine: Engine, options: RunWorkOptions): RunWork {
   const log = incidentLog(`reclaiming runs on ${store.location}`);
+  const onDemand = options.onDemandTypes;
+  /** Loads the on-demand node types if a runnable run needs them (before anything claims it elsewhere). */
+  const typesFirst = async () => {
+    if (!onDemand || onDemand.loaded()) return;
+    const graphs = await runnableByGraph(store, Date.now());
+    if (graphs.some((g) => g.node_types.some((t) => onDemand.needs(t)))) await onDemand.load();
+  };
+  const own: RunClaimer = onDemand
+    ? {
+        async claimNext(claim) {
+          await typesFirst();
+          return engine.claimNext(claim);
+        },
+      }
+    : engine;
   let agentsLoaded = false;
   const agents: RunClaimer = {
     async claimNext(claim) {
+      await typesFirst();
       // A turn whose run stopped before its session was closed (the process died in between) is
       // no engine work: it is settled here, as the session's next message would.
       const unsettled = await hasUnsettledTurns(store);
@@ -81,7 +102,7 @@ export function startRunWork(store: Store, engine: Engine, options: RunWorkOptio
         return null;
       })
     : Promise.resolve(null);
-  const reclaimer = startRunReclaimer(options.agents === false ? [engine] : [engine, agents], {
+  const reclaimer = startRunReclaimer(options.agents === false ? [own] : [own, agents], {
     intervalMs: options.intervalMs,
     queuedForMs: options.queuedForMs,
     concurrency,

@@ -24,6 +24,8 @@ export interface HttpServerOptions {
   token: string;
   sessions: SessionKeeper;
   routes: readonly Route[];
+  /** The routes loaded on the first request `routes` do not serve (see AppOptions.onDemand). */
+  onDemand?: () => Promise<readonly Route[]>;
   /** How the port was configured, named in errors (`--port` or `NOEMA_PORT`). */
   portSetting?: string;
   failures?: FailureLog;
@@ -57,6 +59,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     token: options.token,
     sessions: options.sessions,
     routes: options.routes,
+    ...(options.onDemand ? { onDemand: options.onDemand } : {}),
     failures,
   });
   // One request through the app before the first client's: Hono builds its route matchers on the

@@ -1,12 +1,14 @@
 /**
  * Assembles the HTTP surface over an open store: an engine for run views and event streams, browser
  * sessions keyed in the data directory, the route table, the server, and Socket.IO on the same port.
+ * What only some requests need — most routes and pages, the flowchart and world runtimes, Socket.IO —
+ * is loaded when a request (or a reclaimed run) first needs it.
  */
 import { NoemaError } from '../../core/errors.ts';
+import { nextTurn } from '../../core/load-once.ts';
 import { createEngine, type Engine, sourcesExecutor } from '../../engine/index.ts';
 import { startObservability } from '../../observability/index.ts';
-import { readFlowRunRow, registerFlowNodes, startArtifactSweeper } from '../../runtimes/flow/index.ts';
-import { bindWorldRuntime } from '../../runtimes/world/index.ts';
+import { startArtifactSweeper } from '../../runtimes/flow/artifacts/sweep.ts';
 import type { Store } from '../../store/store.ts';
 import { leaveAgentRunsToWorkers, setAgentRuntimeLease } from './agent-runtime.ts';
 import { storeRevocations } from './auth/revocations.ts';
@@ -15,10 +17,10 @@ import { FailureLog } from './errors.ts';
 import { RunFeeds } from './events/feed.ts';
 import { socketIoOnDemand } from './events/socket-io-on-demand.ts';
 import { SseStreams } from './events/sse.ts';
-import { FlowEventHub } from './flow/events.ts';
 import { startMetricsServer } from './metrics-server.ts';
-import { allRoutes } from './routes/index.ts';
+import { alwaysRoutes } from './routes/always.ts';
 import { startRunWork } from './run-work.ts';
+import { runtimesOnDemand } from './runtimes-on-demand.ts';
 import { startHttpServer } from './server.ts';
 
 export interface NoemaHttpOptions {
@@ -63,17 +65,15 @@ export interface NoemaHttp {
 
 /**
  * The server's engine executes the runs its routes start: the sources executor performs their
- * model/tool calls, and the runtimes register their node types on it.
+ * model/tool calls, and the runtimes register their node types on it when loaded.
  */
 function serverEngine(store: Store, leaseMs: number | undefined, executes: boolean): Engine {
-  const engine = createEngine(store, {
+  return createEngine(store, {
     fanOut: true,
     executes,
     actions: sourcesExecutor(store),
     ...(leaseMs !== undefined ? { leaseMs } : {}),
   });
-  registerFlowNodes(engine, { store, now: Date.now, defaultModel: '@flow' });
-  return engine;
 }
 
 export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHttp> {
@@ -96,8 +96,6 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const engine = options.engine ?? serverEngine(options.store, options.leaseMs, work);
   if (options.leaseMs !== undefined) setAgentRuntimeLease(options.store, options.leaseMs);
   if (!work) leaveAgentRunsToWorkers(options.store);
-  // World turns run on this engine, so its event streams follow them.
-  const unbindWorlds = bindWorldRuntime(options.store, engine);
   const sessions = new SessionKeeper(
     loadSessionKey(options.dataDir),
     Date.now,
@@ -107,19 +105,17 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const feeds = new RunFeeds(engine);
   const sse = new SseStreams(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs });
   const closing: Array<() => Promise<void>> = [];
-  const flowEvents = new FlowEventHub({ store: options.store, feeds });
-  // A flowchart run this server reclaims is watched as one its API started: its flowchart's room sees it.
-  const unwatchClaimed = engine.driveClaimed(async (run_id, execute) => {
-    const row = await readFlowRunRow(options.store, run_id).catch(() => null);
-    if (row) await flowEvents.watch(row).catch(() => {});
-    return execute();
+  const runtimes = runtimesOnDemand({
+    store: options.store,
+    engine,
+    feeds,
+    registerFlowNodes: !options.engine,
   });
   const failures = new FailureLog();
   const services = {
     store: options.store,
     engine,
     events: { feeds, sse },
-    flowEvents,
     failures,
     metrics: observability.metrics,
     onClose: (hook: () => Promise<void>) => void closing.push(hook),
@@ -130,7 +126,13 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
     portSetting: options.portSetting,
     token: options.token,
     sessions,
-    routes: allRoutes(services),
+    routes: alwaysRoutes(services),
+    onDemand: async () => {
+      const { flowEvents } = await runtimes.load();
+      await nextTurn();
+      const { onDemandRoutes } = await import('./routes/index.ts');
+      return onDemandRoutes({ ...services, flowEvents });
+    },
     failures,
   }).catch(async (err: unknown) => {
     await observability.shutdown(0);
@@ -140,7 +142,10 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   const io = socketIoOnDemand(
     server.server,
     { store: options.store, feeds, token: options.token, sessions },
-    (attached) => flowEvents.attach(attached),
+    async () => {
+      const { flowEvents } = await runtimes.load();
+      return (attached) => flowEvents.attach(attached);
+    },
   );
   observability.metrics?.subscribers('sse', () => sse.openStreams);
   observability.metrics?.subscribers('socket.io', () => io.clients());
@@ -153,12 +158,10 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
   server.onClose(async () => {
     for (const hook of closing) await hook();
     sweeper.stop();
-    await flowEvents.close();
+    await runtimes.close();
     sse.close();
     await io.close();
     await feeds.close();
-    unbindWorlds();
-    unwatchClaimed();
   });
   // Started once the server listens, and stopped before it closes (the agent runtime closes with it).
   const reclaimer =
@@ -167,6 +170,7 @@ export async function startNoemaHttp(options: NoemaHttpOptions): Promise<NoemaHt
           intervalMs: options.reclaim.intervalMs,
           queuedForMs: options.leaseMs ?? 30_000,
           register: { kind: 'serve', leaseMs: options.leaseMs ?? 30_000 },
+          onDemandTypes: runtimes,
         })
       : null;
   return {

@@ -19,10 +19,14 @@ export interface SocketIoOnDemand {
   close(): Promise<void>;
 }
 
+/**
+ * `rooms` is loaded alongside Socket.IO and resolves to what serves the rooms beyond the run feeds
+ * (the flowchart rooms), called once Socket.IO is attached, before any request reaches it.
+ */
 export function socketIoOnDemand(
   server: HttpServer,
   options: SocketIoOptions,
-  onAttach: (io: Server) => void,
+  rooms: () => Promise<(io: Server) => void>,
 ): SocketIoOnDemand {
   let attached: Awaited<ReturnType<typeof import('./socket-io.ts').attachSocketIo>> | null = null;
   let loading: Promise<void> | null = null;
@@ -55,7 +59,7 @@ export function socketIoOnDemand(
   server.on('upgrade', onUpgrade);
 
   function attach(): Promise<void> {
-    loading ??= import('./socket-io.ts').then(({ attachSocketIo }) => {
+    loading ??= Promise.all([import('./socket-io.ts'), rooms()]).then(([{ attachSocketIo }, onAttach]) => {
       if (closed) throw new Error('the server is closing');
       // Socket.IO takes over the server's own listeners (it serves `/socket.io/`, they the rest).
       server.off('request', onRequest);

@@ -1,5 +1,5 @@
 /** The browser's stylesheet: one small sheet for every page (light, dense, readable on a phone). */
-import { PICTURES_CSS } from '../../pictures/index.ts';
+import { PICTURES_CSS } from '../../pictures/style.ts';
 
 export const PAGE_CSS = `
 :root{--ink:#1f2933;--muted:#66727f;--line:#e4e7eb;--bg:#f7f8fa;--card:#fff;--accent:#2163c4;--ok:#2f9e77;--bad:#d64545;--warn:#c98a00;--run:#2186eb}
