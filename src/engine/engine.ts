@@ -6,7 +6,7 @@
  */
 import type { ErrorCode } from '../core/errors.ts';
 import type { JsonSchema } from '../core/schema-registry.ts';
-import type { STORE_BUSY, SyncTransaction, Transaction } from '../store/store.ts';
+import type { SqlValue, STORE_BUSY, SyncTransaction, Transaction } from '../store/store.ts';
 import type { EngineEventListener, SubscribeOptions } from './events/types.ts';
 import type { GraphSpec, Json } from './graph/spec.ts';
 
@@ -149,6 +149,13 @@ export interface NodeContext<Config = Json> {
    * the next execution's first such record, as with its first action.
    */
   readonly records: RunRecords;
+  /**
+   * Whether an earlier execution of this step may have recorded something outside the engine (a
+   * process that held the run before, or an earlier attempt): true for the first step executed since
+   * the run was claimed or resumed and for a later attempt; false otherwise, as every record goes
+   * through `records`, which commits the steps before it.
+   */
+  readonly mayRepeat: boolean;
   /** Aborted when the run's lease is lost: stop promptly, the result will be discarded. */
   readonly signal: AbortSignal;
 }
@@ -162,6 +169,14 @@ export interface RunRecords {
    * events need no turn of the event loop; else `STORE_BUSY`, having written nothing.
    */
   runningSync<T>(write: (tx: SyncTransaction) => T): T | typeof STORE_BUSY;
+  /**
+   * Leaves statements to commit first in the run's next transaction (the node's next record, an
+   * action's move, the step, the run's end), after the steps it carries, instead of a transaction of
+   * their own. Each must change nothing when run again (`INSERT … ON CONFLICT DO NOTHING`): one whose
+   * commit's answer was lost is run again. For a record that need not be durable before anything the
+   * node does next outside the store. `update`: a `node.updated` event's data, emitted when they commit.
+   */
+  carry(writes: ReadonlyArray<{ sql: string; params: SqlValue[] }>, update?: Json): void;
 }
 
 export interface NewContract {

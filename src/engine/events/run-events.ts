@@ -54,18 +54,23 @@ const NONE_CARRIED: CarriedStep[] = [];
 
 /**
  * A step left to commit with the run's next transaction (`carry`): its statements, the probe that
- * finds its journal row, and its events. `tried`: a transaction that wrote it did not report a
+ * finds its journal row (null: its statements change nothing when run again), whether they check the
+ * run's lease (`fenced`), and its events. `tried`: a transaction that wrote it did not report a
  * commit, which may still have landed (its answer lost), so the next one probes first. `writing`:
  * the transaction writing it now, if any; another transaction of the run waits for that one to end
  * before it writes the step or skips it (on PostgreSQL two run on two connections at once).
  */
 export interface CarriedStep {
   writes: readonly StepWrite[];
-  landed: { sql: string; params: SqlValue[] };
+  landed: { sql: string; params: SqlValue[] } | null;
+  /** False: its writes do not check the lease (a node's record); a step's and a settle's do. */
+  fenced?: boolean;
   emit: ((emit: Emit) => void) | null;
   tried: boolean;
   writing: Writing | null;
 }
+
+const isFenced = (c: CarriedStep): boolean => c.fenced !== false;
 
 /** One transaction writing carried steps: its promise settles when it has committed or failed. */
 type Writing = PromiseWithResolvers<void>;
@@ -162,15 +167,15 @@ export class RunEvents {
 
   /**
    * The carried steps' writes, first in a transaction; the ones a lost answer already committed are
-   * skipped. `wrote`: some were written (their writes check the lease).
+   * skipped. `wrote`: some that check the lease were written.
    */
   async #writeCarried(tx: Transaction, emit: Emit): Promise<{ steps: CarriedStep[]; wrote: boolean }> {
     const steps = [...this.#carried];
     let wrote = false;
     for (const c of steps) {
-      if (c.tried && (await tx.get(c.landed.sql, c.landed.params))) continue;
+      if (c.tried && c.landed && (await tx.get(c.landed.sql, c.landed.params))) continue;
       c.tried = true;
-      wrote = true;
+      if (c.fenced !== false) wrote = true;
       await runWrites(tx, c.writes);
       if (c.emit && this.observed) c.emit(emit);
     }
@@ -210,7 +215,7 @@ export class RunEvents {
     // Steps carried when the transaction was asked for may have landed with another one meanwhile.
     let result: T;
     try {
-      result = await fn(tx, emit, steps.length > 0);
+      result = await fn(tx, emit, steps.some(isFenced));
     } catch (err) {
       for (const check of checks) await check;
       throw err;
@@ -224,9 +229,9 @@ export class RunEvents {
     const steps = [...this.#carried];
     this.#wroteSync = false;
     for (const c of steps) {
-      if (c.tried && tx.get(c.landed.sql, c.landed.params)) continue;
+      if (c.tried && c.landed && tx.get(c.landed.sql, c.landed.params)) continue;
       c.tried = true;
-      this.#wroteSync = true;
+      if (c.fenced !== false) this.#wroteSync = true;
       runWritesSync(tx, c.writes);
       if (c.emit && this.observed) c.emit(emit);
     }

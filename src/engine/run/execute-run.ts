@@ -78,6 +78,7 @@ export async function executeRun(
     contracts: rc,
     attempts: loaded.attempts,
     signal: abort.signal,
+    firstStep: state.step + 1,
     aborted: false,
     events,
   };

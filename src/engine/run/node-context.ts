@@ -35,6 +35,8 @@ export interface NodeRun {
   contracts: RunContracts;
   attempts: Map<string, AttemptEntry[]>;
   signal: AbortSignal;
+  /** The first step this claim (or resumption) of the run executes: its records may exist already. */
+  firstStep: number;
   /** `signal.aborted`, kept by whoever aborts it: read on every step, where the getter costs a call. */
   aborted: boolean;
   events: RunEvents;
@@ -133,6 +135,10 @@ export class StepContext implements NodeContext {
     return this.#r.signal;
   }
 
+  get mayRepeat(): boolean {
+    return this.attempt > 1 || this.step <= this.#r.firstStep;
+  }
+
   get input_context(): InputContext {
     const made = this.#lazy();
     made.input ??= inputContextOf(this.#r.graph, this.#r.state, this.#entry);
@@ -202,7 +208,7 @@ export class StepContext implements NodeContext {
 
   get records(): RunRecords {
     const made = this.#lazy();
-    made.records ??= runRecords(this.#r);
+    made.records ??= runRecords(this.#r, this.#spec.id, this.step);
     return made.records;
   }
 }
@@ -213,7 +219,7 @@ export class StepContext implements NodeContext {
  * only while the run is this process's (on PostgreSQL the check holds the run's row `FOR SHARE`: a
  * concurrent claim waits for the commit).
  */
-function runRecords(r: NodeRun): RunRecords {
+function runRecords(r: NodeRun, node_id: string, step: number): RunRecords {
   const sql = leaseHeldQuery(r.deps.store.dialect.forShare);
   const params = [r.run.run_pk, r.deps.owner];
   // A run that knows its lease is lost opens no transaction (and so makes no call).
@@ -233,6 +239,26 @@ function runRecords(r: NodeRun): RunRecords {
       return r.events.transactionSync((tx, _emit, fenced) => {
         if (!fenced && !tx.get(sql, params)) throw new LeaseLost();
         return write(tx);
+      });
+    },
+    carry: (writes, update) => {
+      known();
+      r.events.carry({
+        writes: writes.map((w) => ({ sql: w.sql, params: w.params, miss: null })),
+        landed: null,
+        fenced: false,
+        emit:
+          update === undefined
+            ? null
+            : (emit) =>
+                emit({
+                  type: 'node.updated',
+                  run_id: r.run.run_id,
+                  node_id,
+                  step,
+                  data: update,
+                  at: r.deps.now(),
+                }),
       });
     },
   };

@@ -1,6 +1,8 @@
 /**
- * What a flowchart run commits: a node's start is a record of the run that carries the step before
- * it (one commit, not two), and starting a node reads nothing back.
+ * What a flowchart run commits: a node's start is a record carried to its first commit — its first
+ * model call's, made before the call, or its finish — with the step before it; a finish that is the
+ * node run's row alone rides the next node's first commit; and starting a node reads no row back once
+ * the run is under way.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -9,8 +11,10 @@ import { EXAMPLE, EXAMPLE_SCRIPT, flowKit, readJson } from '../../testing/flow-k
 import { recordingTransactions } from '../../testing/recording-store.ts';
 import { createFlowchart, getFlowRun, runFlowchart } from './index.ts';
 
+const has = (sqls: string[], text: string) => sqls.some((q) => q.includes(text));
+
 describeEachStore('flowchart run commits', (factory) => {
-  test("a node's start commits with the step before it, and reads no row back", async () =>
+  test("a node's start commits with its first record and the step before it, and reads no row back", async () =>
     factory.withStore(async ({ store: raw }) => {
       const { store, recorded, reads } = recordingTransactions(raw);
       // No fan-out: with it (PostgreSQL) a node's progress events are flushed after 50 ms, and under
@@ -27,17 +31,31 @@ describeEachStore('flowchart run commits', (factory) => {
         assert.equal(run.node_runs.length, 8);
         assert.ok(run.node_runs.every((n, i) => n.status === 'succeeded' && n.execution_index === i + 1));
 
-        const starts = recorded
-          .slice(tx0)
-          .filter((t) => t.sqls.some((q) => q.includes('INSERT INTO flowchart_node_runs')));
-        assert.equal(starts.length, 8, 'one start per node run');
-        // Every node after the first starts in the transaction that commits the step before it.
-        const withStep = starts.filter((t) => t.sqls.some((q) => q.includes('INSERT INTO engine_journal')));
-        assert.equal(withStep.length, 7);
+        const txs = recorded.slice(tx0).map((t) => t.sqls);
+        const count = (t: string[], text: string) => t.filter((q) => q.includes(text)).length;
+        const total = (text: string) => txs.reduce((n, t) => n + count(t, text), 0);
+        assert.equal(total('INSERT INTO flowchart_node_runs'), 8, 'one start per node run');
+        assert.equal(total('UPDATE flowchart_node_runs SET status'), 8, 'one finish per node run');
+        // A node run's rows never commit on their own: with the step before (a start), a model call's
+        // record, made before the call (a start), or the settle of the node's last call (a finish).
+        for (const t of txs.filter((t) => has(t, 'flowchart_node_runs')))
+          assert.ok(
+            has(t, 'INSERT INTO engine_journal') ||
+              has(t, 'INSERT INTO engine_contracts') ||
+              has(t, 'UPDATE engine_contracts'),
+            t.join('\n'),
+          );
+        // The commits of the run: its creation and claim (2); a node without a model call whose finish
+        // is its row alone (start, the end) none of its own; one with an artifact or writes of its own
+        // (recall, triaged) one; per model call its record and its finish (summarize 2); and a node
+        // that also writes or keeps an artifact after its call one more (remember, plan, route: 3).
+        assert.equal(txs.length, 2 + 2 + 3 + 1 + 3 + 1 + 3 + 1, txs.map((t) => t.join(' | ')).join('\n'));
+        // Only the run's first step may repeat an earlier execution (a claim after a crash): its node
+        // looks for a finished row; later nodes read none.
         const readBack = reads
           .slice(read0)
           .filter((q) => /FROM flowchart_node_runs WHERE node_run_id = \?/.test(q));
-        assert.deepEqual(readBack, []);
+        assert.equal(readBack.length, 1);
       } finally {
         await kit.close();
       }

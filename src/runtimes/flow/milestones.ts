@@ -72,34 +72,43 @@ export async function applyMilestone(
 ): Promise<MilestoneChange> {
   // Insert-or-nothing, then the row locked: of two processes applying one milestone at once, neither
   // fails on the unique key, and the second reads (and reports its change from) what the first committed.
-  const created = await tx.run(
+  // Each write returns the row it leaves, so nothing is read back.
+  const created = await tx.get(
     `INSERT INTO flow_milestones (flowchart_id, milestone_key, title, description, status, completed_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, 'open', NULL, ?, ?)
-     ON CONFLICT (flowchart_id, milestone_key) DO NOTHING`,
+     ON CONFLICT (flowchart_id, milestone_key) DO NOTHING RETURNING *`,
     [input.flowchart_id, input.key, input.title, input.description, input.now, input.now],
   );
-  const before =
-    created.changes === 1
-      ? null
-      : toMilestone(
-          (await tx.get(
-            `SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?${tx.dialect.forUpdate}`,
-            [input.flowchart_id, input.key],
-          ))!,
-        );
+  const before = created
+    ? null
+    : toMilestone(
+        (await tx.get(
+          `SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?${tx.dialect.forUpdate}`,
+          [input.flowchart_id, input.key],
+        ))!,
+      );
+  let after = before ?? toMilestone(created!);
   if (before && input.action === 'create_or_update') {
-    await tx.run(
-      'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ?',
-      [input.title || before.title, input.description || before.description, input.now, before.milestone_id],
+    after = toMilestone(
+      (await tx.get(
+        'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ? RETURNING *',
+        [
+          input.title || before.title,
+          input.description || before.description,
+          input.now,
+          before.milestone_id,
+        ],
+      ))!,
     );
   }
   if (input.action === 'mark_complete')
-    await tx.run(
-      `UPDATE flow_milestones SET status = 'complete', completed_at = COALESCE(completed_at, ?), updated_at = ?
-       WHERE flowchart_id = ? AND milestone_key = ?`,
-      [input.now, input.now, input.flowchart_id, input.key],
+    after = toMilestone(
+      (await tx.get(
+        `UPDATE flow_milestones SET status = 'complete', completed_at = COALESCE(completed_at, ?), updated_at = ?
+         WHERE milestone_id = ? RETURNING *`,
+        [input.now, input.now, after.milestone_id],
+      ))!,
     );
-  const after = (await findMilestone(tx, input.flowchart_id, input.key))!;
   return {
     before_milestone: before,
     milestone: after,

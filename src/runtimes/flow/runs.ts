@@ -26,7 +26,7 @@ import { compileFlowchart, engineType } from './run/compile.ts';
 import type { FlowRuntime } from './run/context.ts';
 import { type FlowNodeImpl, flowNodeType } from './run/flow-node.ts';
 import { cancelNodeRuns, listNodeRuns, type NodeRun } from './run/node-runs.ts';
-import { readFlowRunRow, unknownFlowRun } from './run/run-meta.ts';
+import { readFlowRunRow, rememberRunMeta, unknownFlowRun } from './run/run-meta.ts';
 import type { FlowNodeType } from './types.ts';
 
 const IMPLS: Record<FlowNodeType, FlowNodeImpl> = {
@@ -111,26 +111,26 @@ export async function createFlowRun(
   const request_id = input.request_id ?? uuidv7();
   const correlation_id = input.correlation_id ?? null;
   const created_at = new Date().toISOString();
-  await store.run(
-    'INSERT INTO flowchart_runs (flowchart_run_id, flowchart_id, input_json, request_id, correlation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [
-      flowchart_run_id,
-      flowchart_id,
-      JSON.stringify(input.input ?? {}),
-      request_id,
-      correlation_id,
-      created_at,
-    ],
-  );
-  try {
+  // The flowchart's row and the engine's run commit together, or neither.
+  await store.transaction(async (tx) => {
+    await tx.run(
+      'INSERT INTO flowchart_runs (flowchart_run_id, flowchart_id, input_json, request_id, correlation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [
+        flowchart_run_id,
+        flowchart_id,
+        JSON.stringify(input.input ?? {}),
+        request_id,
+        correlation_id,
+        created_at,
+      ],
+    );
     await engine.createRun(compileFlowchart(flowchart_id, snapshot), {
       run_id: flowchart_run_id,
       input: { input: input.input ?? {} },
+      tx,
     });
-  } catch (err) {
-    await store.run('DELETE FROM flowchart_runs WHERE flowchart_run_id = ?', [flowchart_run_id]);
-    throw err;
-  }
+  });
+  rememberRunMeta({ flowchart_run_id, flowchart_id, request_id, correlation_id });
   return { flowchart_run_id, flowchart_id, request_id, correlation_id, created_at };
 }
 

@@ -50,55 +50,58 @@ export async function writeNodeArtifact(
 ): Promise<number> {
   const ttl = retention.retention_mode === 'ttl' || retention.retention_mode === 'ttl_max_count';
   const capped = retention.retention_mode === 'max_count' || retention.retention_mode === 'ttl_max_count';
-  const existing = await tx.get<{ artifact_id: number }>(
-    'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
-    [a.node_run_id, a.artifact_type],
+  // A node run re-executed after a crash finds its artifact (one per node run and type): one statement
+  // either way on the first execution, a read more on a replay.
+  const row = await tx.get<{ artifact_id: number }>(
+    `INSERT INTO node_artifacts (flowchart_id, flowchart_run_id, flowchart_node_id, flowchart_node_type, node_run_id,
+       artifact_type, plan_id, memory_id, milestone_id, payload, request_id, correlation_id, retention_mode,
+       created_at_ms, expires_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (node_run_id, artifact_type) DO NOTHING RETURNING artifact_id`,
+    [
+      a.flowchart_id,
+      a.flowchart_run_id,
+      a.flowchart_node_id,
+      a.flowchart_node_type,
+      a.node_run_id,
+      a.artifact_type,
+      a.plan_id ?? null,
+      a.memory_id ?? null,
+      a.milestone_id ?? null,
+      JSON.stringify(a.payload),
+      a.request_id,
+      a.correlation_id,
+      retention.retention_mode,
+      nowMs,
+      ttl ? nowMs + retention.retention_ttl_seconds * 1000 : null,
+    ],
   );
-  let id: number;
-  if (existing) id = Number(existing.artifact_id);
-  else {
-    const row = await tx.get<{ artifact_id: number }>(
-      `INSERT INTO node_artifacts (flowchart_id, flowchart_run_id, flowchart_node_id, flowchart_node_type, node_run_id,
-         artifact_type, plan_id, memory_id, milestone_id, payload, request_id, correlation_id, retention_mode,
-         created_at_ms, expires_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING artifact_id`,
-      [
-        a.flowchart_id,
-        a.flowchart_run_id,
-        a.flowchart_node_id,
-        a.flowchart_node_type,
-        a.node_run_id,
-        a.artifact_type,
-        a.plan_id ?? null,
-        a.memory_id ?? null,
-        a.milestone_id ?? null,
-        JSON.stringify(a.payload),
-        a.request_id,
-        a.correlation_id,
-        retention.retention_mode,
-        nowMs,
-        ttl ? nowMs + retention.retention_ttl_seconds * 1000 : null,
-      ],
-    );
-    id = Number(row!.artifact_id);
-  }
+  const id = Number(
+    (row ??
+      (await tx.get<{ artifact_id: number }>(
+        'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
+        [a.node_run_id, a.artifact_type],
+      )))!.artifact_id,
+  );
   if (ttl)
     await tx.run(
       'DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND expires_at_ms IS NOT NULL AND expires_at_ms <= ?',
       [a.flowchart_id, a.flowchart_node_id, nowMs],
     );
-  if (capped) {
-    // The Nth newest id of this node; everything older goes. One index range read, one range delete.
-    const nth = await tx.get<{ artifact_id: number }>(
-      `SELECT artifact_id FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ?
-       ORDER BY artifact_id DESC LIMIT 1 OFFSET ?`,
-      [a.flowchart_id, a.flowchart_node_id, retention.retention_max_count - 1],
+  if (capped)
+    // Everything older than the node's Nth newest goes: one index range read and range delete (none
+    // while the node has fewer than N, the bound then being NULL).
+    await tx.run(
+      `DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND artifact_id < (
+         SELECT artifact_id FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ?
+          ORDER BY artifact_id DESC LIMIT 1 OFFSET ?)`,
+      [
+        a.flowchart_id,
+        a.flowchart_node_id,
+        a.flowchart_id,
+        a.flowchart_node_id,
+        retention.retention_max_count - 1,
+      ],
     );
-    if (nth)
-      await tx.run(
-        'DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND artifact_id < ?',
-        [a.flowchart_id, a.flowchart_node_id, Number(nth.artifact_id)],
-      );
-  }
   return id;
 }

@@ -46,8 +46,9 @@ export async function findPlan(
 }
 
 /**
- * Inside a write transaction: the plan row, created empty when absent, with its row locked (an
- * UPDATE takes the row lock on PostgreSQL; SQLite's write transaction already serializes writers).
+ * Inside a write transaction: the plan row, created empty when absent, with its row locked (the
+ * upsert's no-op update takes the row lock on PostgreSQL; SQLite's write transaction already
+ * serializes writers) — one statement, the row returned.
  */
 export async function lockPlan(
   tx: Queryable,
@@ -55,16 +56,13 @@ export async function lockPlan(
   plan_key: string,
   now: string,
 ): Promise<PlanRecord> {
-  await tx.run(
+  const r = await tx.get(
     `INSERT INTO flow_plans (flowchart_id, plan_key, plan_json, next_seq, created_at, updated_at)
-     VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (flowchart_id, plan_key) DO NOTHING`,
+     VALUES (?, ?, ?, 1, ?, ?)
+     ON CONFLICT (flowchart_id, plan_key) DO UPDATE SET next_seq = flow_plans.next_seq RETURNING *`,
     [flowchart_id, plan_key, JSON.stringify({ stages: [] }), now, now],
   );
-  await tx.run('UPDATE flow_plans SET next_seq = next_seq WHERE flowchart_id = ? AND plan_key = ?', [
-    flowchart_id,
-    plan_key,
-  ]);
-  return (await findPlan(tx, flowchart_id, plan_key))!;
+  return toPlan(r!);
 }
 
 export async function writePlan(

@@ -6,7 +6,7 @@
  */
 import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
-import { type Queryable, STORE_BUSY } from '../../../store/store.ts';
+import type { Queryable } from '../../../store/store.ts';
 import { retentionOf, writeNodeArtifact } from '../artifacts/write.ts';
 import {
   type CompiledNode,
@@ -18,9 +18,10 @@ import {
 } from './context.ts';
 import { artifactSignal, nodeSignal } from './events.ts';
 import {
-  beginNodeRun,
-  beginNodeRunSync,
+  beginNodeRunStatement,
   finishNodeRun,
+  finishNodeRunStatement,
+  getNodeRun,
   type NodeRun,
   type NodeRunError,
   nodeRunId,
@@ -71,6 +72,14 @@ function replay(nr: NodeRun): NodeResult {
   return { kind: 'ok', output: nr.output_state, ...(route !== undefined && route !== null ? { route } : {}) };
 }
 
+/** An error of the node's own writes in its finishing transaction (not of the transaction's fence). */
+class NodeWritesFailed {
+  readonly cause: unknown;
+  constructor(cause: unknown) {
+    this.cause = cause;
+  }
+}
+
 export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl): NodeType<CompiledNode> {
   return {
     type,
@@ -78,99 +87,147 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
       const node = ctx.config;
       const run = await readRunMeta(rt.store, ctx.run_id);
       const node_run_id = nodeRunId(ctx.run_id, ctx.step, ctx.node_id);
-      const startedMs = rt.now();
-      const begun = {
-        node_run_id,
-        flowchart_run_id: run.flowchart_run_id,
-        flowchart_id: run.flowchart_id,
-        flowchart_node_id: node.flowchart_node_id,
-        flowchart_node_type: node.node_type,
-      };
-      const startedAt = new Date(startedMs).toISOString();
-      // A record of the run (lease-checked): the step before it, carried (`commitsWithNext`), commits
-      // with it — synchronously where the store can.
-      const sync = ctx.records.runningSync((tx) => beginNodeRunSync(tx, begun, startedAt));
-      const started =
-        sync === STORE_BUSY ? await ctx.records.running((tx) => beginNodeRun(tx, begun, startedAt)) : sync;
       // A finished row means this execution already happened (a crash before the engine's step commit).
-      if (started.status !== 'running') return replay(started);
-      ctx.update(nodeSignal(started));
-      let outcome: FlowOutcome;
-      let artifactId: number | null = null;
-      const finishedMs = () => rt.now();
-      try {
-        const decided = await impl({ ctx, rt, run, node, node_run_id, incoming: incomingDoc(ctx) });
-        outcome = await rt.store.transaction(async (tx) => {
-          const o = typeof decided === 'function' ? await decided(tx) : decided;
-          if (o.artifact) {
-            artifactId = await writeNodeArtifact(
-              tx,
-              {
-                flowchart_id: run.flowchart_id,
-                flowchart_run_id: run.flowchart_run_id,
-                flowchart_node_id: node.flowchart_node_id,
-                flowchart_node_type: node.node_type,
-                node_run_id,
-                artifact_type: o.artifact.artifact_type,
-                plan_id: o.artifact.plan_id ?? null,
-                memory_id: o.artifact.memory_id ?? null,
-                milestone_id: o.artifact.milestone_id ?? null,
-                payload: o.artifact.payload,
-                request_id: run.request_id,
-                correlation_id: run.correlation_id,
-              },
-              retentionOf(node.config),
-              rt.now(),
-            );
-          }
-          const end = finishedMs();
-          const finished = await finishNodeRun(
-            tx,
-            node_run_id,
+      if (ctx.mayRepeat) {
+        const earlier = await getNodeRun(rt.store, node_run_id);
+        if (earlier && earlier.status !== 'running') return replay(earlier);
+      }
+      const startedMs = rt.now();
+      // The start commits with the node's first record — its first model call's, made before the call,
+      // or its finish — and with the step before it (carried, `commitsWithNext`): one commit, not three.
+      ctx.records.carry(
+        [
+          beginNodeRunStatement(
             {
-              status: o.fail ? 'failed' : 'succeeded',
-              output_state: o.output,
-              routing_state: o.routing_state,
-              error: o.fail ?? null,
+              node_run_id,
+              flowchart_run_id: run.flowchart_run_id,
+              flowchart_id: run.flowchart_id,
+              flowchart_node_id: node.flowchart_node_id,
+              flowchart_node_type: node.node_type,
             },
-            new Date(end).toISOString(),
-            end - startedMs,
-          );
-          // The run was cancelled meanwhile: the node's writes and artifact roll back with this.
-          if (!finished)
-            throw new NoemaError('LEASE_LOST', `node run ${node_run_id} was ended by a cancel of the run`);
-          return o;
-        });
-      } catch (err) {
-        // Hard failure: recorded on the node run (durable) before the run fails.
+            new Date(startedMs).toISOString(),
+          ),
+        ],
+        nodeSignal({ node_run_id, status: 'running' }),
+      );
+      // Hard failure: recorded on the node run (durable, with its start) before the run fails.
+      const failed = async (err: unknown): Promise<NodeResult> => {
         if (isNoemaError(err) && err.retryable) throw err;
         const error: NodeRunError = isNoemaError(err)
           ? { code: err.code, message: err.message, details: err.details as Json }
           : { code: 'NODE_FAILED', message: err instanceof Error ? err.message : String(err) };
-        const end = finishedMs();
-        await finishNodeRun(
-          rt.store,
-          node_run_id,
-          { status: 'failed', output_state: null, routing_state: null, error },
-          new Date(end).toISOString(),
-          end - startedMs,
+        const end = rt.now();
+        await ctx.records.running((tx) =>
+          finishNodeRun(
+            tx,
+            node_run_id,
+            { status: 'failed', output_state: null, routing_state: null, error },
+            new Date(end).toISOString(),
+            end - startedMs,
+          ),
         );
         ctx.update(nodeSignal({ node_run_id, status: 'failed' }));
         return { kind: 'fail', code: error.code as ErrorCode, message: error.message };
+      };
+      let decided: Awaited<ReturnType<FlowNodeImpl>>;
+      try {
+        decided = await impl({ ctx, rt, run, node, node_run_id, incoming: incomingDoc(ctx) });
+      } catch (err) {
+        return failed(err);
+      }
+      // A finish that is the node run's row alone (no writes of the node's, no artifact) is read by
+      // no later node: it commits with the next node's first record, as the step does.
+      if (typeof decided !== 'function' && !decided.artifact && !decided.fail) {
+        const end = rt.now();
+        const finish = {
+          status: 'succeeded' as const,
+          output_state: decided.output,
+          routing_state: decided.routing_state,
+          error: null,
+        };
+        ctx.records.carry(
+          [finishNodeRunStatement(node_run_id, finish, new Date(end).toISOString(), end - startedMs)],
+          nodeSignal({ node_run_id, status: 'succeeded' }),
+        );
+        return succeeded(decided);
+      }
+      let outcome: FlowOutcome;
+      let artifactId: number | null = null;
+      try {
+        // A record of the run: lease-checked, after the steps and the start it carries.
+        outcome = await ctx.records.running(async (tx) => {
+          try {
+            const o = typeof decided === 'function' ? await decided(tx) : decided;
+            const now = rt.now();
+            // Issued together: where the store pipelines, the artifact and the finished row share a
+            // round trip (neither reads the other).
+            const writing = o.artifact
+              ? writeNodeArtifact(
+                  tx,
+                  {
+                    flowchart_id: run.flowchart_id,
+                    flowchart_run_id: run.flowchart_run_id,
+                    flowchart_node_id: node.flowchart_node_id,
+                    flowchart_node_type: node.node_type,
+                    node_run_id,
+                    artifact_type: o.artifact.artifact_type,
+                    plan_id: o.artifact.plan_id ?? null,
+                    memory_id: o.artifact.memory_id ?? null,
+                    milestone_id: o.artifact.milestone_id ?? null,
+                    payload: o.artifact.payload,
+                    request_id: run.request_id,
+                    correlation_id: run.correlation_id,
+                  },
+                  retentionOf(node.config),
+                  now,
+                )
+              : null;
+            const finishing = finishNodeRun(
+              tx,
+              node_run_id,
+              {
+                status: o.fail ? 'failed' : 'succeeded',
+                output_state: o.output,
+                routing_state: o.routing_state,
+                error: o.fail ?? null,
+              },
+              new Date(now).toISOString(),
+              now - startedMs,
+            );
+            const [written, finished] = await Promise.all([writing, finishing]);
+            artifactId = written;
+            // The run was cancelled meanwhile: the node's writes and artifact roll back with this.
+            if (!finished)
+              throw new NoemaError('LEASE_LOST', `node run ${node_run_id} was ended by a cancel of the run`);
+            return o;
+          } catch (err) {
+            throw new NodeWritesFailed(err);
+          }
+        });
+      } catch (err) {
+        // The lease lost, the store failing: the engine's to handle, not the node's failure.
+        if (!(err instanceof NodeWritesFailed)) throw err;
+        return failed(err.cause);
       }
       ctx.update(nodeSignal({ node_run_id, status: outcome.fail ? 'failed' : 'succeeded' }));
       if (artifactId !== null) ctx.update(artifactSignal(artifactId));
       if (outcome.fail)
         return { kind: 'fail', code: outcome.fail.code as ErrorCode, message: outcome.fail.message };
-      // The node's writes are durable (its finished row): its step may commit with the next node's
-      // start, which is that node's first record (a crash between them replays this one's row).
-      return {
-        kind: 'ok',
-        commitsWithNext: true,
-        output: outcome.output,
-        ...(outcome.route !== undefined ? { route: outcome.route } : {}),
-        ...(outcome.attachments ? { attachments: outcome.attachments } : {}),
-      };
+      return succeeded(outcome);
     },
+  };
+}
+
+/**
+ * The step of a node whose finish is committed or carried: it commits with the next node's first
+ * record, after this node's finish (a crash between them replays this one's row, or runs it again).
+ */
+function succeeded(outcome: FlowOutcome): NodeResult {
+  return {
+    kind: 'ok',
+    commitsWithNext: true,
+    output: outcome.output,
+    ...(outcome.route !== undefined ? { route: outcome.route } : {}),
+    ...(outcome.attachments ? { attachments: outcome.attachments } : {}),
   };
 }

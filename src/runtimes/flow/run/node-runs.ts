@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from '../../../core/hash.ts';
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable, SqlValue, SyncTransaction } from '../../../store/store.ts';
+import type { Queryable, SqlValue } from '../../../store/store.ts';
 import type { FlowNodeType } from '../types.ts';
 
 /** `cancelled`: the run was cancelled while the node ran (`error.code` RUN_CANCELLED). */
@@ -63,75 +63,54 @@ export async function getNodeRun(q: Queryable, node_run_id: string): Promise<Nod
   return r ? toNodeRun(r) : null;
 }
 
-type NodeRunStart = Pick<
+export type NodeRunStart = Pick<
   NodeRun,
   'node_run_id' | 'flowchart_run_id' | 'flowchart_id' | 'flowchart_node_id' | 'flowchart_node_type'
 >;
 
-// The new row's index comes back with it: a fresh start is one statement, no read.
-const BEGIN_SQL = `INSERT INTO flowchart_node_runs (node_run_id, flowchart_run_id, flowchart_id, flowchart_node_id, flowchart_node_type,
+/**
+ * The start of an execution, as a statement to commit with the node's first record (its first model
+ * call's, or its finish): running it again changes nothing, and a row an earlier execution left stays.
+ */
+export function beginNodeRunStatement(
+  r: NodeRunStart,
+  startedAt: string,
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `INSERT INTO flowchart_node_runs (node_run_id, flowchart_run_id, flowchart_id, flowchart_node_id, flowchart_node_type,
        execution_index, status, started_at)
      VALUES (?, ?, ?, ?, ?, (SELECT COUNT(*) + 1 FROM flowchart_node_runs WHERE flowchart_run_id = ?), 'running', ?)
-     ON CONFLICT (node_run_id) DO NOTHING RETURNING execution_index`;
-const GET_SQL = 'SELECT * FROM flowchart_node_runs WHERE node_run_id = ?';
-
-function beginParams(r: NodeRunStart, startedAt: string): SqlValue[] {
-  return [
-    r.node_run_id,
-    r.flowchart_run_id,
-    r.flowchart_id,
-    r.flowchart_node_id,
-    r.flowchart_node_type,
-    r.flowchart_run_id,
-    startedAt,
-  ];
-}
-
-function started(r: NodeRunStart, startedAt: string, execution_index: unknown): NodeRun {
-  return {
-    ...r,
-    execution_index: Number(execution_index),
-    status: 'running',
-    output_state: null,
-    routing_state: null,
-    error: null,
-    started_at: startedAt,
-    finished_at: null,
-    duration_ms: null,
+     ON CONFLICT (node_run_id) DO NOTHING`,
+    params: [
+      r.node_run_id,
+      r.flowchart_run_id,
+      r.flowchart_id,
+      r.flowchart_node_id,
+      r.flowchart_node_type,
+      r.flowchart_run_id,
+      startedAt,
+    ],
   };
 }
 
-/** Records the start of an execution (or returns the row a crashed earlier execution left). */
-export async function beginNodeRun(q: Queryable, r: NodeRunStart, startedAt: string): Promise<NodeRun> {
-  const fresh = await q.get<{ execution_index: unknown }>(BEGIN_SQL, beginParams(r, startedAt));
-  if (fresh) return started(r, startedAt, fresh.execution_index);
-  return toNodeRun((await q.get(GET_SQL, [r.node_run_id]))!);
+export interface NodeRunFinish {
+  status: 'succeeded' | 'failed';
+  output_state: Json | null;
+  routing_state: Json | null;
+  error: NodeRunError | null;
 }
 
-/** `beginNodeRun` in a synchronous transaction. */
-export function beginNodeRunSync(tx: SyncTransaction, r: NodeRunStart, startedAt: string): NodeRun {
-  const fresh = tx.get<{ execution_index: unknown }>(BEGIN_SQL, beginParams(r, startedAt));
-  if (fresh) return started(r, startedAt, fresh.execution_index);
-  return toNodeRun(tx.get(GET_SQL, [r.node_run_id])!);
-}
-
-export async function finishNodeRun(
-  q: Queryable,
+/** The finish of a running execution; one already ended (a cancel, a replay) is left as it is. */
+export function finishNodeRunStatement(
   node_run_id: string,
-  f: {
-    status: 'succeeded' | 'failed';
-    output_state: Json | null;
-    routing_state: Json | null;
-    error: NodeRunError | null;
-  },
+  f: NodeRunFinish,
   finishedAt: string,
   durationMs: number,
-): Promise<boolean> {
-  // Only a running one: a node run ended by a cancel stays ended (false).
-  const r = await q.run(
-    `UPDATE flowchart_node_runs SET status = ?, output_state = ?, routing_state = ?, error = ?, finished_at = ?, duration_ms = ?
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `UPDATE flowchart_node_runs SET status = ?, output_state = ?, routing_state = ?, error = ?, finished_at = ?, duration_ms = ?
      WHERE node_run_id = ? AND status = 'running'`,
-    [
+    params: [
       f.status,
       f.output_state === null ? null : JSON.stringify(f.output_state),
       f.routing_state === null ? null : JSON.stringify(f.routing_state),
@@ -140,8 +119,19 @@ export async function finishNodeRun(
       Math.max(0, Math.round(durationMs)),
       node_run_id,
     ],
-  );
-  return r.changes === 1;
+  };
+}
+
+export async function finishNodeRun(
+  q: Queryable,
+  node_run_id: string,
+  f: NodeRunFinish,
+  finishedAt: string,
+  durationMs: number,
+): Promise<boolean> {
+  // Only a running one: a node run ended by a cancel stays ended (false).
+  const w = finishNodeRunStatement(node_run_id, f, finishedAt, durationMs);
+  return (await q.run(w.sql, w.params)).changes === 1;
 }
 
 /** Ends the run's node runs still `running` as `cancelled` (in the transaction that cancels the run). */

@@ -32,6 +32,12 @@ export async function readFlowRunRow(q: Queryable, flowchart_run_id: string): Pr
 // Immutable rows: a small cache saves one read per node execution.
 const cache = new Map<string, RunMeta>();
 
+/** What the process that created the run already knows: its first node need not read it back. */
+export function rememberRunMeta(meta: RunMeta): void {
+  if (cache.size >= 1000) cache.clear();
+  cache.set(meta.flowchart_run_id, meta);
+}
+
 export async function readRunMeta(q: Queryable, flowchart_run_id: string): Promise<RunMeta> {
   const hit = cache.get(flowchart_run_id);
   if (hit) return hit;
