@@ -52,6 +52,12 @@ export interface InvocationFinished extends InvocationScope {
 export interface Telemetry {
   runCreated?(run: RunCreated): void;
   engineEvent?(event: EngineEventSeen): void;
+  /**
+   * The event types `engineEvent` wants (absent: every type). The engine builds an event for the
+   * hooks only when its type is wanted (or someone else observes the run), so an observer of a few
+   * types does not pay for the many progress and contract events of a run.
+   */
+  engineEventTypes?: ReadonlySet<string>;
   invocationFinished?(inv: InvocationFinished): void;
   /** Runs an invocation's transport call (`fn`) so `outgoingTraceparent` knows which call it is. */
   aroundCall?<T>(scope: InvocationScope, fn: () => T): T;
@@ -73,4 +79,11 @@ export function installTelemetry(hooks: Telemetry | null): Telemetry | null {
   const previous = installed;
   installed = hooks;
   return previous;
+}
+
+/** Whether `hooks` want engine events of `type`. */
+export function wantsEngineEvent(hooks: Telemetry | null, type: string): boolean {
+  if (hooks?.engineEvent === undefined) return false;
+  const types = hooks.engineEventTypes;
+  return types === undefined || types.has(type);
 }

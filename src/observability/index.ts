@@ -3,7 +3,7 @@
  * variables only) and metrics (Prometheus, prom-client), installed as the process's telemetry
  * hooks. Unconfigured tracing loads nothing of OpenTelemetry and sends nothing.
  */
-import { installTelemetry, type Telemetry, telemetry } from '../core/telemetry.ts';
+import { installTelemetry, type Telemetry, telemetry, wantsEngineEvent } from '../core/telemetry.ts';
 import type { Store } from '../store/index.ts';
 import type { LazyMetrics } from './lazy-metrics.ts';
 import { type Env, traceSettings } from './settings.ts';
@@ -35,6 +35,17 @@ export interface Observability {
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
+/** The engine event types any observer wants, or undefined when one wants every type. */
+function engineEventTypes(observers: Telemetry[]): ReadonlySet<string> | undefined {
+  const types = new Set<string>();
+  for (const o of observers) {
+    if (!o.engineEvent) continue;
+    if (!o.engineEventTypes) return undefined;
+    for (const type of o.engineEventTypes) types.add(type);
+  }
+  return types;
+}
+
 /** One hook object calling each observer's (the first that answers wins for `aroundCall`/`outgoingTraceparent`). */
 function combine(observers: Telemetry[]): Telemetry {
   if (observers.length === 1) return observers[0]!;
@@ -43,12 +54,14 @@ function combine(observers: Telemetry[]): Telemetry {
       for (const o of observers) o.runCreated?.(run);
     },
     engineEvent: (event) => {
-      for (const o of observers) o.engineEvent?.(event);
+      for (const o of observers) if (wantsEngineEvent(o, event.type)) o.engineEvent!(event);
     },
     invocationFinished: (inv) => {
       for (const o of observers) o.invocationFinished?.(inv);
     },
   };
+  const types = engineEventTypes(observers);
+  if (types) t.engineEventTypes = types;
   const commits = observers.find((o) => o.storeCommit);
   if (commits) t.storeCommit = (seconds) => commits.storeCommit!(seconds);
   const tracer = observers.find((o) => o.aroundCall);

@@ -11,6 +11,9 @@ import type { Metrics } from './metrics.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The engine events the metrics count: a node's start names a run's kind, a run's end is counted. */
+const COUNTED_EVENTS: ReadonlySet<string> = new Set(['node.started', 'run.updated']);
+
 /** Store commits kept before the metrics load; past this many, they are loaded. */
 const COMMITS_BEFORE_LOAD = 4096;
 
@@ -48,6 +51,7 @@ export function lazyMetrics(env: Env): LazyMetrics {
     if (loadNow || waiting.length >= COMMITS_BEFORE_LOAD) void load();
   };
   return {
+    engineEventTypes: COUNTED_EVENTS,
     loaded: load,
     async scrape() {
       return (await load()).scrape();

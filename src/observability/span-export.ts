@@ -113,7 +113,7 @@ class RecordSpan implements ReadableSpan {
           traceId: spec.parent.traceId,
           spanId: spec.parent.spanId,
           traceFlags: spec.parent.sampled ? 1 : 0,
-          isRemote: true,
+          isRemote: spec.parent.remote,
         }
       : undefined;
     this.startTime = hrTime(spec.start);
@@ -235,7 +235,7 @@ export async function startSpanExport(settings: TraceSettings): Promise<SpanExpo
           traceId: parent.traceId,
           spanId: parent.spanId,
           traceFlags: parent.sampled ? 1 : 0,
-          isRemote: true,
+          isRemote: parent.remote,
         })
       : ROOT_CONTEXT;
 

@@ -10,6 +10,11 @@ export interface SpanRef {
   traceId: string;
   spanId: string;
   sampled: boolean;
+  /**
+   * Whether the span is another process's: a caller's (an incoming `traceparent`), or the run span
+   * of a run this process resumed but did not create. As a parent, the span's `isRemote`.
+   */
+  remote: boolean;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
@@ -19,10 +24,15 @@ export function parseTraceparent(header: string | null | undefined): SpanRef | n
   const m = header ? TRACEPARENT.exec(header.trim().toLowerCase()) : null;
   if (!m || m[1] === 'ff') return null;
   if (/^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return null;
-  return { traceId: m[2]!, spanId: m[3]!, sampled: (Number.parseInt(m[4]!, 16) & 1) === 1 };
+  return {
+    traceId: m[2]!,
+    spanId: m[3]!,
+    sampled: (Number.parseInt(m[4]!, 16) & 1) === 1,
+    remote: true,
+  };
 }
 
-export function formatTraceparent(ref: SpanRef): string {
+export function formatTraceparent(ref: Omit<SpanRef, 'remote'>): string {
   return `00-${ref.traceId}-${ref.spanId}-${ref.sampled ? '01' : '00'}`;
 }
 

@@ -102,6 +102,12 @@ function uuidv7Time(id: string): number | null {
   return hex[12] === '7' ? Number.parseInt(hex.slice(0, 12), 16) : null;
 }
 
+/** Calls in flight whose span ids are kept (see `callSpanIds`). */
+const MAX_PENDING_CALLS = 10_000;
+
+/** The engine events spans are made of: a node's two ends, and the run's end. */
+const TRACED_EVENTS: ReadonlySet<string> = new Set(['node.started', 'node.finished', 'run.updated']);
+
 export interface TraceObserverOptions {
   spans: SpanExport;
   captureContent: boolean;
@@ -121,7 +127,20 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   /** Writes of trace contexts in flight (`idle` waits for them). */
   const pendingWrites = new Set<Promise<void>>();
 
-  const fresh = (run_id: string, parent: SpanRef | null, created_at: number | null): RunTrace => {
+  /**
+   * Span ids of calls whose `traceparent` was sent, until their span is made: each is a hash, and
+   * a call's span comes once, soon after (kept at most MAX_PENDING_CALLS: a call whose end was
+   * never told leaves its id behind).
+   */
+  const callSpanIds = new Map<string, string>();
+
+  /** A run's trace; `here`: the run was created in this process (else its run span is another's). */
+  const fresh = (
+    run_id: string,
+    parent: SpanRef | null,
+    created_at: number | null,
+    here: boolean,
+  ): RunTrace => {
     const traceId = parent?.traceId ?? runTraceId(run_id);
     const sampled = spans.sampled(traceId, parent, 'noema.run');
     return {
@@ -131,7 +150,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       created_at,
       kind: null,
       ids: {},
-      ref: { traceId, spanId: runSpanId(run_id), sampled },
+      ref: { traceId, spanId: runSpanId(run_id), sampled, remote: !here },
       nodes: new Map(),
     };
   };
@@ -143,7 +162,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     const pending = loading.get(run_id);
     if (pending) return pending;
     if (!options.store) {
-      const t = fresh(run_id, null, null);
+      const t = fresh(run_id, null, null, false);
       runs.set(run_id, t);
       return t;
     }
@@ -152,7 +171,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       .catch(() => null)
       .then((parent) => {
         loading.delete(run_id);
-        const t = runs.get(run_id) ?? fresh(run_id, parent, null);
+        const t = runs.get(run_id) ?? fresh(run_id, parent, null, false);
         runs.set(run_id, t);
         return t;
       });
@@ -202,8 +221,10 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   };
 
   return {
+    engineEventTypes: TRACED_EVENTS,
+
     runCreated(run: RunCreated) {
-      const t = fresh(run.run_id, incoming.getStore() ?? null, run.created_at);
+      const t = fresh(run.run_id, incoming.getStore() ?? null, run.created_at, true);
       t.kind = runKindOf(run.nodes.map((n) => n.type));
       Object.assign(t.ids, runIds(run));
       runs.set(run.run_id, t);
@@ -223,6 +244,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
             traceId: t.traceId,
             spanId: nodeSpanId(e.run_id, String(e.node_id), step, attempt),
             sampled: t.sampled,
+            remote: false,
             step,
             attempt,
           });
@@ -284,13 +306,15 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
             if (typeof v === 'string' || typeof v === 'number') inRun.ids[as] = v;
           }
         }
+        const sent = callSpanIds.get(inv.source_invocation_id);
+        if (sent !== undefined) callSpanIds.delete(inv.source_invocation_id);
         if (!sampled) return;
         const shape = invocationSpan(inv, captureContent, env);
         spans.emit({
           name: shape.name,
           kind: shape.kind,
           traceId,
-          spanId: invocationSpanId(inv.source_invocation_id),
+          spanId: sent ?? invocationSpanId(inv.source_invocation_id),
           parent,
           start: inv.started_at,
           end: inv.ended_at,
@@ -312,9 +336,15 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       const t = scope.run_id ? runs.get(scope.run_id) : undefined;
       const parent = t ? null : (incoming.getStore() ?? null);
       const traceId = t?.traceId ?? parent?.traceId ?? runTraceId(scope.run_id ?? scope.source_invocation_id);
+      let spanId = callSpanIds.get(scope.source_invocation_id);
+      if (spanId === undefined) {
+        spanId = invocationSpanId(scope.source_invocation_id);
+        if (callSpanIds.size >= MAX_PENDING_CALLS) callSpanIds.clear();
+        callSpanIds.set(scope.source_invocation_id, spanId);
+      }
       return formatTraceparent({
         traceId,
-        spanId: invocationSpanId(scope.source_invocation_id),
+        spanId,
         // As the span itself will be sampled (see invocationFinished).
         sampled: t?.sampled ?? parent?.sampled ?? spans.sampled(traceId, null, 'source'),
       });

@@ -76,6 +76,7 @@ interface OtlpJsonRequest {
         endTimeUnixNano: string;
         status?: { code?: number; message?: string };
         attributes?: Array<{ key: string; value: AnyValue }>;
+        flags?: number;
       }>;
     }>;
   }>;
@@ -93,7 +94,13 @@ export interface ReceivedSpan {
   status: { code?: number; message?: string };
   attributes: Record<string, unknown>;
   resource: Record<string, unknown>;
+  /** The span's flags: W3C trace flags, and whether its parent is remote (see PARENT_IS_REMOTE). */
+  flags: number;
 }
+
+/** `flags` bits: the exporter said whether the parent is remote, and it is. */
+export const PARENT_REMOTE_KNOWN = 0x100;
+export const PARENT_IS_REMOTE = 0x200;
 
 export interface OtlpReceiver {
   url: string;
@@ -158,6 +165,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               status: s.status ?? {},
               attributes: attributes(s.attributes),
               resource,
+              flags: s.flags ?? 0,
             });
           }
         }

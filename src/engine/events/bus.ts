@@ -3,7 +3,7 @@
  * with LISTEN/NOTIFY. Events are stamped and scoped to transactions by a run's `RunEvents` channel
  * (`run-events.ts`); the bus only delivers what a channel hands it and sends what a commit carries.
  */
-import { type Telemetry, telemetry } from '../../core/telemetry.ts';
+import { type Telemetry, telemetry, wantsEngineEvent } from '../../core/telemetry.ts';
 import { Incident, warn } from '../../core/warn.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import type { EngineEvent, EngineEventListener, EventGap, SubscribeOptions } from '../engine.ts';
@@ -48,6 +48,14 @@ export class EventBus {
     return this.fanOut || this.#runs.has(run_id) || telemetry()?.engineEvent !== undefined;
   }
 
+  /**
+   * Whether anyone could observe an event of `type` of `run_id`: subscribers and other processes see
+   * every type, the telemetry hooks only the types they declare (`Telemetry.engineEventTypes`).
+   */
+  observes(run_id: string, type: EngineEvent['type']): boolean {
+    return this.fanOut || this.#runs.has(run_id) || wantsEngineEvent(telemetry(), type);
+  }
+
   async subscribe(
     run_id: string,
     listener: EngineEventListener,
@@ -81,7 +89,7 @@ export class EventBus {
     // The observer sees this process's own events only: another process reports its own.
     const t = origin === undefined ? telemetry() : null;
     for (const event of events) {
-      if (t?.engineEvent) observe(t, event);
+      if (t !== null && wantsEngineEvent(t, event.type)) observe(t, event);
       const run = this.#runs.get(event.run_id);
       if (!run || event.seq <= run.last) continue;
       run.last = event.seq;

@@ -129,12 +129,22 @@ export class RunEvents {
     return this;
   }
 
+  /** Whether anyone could observe an event of the run (of any type). */
   get observed(): boolean {
     return this.#bus.observed(this.run_id);
   }
 
-  /** A progress event: delivered in-process now, sent to other processes with the run's next commit. */
+  /** Whether anyone could observe an event of the run of `type` (build it only then). */
+  observes(type: EventBody['type']): boolean {
+    return this.#bus.observes(this.run_id, type);
+  }
+
+  /**
+   * A progress event: delivered in-process now, sent to other processes with the run's next commit;
+   * dropped unstamped when nobody could observe its type.
+   */
   progress(body: EventBody): void {
+    if (!this.observes(body.type)) return;
     const e = this.#stamp(body);
     if (!e) return;
     if (this.#bus.fanOut) {

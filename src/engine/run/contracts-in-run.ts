@@ -198,7 +198,7 @@ export class RunContracts extends ContractLists {
       // No journal row: the lease fences the contract's own update (see #runningJoin).
       const n = next as ContractView;
       if (!(await this.#fencedWrite(tx, this.#settleStatement(n, from.status)))) throw new LeaseLost();
-      if (this.#events.observed) this.#emitTransitions(emit, n, from.status);
+      this.#emitTransitions(emit, n, from.status);
     }, SETTLE_WITH_FINISH);
     if (next === null) return;
     const settled = next as ContractView;
@@ -280,7 +280,7 @@ export class RunContracts extends ContractLists {
           out = this.#events.transactionSync((tx, emit) => {
             if (tx.run(move.sql, move.params).changes !== 1) throw new LeaseLost();
             const value = write(tx);
-            if (this.#events.observed) this.#emitTransitions(emit, next, fresh ? null : c.status);
+            this.#emitTransitions(emit, next, fresh ? null : c.status);
             return value;
           });
         } catch (err) {
@@ -380,6 +380,7 @@ export class RunContracts extends ContractLists {
   }
 
   #emitTransitions(emit: Emit, next: ContractView, from: ContractStatus | null): void {
+    if (!this.#events.observes('contract.transitioned')) return;
     for (const t of next.transitions.slice(from === null ? 0 : -1)) {
       emit({
         type: 'contract.transitioned',
@@ -461,7 +462,7 @@ export class RunContracts extends ContractLists {
           )
             throw new LeaseLost();
           value = await write(tx);
-          if (this.#events.observed) this.#emitTransitions(emit, next, from);
+          this.#emitTransitions(emit, next, from);
         });
         break;
       } catch (err) {

@@ -109,7 +109,7 @@ export async function executeRun(
     error,
     waiting: status === 'waiting' ? rc.all().filter((c) => c.status === 'WAITING') : [],
   });
-  if (events.observed) {
+  if (events.observes('run.updated')) {
     events.progress({
       type: 'run.updated',
       run_id: run.run_id,
@@ -352,7 +352,7 @@ function commitStep(
     events.carry({
       writes,
       landed: { sql: 'SELECT 1 AS x FROM engine_journal WHERE jid = ?', params: [jidOf(run.run_pk, seq)] },
-      emit: (emit) => emitStep(emit, run, step, work, status, now),
+      emit: (emit) => emitStep(emit, events, run, step, work, status, now),
     });
     return status;
   }
@@ -361,13 +361,13 @@ function commitStep(
   // Read here, not while committing: nothing runs between the two (the commit is synchronous).
   // Unobserved (the usual case), the commit is its statements alone: no closure per step.
   const describe = events.observed
-    ? (emit: Emit) => emitStep(emit, run, state.step, work, status, now)
+    ? (emit: Emit) => emitStep(emit, events, run, state.step, work, status, now)
     : null;
   if (events.commitSync(writes, describe, durability) !== STORE_BUSY) return status;
   return events
     .transaction(async (tx, emit) => {
       await runWrites(tx, writes);
-      if (events.observed) emitStep(emit, run, state.step, work, status, now);
+      if (events.observed) emitStep(emit, events, run, state.step, work, status, now);
     }, durability)
     .then(() => status);
 }
@@ -426,45 +426,50 @@ function stepWrites(
  */
 const MID_RUN_STEP: TransactionOptions = { durability: 'deferred' };
 
+/** The step's events, of the types someone observes. */
 function emitStep(
   emit: Emit,
+  events: RunEvents,
   run: RunRef,
   step: number,
   work: StepWork,
   status: RunStatus,
   at: number,
 ): void {
-  // New contracts: every transition; moved ones: the PENDING → WAITING just made.
-  const moves = [
-    ...work.contracts.map((c) => ({ c, ts: c.transitions })),
-    ...work.moved.map((c) => ({ c, ts: c.transitions.slice(-1) })),
-  ];
-  for (const { c, ts } of moves) {
-    for (const t of ts) {
-      emit({
-        type: 'contract.transitioned',
-        run_id: run.run_id,
-        contract_id: c.contract_id,
-        action_type: c.action_type,
-        from: t.from,
-        to: t.to,
-        actor: t.actor,
-        at: t.at,
-      });
+  if (work.contracts.length + work.moved.length > 0 && events.observes('contract.transitioned')) {
+    // New contracts: every transition; moved ones: the PENDING → WAITING just made.
+    const moves = [
+      ...work.contracts.map((c) => ({ c, ts: c.transitions })),
+      ...work.moved.map((c) => ({ c, ts: c.transitions.slice(-1) })),
+    ];
+    for (const { c, ts } of moves) {
+      for (const t of ts) {
+        emit({
+          type: 'contract.transitioned',
+          run_id: run.run_id,
+          contract_id: c.contract_id,
+          action_type: c.action_type,
+          from: t.from,
+          to: t.to,
+          actor: t.actor,
+          at: t.at,
+        });
+      }
     }
   }
-  for (const a of work.artifacts) {
-    emit({
-      type: 'artifact.persisted',
-      run_id: run.run_id,
-      node_id: a.node_id,
-      step,
-      artifact_id: a.artifact_id,
-      artifact_type: a.artifact_type,
-      artifact: a.payload,
-      at,
-    });
-  }
+  if (work.artifacts.length > 0 && events.observes('artifact.persisted'))
+    for (const a of work.artifacts) {
+      emit({
+        type: 'artifact.persisted',
+        run_id: run.run_id,
+        node_id: a.node_id,
+        step,
+        artifact_id: a.artifact_id,
+        artifact_type: a.artifact_type,
+        artifact: a.payload,
+        at,
+      });
+    }
   if (status !== 'running') emit({ type: 'run.updated', run_id: run.run_id, status, step, at });
 }
 

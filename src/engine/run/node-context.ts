@@ -194,7 +194,9 @@ export class StepContext implements NodeContext {
 
   get update(): NodeContext['update'] {
     const made = this.#lazy();
-    made.update ??= (data) =>
+    made.update ??= (data) => {
+      // Unobserved, nothing is built: a runtime's node may report progress many times a step.
+      if (!this.#r.events.observes('node.updated')) return;
       this.#r.events.progress({
         type: 'node.updated',
         run_id: this.run_id,
@@ -203,6 +205,7 @@ export class StepContext implements NodeContext {
         data,
         at: this.#r.deps.now(),
       });
+    };
     return made.update;
   }
 

@@ -45,7 +45,8 @@ function attemptNode(
 ): NodeResult | Promise<NodeResult> {
   const { deps, run, state } = r;
   const attempt = notes.length + 1;
-  const watch = r.events.observed;
+  // Timed when either end is observed: the finish reports the node's duration.
+  const watch = r.events.observes('node.started') || r.events.observes('node.finished');
   const started = watch ? deps.now() : 0;
   if (watch) {
     r.events.progress({
