@@ -1,13 +1,14 @@
 /**
  * The `noema` CLI: builds the command tree (commander) from the declarations in `commands/`,
  * answers usage mistakes in one line (`unknown flag --turn (did you mean --turns?)`, exit 2), and
- * maps errors to exit codes and CLI hints. Each command loads its implementation when it runs.
+ * maps errors to exit codes and CLI hints. Only the commands under the first word typed are declared
+ * (all of them for help and mistakes), and each loads its implementation when it runs.
  */
 import { readFileSync } from 'node:fs';
 import { Command as Commander, type CommanderError, Option } from 'commander';
 import { type ErrorCode, isNoemaError } from '../../core/errors.ts';
 import { type Command, type CommandIO, EXIT_FAILED, EXIT_OK, EXIT_USAGE, GROUPS } from './command.ts';
-import { commands } from './commands/index.ts';
+import { commandsFor } from './commands/index.ts';
 import { cliHint } from './hints.ts';
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set([
@@ -77,7 +78,7 @@ function groupOf(parent: Commander, word: string, io: CommandIO): Commander {
   return configure(parent.command(word), io).description(GROUPS[word] ?? '');
 }
 
-function buildProgram(io: CommandIO, exit: { code: number }): Commander {
+function buildProgram(io: CommandIO, exit: { code: number }, commands: readonly Command[]): Commander {
   const program = configure(new Commander('noema'), io)
     .description('Durable, observable agent cognition: serve, run worlds, agents and flowcharts')
     .usage('<command> [flags]')
@@ -117,7 +118,7 @@ function commandLine(c: Commander): string {
 }
 
 /** Commander's message in the CLI's words: one line, the command first, a suggestion in brackets. */
-function usageLine({ error, command }: UsageExit): string {
+function usageLine({ error, command }: UsageExit, commands: readonly Command[]): string {
   const [first = '', ...rest] = error.message.replace(/^error: /, '').split('\n');
   const suggestion = /\(Did you mean (.+)\?\)/.exec(rest.join(' '))?.[1];
   const usage = `${commandLine(command)} ${command.usage()}`;
@@ -157,7 +158,8 @@ function usageLine({ error, command }: UsageExit): string {
 
 export async function main(argv: string[], io: CommandIO): Promise<number> {
   const exit = { code: EXIT_OK };
-  const program = buildProgram(io, exit);
+  const commands = await commandsFor(argv);
+  const program = buildProgram(io, exit, commands);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exit.code;
@@ -168,7 +170,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
       // Help asked for (`noema help world`), or a group named without its command (`noema world`):
       // its help was shown, the second as a usage error.
       if (code === 'commander.help') return err.error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-      io.err(usageLine(err));
+      io.err(usageLine(err, commands));
       return EXIT_USAGE;
     }
     if (isNoemaError(err)) {
