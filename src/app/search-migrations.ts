@@ -98,4 +98,18 @@ export const searchMigrations: readonly Migration[] = [
       ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind']),
     ],
   },
+  {
+    // The copies are written inside the commits of LLM calls, agent messages and world patches:
+    // where indexing costs a commit far more than the row (SQLite), it is done in batches and by
+    // the reader (`catchUpSql`) instead. A rebuild from the rows, where it changes anything.
+    id: 811,
+    name: 'search_texts_deferred_index',
+    up: (d: Dialect) =>
+      d.fullText.defersIndexing
+        ? [
+            ...d.fullText.dropIndexDdl('search_texts', 'text'),
+            ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind'], { deferred: true }),
+          ]
+        : [],
+  },
 ];

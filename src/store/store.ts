@@ -181,7 +181,21 @@ export interface FullTextDialect {
    * Migration statements creating the index on `table.column` (+ `filters`) for rows keyed by `id`,
    * filled from the rows already in the table.
    */
-  indexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
+  indexDdl(
+    table: string,
+    id: string,
+    column: string,
+    filters: readonly string[],
+    options?: FullTextIndexOptions,
+  ): string[];
+  /**
+   * Statements a reader of a `deferred` index runs (each committed, or inside its transaction) before
+   * `matchQuery`, so that the search sees every row committed so far; none where the index is
+   * always current.
+   */
+  catchUpSql(table: string, id: string): string[];
+  /** Whether a `deferred` index is filled later than its rows' commits (else it is kept current). */
+  readonly defersIndexing: boolean;
   /** Migration statements removing what `indexDdl` created (to replace an index by a newer one). */
   dropIndexDdl(table: string, column: string): string[];
   /**
@@ -205,6 +219,17 @@ export interface FullTextDialect {
     /** Only rows whose id is below this (the next page of a newest-first listing). */
     before?: number;
   }): { sql: string; params: SqlValue[] } | null;
+}
+
+export interface FullTextIndexOptions {
+  /**
+   * Rows written to a hot table may be indexed later than their commit, in batches: where indexing a
+   * row costs a commit much more than the row itself (SQLite's FTS5 writes a new segment per
+   * transaction, about 100 µs), the writers' commits add the rows only, and the index takes them in
+   * batches (SQLite: at every 64th id) and whenever a reader runs `catchUpSql`. Ids must grow in commit order
+   * (one writer at a time); a store with concurrent writers keeps such an index current instead.
+   */
+  deferred?: boolean;
 }
 
 /** The searchable words of a text (letters and digits, lowercased, at most 32, deduplicated). */

@@ -2,7 +2,8 @@
  * Conformance: the full-text primitive follows every write to its table — single and bulk inserts,
  * updates of the text or of a filter (one row or many), deletes, rolled-back writes — and a rebuild
  * on existing rows (`indexDdl` on a filled table, `upgradeIndexDdl`) finds exactly the rows. Each
- * search is compared with the newest matching rows computed from the table itself.
+ * search is compared with the newest matching rows computed from the table itself. A deferred index
+ * (indexed in batches and when a reader catches up) is exact once caught up.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -19,8 +20,16 @@ async function createDocs(store: Store): Promise<void> {
   await store.run(`CREATE TABLE docs (id ${store.dialect.autoId}, scope TEXT NOT NULL, body TEXT NOT NULL)`);
 }
 
-/** Every search of QUERIES × SCOPES equals the newest LIMIT matching rows read from the table. */
-async function assertSearchesExact(db: Queryable & Pick<Store, 'dialect'>, step: string): Promise<void> {
+/**
+ * Every search of QUERIES × SCOPES equals the newest LIMIT matching rows read from the table (for a
+ * deferred index, after the reader's catch-up).
+ */
+async function assertSearchesExact(
+  db: Queryable & Pick<Store, 'dialect'>,
+  step: string,
+  deferred = false,
+): Promise<void> {
+  if (deferred) for (const sql of db.dialect.fullText.catchUpSql('docs', 'id')) await db.run(sql);
   const rows = await db.all<{ id: number; scope: string; body: string }>(
     'SELECT id, scope, body FROM docs ORDER BY id DESC',
   );
@@ -122,6 +131,48 @@ export function fullTextSpecs(factory: StoreFactory): void {
         /roll back/,
       );
       await assertSearchesExact(store, 'rolled back');
+    }));
+
+  test('a deferred index finds every committed row once caught up, across its batches, updates, deletes and rollbacks', () =>
+    factory.withStore(async ({ store }) => {
+      await createDocs(store);
+      for (let i = 0; i < 10; i++)
+        await insert(store, i % 2 ? 'a' : 'b', `${i % 3 ? 'common' : 'apple'} n${i}`);
+      for (const sql of store.dialect.fullText.indexDdl(...INDEX, { deferred: true })) await store.run(sql);
+      await assertSearchesExact(store, 'built on existing rows', true);
+      // Single rows, each committed on its own, as the writers of a hot table write them, past
+      // several batch boundaries; the searches between them catch up at other points.
+      for (let i = 0; i < 150; i++) {
+        await insert(store, i % 3 ? 'a' : 'b', `${i % 4 ? 'fig' : 'apple'} ${i % 5 ? 'kiwi' : 'pear'} n${i}`);
+        if (i % 37 === 0) await assertSearchesExact(store, `after ${i + 1} single inserts`, true);
+      }
+      await assertSearchesExact(store, 'single inserts', true);
+      // Written after the last catch-up and changed before the next: the index takes their last text.
+      await insert(store, 'a', 'apple fresh');
+      await insert(store, 'b', 'pear fresh');
+      await store.run("UPDATE docs SET body = 'plum fresh' WHERE body = 'apple fresh'");
+      await store.run("DELETE FROM docs WHERE body = 'pear fresh'");
+      await assertSearchesExact(store, 'changed before being indexed', true);
+      // Rows the index holds already.
+      await store.run("UPDATE docs SET body = 'plum only', scope = 'b' WHERE body LIKE 'apple kiwi%'");
+      await store.run("DELETE FROM docs WHERE body LIKE 'fig pear%'");
+      await assertSearchesExact(store, 'indexed rows changed', true);
+      const values = Array.from({ length: 70 }, (_, i) => [i % 2 ? 'a' : 'b', `common apple n${i}`]);
+      await store.run(
+        `INSERT INTO docs (scope, body) VALUES ${values.map(() => '(?, ?)').join(', ')}`,
+        values.flat(),
+      );
+      await assertSearchesExact(store, 'bulk insert across a batch', true);
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          for (let i = 0; i < 70; i++) await insert(tx, 'a', `pear rolled back ${i}`);
+          await assertSearchesExact(tx, 'inside the transaction', true);
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      await insert(store, 'a', 'apple after the rollback');
+      await assertSearchesExact(store, 'rolled back', true);
     }));
 
   test('an index built on existing rows, or upgraded in place, finds exactly them and follows writes', () =>

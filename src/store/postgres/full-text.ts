@@ -63,7 +63,11 @@ function dropIndexDdl(table: string, column: string): string[] {
 }
 
 export const postgresFullText: FullTextDialect = {
-  indexDdl,
+  // Always current, `deferred` or not: with concurrent writers ids do not commit in their order, so
+  // a batch boundary could pass a row still to commit below it.
+  indexDdl: (table, id, column, filters) => indexDdl(table, id, column, filters),
+  catchUpSql: () => [],
+  defersIndexing: false,
   dropIndexDdl,
   // The index was a `tsvector` column under GIN until the posting table replaced it: rebuilt.
   upgradeIndexDdl: (table, id, column, filters) => [

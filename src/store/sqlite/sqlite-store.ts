@@ -12,12 +12,12 @@ import {
   type Store,
   type StoreCapabilities,
   type SyncTransaction,
-  searchWords,
   type Transaction,
   type TransactionOptions,
 } from '../store.ts';
 import { type Checkpointer, createCheckpointer } from './checkpointer.ts';
 import { SQLITE_STATEMENT_CACHE, SqliteConnection } from './connection.ts';
+import { sqliteFullText } from './full-text.ts';
 import { openDatabaseFile } from './open-file.ts';
 
 export { SQLITE_STATEMENT_CACHE };
@@ -29,60 +29,7 @@ export const sqliteDialect: Dialect = {
   blob: 'BLOB',
   textBytes: (expr) => `CAST(${expr} AS BLOB)`,
   textBytesUndecoded: true,
-  fullText: {
-    // A contentless FTS5 table keyed by the negated id: FTS5 walks a doclist fastest in ascending
-    // rowid order, so ascending here is newest first. Triggers keep it in sync; the index is filled
-    // from the rows already in the table.
-    indexDdl: (table, id, column, filters) => {
-      const cols = [column, ...filters];
-      const newValues = cols.map((c) => `new.${c}`).join(', ');
-      return [
-        `CREATE VIRTUAL TABLE ${table}_fts USING fts5(${cols.join(', ')}, content='', contentless_delete=1, tokenize='unicode61')`,
-        `INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) SELECT -${id}, ${cols.join(', ')} FROM ${table}`,
-        `CREATE TRIGGER ${table}_fts_ai AFTER INSERT ON ${table} BEGIN
-           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (-new.${id}, ${newValues}); END`,
-        `CREATE TRIGGER ${table}_fts_ad AFTER DELETE ON ${table} BEGIN
-           DELETE FROM ${table}_fts WHERE rowid = -old.${id}; END`,
-        `CREATE TRIGGER ${table}_fts_au AFTER UPDATE ON ${table} BEGIN
-           DELETE FROM ${table}_fts WHERE rowid = -old.${id};
-           INSERT INTO ${table}_fts(rowid, ${cols.join(', ')}) VALUES (-new.${id}, ${newValues}); END`,
-      ];
-    },
-    dropIndexDdl: (table) => [
-      `DROP TRIGGER IF EXISTS ${table}_fts_ai`,
-      `DROP TRIGGER IF EXISTS ${table}_fts_ad`,
-      `DROP TRIGGER IF EXISTS ${table}_fts_au`,
-      `DROP TABLE IF EXISTS ${table}_fts`,
-    ],
-    // FTS5's layout (negated ids) is unchanged since its previous rebuild: nothing to upgrade.
-    upgradeIndexDdl: () => [],
-    matchQuery: ({ table, id, column, text, filters, limit, before }) => {
-      const words = searchWords(text);
-      if (words.length === 0) return null;
-      // Filters are matched as tokens inside the index first (a selective token drives the walk),
-      // then exactly on the row.
-      let match = `(${words.map((w) => `"${w}"`).join(' OR ')})`;
-      const exact: string[] = [];
-      const params: SqlValue[] = [];
-      for (const [col, value] of Object.entries(filters)) {
-        const tokens = searchWords(value);
-        if (tokens.length > 0) match = `${col} : "${tokens.join(' ')}" AND ${column} : ${match}`;
-        exact.push(`t.${col} = ?`);
-        params.push(value);
-      }
-      if (Object.keys(filters).length === 0) match = `${column} : ${match}`;
-      // Ids below `before` are negated rowids above `-before`: FTS5 starts its walk there.
-      if (before !== undefined) {
-        exact.unshift('f.rowid > ?');
-        params.unshift(-before);
-      }
-      // FTS5 walks the doclists in rowid order (negated ids: newest first) and stops at the LIMIT.
-      return {
-        sql: `SELECT -f.rowid AS id FROM ${table}_fts f JOIN ${table} t ON t.${id} = -f.rowid WHERE ${table}_fts MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid LIMIT ?`,
-        params: [match, ...params, limit],
-      };
-    },
-  },
+  fullText: sqliteFullText,
   // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
   forShare: '',
   forUpdate: '',
