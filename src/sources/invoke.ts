@@ -6,84 +6,40 @@
  */
 
 import { validateCompiled } from '../core/compiled-validators.ts';
-import { type NoemaError, toNoemaError } from '../core/errors.ts';
+import { toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
-import { type InvocationFinished, type Telemetry, telemetry } from '../core/telemetry.ts';
+import { telemetry } from '../core/telemetry.ts';
 import { STORE_BUSY, type Store, type SyncTransaction, type Transaction } from '../store/store.ts';
-import { callDeadline } from './deadline.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
-import { isOutputKindName } from './invocations/annotate.ts';
-import { type ProcessLease, processLease } from './invocations/process-lease.ts';
-import { type ProgressWriter, progressWriter } from './invocations/progress.ts';
+import { commitRunning } from './invocations/commit-running.ts';
+import { executePlan } from './invocations/execute.ts';
+import {
+  FINAL_STATE,
+  type FinalState,
+  finishAsInternal,
+  finishedAs,
+  retryStoreFault,
+} from './invocations/finish.ts';
+import type { InvocationOutcome, InvokeOptions } from './invocations/options.ts';
+import { columnsOf, observeInvocation, outputKindOf, redactedFailure } from './invocations/outcome.ts';
+import { processLease } from './invocations/process-lease.ts';
+import { progressWriter } from './invocations/progress.ts';
 import {
   finishedRow,
-  finishInvocation,
   finishRow,
   finishRowAlone,
   finishRowSync,
-  insertRunningRow,
-  insertRunningRowAlone,
-  insertRunningRowSync,
-  type RunningRow,
   runningRow,
   runningRowCommitted,
 } from './invocations/record.ts';
 import { seqCacheOf } from './invocations/seq-cache.ts';
 import { checkInvocationInput } from './links.ts';
-import { createRedactor, type Redactor, secretsFromEnv } from './redact.ts';
+import { createRedactor, secretsFromEnv } from './redact.ts';
 import { responseSourceFor } from './registry.ts';
-import type {
-  FailureClass,
-  FinishContext,
-  RecordedResponse,
-  SourceCall,
-  SourcePlan,
-  SourceSuccess,
-  TraceValues,
-} from './source.ts';
+import type { FinishContext, RecordedResponse, SourceCall, SourcePlan, TraceValues } from './source.ts';
 
-export interface InvocationOutcome {
-  ok: boolean;
-  source_invocation_id: string;
-  invocation_seq: number;
-  llm_call_id: string | null;
-  /** `interrupted`: recovery in another process marked the row while the call ran; its result is not used. */
-  status: 'succeeded' | 'failed' | 'interrupted';
-  failure_class: FailureClass | null;
-  /** The JSON result (validated when a result schema was given); undefined on failure. */
-  output: unknown;
-  /** On failure: the typed error (a SourceFailure for expected failures). */
-  error: NoemaError | null;
-}
-
-/** Runs `write` in one transaction (the caller may add its own writes to it). */
-export type TransactionRunner = <T>(write: (tx: Transaction) => Promise<T>) => Promise<T>;
-
-export interface InvokeOptions {
-  /**
-   * Commits the `running` row: by default its own transaction; a caller passing a runner (the
-   * engine, moving its contract to RUNNING) commits the row together with its own writes.
-   */
-  running?: TransactionRunner;
-  /**
-   * With `running`: the same transaction run synchronously (`Store.transactionSync`), tried first
-   * where the lease needs no write; `STORE_BUSY` (nothing written) falls back to `running`.
-   */
-  runningSync?: <T>(write: (tx: SyncTransaction) => T) => T | typeof STORE_BUSY;
-  /**
-   * Commits the finished row with the caller's own writes: `write` finishes the rows and returns
-   * the outcome the call will return (`null` when the row was interrupted meanwhile, `landed` when
-   * an earlier attempt of the transaction committed). Retried after a retryable store fault; if it
-   * fails otherwise, the row is finished alone as without it.
-   */
-  finished?: (write: (tx: Transaction) => Promise<InvocationOutcome | 'landed' | null>) => Promise<void>;
-  /**
-   * Told the outcome once the finished row, committed on its own (as without `finished`), holds it;
-   * not called when it does not (recovery interrupted the row, or recording the result failed).
-   */
-  recorded?: (outcome: InvocationOutcome) => void;
-}
+export type { InvocationOutcome, InvokeOptions, TransactionRunner } from './invocations/options.ts';
 
 export async function invokeSource(
   store: Store,
@@ -165,7 +121,7 @@ export async function invokeSource(
       run_id: links.run_id ?? null,
       node_id: links.workflow_node_id ?? null,
     };
-    const run = () => execute(plan!, call, id, progressWriter(store, plan!, redactor, id));
+    const run = () => executePlan(plan!, call, id, progressWriter(store, plan!, redactor, id));
     const result = plan
       ? await (observed?.aroundCall && call.source.content.trace_context !== false
           ? observed.aroundCall(scope, run)
@@ -342,170 +298,4 @@ export async function invokeSource(
   }
 }
 
-const FINISH_RETRY_DELAYS_MS = [25, 100, 400];
-
-/** Tells the observer of a finished invocation; its failure never reaches the caller. */
-function observeInvocation(t: Telemetry, inv: InvocationFinished): void {
-  try {
-    t.invocationFinished?.(inv);
-  } catch {
-    // The observer logs its own incidents.
-  }
-}
-
-function columnsOf(values: TraceValues | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!values) return out;
-  for (let i = 0; i < values.columns.names.length; i++) out[values.columns.names[i]!] = values.values[i];
-  return out;
-}
-
 const DEFERRED = { durability: 'deferred' } as const;
-
-type FinalState = { status: string; ended_at: number | null };
-const FINAL_STATE = 'SELECT status, ended_at FROM source_invocations WHERE source_invocation_id = ?';
-
-/** The caller's name for the result's `model_output_kind`: null when it names none, or throws. */
-function outputKindOf(
-  name: NonNullable<SourceCall['outputKind']>,
-  failure: SourceFailure | null,
-  output: unknown,
-): string | null {
-  try {
-    const kind = failure
-      ? name({ ok: false, failure_class: failure.failureClass })
-      : name({ ok: true, output });
-    return kind !== null && isOutputKindName(kind) ? kind : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether the row already holds this outcome (an earlier attempt's COMMIT succeeded after all). */
-function finishedAs(row: FinalState | undefined, status: string, ended_at: number): boolean {
-  return row?.status === status && Number(row.ended_at) === ended_at;
-}
-
-/**
- * Commits the running row: in the caller's transaction when it passed a runner (its synchronous one
- * first, where it has one and the lease needs no write); else synchronously where the store offers
- * it and the lease needs no write (no turn of the event loop inside the transaction) — as its one
- * statement committed on its own when its seq is given, else in a synchronous transaction; else in
- * a transaction of its own.
- */
-async function commitRunning(
-  store: Store,
-  options: InvokeOptions,
-  lease: ProcessLease,
-  row: RunningRow,
-  now: number,
-): Promise<number> {
-  if (!lease.needsTouch(now)) {
-    // The caller's synchronous runner where it has one; else one statement, committed on its own
-    // where the store can, or one synchronous transaction.
-    const seq = options.running
-      ? options.runningSync?.((tx) => insertRunningRowSync(tx, row))
-      : (insertRunningRowAlone(store, row) ?? store.transactionSync?.((tx) => insertRunningRowSync(tx, row)));
-    if (seq !== undefined && seq !== STORE_BUSY) return seq;
-  }
-  const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
-  return running(async (tx) => {
-    await lease.touch(tx, now);
-    return insertRunningRow(tx, row);
-  });
-}
-
-/** Runs `write` again after a retryable store error (busy, briefly unreachable), a few times. */
-async function retryStoreFault<T>(write: () => Promise<T>): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await write();
-    } catch (err) {
-      const delay = FINISH_RETRY_DELAYS_MS[i];
-      if ((err as { retryable?: unknown }).retryable !== true || delay === undefined) throw err;
-      await new Promise((r) => setTimeout(r, delay));
-    }
-  }
-}
-
-function redactedFailure(f: SourceFailure, redactor: Redactor): SourceFailure {
-  const message = redactor.text(f.message);
-  const hint = f.hint === undefined ? undefined : redactor.text(f.hint);
-  const details = redactor.json(f.details);
-  if (message === f.message && hint === f.hint && JSON.stringify(details) === JSON.stringify(f.details)) {
-    return f;
-  }
-  return new SourceFailure(f.failureClass, message, {
-    response: f.response,
-    retryable: f.retryable,
-    details,
-    ...(hint !== undefined ? { hint } : {}),
-  });
-}
-
-async function finishAsInternal(
-  store: Store,
-  plan: SourcePlan | null,
-  id: string,
-  failure: SourceFailure,
-  times: { started_at: number; ended_at: number },
-  redactor: Redactor,
-): Promise<void> {
-  const row = {
-    ...times,
-    status: 'failed' as const,
-    failure_class: 'internal',
-    failure_message: failure.message,
-    validation_status: null,
-  };
-  const info = { failure_class: 'internal' as const, message: failure.message };
-  const finish = { status: 'failed' as const, ended_at: times.ended_at, failure: info, output: undefined };
-  const validation = { status: 'not_checked' as const, errors: [] };
-  try {
-    await store.transaction(async (tx) => {
-      const kind =
-        plan?.finish &&
-        ((recorded: RecordedResponse) => plan.finish!({ ...finish, validation, redactor, recorded }));
-      const after = (await finishInvocation(tx, id, row, redactor, kind)) && plan?.afterFinish?.();
-      if (after) await tx.run(after.sql, after.params);
-    });
-  } catch {
-    // The kind's columns refused too: record the invocation alone; recovery is the last resort.
-    await store.transaction((tx) => finishInvocation(tx, id, row, redactor));
-  }
-}
-
-async function execute(
-  plan: SourcePlan,
-  call: SourceCall,
-  id: string,
-  progress: ProgressWriter,
-): Promise<{ success: SourceSuccess; failure: null } | { success: null; failure: SourceFailure }> {
-  const deadline = callDeadline(call.signal, call.timeoutMs ?? plan.timeout_ms);
-  try {
-    return {
-      success: await plan.execute({
-        signal: deadline.signal,
-        source_invocation_id: id,
-        timedOut: deadline.timedOut,
-        cancelled: deadline.cancelled,
-        progressed: progress.progressed,
-      }),
-      failure: null,
-    };
-  } catch (err) {
-    if (isSourceFailure(err)) return { success: null, failure: err };
-    if (deadline.timedOut())
-      return { success: null, failure: new SourceFailure('timeout', 'source call timed out') };
-    if (deadline.cancelled())
-      return { success: null, failure: new SourceFailure('cancelled', 'source call was cancelled') };
-    const e = toNoemaError(err);
-    return {
-      success: null,
-      failure: new SourceFailure('internal', `source implementation failed: ${e.message}`),
-    };
-  } finally {
-    deadline.dispose();
-    await progress.stop();
-  }
-}
