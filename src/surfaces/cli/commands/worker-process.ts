@@ -1,12 +1,11 @@
 /**
  * A worker's engines and its claiming: the runtimes it executes (flowchart nodes, world turns, agent
- * turns and profile synthesis) registered on engines over the shared store, claimed at once when
- * queued (`queuedForMs: 0`), and the drain that ends it.
+ * turns and profile synthesis) registered on engines over the shared store when a runnable run first
+ * needs them, claimed at once when queued (`queuedForMs: 0`), and the drain that ends it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadOnce, nextTurn } from '../../../core/load-once.ts';
 import { createEngine, sourcesExecutor } from '../../../engine/index.ts';
-import { registerFlowNodes } from '../../../runtimes/flow/index.ts';
-import { bindWorldRuntime } from '../../../runtimes/world/index.ts';
 import type { Store } from '../../../store/store.ts';
 import { closeAgentRuntime, setAgentRuntimeLease } from '../../http/agent-runtime.ts';
 import { startRunWork } from '../../http/run-work.ts';
@@ -48,9 +47,19 @@ export function startWorker(store: Store, options: WorkerOptions): Worker {
     actions: sourcesExecutor(store),
     leaseMs: options.leaseMs,
   });
-  if (options.runtimes.has('flow'))
-    registerFlowNodes(engine, { store, now: Date.now, defaultModel: '@flow' });
-  const unbindWorlds = options.runtimes.has('world') ? bindWorldRuntime(store, engine) : () => {};
+  const flow = options.runtimes.has('flow');
+  const world = options.runtimes.has('world');
+  let unbindWorlds = () => {};
+  let typesLoaded = false;
+  // The flowchart and world node types, loaded when a runnable run first needs them.
+  const loadTypes = loadOnce(async () => {
+    const flowRuntime = flow ? await import('../../../runtimes/flow/index.ts') : null;
+    await nextTurn();
+    const worldRuntime = world ? await import('../../../runtimes/world/index.ts') : null;
+    flowRuntime?.registerFlowNodes(engine, { store, now: Date.now, defaultModel: '@flow' });
+    if (worldRuntime) unbindWorlds = worldRuntime.bindWorldRuntime(store, engine);
+    typesLoaded = true;
+  });
   const agents = options.runtimes.has('agent');
   if (agents) setAgentRuntimeLease(store, options.leaseMs);
   const work = startRunWork(store, engine, {
@@ -60,6 +69,11 @@ export function startWorker(store: Store, options: WorkerOptions): Worker {
     concurrency: options.concurrency,
     agents,
     register: { kind: 'worker', leaseMs: options.leaseMs },
+    onDemandTypes: {
+      loaded: () => typesLoaded,
+      needs: (type) => (flow && type.startsWith('flow.')) || (world && type.startsWith('world.')),
+      load: loadTypes,
+    },
   });
   return {
     owner: engine.owner,
