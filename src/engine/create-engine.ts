@@ -134,6 +134,16 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   // Drivers of claimed runs (driveClaimed), the last registered outermost.
   const drivers: ClaimedRunDriver[] = [];
 
+  // Runs claimed here and handed to the drivers, until they stop: a continueRun of one meanwhile (our
+  // lease would let it through) joins it instead of claiming it again before the drivers execute it.
+  const claimedHere = new Map<string, Promise<RunOutcome>>();
+
+  function driveClaimed(row: RunRow): Promise<RunOutcome> {
+    const p = driveClaimedRow(row).finally(() => claimedHere.delete(row.run_id));
+    claimedHere.set(row.run_id, p);
+    return p;
+  }
+
   async function driveClaimedRow(row: RunRow): Promise<RunOutcome> {
     let executed = false;
     let run: () => Promise<RunOutcome> = () => {
@@ -202,7 +212,9 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         if (await tx.get('SELECT 1 AS x FROM engine_runs WHERE run_id = ?', [run_id])) {
           throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
         }
-        const runPk = await insertRun(tx, run_id, graph_hash, now);
+        const reserve = opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
+        const reserved = executes && reserve > 0 ? { owner, until: now + reserve } : null;
+        const runPk = await insertRun(tx, run_id, graph_hash, now, reserved);
         if (Object.keys(input).length > 0)
           await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
         // Left to another process: the workers waiting for work hear of it with the commit.
@@ -215,12 +227,14 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     },
 
     async start(graph, opts) {
-      const { run_id } = await engine.createRun(graph, opts);
+      const { run_id } = await engine.createRun(graph, { ...opts, reserve: true });
       return engine.continueRun(run_id);
     },
 
     async continueRun(run_id) {
       if (!executes) return untilStopped(run_id);
+      const here = claimedHere.get(run_id);
+      if (here) return here;
       const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs);
       if (row) return execute(row);
       const current = await getRunOrThrow(store, run_id);
@@ -261,7 +275,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       const queuedBefore = now - Math.max(0, options.queuedForMs ?? 0);
       const row = await claimNextRun(store, owner, now, deps.leaseMs, registry.types(), queuedBefore);
       if (!row) return null;
-      return drivers.length === 0 ? execute(row) : driveClaimedRow(row);
+      return drivers.length === 0 ? execute(row) : driveClaimed(row);
     },
 
     async claimableElsewhere(options = {}) {

@@ -7,6 +7,7 @@ import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec, NodeType, RunOutcome } from './engine.ts';
 import { startRunReclaimer } from './reclaimer.ts';
+import { runAttempts } from './run/attempts.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -202,5 +203,64 @@ describeEachStore('engine run reclaiming', (factory) => {
       await sleep(100);
       assert.equal(await statusOf(store, late.run_id), 'running', 'a stopped reclaimer claims nothing');
       await engine.close();
+    }));
+  test('continueRun of a run claimNext took here, before its drivers executed it, joins it: one claim, one loop', async () =>
+    factory.withStore(async ({ store }) => {
+      const engine = createEngine(store, { fanOut: false });
+      registerKit(engine);
+      const { run_id } = await engine.createRun(appendGraph);
+      await abandon(store, run_id);
+      const gate = Promise.withResolvers<void>();
+      let entered = () => {};
+      const inDriver = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      let executed = 0;
+      engine.driveClaimed(async (_id, execute) => {
+        entered();
+        await gate.promise; // the driver's own reads, during which the run is claimed but not executing
+        executed++;
+        return execute();
+      });
+      const claimed = engine.claimNext();
+      await inDriver;
+      // Our lease would let continueRun claim it again and start a second loop.
+      const continued = engine.continueRun(run_id);
+      gate.resolve();
+      const [a, b] = await Promise.all([claimed, continued]);
+      assert.equal(a?.status, 'completed');
+      assert.equal(b.status, 'completed');
+      assert.equal(executed, 1);
+      const attempts = await runAttempts(store, run_id);
+      assert.equal(attempts.length, 1, `claimed once here: ${JSON.stringify(attempts)}`);
+      await engine.close();
+    }));
+  test('a run its creator reserves is not claimed by another process until the reservation passes', async () =>
+    factory.withStore(async ({ store }) => {
+      let now = 1_000_000;
+      const creator = createEngine(store, { fanOut: false, now: () => now, leaseMs: 5_000 });
+      const worker = createEngine(store, { fanOut: false, now: () => now });
+      registerKit(creator);
+      registerKit(worker);
+      const reserved = await creator.createRun(appendGraph, { reserve: true });
+      const open = await creator.createRun(appendGraph);
+      // A worker claiming queued runs at once takes the unreserved one only.
+      assert.equal((await worker.claimNext())?.run_id, open.run_id);
+      assert.equal(await worker.claimNext(), null, 'reserved to its creator');
+      assert.equal(
+        (await worker.continueRun(reserved.run_id)).status,
+        'queued',
+        'not claimable by id either',
+      );
+      // Its creator continues it.
+      assert.equal((await creator.continueRun(reserved.run_id)).status, 'completed');
+      // A creator that dies before executing its run leaves it to others once the reservation passed.
+      const orphan = await creator.createRun(appendGraph, { reserve: 2_000 });
+      now += 1_999;
+      assert.equal(await worker.claimNext(), null);
+      now += 2;
+      const taken = await worker.claimNext();
+      assert.equal(taken?.run_id, orphan.run_id);
+      assert.equal(taken?.status, 'completed');
     }));
 });

@@ -380,10 +380,12 @@ export interface RunOutcome {
 // ---------------------------------------------------------------- events: events/types.ts
 
 export type {
+  CommitParticipant,
   EngineEvent,
   EngineEventListener,
   EventGap,
   EventGapReason,
+  JoinedCommit,
   SubscribeOptions,
 } from './events/types.ts';
 
@@ -449,6 +451,14 @@ export interface StartOptions {
    * caller's rows that refer to it (a session's claim, its first message) land together, or neither.
    */
   tx?: Transaction;
+  /**
+   * `createRun` only: the caller continues the run at once in this process, so it is created
+   * reserved to this engine for one lease (`true`) or this many milliseconds — no other process (a
+   * worker claiming queued runs) takes it first; once that passes (the creator died before executing
+   * it) anyone may. `start` always reserves. Ignored by an engine that executes nothing (its runs
+   * are left to others).
+   */
+  reserve?: boolean | number;
 }
 
 export interface Engine {

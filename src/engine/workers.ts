@@ -97,7 +97,7 @@ export async function runnableByGraph(
 ): Promise<Array<{ node_types: string[]; runs: number }>> {
   const rows = await store.all<{ graph_hash: string; n: number }>(
     `SELECT graph_hash, COUNT(*) AS n FROM engine_runs
-      WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < ?)
+      WHERE status IN ('queued', 'running') AND lease_expires_at < ?
       GROUP BY graph_hash LIMIT 1000`,
     [now],
   );

@@ -8,12 +8,9 @@
  * Pinned to PostgreSQL: the workers and the API are separate processes sharing one store (claims with
  * SKIP LOCKED, events carried by notifications); SQLite is documented as one writer on one machine.
  *
- * Marked todo: it fails on a quiet machine, on two known defects of the worker's agent path (see
- * docs/deploy.md, Known gaps). The killed worker's last step events (`tool_call`, `tool_result`) were
- * still queued in its event batch when it died, after the step had committed, and the worker that
- * finishes the turn replays the tool from the journal without recording them again, so the stream lacks
- * them; and in some runs the closing `done` is stored before the last step's `thinking` and `text`
- * (two drivers recording the same session's events). It runs in every suite and reports what it finds.
+ * The killed worker's last step events (`tool_result` among them) commit with that step (the run's
+ * transactions carry the session's events, `SubscribeOptions.commitWith`), and one process drives a
+ * turn once: the stream holds them, and `done` comes after the last step's `thinking` and `text`.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -37,7 +34,6 @@ const AFTER_TOOL = '✓ add';
 
 describe('an agent turn on a worker killed with SIGKILL', {
   skip: postgres ? false : 'STORES excludes postgres',
-  todo: 'fails on the two known defects named above: step events lost with the killed worker, done stored before the last step',
 }, () => {
   test('another worker finishes it: the turn closes once, the stream ends with done, no finished call made again', async () => {
     let system: AgentSystem | undefined;
@@ -94,6 +90,10 @@ describe('an agent turn on a worker killed with SIGKILL', {
       assert.equal(answers.length, 1, 'one answer');
       const events = await storedEvents(system.ts, session);
       assert.equal(events.filter((e) => e.endsWith(' done')).length, 1, events.join(', '));
+      // Stored in order: the killed worker's tool_result, then the last step's text, then done.
+      assert.ok(events.at(-1)!.endsWith(' done'), events.join(', '));
+      const at = (name: string) => events.findIndex((e) => e.endsWith(` ${name}`));
+      assert.ok(at('tool_result') >= 0 && at('tool_result') < at('text'), events.join(', '));
       // The run names the killed worker's attempt, then the other worker's (more than one when a
       // heartbeat came late on a loaded machine and it claimed the run again).
       const pids = (await runAttempts(system.ts.store, answers[0]!.run_id)).map((a) => Number(a.pid));

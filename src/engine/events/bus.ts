@@ -6,7 +6,14 @@
 import { type Telemetry, telemetry, wantsEngineEvent } from '../../core/telemetry.ts';
 import { Incident, warn } from '../../core/warn.ts';
 import type { Store, Transaction } from '../../store/store.ts';
-import type { EngineEvent, EngineEventListener, EventGap, SubscribeOptions } from '../engine.ts';
+import type {
+  CommitParticipant,
+  EngineEvent,
+  EngineEventListener,
+  EventGap,
+  JoinedCommit,
+  SubscribeOptions,
+} from '../engine.ts';
 import { encodeBatches, type NotifyMessage, payloadHead } from './encode.ts';
 
 export const EVENTS_CHANNEL = 'noema_engine_events';
@@ -14,6 +21,7 @@ export const EVENTS_CHANNEL = 'noema_engine_events';
 interface Subscriber {
   listener: EngineEventListener;
   onGap: ((gap: EventGap) => void) | undefined;
+  commitWith: CommitParticipant | undefined;
   /** Set once this subscriber threw, so its failures are logged once, not per event. */
   failed: boolean;
 }
@@ -66,7 +74,12 @@ export class EventBus {
       run = { subs: new Set(), last: -1 };
       this.#runs.set(run_id, run);
     }
-    const sub: Subscriber = { listener, onGap: options.onGap, failed: false };
+    const sub: Subscriber = {
+      listener,
+      onGap: options.onGap,
+      commitWith: options.commitWith,
+      failed: false,
+    };
     run.subs.add(sub);
     if (this.fanOut && !this.#unlisten) {
       this.#unlisten = this.store.listen!(EVENTS_CHANNEL, (payload) => this.#receive(payload), {
@@ -82,6 +95,40 @@ export class EventBus {
       current.subs.delete(sub);
       if (current.subs.size === 0 && this.#runs.get(run_id) === current) this.#runs.delete(run_id);
     };
+  }
+
+  /** Whether a subscriber of `run_id` writes rows of its own with the run's transactions. */
+  joins(run_id: string): boolean {
+    const run = this.#runs.get(run_id);
+    if (run === undefined) return false;
+    for (const sub of run.subs) if (sub.commitWith !== undefined) return true;
+    return false;
+  }
+
+  /** Whether such a subscriber holds rows to write (a commit that could go without it must not). */
+  joining(run_id: string): boolean {
+    const run = this.#runs.get(run_id);
+    if (run === undefined) return false;
+    for (const sub of run.subs) if (sub.commitWith?.pending()) return true;
+    return false;
+  }
+
+  /** Lets the run's participants write into `tx` (SubscribeOptions.commitWith); what each wrote. */
+  async joinCommit(run_id: string, tx: Transaction): Promise<JoinedCommit[]> {
+    const run = this.#runs.get(run_id);
+    if (run === undefined) return [];
+    const joined: JoinedCommit[] = [];
+    try {
+      for (const sub of [...run.subs]) {
+        if (!sub.commitWith?.pending()) continue;
+        const j = await sub.commitWith.join(tx);
+        if (j) joined.push(j);
+      }
+    } catch (err) {
+      for (const j of joined) j.rolledBack();
+      throw err;
+    }
+    return joined;
   }
 
   /** Delivers committed or progress events to this process's subscribers, oldest first. */

@@ -12,7 +12,7 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '../../store/store.ts';
-import type { EngineEvent } from '../engine.ts';
+import type { EngineEvent, JoinedCommit } from '../engine.ts';
 import { runWrites, runWritesSync, type StepWrite } from '../run/step-writes.ts';
 import type { EventBus } from './bus.ts';
 
@@ -51,6 +51,7 @@ const NOTIFY_ONLY: TransactionOptions = { durability: 'deferred' };
 /** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
 const NONE: EngineEvent[] = [];
 const NONE_CARRIED: CarriedStep[] = [];
+const NONE_JOINED: JoinedCommit[] = [];
 
 /**
  * A step left to commit with the run's next transaction (`carry`): its statements, the probe that
@@ -265,6 +266,13 @@ export class RunEvents {
     let emitted: EngineEvent[] = NONE;
     let committed = false;
     let mine: Writing | null = null;
+    // Subscribers' own rows go with any transaction that commits durably (SubscribeOptions.commitWith).
+    const joins = options?.durability !== 'deferred' && this.#bus.joins(this.run_id);
+    let joined: JoinedCommit[] = NONE_JOINED;
+    const join = async (tx: Transaction): Promise<void> => {
+      if (joined.length > 0) for (const j of joined.splice(0)) j.rolledBack(); // a retried body
+      joined = await this.#bus.joinCommit(this.run_id, tx);
+    };
     this.#open++;
     try {
       const emit: Emit = (body) => {
@@ -280,17 +288,21 @@ export class RunEvents {
                 mine ??= Promise.withResolvers();
                 ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
               } else r = await fn(tx, emit, false);
+              if (joins) await join(tx);
               if (carried.length > 0 || emitted.length > 0)
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
             }
-          : this.#carried.length > 0
+          : this.#carried.length > 0 || joins
             ? async (tx) => {
                 emitted = NONE;
-                mine ??= Promise.withResolvers();
-                const out = await this.#afterCarried(tx, emit, fn, mine);
-                steps = out.steps;
-                return out.result;
+                let r: T;
+                if (this.#carried.length > 0) {
+                  mine ??= Promise.withResolvers();
+                  ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
+                } else r = await fn(tx, emit, false);
+                if (joins) await join(tx);
+                return r;
               }
             : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
               (tx) => {
@@ -301,8 +313,10 @@ export class RunEvents {
       );
       committed = true;
       this.#landed(steps);
+      for (const j of joined) j.committed();
       return result;
     } finally {
+      if (!committed) for (const j of joined) j.rolledBack();
       this.#written(mine);
       this.#closed(committed, carried, emitted);
     }
@@ -396,6 +410,8 @@ export class RunEvents {
       !this.#bus.fanOut &&
       !this.#flushing &&
       this.#unsent.length === 0 &&
+      // A subscriber's rows to write with this commit need a promise (SubscribeOptions.commitWith).
+      !this.#bus.joining(this.run_id) &&
       // A carried step another transaction is writing cannot be waited for without a promise.
       this.#carried.every((c) => c.writing === null)
     );

@@ -2,6 +2,7 @@
  * The engine's events (part of the engine contract, re-exported by `engine.ts`): what a run's
  * subscribers receive, in `seq` order, and what tells them they may have missed some.
  */
+import type { Transaction } from '../../store/store.ts';
 import type { Json } from '../graph/spec.ts';
 import type { ContractStatus, RunError, RunStatus } from '../status.ts';
 
@@ -119,4 +120,25 @@ export interface SubscribeOptions {
    * again), so a read made then misses nothing committed before it.
    */
   onGap?: (gap: EventGap) => void;
+  /**
+   * Rows of the subscriber's own that describe the run's progress (a runtime's stream of what its
+   * nodes reported): written inside the run's next transaction in this process, so they commit with
+   * the step they describe (or with an earlier transaction of the run), never after it. Only where
+   * this process executes the run.
+   */
+  commitWith?: CommitParticipant;
+}
+
+/** What a participant wrote into a transaction of the run: told how that transaction ended. */
+export interface JoinedCommit {
+  committed(): void;
+  rolledBack(): void;
+}
+
+/** See SubscribeOptions.commitWith. */
+export interface CommitParticipant {
+  /** Whether it holds anything to write (checked before a commit that could skip it). */
+  pending(): boolean;
+  /** Writes what it holds into `tx`; null when it had nothing. Its failure fails the transaction. */
+  join(tx: Transaction): Promise<JoinedCommit | null>;
 }

@@ -24,9 +24,13 @@ export interface RunRow {
   [k: string]: unknown;
 }
 
-const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND lease_expires_at < ?))`;
-/** CLAIMABLE for `claimNextRun`, whose queued runs must also be old enough (params: queuedBefore, now). */
-const CLAIMABLE_NEXT = `((status = 'queued' AND created_at <= ?) OR (status = 'running' AND lease_expires_at < ?))`;
+/**
+ * Queued (unless its creator reserved it and the reservation holds, see insertRun) or running under
+ * an expired lease (param: now). A queued run nobody reserved has `lease_expires_at` 0.
+ */
+const CLAIMABLE = `(status IN ('queued', 'running') AND lease_expires_at < ?)`;
+/** CLAIMABLE for `claimNextRun`, whose queued runs must also be old enough (params: now, queuedBefore). */
+const CLAIMABLE_NEXT = `(status IN ('queued', 'running') AND lease_expires_at < ? AND (status = 'running' OR created_at <= ?))`;
 
 export async function findRun(q: Queryable, run_id: string): Promise<RunRow | undefined> {
   const r = await q.get<RunRow>('SELECT * FROM engine_runs WHERE run_id = ?', [run_id]);
@@ -48,20 +52,26 @@ function normalize(r: RunRow): RunRow {
   };
 }
 
+/**
+ * A queued run. `reserved`: its creator executes it next, so no other process claims it while the
+ * reservation lasts (as long as a lease: a creator that died before executing it leaves it to others).
+ */
 export async function insertRun(
   tx: Transaction,
   run_id: string,
   graph_hash: string,
   now: number,
+  reserved: { owner: string; until: number } | null = null,
 ): Promise<number> {
   const row = await tx.get<{ run_pk: number }>(
-    `INSERT INTO engine_runs (run_id, graph_hash, status, created_at, updated_at) VALUES (?, ?, 'queued', ?, ?) RETURNING run_pk`,
-    [run_id, graph_hash, now, now],
+    `INSERT INTO engine_runs (run_id, graph_hash, status, lease_owner, lease_expires_at, created_at, updated_at)
+     VALUES (?, ?, 'queued', ?, ?, ?, ?) RETURNING run_pk`,
+    [run_id, graph_hash, reserved?.owner ?? null, reserved?.until ?? 0, now, now],
   );
   return Number(row?.run_pk);
 }
 
-/** Takes the lease of one run if it is queued, abandoned (lease expired) or already ours. */
+/** Takes the lease of one run if it is queued (not reserved by another), abandoned (lease expired) or already ours. */
 export async function claimRun(
   store: Store,
   run_id: string,
@@ -73,7 +83,7 @@ export async function claimRun(
     const r = await tx.run(
       `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
          event_epoch = event_epoch + 1
-       WHERE run_id = ? AND (${CLAIMABLE} OR (status = 'running' AND lease_owner = ?))`,
+       WHERE run_id = ? AND (${CLAIMABLE} OR (status IN ('queued', 'running') AND lease_owner = ?))`,
       [owner, now + leaseMs, now, run_id, now, owner],
     );
     if (r.changes !== 1) return undefined;
@@ -105,14 +115,14 @@ export async function claimNextRun(
          AND NOT EXISTS (SELECT 1 FROM engine_graph_types t
                          WHERE t.graph_hash = r.graph_hash AND t.node_type NOT IN (${list}))
        ORDER BY run_pk LIMIT 1${skip}`,
-      [queuedBefore, now, ...types],
+      [now, queuedBefore, ...types],
     );
     if (!candidate) return undefined;
     const r = await tx.run(
       `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
          event_epoch = event_epoch + 1
        WHERE run_pk = ? AND ${CLAIMABLE_NEXT}`,
-      [owner, now + leaseMs, now, candidate.run_pk, queuedBefore, now],
+      [owner, now + leaseMs, now, candidate.run_pk, now, queuedBefore],
     );
     if (r.changes !== 1) return undefined;
     const row = await tx.get<RunRow>('SELECT * FROM engine_runs WHERE run_pk = ?', [candidate.run_pk]);
@@ -136,7 +146,7 @@ export async function claimableOutside(
        AND EXISTS (SELECT 1 FROM engine_graph_types t
                    WHERE t.graph_hash = r.graph_hash AND t.node_type NOT IN (${list}))
      LIMIT 1`,
-    [queuedBefore, now, ...types],
+    [now, queuedBefore, ...types],
   );
   return r !== undefined;
 }

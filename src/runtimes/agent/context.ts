@@ -15,6 +15,8 @@ export interface AgentContext {
   background: Set<Promise<unknown>>;
   /** Runs this process is driving now (a session turn in flight here is never "stale"). */
   driving: Set<string>;
+  /** Stale turns being settled here, by run: a second settling of one waits for the first. */
+  settling: Map<string, Promise<void>>;
   /** The event recorder of each run this process drives (live `text_delta` events go through it). */
   recorders: Map<string, SessionEventRecorder>;
   /** Queue profile updates without running them here. */

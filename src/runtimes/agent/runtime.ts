@@ -144,6 +144,7 @@ export async function createAgentRuntime(
     },
     background: new Set(),
     driving: new Set(),
+    settling: new Map(),
     recorders,
     deferBackground: options.background === 'defer',
     claimLeaseMs: options.claimLeaseMs ?? 30_000,

@@ -128,7 +128,12 @@ async function drive(
   const elsewhere = engine.executes
     ? undefined
     : () => relayStored(cx, session.session_id, run_id, rec).then(() => {});
-  const unsubscribe = await engine.subscribe(run_id, (e) => rec.fromEngine(e));
+  // Executed here: the events the run's nodes report commit with the run's own transactions.
+  const unsubscribe = await engine.subscribe(
+    run_id,
+    (e) => rec.fromEngine(e),
+    engine.executes ? { commitWith: rec.participant } : {},
+  );
   let outcome: RunOutcome;
   try {
     outcome = followed ?? (await step());

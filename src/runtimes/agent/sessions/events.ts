@@ -4,7 +4,7 @@
  * with a per-session sequence id (the SSE `id:`) before it is delivered, so a client resumes from
  * `Last-Event-ID` in any process. The process executing a run records it from the engine's events.
  */
-import type { EngineEvent, Json } from '../../../engine/index.ts';
+import type { CommitParticipant, EngineEvent, Json } from '../../../engine/index.ts';
 import type { Queryable, Store, Transaction } from '../../../store/store.ts';
 
 export const SESSION_EVENT_NAMES = [
@@ -113,6 +113,35 @@ function wakeFollowers(session_id: string): void {
   if (set) for (const wake of [...set]) wake();
 }
 
+/** Carries, with each commit that stored events of a session, its id to other processes' followers. */
+export const SESSION_EVENTS_CHANNEL = 'noema_session_events';
+
+/** Tells other processes' followers of `session_id` with `tx`'s commit, where the store can. */
+async function announce(store: Store, tx: Transaction, session_id: string): Promise<void> {
+  if (!store.capabilities.supportsListenNotify) return;
+  if (tx.notifyWithCommit) tx.notifyWithCommit(SESSION_EVENTS_CHANNEL, session_id);
+  else await tx.notify(SESSION_EVENTS_CHANNEL, session_id).catch(() => {});
+}
+
+const listening = new WeakMap<Store, Promise<unknown>>();
+
+/**
+ * Wakes this process's followers (`onSessionEvents`) when another process stores events of their
+ * session too (LISTEN, one per store and process), not only at their next poll. Without
+ * notifications (SQLite), or while the listener is down, the polls find them.
+ */
+export function listenForSessionEvents(store: Store): Promise<unknown> {
+  let p = listening.get(store);
+  if (!p) {
+    p =
+      store.capabilities.supportsListenNotify && store.listen
+        ? store.listen(SESSION_EVENTS_CHANNEL, wakeFollowers).catch(() => listening.delete(store))
+        : Promise.resolve();
+    listening.set(store, p);
+  }
+  return p;
+}
+
 /** How long a progress event may wait to be written with the rest of its step. */
 export const EVENT_BATCH_MS = 50;
 
@@ -140,6 +169,8 @@ export class SessionEventRecorder {
   /** Something queued must be written now (a finished step, a live event, a flush). */
   #urgent = false;
   #error: unknown = null;
+  /** A transaction writing this recorder's events, until it ends (see `participant`). */
+  #writing: Promise<void> | null = null;
 
   /** The id of the last stored event delivered (0 before any): where relaying resumes. */
   lastDelivered = 0;
@@ -201,20 +232,28 @@ export class SessionEventRecorder {
   }
 
   async #drain(): Promise<void> {
+    // Never done synchronously: `#drainNow` stores this promise after the call returns, and the end
+    // below must clear it after that, not before.
+    await null;
     while (this.#pending.length > 0 && this.#urgent) {
       this.#urgent = false;
-      const batch = this.#pending.splice(0);
+      if (!this.#pending.some((q) => !q.live)) {
+        for (const b of this.#pending.splice(0)) if (b.live) this.#deliver(this.#liveEvent(b.event, b.body));
+        continue;
+      }
+      const batch: Queued[] = [];
+      let release = () => {};
       try {
-        const stored = batch.filter((b) => !b.live);
-        const written =
-          stored.length === 0
-            ? []
-            : await this.#store.transaction(async (tx) => {
-                const out: SessionEvent[] = [];
-                for (const b of stored)
-                  out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
-                return out;
-              });
+        const written = await this.#store
+          .transaction(async (tx) => {
+            // Taken once this transaction holds its connection: a run transaction that joined before it
+            // (writing on another connection) ends first, so sequence ids follow the order of events.
+            while (this.#writing) await this.#writing;
+            release = this.#hold();
+            batch.push(...this.#pending.splice(0)); // (a body run again writes the whole batch again)
+            return this.#append(tx, batch);
+          })
+          .finally(() => release());
         if (written.length > 0) wakeFollowers(this.session_id);
         let i = 0;
         for (const b of batch) this.#deliver(b.live ? this.#liveEvent(b.event, b.body) : written[i++]!);
@@ -227,6 +266,62 @@ export class SessionEventRecorder {
     // Events of the next step that arrived meanwhile wait for their step (or the timer).
     if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.#drainNow(), EVENT_BATCH_MS);
   }
+
+  /**
+   * Marks a transaction writing this recorder's events until the returned release: another one (on
+   * another connection) waits for its end before it computes the next sequence id.
+   */
+  #hold(): () => void {
+    const settled = Promise.withResolvers<void>();
+    this.#writing = settled.promise;
+    return () => {
+      if (this.#writing === settled.promise) this.#writing = null;
+      settled.resolve();
+    };
+  }
+
+  async #append(tx: Transaction, batch: readonly Queued[]): Promise<SessionEvent[]> {
+    const out: SessionEvent[] = [];
+    for (const b of batch)
+      if (!b.live) out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
+    if (out.length > 0) await announce(this.#store, tx, this.session_id);
+    return out;
+  }
+
+  /**
+   * Writes the queued events inside a transaction of the run executing here (the engine's
+   * `commitWith`): a step's events commit with the step, so a process killed after a step committed
+   * leaves none of them behind. Delivered once that transaction committed; queued again if it rolled back.
+   */
+  readonly participant: CommitParticipant = {
+    pending: () => this.#pending.some((q) => !q.live),
+    join: async (tx) => {
+      // A drain writing on another connection ends first (on one connection it cannot be writing now).
+      while (this.#writing) await this.#writing;
+      const queued = this.#pending.splice(0);
+      const end = this.#hold();
+      let written: SessionEvent[];
+      try {
+        written = await this.#append(tx, queued);
+      } catch (err) {
+        this.#pending.unshift(...queued);
+        end();
+        throw err;
+      }
+      return {
+        committed: () => {
+          end();
+          if (written.length > 0) wakeFollowers(this.session_id);
+          let i = 0;
+          for (const q of queued) this.#deliver(q.live ? this.#liveEvent(q.event, q.body) : written[i++]!);
+        },
+        rolledBack: () => {
+          end();
+          this.#pending.unshift(...queued);
+        },
+      };
+    },
+  };
 
   fromEngine(e: EngineEvent & { origin?: string }): void {
     if (e.origin) return; // another process executes (and records) that part of the run
@@ -263,7 +358,7 @@ export class SessionEventRecorder {
     /** Runs first in the transaction, before the queued events (a conditional write that may refuse it). */
     first?: (tx: Transaction) => Promise<void>,
   ): Promise<T> {
-    while (this.#draining) await this.#draining;
+    while (this.#draining || this.#writing) await (this.#draining ?? this.#writing);
     this.#throwError();
     if (this.#timer) {
       clearTimeout(this.#timer);
@@ -275,8 +370,13 @@ export class SessionEventRecorder {
     try {
       result = await this.#store.transaction(async (tx) => {
         out.length = 0;
+        let announced = false;
         const append = async (event: SessionEventName, body: Record<string, unknown>) => {
           out.push(await appendSessionEvent(tx, this.session_id, this.run_id, event, body));
+          if (!announced) {
+            announced = true;
+            await announce(this.#store, tx, this.session_id);
+          }
         };
         if (first) await first(tx);
         for (const q of queued) if (!q.live) await append(q.event, q.body);

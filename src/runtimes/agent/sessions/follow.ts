@@ -10,10 +10,18 @@ import type { AgentContext } from '../context.ts';
 import type { ExecutionCore } from '../nodes/deps.ts';
 import { executionStateOf } from '../nodes/reasoning.ts';
 import type { ChatMessage, Notification } from '../state/execution-state.ts';
-import { listSessionEvents, type SessionEventRecorder } from './events.ts';
+import {
+  listenForSessionEvents,
+  listSessionEvents,
+  onSessionEvents,
+  type SessionEventRecorder,
+} from './events.ts';
 import type { SessionRow } from './session-store.ts';
 
-/** How often the stored events of a turn executed elsewhere are read (also at each of its run's events). */
+/**
+ * How often the stored events of a turn executed elsewhere are read at least (also at each of its
+ * run's events and each commit of the session's events, where the store notifies).
+ */
 const RELAY_POLL_MS = 100;
 const CLOSING = new Set(['done', 'error', 'ecs']);
 
@@ -61,6 +69,9 @@ export async function followElsewhere(
 ): Promise<Followed> {
   await rec.flush();
   let wake = () => {};
+  // Woken by the run's events and by each commit of the session's events in the executing process.
+  await listenForSessionEvents(cx.store);
+  const unfollow = onSessionEvents(session.session_id, () => wake());
   const unsubscribe = await cx.engine.subscribe(run_id, () => wake()).catch(() => null);
   let outcome: RunOutcome | null = null;
   let stoppedAt = 0;
@@ -94,6 +105,7 @@ export async function followElsewhere(
     }
     await stopped;
   } finally {
+    unfollow();
     await unsubscribe?.().catch(() => {});
   }
   const final = outcome as unknown as RunOutcome;

@@ -117,9 +117,19 @@ async function previousReasoning(
  * creator while the claim's lease lasts, then taken over. A claim without a run (rows written before
  * turns opened that way) frees the session once the claim's lease expired.
  */
-async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
+function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
   const run_id = session.run_id;
-  if (!run_id || cx.driving.has(run_id)) return;
+  if (!run_id) return Promise.resolve();
+  // Another message or settling pass of this process is at it: its end is this one's.
+  const inFlight = cx.settling.get(run_id);
+  if (inFlight) return inFlight;
+  if (cx.driving.has(run_id)) return Promise.resolve();
+  const settling = settle(cx, session, run_id).finally(() => cx.settling.delete(run_id));
+  cx.settling.set(run_id, settling);
+  return settling;
+}
+
+async function settle(cx: AgentContext, session: SessionRow, run_id: string): Promise<void> {
   const run = await cx.engine.getRun(run_id, { max_chars: 4000 }).catch((err: { code?: string }) => {
     if (err.code === 'UNKNOWN_RUN') return null;
     throw err;
@@ -130,6 +140,9 @@ async function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<v
   }
   // A queued run under a claim that still holds is its creator's, about to execute it.
   if (run.status === 'queued' && Number(session.claim_expires_at ?? 0) > Date.now()) return;
+  // Taken by this process meanwhile (a claim of its reclaimer): one driver per turn. driveRun marks
+  // the run driven before its first await.
+  if (cx.driving.has(run_id)) return;
   await driveRun(
     cx,
     session,
@@ -149,8 +162,24 @@ export function claimedTurnDriver(
   cx: AgentContext,
 ): (run_id: string, execute: () => Promise<RunOutcome>) => Promise<RunOutcome> {
   return async (run_id, execute) => {
-    const session = cx.driving.has(run_id) ? null : await runningSessionOfRun(cx.store, run_id);
-    if (!session) return execute();
+    if (cx.driving.has(run_id)) return execute();
+    // Driven here from the claim on, before the first await: a message or a settling pass of this
+    // process that finds the session running must not drive the turn a second time.
+    cx.driving.add(run_id);
+    let session: SessionRow | null;
+    try {
+      session = await runningSessionOfRun(cx.store, run_id);
+    } catch (err) {
+      cx.driving.delete(run_id);
+      throw err;
+    }
+    if (!session) {
+      try {
+        return await execute();
+      } finally {
+        cx.driving.delete(run_id);
+      }
+    }
     const rec = new SessionEventRecorder(cx.store, session.session_id, run_id, () => {});
     return (await driveRun(cx, session, run_id, execute, rec, { recovering: true })).outcome;
   };
@@ -251,6 +280,8 @@ export async function sendMessage(
       await cx.engine.createRun(graph, {
         run_id,
         tx,
+        // Its creator's while the session's claim holds (a queued run under it is left to its creator).
+        reserve: cx.claimLeaseMs,
         input: {
           session: ref as unknown as Json,
           execution: execution as unknown as Json,

@@ -7,7 +7,7 @@
  */
 import type { Store } from '../../../store/store.ts';
 import type { TurnResult } from './drive.ts';
-import { listSessionEvents, onSessionEvents, type SessionEvent } from './events.ts';
+import { listenForSessionEvents, listSessionEvents, onSessionEvents, type SessionEvent } from './events.ts';
 
 export interface TurnStream {
   events: AsyncIterable<SessionEvent>;
@@ -67,8 +67,8 @@ export interface TailOptions {
   signal?: AbortSignal;
   /**
    * Poll interval for events stored by another process (default 100 ms), while events came in the
-   * last `IDLE_AFTER_MS`; then `idlePollMs` (default 1 s). Events this process writes wake the
-   * follower at once.
+   * last `IDLE_AFTER_MS`; then `idlePollMs` (default 1 s). Events this process writes, or another
+   * process writes on a store with notifications, wake the follower at once.
    */
   pollMs?: number;
   idlePollMs?: number;
@@ -110,6 +110,7 @@ export async function* tailEvents(
   options: TailOptions = {},
 ): AsyncGenerator<SessionEvent> {
   let after = options.after ?? 0;
+  await listenForSessionEvents(store);
   const deadline = Date.now() + (options.maxWaitMs ?? 600_000);
   let lastEventAt = Date.now();
   for (;;) {
