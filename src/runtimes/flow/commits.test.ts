@@ -1,8 +1,8 @@
 /**
  * What a flowchart run commits: a node's start is a record carried to its first commit — its first
- * model call's, made before the call, or its finish — with the step before it; a finish that is the
- * node run's row alone rides the next node's first commit; and starting a node reads no row back once
- * the run is under way.
+ * model call's, made before the call, or its finish — with the step before it; a finish without
+ * writes of the node's own (its row, an artifact) rides the next node's first commit; and starting a
+ * node reads no row back once the run is under way.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -45,11 +45,12 @@ describeEachStore('flowchart run commits', (factory) => {
               has(t, 'UPDATE engine_contracts'),
             t.join('\n'),
           );
-        // The commits of the run: its creation and claim (2); a node without a model call whose finish
-        // is its row alone (start, the end) none of its own; one with an artifact or writes of its own
-        // (recall, triaged) one; per model call its record and its finish (summarize 2); and a node
-        // that also writes or keeps an artifact after its call one more (remember, plan, route: 3).
-        assert.equal(txs.length, 2 + 2 + 3 + 1 + 3 + 1 + 3 + 1, txs.map((t) => t.join(' | ')).join('\n'));
+        // The commits of the run: its creation and claim (2); a node whose finish has no writes of its
+        // own (start, recall, the end: its row and an artifact no node reads) none of its own; one with
+        // writes of its own (triaged) one; per model call its record and its finish (summarize, and
+        // route, whose artifact rides the next commit: 2 each); a node that also writes after its call
+        // one more (remember, plan: 3); the run's end (1).
+        assert.equal(txs.length, 2 + 2 + 3 + 0 + 3 + 1 + 2 + 1, txs.map((t) => t.join(' | ')).join('\n'));
         // Only the run's first step may repeat an earlier execution (a claim after a crash): its node
         // looks for a finished row; later nodes read none.
         const readBack = reads

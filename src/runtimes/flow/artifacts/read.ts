@@ -145,3 +145,16 @@ export async function getNodeArtifact(
   }
   return a;
 }
+
+/** A node run's artifact of one type (at most one), or null (never written, or removed by retention). */
+export async function findNodeArtifact(
+  q: Queryable,
+  node_run_id: string,
+  artifact_type: string,
+): Promise<NodeArtifact | null> {
+  const r = await q.get('SELECT * FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?', [
+    node_run_id,
+    artifact_type,
+  ]);
+  return r ? toArtifact(r) : null;
+}

@@ -4,7 +4,7 @@
  * N, `ttl_max_count` does both, `forever` keeps everything. The periodic sweep is in sweep.ts.
  */
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Queryable, SqlValue } from '../../../store/store.ts';
 import {
   DEFAULT_RETENTION_MAX_COUNT,
   DEFAULT_RETENTION_TTL_SECONDS,
@@ -41,24 +41,27 @@ export interface NewNodeArtifact {
   correlation_id: string | null;
 }
 
-/** Inserts (or, for a node run re-executed after a crash, finds) the artifact; returns its id. */
-export async function writeNodeArtifact(
-  tx: Queryable,
+type Statement = { sql: string; params: SqlValue[] };
+
+/**
+ * The artifact's insert — nothing when the node run already has one of its type (a node run
+ * re-executed after a crash) — and its node's retention deletes: statements that change nothing
+ * when run again, to commit in a transaction of their own or with the run's next one.
+ */
+export function nodeArtifactStatements(
   a: NewNodeArtifact,
   retention: Retention,
   nowMs: number,
-): Promise<number> {
+): { insert: Statement; retention: Statement[] } {
   const ttl = retention.retention_mode === 'ttl' || retention.retention_mode === 'ttl_max_count';
   const capped = retention.retention_mode === 'max_count' || retention.retention_mode === 'ttl_max_count';
-  // A node run re-executed after a crash finds its artifact (one per node run and type): one statement
-  // either way on the first execution, a read more on a replay.
-  const row = await tx.get<{ artifact_id: number }>(
-    `INSERT INTO node_artifacts (flowchart_id, flowchart_run_id, flowchart_node_id, flowchart_node_type, node_run_id,
+  const insert = {
+    sql: `INSERT INTO node_artifacts (flowchart_id, flowchart_run_id, flowchart_node_id, flowchart_node_type, node_run_id,
        artifact_type, plan_id, memory_id, milestone_id, payload, request_id, correlation_id, retention_mode,
        created_at_ms, expires_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (node_run_id, artifact_type) DO NOTHING RETURNING artifact_id`,
-    [
+     ON CONFLICT (node_run_id, artifact_type) DO NOTHING`,
+    params: [
       a.flowchart_id,
       a.flowchart_run_id,
       a.flowchart_node_id,
@@ -75,7 +78,41 @@ export async function writeNodeArtifact(
       nowMs,
       ttl ? nowMs + retention.retention_ttl_seconds * 1000 : null,
     ],
-  );
+  };
+  const deletes: Statement[] = [];
+  if (ttl)
+    deletes.push({
+      sql: 'DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND expires_at_ms IS NOT NULL AND expires_at_ms <= ?',
+      params: [a.flowchart_id, a.flowchart_node_id, nowMs],
+    });
+  if (capped)
+    // Everything older than the node's Nth newest goes: one index range read and range delete (none
+    // while the node has fewer than N, the bound then being NULL).
+    deletes.push({
+      sql: `DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND artifact_id < (
+         SELECT artifact_id FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ?
+          ORDER BY artifact_id DESC LIMIT 1 OFFSET ?)`,
+      params: [
+        a.flowchart_id,
+        a.flowchart_node_id,
+        a.flowchart_id,
+        a.flowchart_node_id,
+        retention.retention_max_count - 1,
+      ],
+    });
+  return { insert, retention: deletes };
+}
+
+/** Inserts (or, for a node run re-executed after a crash, finds) the artifact; returns its id. */
+export async function writeNodeArtifact(
+  tx: Queryable,
+  a: NewNodeArtifact,
+  retention: Retention,
+  nowMs: number,
+): Promise<number> {
+  const w = nodeArtifactStatements(a, retention, nowMs);
+  // One statement on a first execution, a read more on a replay.
+  const row = await tx.get<{ artifact_id: number }>(`${w.insert.sql} RETURNING artifact_id`, w.insert.params);
   const id = Number(
     (row ??
       (await tx.get<{ artifact_id: number }>(
@@ -83,25 +120,6 @@ export async function writeNodeArtifact(
         [a.node_run_id, a.artifact_type],
       )))!.artifact_id,
   );
-  if (ttl)
-    await tx.run(
-      'DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND expires_at_ms IS NOT NULL AND expires_at_ms <= ?',
-      [a.flowchart_id, a.flowchart_node_id, nowMs],
-    );
-  if (capped)
-    // Everything older than the node's Nth newest goes: one index range read and range delete (none
-    // while the node has fewer than N, the bound then being NULL).
-    await tx.run(
-      `DELETE FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ? AND artifact_id < (
-         SELECT artifact_id FROM node_artifacts WHERE flowchart_id = ? AND flowchart_node_id = ?
-          ORDER BY artifact_id DESC LIMIT 1 OFFSET ?)`,
-      [
-        a.flowchart_id,
-        a.flowchart_node_id,
-        a.flowchart_id,
-        a.flowchart_node_id,
-        retention.retention_max_count - 1,
-      ],
-    );
+  for (const d of w.retention) await tx.run(d.sql, d.params);
   return id;
 }

@@ -6,7 +6,7 @@
  */
 import type { Engine, EngineEvent, Json, RunStatus } from '../../../engine/index.ts';
 import type { Queryable } from '../../../store/store.ts';
-import { getNodeArtifact, type NodeArtifact } from '../artifacts/read.ts';
+import { findNodeArtifact, getNodeArtifact, type NodeArtifact } from '../artifacts/read.ts';
 import { getNodeRun, type NodeRun, type NodeRunStatus } from './node-runs.ts';
 
 export const NODE_UPDATED = 'flowchart.node.updated';
@@ -96,11 +96,20 @@ export function nodeSignal(nr: { node_run_id: string; status: NodeRunStatus }): 
   return { flow_event: NODE_UPDATED, node_run_id: nr.node_run_id, status: nr.status };
 }
 
-export function artifactSignal(artifact_id: number): Json {
-  return { flow_event: ARTIFACT_PERSISTED, artifact_id };
+/** Names the artifact by its id, or (written with the run's next commit, its id unknown) by node run and type. */
+export function artifactSignal(artifact: number | { node_run_id: string; artifact_type: string }): Json {
+  return typeof artifact === 'number'
+    ? { flow_event: ARTIFACT_PERSISTED, artifact_id: artifact }
+    : { flow_event: ARTIFACT_PERSISTED, ...artifact };
 }
 
-type Signal = { flow_event: string; node_run_id?: string; status?: NodeRunStatus; artifact_id?: number };
+type Signal = {
+  flow_event: string;
+  node_run_id?: string;
+  status?: NodeRunStatus;
+  artifact_id?: number;
+  artifact_type?: string;
+};
 
 async function resolve(q: Queryable, s: Signal): Promise<FlowEvent | null> {
   if (s.flow_event === NODE_UPDATED && typeof s.node_run_id === 'string') {
@@ -122,6 +131,14 @@ async function resolve(q: Queryable, s: Signal): Promise<FlowEvent | null> {
   if (s.flow_event === ARTIFACT_PERSISTED && typeof s.artifact_id === 'number') {
     // Retention may already have removed it (a TTL shorter than the run); then there is nothing to announce.
     const a = await getNodeArtifact(q, s.artifact_id).catch(() => null);
+    return a ? nodeArtifactPersistedEvent(a) : null;
+  }
+  if (
+    s.flow_event === ARTIFACT_PERSISTED &&
+    typeof s.node_run_id === 'string' &&
+    typeof s.artifact_type === 'string'
+  ) {
+    const a = await findNodeArtifact(q, s.node_run_id, s.artifact_type);
     return a ? nodeArtifactPersistedEvent(a) : null;
   }
   return null;

@@ -7,7 +7,12 @@
 import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import type { Queryable } from '../../../store/store.ts';
-import { retentionOf, writeNodeArtifact } from '../artifacts/write.ts';
+import {
+  type NewNodeArtifact,
+  nodeArtifactStatements,
+  retentionOf,
+  writeNodeArtifact,
+} from '../artifacts/write.ts';
 import {
   type CompiledNode,
   type FlowCtx,
@@ -135,9 +140,24 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
       } catch (err) {
         return failed(err);
       }
-      // A finish that is the node run's row alone (no writes of the node's, no artifact) is read by
-      // no later node: it commits with the next node's first record, as the step does.
-      if (typeof decided !== 'function' && !decided.artifact && !decided.fail) {
+      const artifactOf = (a: NodeArtifactOut): NewNodeArtifact => ({
+        flowchart_id: run.flowchart_id,
+        flowchart_run_id: run.flowchart_run_id,
+        flowchart_node_id: node.flowchart_node_id,
+        flowchart_node_type: node.node_type,
+        node_run_id,
+        artifact_type: a.artifact_type,
+        plan_id: a.plan_id ?? null,
+        memory_id: a.memory_id ?? null,
+        milestone_id: a.milestone_id ?? null,
+        payload: a.payload,
+        request_id: run.request_id,
+        correlation_id: run.correlation_id,
+      });
+      // A finish without writes of the node's own (its row, and an artifact no node reads) need not be
+      // durable before the next node runs: it commits with the next node's first record, as the step
+      // does, its signals with it.
+      if (typeof decided !== 'function' && !decided.fail) {
         const end = rt.now();
         const finish = {
           status: 'succeeded' as const,
@@ -145,10 +165,21 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
           routing_state: decided.routing_state,
           error: null,
         };
+        const artifact = decided.artifact
+          ? nodeArtifactStatements(artifactOf(decided.artifact), retentionOf(node.config), end)
+          : null;
         ctx.records.carry(
-          [finishNodeRunStatement(node_run_id, finish, new Date(end).toISOString(), end - startedMs)],
+          [
+            ...(artifact ? [artifact.insert, ...artifact.retention] : []),
+            finishNodeRunStatement(node_run_id, finish, new Date(end).toISOString(), end - startedMs),
+          ],
           nodeSignal({ node_run_id, status: 'succeeded' }),
         );
+        if (decided.artifact)
+          ctx.records.carry(
+            [],
+            artifactSignal({ node_run_id, artifact_type: decided.artifact.artifact_type }),
+          );
         return succeeded(decided);
       }
       let outcome: FlowOutcome;
@@ -162,25 +193,7 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
             // Issued together: where the store pipelines, the artifact and the finished row share a
             // round trip (neither reads the other).
             const writing = o.artifact
-              ? writeNodeArtifact(
-                  tx,
-                  {
-                    flowchart_id: run.flowchart_id,
-                    flowchart_run_id: run.flowchart_run_id,
-                    flowchart_node_id: node.flowchart_node_id,
-                    flowchart_node_type: node.node_type,
-                    node_run_id,
-                    artifact_type: o.artifact.artifact_type,
-                    plan_id: o.artifact.plan_id ?? null,
-                    memory_id: o.artifact.memory_id ?? null,
-                    milestone_id: o.artifact.milestone_id ?? null,
-                    payload: o.artifact.payload,
-                    request_id: run.request_id,
-                    correlation_id: run.correlation_id,
-                  },
-                  retentionOf(node.config),
-                  now,
-                )
+              ? writeNodeArtifact(tx, artifactOf(o.artifact), retentionOf(node.config), now)
               : null;
             const finishing = finishNodeRun(
               tx,
