@@ -23,8 +23,6 @@ import { connectSse, type SseConnection } from '../../src/testing/sse-client.ts'
 import { selectedStores } from '../../src/testing/stores.ts';
 import { startWorkerCli, type WorkerProcess } from '../../src/testing/worker-kit.ts';
 
-/** The API's port, the same before and after its restart (as behind a load balancer). */
-const PORT = 47_131;
 const postgres = selectedStores().includes('postgres');
 
 /** Reads stored events (`seq event`; the live-only `text_delta` has none) until `done` or the stream ends. */
@@ -53,7 +51,9 @@ describe('the API restarted while a worker executes a streamed turn', {
     try {
       // Each model reply held 1.5 s: the turn (emotion, reasoning, tool, reasoning) outlasts the restart.
       system = await startAgentSystem({ delayMs: 1_500, leaseMs: 3_000 });
-      api = await startApi(system.env, PORT);
+      // The API's port, chosen by the system, is the same after its restart (as behind a load balancer).
+      api = await startApi(system.env, 0);
+      const port = Number(new URL(api.url).port);
       worker = await startWorkerCli(system.env);
       const session = await createSession(api.url, 'restart');
       const first = await connectSse(`${api.url}/sessions/${session}/events`, authorization);
@@ -68,7 +68,7 @@ describe('the API restarted while a worker executes a streamed turn', {
       await api.cli.exited;
       first.close();
       await message; // cut with the API: the client follows the session's event stream instead
-      api = await startApi(system.env, PORT);
+      api = await startApi(system.env, port);
       const lastId = seen.at(-1)!.split(' ')[0]!;
       const second = await connectSse(`${api.url}/sessions/${session}/events`, {
         ...authorization,
