@@ -23,8 +23,11 @@ import {
 
 /** Runs a worker executes at once (the default of `noema worker`). */
 const CONCURRENCY = 4;
-/** A model reply's simulated latency in the latency-bound load. */
-const LATENCY_MS = 200;
+/**
+ * A model reply's simulated latency in the latency-bound load (NOEMA_BENCH_SCALEOUT_LATENCY_MS; 200 by
+ * default). On a machine with few cores, a longer one shows where the work stops being CPU-bound.
+ */
+const LATENCY_MS = Number(process.env.NOEMA_BENCH_SCALEOUT_LATENCY_MS ?? 200);
 /** Claim passes of an idle worker (NOEMA_RECOVERY_INTERVAL_MS) during the benchmark. */
 const INTERVAL_MS = 250;
 /** The pool sizes in the order measured: up, then down. */
@@ -125,9 +128,8 @@ async function claimOverhead(cluster: Cluster, probes: number, row: Row): Promis
 
 /**
  * A streamed agent message (model 0 ms) executed by plain `serve` itself, and by the worker of the
- * `--no-work` API, in blocks ABBA: plain serve's blocks run with no worker up, since a worker claims a
- * queued run at once, its creator's too, and a plain serve's stream was seen to end early then
- * (docs/deploy.md, known gap).
+ * `--no-work` API, in blocks ABBA, with one worker up throughout: plain serve's message is reserved to
+ * it (`StartOptions.reserve`), so the worker leaves it alone.
  */
 async function addedLatency(cluster: Cluster, count: number, row: Row): Promise<void> {
   cluster.setLatency(0);
@@ -137,7 +139,7 @@ async function addedLatency(cluster: Cluster, count: number, row: Row): Promise<
     const sides = [
       {
         api: inProcess!,
-        workers: 0,
+        workers: 1,
         session: await createSession(inProcess!, 'in-process'),
         us: [] as number[],
       },
