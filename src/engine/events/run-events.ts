@@ -279,31 +279,27 @@ export class RunEvents {
         emitted = this.#collect(emitted, body);
       };
       let steps: CarriedStep[] = NONE_CARRIED;
+      // The carried steps, then `fn`, then the subscribers' own rows.
+      const body = async (tx: Transaction): Promise<T> => {
+        emitted = NONE;
+        let r: T;
+        if (this.#carried.length > 0) {
+          mine ??= Promise.withResolvers();
+          ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
+        } else r = await fn(tx, emit, false);
+        if (joins) await join(tx);
+        return r;
+      };
       const result = await this.#bus.store.transaction(
         this.#bus.fanOut
           ? async (tx) => {
-              emitted = NONE;
-              let r: T;
-              if (this.#carried.length > 0) {
-                mine ??= Promise.withResolvers();
-                ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
-              } else r = await fn(tx, emit, false);
-              if (joins) await join(tx);
+              const r = await body(tx);
               if (carried.length > 0 || emitted.length > 0)
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
             }
           : this.#carried.length > 0 || joins
-            ? async (tx) => {
-                emitted = NONE;
-                let r: T;
-                if (this.#carried.length > 0) {
-                  mine ??= Promise.withResolvers();
-                  ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
-                } else r = await fn(tx, emit, false);
-                if (joins) await join(tx);
-                return r;
-              }
+            ? body
             : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
               (tx) => {
                 emitted = NONE;
