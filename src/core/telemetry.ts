@@ -50,6 +50,13 @@ export interface InvocationFinished extends InvocationScope {
 }
 
 export interface Telemetry {
+  /**
+   * Statements to commit in the transaction that creates the run (the trace context an incoming
+   * `traceparent` started it under), so whichever process resumes the run finds them with it —
+   * written in the caller's transaction when the run is created in one.
+   */
+  runRows?(run: RunCreated): ReadonlyArray<{ sql: string; params: unknown[] }>;
+  /** A run's creation committed (or was made part of the caller's transaction). */
   runCreated?(run: RunCreated): void;
   engineEvent?(event: EngineEventSeen): void;
   /**

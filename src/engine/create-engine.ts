@@ -7,7 +7,7 @@ import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { LruMap } from '../core/lru.ts';
 import { telemetry } from '../core/telemetry.ts';
-import type { Store, Transaction } from '../store/store.ts';
+import type { SqlValue, Store, Transaction } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
   ClaimedRunDriver,
@@ -203,6 +203,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         );
       }
       const now = deps.now();
+      const created = { run_id, created_at: now, nodes: graph.nodes, input };
       const create = async (tx: Transaction) => {
         const stored = await tx.run(
           'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
@@ -217,12 +218,15 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         const runPk = await insertRun(tx, run_id, graph_hash, now, reserved);
         if (Object.keys(input).length > 0)
           await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
+        // The observers' rows of the run (its trace context) commit with it.
+        const rows = telemetry()?.runRows?.(created);
+        if (rows) for (const r of rows) await tx.run(r.sql, r.params as SqlValue[]);
         // Left to another process: the workers waiting for work hear of it with the commit.
         if (!executes) await announceQueued(tx);
       };
       if (opts.tx) await create(opts.tx);
       else await store.transaction(create);
-      telemetry()?.runCreated?.({ run_id, created_at: now, nodes: graph.nodes, input });
+      telemetry()?.runCreated?.(created);
       return { run_id, graph_hash };
     },
 

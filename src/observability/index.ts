@@ -50,6 +50,7 @@ function engineEventTypes(observers: Telemetry[]): ReadonlySet<string> | undefin
 function combine(observers: Telemetry[]): Telemetry {
   if (observers.length === 1) return observers[0]!;
   const t: Telemetry = {
+    runRows: (run) => observers.flatMap((o) => o.runRows?.(run) ?? []),
     runCreated: (run) => {
       for (const o of observers) o.runCreated?.(run);
     },

@@ -4,7 +4,18 @@ import { formatTraceparent, parseTraceparent, type SpanRef } from './trace-conte
 
 export interface RunTraceStore {
   read(run_id: string): Promise<SpanRef | null>;
-  write(run_id: string, parent: SpanRef): Promise<void>;
+}
+
+/** The row of a run's trace context, committed with the run's creation (`Telemetry.runRows`). */
+export function runTraceRow(
+  run_id: string,
+  parent: SpanRef,
+  now: number,
+): { sql: string; params: unknown[] } {
+  return {
+    sql: 'INSERT INTO run_trace_contexts (run_id, traceparent, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    params: [run_id, formatTraceparent(parent), now],
+  };
 }
 
 export function runTraceStore(store: Store): RunTraceStore {
@@ -15,12 +26,6 @@ export function runTraceStore(store: Store): RunTraceStore {
         [run_id],
       );
       return row ? parseTraceparent(row.traceparent) : null;
-    },
-    async write(run_id, parent) {
-      await store.run(
-        'INSERT INTO run_trace_contexts (run_id, traceparent, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-        [run_id, formatTraceparent(parent), Date.now()],
-      );
     },
   };
 }

@@ -17,7 +17,7 @@ import type {
 } from '../core/telemetry.ts';
 import { Incident } from '../core/warn.ts';
 import { invocationSpan } from './genai.ts';
-import type { RunTraceStore } from './run-trace-store.ts';
+import { type RunTraceStore, runTraceRow } from './run-trace-store.ts';
 import type { SpanExport } from './span-export.ts';
 import {
   formatTraceparent,
@@ -125,7 +125,6 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   /** Reads of stored trace contexts in flight, so spans of a resumed run wait for theirs. */
   const loading = new Map<string, Promise<RunTrace>>();
   /** Writes of trace contexts in flight (`idle` waits for them). */
-  const pendingWrites = new Set<Promise<void>>();
 
   /**
    * Span ids of calls whose `traceparent` was sent, until their span is made: each is a hash, and
@@ -223,16 +222,16 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   return {
     engineEventTypes: TRACED_EVENTS,
 
+    runRows(run: RunCreated) {
+      const parent = incoming.getStore();
+      return parent && options.store ? [runTraceRow(run.run_id, parent, run.created_at)] : [];
+    },
+
     runCreated(run: RunCreated) {
       const t = fresh(run.run_id, incoming.getStore() ?? null, run.created_at, true);
       t.kind = runKindOf(run.nodes.map((n) => n.type));
       Object.assign(t.ids, runIds(run));
       runs.set(run.run_id, t);
-      if (t.parent && options.store) {
-        const write = options.store.write(run.run_id, t.parent).catch(() => {});
-        pendingWrites.add(write);
-        void write.finally(() => pendingWrites.delete(write));
-      }
     },
 
     engineEvent(e: EngineEventSeen) {
@@ -351,7 +350,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     },
 
     async idle() {
-      await Promise.all([...loading.values(), ...pendingWrites]);
+      await Promise.all(loading.values());
     },
   };
 }

@@ -58,7 +58,7 @@ async function exported(
     const observer = traceObserver({
       spans,
       captureContent: false,
-      store: { read: async () => parseTraceparent(stored), write: async () => {} },
+      store: { read: async () => parseTraceparent(stored) },
     });
     withIncomingTraceparent(created ? `00-${TRACE}-${CALLER}-01` : null, () => runOneNode(observer, created));
     await observer.idle();
