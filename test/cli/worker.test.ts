@@ -104,8 +104,17 @@ describeEachStore('noema workers and GET /workers', (factory) => {
 
         worker = await startWorkerCli(env, ['--concurrency', '3']);
         await allCompleted(store, ids);
-        listed = await runCli(['workers'], env);
-        const line = listed.stdout.split('\n').find((l) => l.startsWith(worker!.owner)) ?? '';
+        // The registry's count of runs in flight is the worker's last heartbeat's (every third of the lease).
+        let line = '';
+        await waitUntil(
+          'the worker listed with nothing in flight',
+          async () => {
+            listed = await runCli(['workers'], env);
+            line = listed.stdout.split('\n').find((l) => l.startsWith(worker!.owner)) ?? '';
+            return / in flight 0$/.test(line);
+          },
+          { timeoutMs: 20_000, intervalMs: 200 },
+        );
         assert.match(
           line,
           new RegExp(`worker  host \\S+  pid ${worker.cli.child.pid}  .*concurrency 3  in flight 0$`),
