@@ -269,10 +269,6 @@ export class RunEvents {
     // Subscribers' own rows go with any transaction that commits durably (SubscribeOptions.commitWith).
     const joins = options?.durability !== 'deferred' && this.#bus.joins(this.run_id);
     let joined: JoinedCommit[] = NONE_JOINED;
-    const join = async (tx: Transaction): Promise<void> => {
-      if (joined.length > 0) for (const j of joined.splice(0)) j.rolledBack(); // a retried body
-      joined = await this.#bus.joinCommit(this.run_id, tx);
-    };
     this.#open++;
     try {
       const emit: Emit = (body) => {
@@ -287,7 +283,10 @@ export class RunEvents {
           mine ??= Promise.withResolvers();
           ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
         } else r = await fn(tx, emit, false);
-        if (joins) await join(tx);
+        if (joins) {
+          for (const j of joined) j.rolledBack(); // a body run again
+          joined = await this.#bus.joinCommit(this.run_id, tx);
+        }
         return r;
       };
       const result = await this.#bus.store.transaction(

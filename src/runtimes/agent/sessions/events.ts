@@ -254,9 +254,7 @@ export class SessionEventRecorder {
             return this.#append(tx, batch);
           })
           .finally(() => release());
-        if (written.length > 0) wakeFollowers(this.session_id);
-        let i = 0;
-        for (const b of batch) this.#deliver(b.live ? this.#liveEvent(b.event, b.body) : written[i++]!);
+        this.#delivered(batch, written);
       } catch (err) {
         this.#error ??= err;
       }
@@ -278,6 +276,13 @@ export class SessionEventRecorder {
       if (this.#writing === settled.promise) this.#writing = null;
       settled.resolve();
     };
+  }
+
+  /** After the commit that wrote `written` (the stored ones of `batch`, in order): delivers `batch`. */
+  #delivered(batch: readonly Queued[], written: readonly SessionEvent[]): void {
+    if (written.length > 0) wakeFollowers(this.session_id);
+    let i = 0;
+    for (const b of batch) this.#deliver(b.live ? this.#liveEvent(b.event, b.body) : written[i++]!);
   }
 
   async #append(tx: Transaction, batch: readonly Queued[]): Promise<SessionEvent[]> {
@@ -311,9 +316,7 @@ export class SessionEventRecorder {
       return {
         committed: () => {
           end();
-          if (written.length > 0) wakeFollowers(this.session_id);
-          let i = 0;
-          for (const q of queued) this.#deliver(q.live ? this.#liveEvent(q.event, q.body) : written[i++]!);
+          this.#delivered(queued, written);
         },
         rolledBack: () => {
           end();

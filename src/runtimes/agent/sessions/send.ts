@@ -166,22 +166,14 @@ export function claimedTurnDriver(
     // Driven here from the claim on, before the first await: a message or a settling pass of this
     // process that finds the session running must not drive the turn a second time.
     cx.driving.add(run_id);
-    let session: SessionRow | null;
     try {
-      session = await runningSessionOfRun(cx.store, run_id);
-    } catch (err) {
+      const session = await runningSessionOfRun(cx.store, run_id);
+      if (!session) return await execute();
+      const rec = new SessionEventRecorder(cx.store, session.session_id, run_id, () => {});
+      return (await driveRun(cx, session, run_id, execute, rec, { recovering: true })).outcome;
+    } finally {
       cx.driving.delete(run_id);
-      throw err;
     }
-    if (!session) {
-      try {
-        return await execute();
-      } finally {
-        cx.driving.delete(run_id);
-      }
-    }
-    const rec = new SessionEventRecorder(cx.store, session.session_id, run_id, () => {});
-    return (await driveRun(cx, session, run_id, execute, rec, { recovering: true })).outcome;
   };
 }
 
