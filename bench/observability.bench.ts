@@ -43,6 +43,7 @@ import type { Store } from '../src/store/store.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { putBenchAgent, startAgentServices } from './lib/agent-interaction.ts';
 import { type Bench, type BenchContext, summarize } from './lib/harness.ts';
+import { formatRatio, type PairedRatio, pairedRatio, verdict } from './lib/paired.ts';
 import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from './lib/world-turn.ts';
 
 const BLOCK = 10;
@@ -106,11 +107,11 @@ function settings(receiverUrl: string): Setting[] {
 }
 
 /** The ratios printed: setting `on` over setting `off`, and the target when there is one. */
-const PAIRS: Array<{ label: string; on: number; off: number; target?: number }> = [
+const PAIRS: Array<{ label: string; on: number; off: number; target?: number; aa?: true }> = [
   { label: 'export on ÷ export off (metrics off)', on: EXPORT_ON, off: NO_HOOKS, target: 1.05 },
   { label: 'export on ÷ export off (metrics on)', on: BOTH_ON, off: METRICS_ON, target: 1.05 },
   { label: 'metrics on ÷ off (export unset)', on: METRICS_ON, off: NO_HOOKS },
-  { label: 'unset ÷ no hooks (A/A: neither installs a hook)', on: UNSET, off: NO_HOOKS, target: 1.0 },
+  { label: 'unset ÷ no hooks (A/A: neither installs a hook)', on: UNSET, off: NO_HOOKS, aa: true },
 ];
 
 /** Each setting started once; its hooks are installed only around its own rounds. */
@@ -250,22 +251,45 @@ async function compare(
     });
   }
   for (const pair of PAIRS) {
-    const ratio = (xs: number[][]) => p50(xs[pair.on]!.map((t, k) => t / xs[pair.off]![k]!));
-    const w = ratio(wall);
-    const c = ratio(cpu);
+    const c = pairedRatio(cpu[pair.on]!, cpu[pair.off]!);
+    const w = pairedRatio(wall[pair.on]!, wall[pair.off]!);
+    const judged = (r: PairedRatio) =>
+      pair.target
+        ? ` ${verdict(r, pair.target)}`
+        : pair.aa
+          ? r.low <= 1 && r.high >= 1
+            ? ' (holds 1)'
+            : ' (misses 1: the pairing is biased)'
+          : '';
     // Printed as each workload ends, so a run cut short still says what it measured.
     ctx.log(
-      `${what}: ${pair.label}: CPU ${c.toFixed(3)}×, wall ${w.toFixed(3)}× (paired p50 of ${wall[pair.on]!.length}${pair.target ? `; target ≤ ${pair.target}` : ''})`,
+      `${what}: ${pair.label}: CPU ${formatRatio(c)}${judged(c)}, wall ${formatRatio(w)}${judged(w)} (paired p50 of ${c.rounds} rounds, 95 % bootstrap interval${pair.target ? `; target ≤ ${pair.target}` : ''})`,
     );
     const target = pair.target ? { anchor: 'target', anchor_value: pair.target } : {};
-    ctx.row({
-      case: `${what}: ${pair.label}`,
-      metric: 'CPU of this process, paired p50',
-      unit: '×',
-      value: c,
-      ...target,
-    });
-    ctx.row({ case: `${what}: ${pair.label}`, metric: 'wall, paired p50', unit: '×', value: w, ...target });
+    for (const [metric, r] of [
+      ['CPU of this process', c],
+      ['wall', w],
+    ] as const) {
+      ctx.row({
+        case: `${what}: ${pair.label}`,
+        metric: `${metric}, paired p50`,
+        unit: '×',
+        value: r.p50,
+        ...target,
+      });
+      ctx.row({
+        case: `${what}: ${pair.label}`,
+        metric: `${metric}, 95 % interval low`,
+        unit: '×',
+        value: r.low,
+      });
+      ctx.row({
+        case: `${what}: ${pair.label}`,
+        metric: `${metric}, 95 % interval high`,
+        unit: '×',
+        value: r.high,
+      });
+    }
   }
   const own = p50(ownWork) / p50(cpu[NO_HOOKS]!);
   ctx.log(
@@ -312,7 +336,7 @@ async function worldTurns(
         'turn',
         store,
         receiverUrl,
-        Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 2 : 6),
+        Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 3 : 24),
         Number(process.env.BENCH_OBS_WARMUP ?? 1),
         async () => {
           const slug = `w${n++}`;
@@ -347,7 +371,7 @@ async function agentInteractions(
       'block',
       store,
       receiverUrl,
-      Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 4 : 16),
+      Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 4 : 24),
       Number(process.env.BENCH_OBS_WARMUP ?? 1),
       async () => {
         // A block is a conversation, as the agent bench has them: a new session, then its messages.

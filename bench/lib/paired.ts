@@ -1,0 +1,64 @@
+/**
+ * Paired ratios for A/B benches on a shared machine: the median of per-round ratios (each round
+ * runs both settings beside each other), with a bootstrap interval of that median and a verdict
+ * against a target that says "not resolved" when the interval straddles it.
+ */
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** A small seeded PRNG (mulberry32), so a run's interval is reproducible from its samples. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface PairedRatio {
+  /** Median of the per-round ratios. */
+  p50: number;
+  /** The bootstrap interval of that median (`level`, default 95 %). */
+  low: number;
+  high: number;
+  rounds: number;
+}
+
+/** The median of `on[k] / off[k]` and its percentile-bootstrap interval. */
+export function pairedRatio(
+  on: readonly number[],
+  off: readonly number[],
+  { level = 0.95, resamples = 4000, seed = 1 } = {},
+): PairedRatio {
+  const ratios = on.map((v, k) => v / off[k]!);
+  const n = ratios.length;
+  const rand = random(seed);
+  const medians = new Array<number>(resamples);
+  const sample = new Array<number>(n);
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < n; i++) sample[i] = ratios[Math.floor(rand() * n)]!;
+    medians[r] = median(sample);
+  }
+  medians.sort((a, b) => a - b);
+  const at = (q: number) => medians[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))]!;
+  return { p50: median(ratios), low: at((1 - level) / 2), high: at(1 - (1 - level) / 2), rounds: n };
+}
+
+/** "meets" when the whole interval is at or under `target`, "misses" when all of it is over. */
+export function verdict(r: PairedRatio, target: number): 'meets' | 'misses' | 'not resolved' {
+  if (r.high <= target) return 'meets';
+  if (r.low > target) return 'misses';
+  return 'not resolved';
+}
+
+export function formatRatio(r: PairedRatio): string {
+  return `${r.p50.toFixed(3)} [${r.low.toFixed(3)}–${r.high.toFixed(3)}]`;
+}
