@@ -274,6 +274,53 @@ describeEachStore('world snapshots', (factory) => {
     });
   });
 
+  test('snapshots stored in the second format (member ends alone, no key table) read the same as the third', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const expected = await commitTurns(store, 'park', 1, 40);
+        const turns = Array.from({ length: 40 }, (_, i) => i + 1).sort(
+          (a, b) => ((a * 7919) % 41) - ((b * 7919) % 41),
+        );
+        const answers = async () => {
+          const out = new Map<number, string>();
+          for (const t of turns) {
+            clearSnapshotCache();
+            const text = Buffer.concat(await getWorldJson(store, { world_slug: 'park', turn: t })).toString();
+            clearSnapshotCache();
+            const object = await getWorld(store, { world_slug: 'park', turn: t });
+            assert.deepEqual(object.entities, expected.get(t), `turn ${t}`);
+            assert.equal(text, JSON.stringify(object), `turn ${t} as text`);
+            out.set(t, text);
+          }
+          return out;
+        };
+        const third = await answers();
+        const rows = await store.all<{ turn: number; body: string; entities_index: Uint8Array }>(
+          "SELECT turn, body, entities_index FROM world_snapshots WHERE world_slug = 'park'",
+        );
+        assert.ok(rows.length >= 2, 'snapshots were taken');
+        for (const r of rows) {
+          const body = JSON.parse(r.body) as { format: number; entities: number; environments: unknown };
+          assert.equal(body.format, 3, 'snapshots are written in the third format');
+          await store.run(
+            'UPDATE world_snapshots SET body = ?, entities_index = ? WHERE world_slug = ? AND turn = ?',
+            [
+              JSON.stringify({ format: 2, environments: body.environments }),
+              Buffer.from(r.entities_index).subarray(0, 4 * body.entities),
+              'park',
+              Number(r.turn),
+            ],
+          );
+        }
+        assert.deepEqual(await answers(), third);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('snapshots stored in the first format (one JSON body, no text or index) read the same', async () => {
     await factory.withStore(async ({ store }) => {
       const kit = await startParkKit(store);

@@ -2,7 +2,8 @@
  * The stored snapshot format: what `Snapshot.of` stores reads back as the same world, in the same
  * order, whatever the ids hold (quotes, backslashes, characters of several UTF-8 bytes, integer-like
  * ids an object would list first, keys an object treats specially), and each entity is found
- * through the key table without building the world. Rows of the first format read the same.
+ * through the key table without building the world. Rows of earlier formats read the same: the
+ * first (one JSON body) and the second (the member ends alone, the key table built on first use).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -61,6 +62,16 @@ function firstFormat(world: WorkingWorld): string {
   });
 }
 
+/** `stored` as the second format stored it: the member ends alone, no key table, no count. */
+function secondFormat(stored: StoredSnapshot): StoredSnapshot {
+  const body = JSON.parse(stored.body) as { entities: number; environments: unknown };
+  return {
+    body: JSON.stringify({ format: 2, environments: body.environments }),
+    entities_text: stored.entities_text,
+    entities_index: stored.entities_index!.subarray(0, 4 * body.entities),
+  };
+}
+
 function assertSame(snapshot: Snapshot, world: WorkingWorld, what: string): void {
   const ids = [...world.entities.keys()];
   // Found one by one before the world is built, then as a whole, in the world's order.
@@ -106,12 +117,25 @@ test('a stored snapshot reads back as the same world, in order, with any ids', (
     const { stored } = Snapshot.of(copy(world));
     const read = Snapshot.parse(stored);
     assertSame(read, world, `${ids.length} ids`);
+    assertSame(Snapshot.parse(secondFormat(stored)), world, `${ids.length} ids, second format`);
     assert.equal(
       stored.bytes,
       Buffer.byteLength(stored.body) +
         Buffer.byteLength(stored.entities_text!) +
         stored.entities_index!.length,
     );
+  }
+});
+
+test("an entity's member is the JSON of its view object, byte for byte", () => {
+  const agentWithout: EntityState = { kind: 'agent', environment_label: 'e', state: 's' };
+  const lone = { kind: 'prop', environment_label: '\ud800 lone', state: 'tab\t nul\u0000 \u2028' } as const;
+  for (const [id, e] of [...worldOf(TRICKY).entities, ['x', agentWithout], ['\udfff', lone]] as const) {
+    const view =
+      e.kind === 'agent'
+        ? { kind: e.kind, environment_label: e.environment_label, state: e.state, memory: e.memory ?? '' }
+        : { kind: e.kind, environment_label: e.environment_label, state: e.state };
+    assert.equal(entityMember(id, e), `${JSON.stringify(id)}:${JSON.stringify(view)}`, JSON.stringify(id));
   }
 });
 
@@ -155,7 +179,7 @@ test('a row of the first format (one JSON body, no text or index) reads as the s
 });
 
 test('an index that does not match the text is refused, not read past', () => {
-  const { stored } = Snapshot.of(copy(worldOf(TRICKY)));
+  const stored = secondFormat(Snapshot.of(copy(worldOf(TRICKY))).stored);
   assert.throws(
     () => Snapshot.parse({ ...stored, entities_text: `${stored.entities_text} ` }),
     /does not match its text/,
@@ -182,4 +206,39 @@ test('an index that does not match the text is refused, not read past', () => {
     entities_text: stored.entities_text!.replaceAll('"', "'"),
   });
   assert.throws(() => unkeyed.position('bob'), /does not start with its key/);
+});
+
+test('a stored key table that does not match the text or its count is refused', () => {
+  const world = worldOf([...Array.from({ length: 40 }, (_, i) => `e${i}`), ...TRICKY]);
+  const { stored } = Snapshot.of(copy(world));
+  const n = world.entities.size;
+  const index = () => new Int32Array(new Uint8Array(stored.entities_index!).buffer);
+  const parseWith = (ints: Int32Array, body = stored.body) =>
+    Snapshot.parse({ ...stored, body, entities_index: Buffer.from(ints.buffer) });
+  assertSame(parseWith(index()), world, 'the stored table, copied');
+  // A key end moved off its closing quote.
+  const moved = index();
+  moved[n + 3]! -= 1;
+  assert.throws(() => parseWith(moved), /key table does not match its text at member 3/);
+  // A position listed twice (and another not at all).
+  const twice = index();
+  const slots = twice.subarray(2 * n);
+  const a = slots.findIndex((v) => v !== 0);
+  const b = slots.findIndex((v, i) => i > a && v !== 0);
+  slots[b] = slots[a]!;
+  assert.throws(() => parseWith(twice), /does not list each entity once/);
+  // A count of entities the index does not hold.
+  assert.throws(
+    () => parseWith(index(), stored.body.replace(`"entities":${n}`, `"entities":${n - 1}`)),
+    /does not match its count of entities/,
+  );
+  // Text whose members are not keyed is refused when read, not when an entity is looked for.
+  assert.throws(
+    () => Snapshot.parse({ ...stored, entities_text: stored.entities_text!.replaceAll('"', "'") }),
+    /key table does not match its text/,
+  );
+  assert.throws(
+    () => Snapshot.parse({ ...stored, body: stored.body.replace('"format":3', '"format":4') }),
+    /unknown format \(4\)/,
+  );
 });
