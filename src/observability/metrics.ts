@@ -4,9 +4,9 @@
  * statuses, failure classes, configured providers and models), never ids.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { LruMap } from '../core/lru.ts';
 import type { EngineEventSeen, InvocationFinished, RunCreated, Telemetry } from '../core/telemetry.ts';
 import { providerName } from './genai.ts';
+import { RunMap } from './run-map.ts';
 import { type RunKind, runKindOf } from './trace-observer.ts';
 
 export interface Metrics extends Telemetry {
@@ -25,6 +25,22 @@ const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 /** A label value from the operator's configuration (a model name), cut to a sane length. */
 function bounded(v: unknown, fallback: string): string {
   return typeof v === 'string' && v !== '' ? v.slice(0, 100) : fallback;
+}
+
+/** A metric's child per label values, looked up once: `inc`/`observe` with a labels object re-hashes it on every call. */
+function children<C>(make: (values: string[]) => C): (...values: string[]) => C {
+  const made = new Map<string, C>();
+  return (...values) => {
+    const key = values.join('\u0000');
+    let child = made.get(key);
+    if (child === undefined) {
+      child = make(values);
+      // Label values come from small fixed sets; a bound anyway, should configuration churn.
+      if (made.size >= 1024) made.clear();
+      made.set(key, child);
+    }
+    return child;
+  };
 }
 
 function uuidv7Time(id: string): number | null {
@@ -102,7 +118,15 @@ export function createMetrics(env: Readonly<Record<string, string | undefined>> 
       for (const [transport, count] of subscriberCounts) this.set({ transport }, count());
     },
   });
-  const runs = new LruMap<string, { kind: RunKind | null; created_at: number | null }>(10_000);
+  const runs = new RunMap<{ kind: RunKind | null; created_at: number | null }>(10_000);
+  const started = children(([kind]) => runsStarted.labels(kind!));
+  const finished = children((v) => runsFinished.labels(...v));
+  const durations = children((v) => runDuration.labels(...v));
+  const counted = children((v) => invocations.labels(...v));
+  const calls = children((v) => llmCalls.labels(...v));
+  const tokens = children((v) => llmTokens.labels(...v));
+  const latency = children((v) => llmLatency.labels(...v));
+  const firstToken = children((v) => llmFirstToken.labels(...v));
 
   return {
     registry,
@@ -118,41 +142,37 @@ export function createMetrics(env: Readonly<Record<string, string | undefined>> 
     runCreated(run: RunCreated) {
       const kind = runKindOf(run.nodes.map((n) => n.type));
       runs.set(run.run_id, { kind, created_at: run.created_at });
-      runsStarted.inc({ kind });
+      started(kind).inc();
     },
     engineEvent(e: EngineEventSeen) {
       if (e.type === 'node.started' && typeof e.node_type === 'string') {
-        const known = runs.get(e.run_id);
-        if (!known) runs.set(e.run_id, { kind: runKindOf([e.node_type]), created_at: null });
+        if (!runs.has(e.run_id)) runs.set(e.run_id, { kind: runKindOf([e.node_type]), created_at: null });
         return;
       }
       if (e.type !== 'run.updated') return;
-      const status = String(e.status);
+      const status = e.status;
       if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') return;
       const known = runs.get(e.run_id);
       runs.delete(e.run_id);
       const kind = known?.kind ?? 'unknown';
-      runsFinished.inc({ kind, status });
+      finished(kind, status).inc();
       const start = known?.created_at ?? uuidv7Time(e.run_id);
-      if (start !== null && e.at >= start) runDuration.observe({ kind, status }, (e.at - start) / 1000);
+      if (start !== null && e.at >= start) durations(kind, status).observe((e.at - start) / 1000);
     },
     invocationFinished(inv: InvocationFinished) {
       const failure_class = inv.status === 'succeeded' ? 'none' : (inv.failure_class ?? inv.status);
-      invocations.inc({ interface: inv.interface_name, invocation_kind: inv.invocation_kind, failure_class });
+      counted(inv.interface_name, inv.invocation_kind, failure_class).inc();
       if (!inv.interface_name.startsWith('llm')) return;
       const c = inv.columns;
-      const labels = {
-        provider: providerName(c.llm_base_url, c.llm_endpoint_name ?? inv.metadata.endpoint, env),
-        model: bounded(c.llm_model ?? inv.metadata.model, 'unknown'),
-      };
-      llmCalls.inc({ ...labels, failure_class });
-      if (typeof c.llm_prompt_tokens === 'number')
-        llmTokens.inc({ ...labels, direction: 'input' }, c.llm_prompt_tokens);
+      const provider = providerName(c.llm_base_url, c.llm_endpoint_name ?? inv.metadata.endpoint, env);
+      const model = bounded(c.llm_model ?? inv.metadata.model, 'unknown');
+      calls(provider, model, failure_class).inc();
+      if (typeof c.llm_prompt_tokens === 'number') tokens(provider, model, 'input').inc(c.llm_prompt_tokens);
       if (typeof c.llm_completion_tokens === 'number')
-        llmTokens.inc({ ...labels, direction: 'output' }, c.llm_completion_tokens);
-      llmLatency.observe(labels, Math.max(0, inv.ended_at - inv.started_at) / 1000);
+        tokens(provider, model, 'output').inc(c.llm_completion_tokens);
+      latency(provider, model).observe(Math.max(0, inv.ended_at - inv.started_at) / 1000);
       if (typeof c.llm_first_chunk_at === 'number' && c.llm_first_chunk_at >= inv.started_at)
-        llmFirstToken.observe(labels, (c.llm_first_chunk_at - inv.started_at) / 1000);
+        firstToken(provider, model).observe((c.llm_first_chunk_at - inv.started_at) / 1000);
     },
   };
 }

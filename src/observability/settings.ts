@@ -22,7 +22,28 @@ export interface TraceSettings {
   sampler: SamplerSetting;
   /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions on spans. */
   captureContent: boolean;
+  /** The batch span processor's settings (OTEL_BSP_*). */
+  batch: BatchSettings;
 }
+
+export interface BatchSettings {
+  /** OTEL_BSP_SCHEDULE_DELAY: ms between exports of a batch that is not full. */
+  scheduledDelayMillis: number;
+  /** OTEL_BSP_MAX_QUEUE_SIZE: spans waiting at most; more are dropped. */
+  maxQueueSize: number;
+  /** OTEL_BSP_MAX_EXPORT_BATCH_SIZE: spans per export; a full batch is exported at once. */
+  maxExportBatchSize: number;
+  /** OTEL_BSP_EXPORT_TIMEOUT: ms an export may take. */
+  exportTimeoutMillis: number;
+}
+
+/** The specification's defaults. */
+const BATCH_DEFAULTS: Record<string, [keyof BatchSettings, number, number]> = {
+  OTEL_BSP_SCHEDULE_DELAY: ['scheduledDelayMillis', 5000, 0],
+  OTEL_BSP_MAX_QUEUE_SIZE: ['maxQueueSize', 2048, 1],
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: ['maxExportBatchSize', 512, 1],
+  OTEL_BSP_EXPORT_TIMEOUT: ['exportTimeoutMillis', 30000, 1],
+};
 
 const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json'];
 const SAMPLERS: readonly string[] = [
@@ -77,6 +98,23 @@ function samplerOf(env: Env): SamplerSetting {
   return { kind: name as 'always_on' };
 }
 
+function batchOf(env: Env): BatchSettings {
+  const out = {} as BatchSettings;
+  for (const [variable, [field, fallback, min]] of Object.entries(BATCH_DEFAULTS)) {
+    const raw = set(env, variable);
+    const n = raw === undefined ? fallback : Number(raw);
+    if (!Number.isSafeInteger(n) || n < min)
+      throw invalid(variable, `"${raw}" is not an integer of at least ${min}`);
+    out[field] = n;
+  }
+  if (out.maxExportBatchSize > out.maxQueueSize)
+    throw invalid(
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+      `${out.maxExportBatchSize} is more than OTEL_BSP_MAX_QUEUE_SIZE (${out.maxQueueSize})`,
+    );
+  return out;
+}
+
 /**
  * The tracing settings, or null when tracing is off: OTEL_SDK_DISABLED=true, OTEL_TRACES_EXPORTER=none,
  * or neither OTEL_EXPORTER_OTLP_TRACES_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT set. Throws
@@ -118,5 +156,6 @@ export function traceSettings(env: Env): TraceSettings | null {
     resource,
     sampler: samplerOf(env),
     captureContent: set(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')?.toLowerCase() === 'true',
+    batch: batchOf(env),
   };
 }

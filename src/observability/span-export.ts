@@ -67,10 +67,6 @@ export interface SpanExport {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
-/** Spans waiting in the batch processor at most; more are dropped (and counted). */
-const MAX_QUEUE = 2048;
-const MAX_BATCH = 512;
-
 const SCOPE: InstrumentationScope = { name: 'noema' };
 const NO_LINKS: Link[] = [];
 const NO_EVENTS: TimedEvent[] = [];
@@ -90,7 +86,6 @@ class RecordSpan implements ReadableSpan {
   readonly parentSpanContext: SpanContext | undefined;
   readonly startTime: HrTime;
   readonly endTime: HrTime;
-  readonly duration: HrTime;
   readonly status: SpanStatus;
   readonly attributes: Attributes;
   readonly links = NO_LINKS;
@@ -102,6 +97,7 @@ class RecordSpan implements ReadableSpan {
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
   readonly #context: SpanContext;
+  readonly #ms: number;
 
   constructor(spec: SpanSpec, resource: Resource) {
     const end = Math.max(spec.end, spec.start);
@@ -118,13 +114,18 @@ class RecordSpan implements ReadableSpan {
       : undefined;
     this.startTime = hrTime(spec.start);
     this.endTime = hrTime(end);
-    this.duration = hrTime(end - spec.start);
+    this.#ms = end - spec.start;
     this.status =
       spec.error !== undefined && spec.error !== null
         ? { code: SpanStatusCode.ERROR, message: spec.error }
         : UNSET;
     this.attributes = spec.attributes;
     this.resource = resource;
+  }
+
+  /** Not encoded by the OTLP serializers (they send the start and end): made only if read. */
+  get duration(): HrTime {
+    return hrTime(this.#ms);
   }
 
   spanContext(): SpanContext {
@@ -219,12 +220,8 @@ export async function startSpanExport(settings: TraceSettings): Promise<SpanExpo
   const sampler = samplerOf(settings.sampler);
   const exporter = new CountingExporter(await exporterOf(settings), settings.url);
   const resource = resourceFromAttributes(settings.resource);
-  const processor = new BatchSpanProcessor({
-    exporter,
-    maxQueueSize: MAX_QUEUE,
-    maxExportBatchSize: MAX_BATCH,
-    scheduledDelayMillis: 500,
-  });
+  const { batch } = settings;
+  const processor = new BatchSpanProcessor({ exporter, ...batch });
   let queued = 0;
   let overflow = 0;
   const overflowIncident = new Incident('NOEMA_OTEL_EXPORT_FAILED');
@@ -245,7 +242,7 @@ export async function startSpanExport(settings: TraceSettings): Promise<SpanExpo
       return r.decision === SamplingDecision.RECORD_AND_SAMPLED;
     },
     emit(spec) {
-      if (queued - exporter.settled >= MAX_QUEUE) {
+      if (queued - exporter.settled >= batch.maxQueueSize) {
         overflow++;
         overflowIncident.fail('noema: the span queue is full; spans are dropped and runs go on', {
           dropped: overflow,
@@ -254,7 +251,7 @@ export async function startSpanExport(settings: TraceSettings): Promise<SpanExpo
       }
       processor.onEnd(new RecordSpan(spec, resource));
       queued++;
-      if (queued - exporter.settled < MAX_QUEUE) overflowIncident.ok();
+      if (queued - exporter.settled < batch.maxQueueSize) overflowIncident.ok();
     },
     dropped: () => exporter.dropped + overflow,
     flush: (timeoutMs) => bounded(processor.forceFlush(), timeoutMs),

@@ -7,7 +7,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Attributes } from '@opentelemetry/api';
-import { LruMap } from '../core/lru.ts';
 import type {
   EngineEventSeen,
   InvocationFinished,
@@ -17,6 +16,7 @@ import type {
 } from '../core/telemetry.ts';
 import { Incident } from '../core/warn.ts';
 import { invocationSpan } from './genai.ts';
+import { RunMap } from './run-map.ts';
 import { type RunTraceStore, runTraceRow } from './run-trace-store.ts';
 import type { SpanExport } from './span-export.ts';
 import {
@@ -119,7 +119,7 @@ export interface TraceObserverOptions {
 export function traceObserver(options: TraceObserverOptions): Telemetry & { idle(): Promise<void> } {
   const { spans, captureContent } = options;
   const env = options.env ?? process.env;
-  const runs = new LruMap<string, RunTrace>(10_000);
+  const runs = new RunMap<RunTrace>(10_000);
   const calls = new AsyncLocalStorage<InvocationScope>();
   const failing = new Incident('NOEMA_OTEL_OBSERVER_FAILED');
   /** Reads of stored trace contexts in flight, so spans of a resumed run wait for theirs. */
