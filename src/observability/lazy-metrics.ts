@@ -60,17 +60,22 @@ export function lazyMetrics(env: Env): LazyMetrics {
       subscribers.set(transport, count);
       real?.subscribers(transport, count);
     },
+    // Once loaded, straight to the metrics: no closure per call.
     storeCommit(seconds: number) {
-      observe((m) => m.storeCommit(seconds), false);
+      if (real) real.storeCommit(seconds);
+      else observe((m) => m.storeCommit(seconds), false);
     },
     runCreated(run: RunCreated) {
-      observe((m) => m.runCreated?.(run), true);
+      if (real) real.runCreated!(run);
+      else observe((m) => m.runCreated!(run), true);
     },
     engineEvent(e: EngineEventSeen) {
-      observe((m) => m.engineEvent?.(e), true);
+      if (real) real.engineEvent!(e);
+      else observe((m) => m.engineEvent!(e), true);
     },
     invocationFinished(inv: InvocationFinished) {
-      observe((m) => m.invocationFinished?.(inv), true);
+      if (real) real.invocationFinished!(inv);
+      else observe((m) => m.invocationFinished!(inv), true);
     },
   };
 }
