@@ -24,7 +24,7 @@ import { RunEvents } from './events/run-events.ts';
 import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
-import { appendUnfenced, type LoadedRun, loadState } from './journal/journal.ts';
+import { appendUnfenced, createdState, type LoadedRun, loadState } from './journal/journal.ts';
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
@@ -49,6 +49,8 @@ import { outcomeOf, runView } from './run/views.ts';
 
 /** How many compiled graphs an engine keeps. */
 const GRAPH_CACHE = 256;
+/** Runs created by an engine whose first claim it awaits (a run is claimed soon after its creation). */
+const CREATED_HERE = 1024;
 /** How often an engine that does not execute reads the row of a run it waits for, between its events. */
 export const STOP_POLL_MS = 250;
 
@@ -71,6 +73,13 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   // so a graph valid once stays valid: a runtime creating a run of the same graph every turn (a
   // world's turn graph) validates it once, not per run.
   const validGraphs = new LruMap<string, true>(GRAPH_CACHE);
+  // Runs created here, not yet claimed, with their input row's body (null: none). A run's first claim
+  // (claim epoch 1) follows nothing that could have written its journal, snapshots or contracts
+  // (a resume or a cancel starts an epoch too), so the claim that finds one here reads none of them.
+  const createdHere = new LruMap<string, string | null>(CREATED_HERE);
+  // A frozen graph (deeply: a runtime's compiled graph, kept and reused) cannot change, so it is
+  // encoded and hashed once, not on every run created from it.
+  const frozenHashes = new WeakMap<GraphSpec, { body: string; graph_hash: string }>();
 
   async function graphOf(hash: string): Promise<CompiledGraph> {
     let g = graphs.get(hash);
@@ -93,7 +102,12 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       let loaded: [CompiledGraph, LoadedRun, ContractView[]];
       try {
         const graph = await graphOf(row.graph_hash);
-        loaded = [graph, await loadState(store, graph, row.run_pk), await contractsOfRun(store, row.run_pk)];
+        const created = row.event_epoch === 1 ? createdHere.get(row.run_id) : undefined;
+        createdHere.delete(row.run_id);
+        loaded =
+          created !== undefined
+            ? [graph, createdState(graph, created), []]
+            : [graph, await loadState(store, graph, row.run_pk), await contractsOfRun(store, row.run_pk)];
       } catch (err) {
         // Claimed but not loaded (the store failed meanwhile): give the lease up for another process.
         if ((err as { retryable?: unknown } | null)?.retryable === true)
@@ -171,12 +185,15 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     validate: (graph) => assertValidGraph(graph, registry),
 
     async createRun(graph: GraphSpec, opts: StartOptions = {}) {
-      let hashed: { body: string; graph_hash: string } | null = null;
-      try {
-        const text = canonicalJson(graph);
-        hashed = { body: text, graph_hash: sha256Hex(text) };
-      } catch {
-        // Validation below says what is wrong with it (as it did before hashing).
+      let hashed = frozenHashes.get(graph) ?? null;
+      if (hashed === null) {
+        try {
+          const text = canonicalJson(graph);
+          hashed = { body: text, graph_hash: sha256Hex(text) };
+          if (Object.isFrozen(graph)) frozenHashes.set(graph, hashed);
+        } catch {
+          // Validation below says what is wrong with it (as it did before hashing).
+        }
       }
       if (hashed === null || validGraphs.get(hashed.graph_hash) !== true) {
         await assertValidGraph(graph, registry);
@@ -204,6 +221,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       }
       const now = deps.now();
       const created = { run_id, created_at: now, nodes: graph.nodes, input };
+      const inputBody = Object.keys(input).length > 0 ? JSON.stringify({ k: 'i', w: input }) : null;
       const create = async (tx: Transaction) => {
         const stored = await tx.run(
           'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
@@ -216,8 +234,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         const reserve = opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
         const reserved = executes && reserve > 0 ? { owner, until: now + reserve } : null;
         const runPk = await insertRun(tx, run_id, graph_hash, now, reserved);
-        if (Object.keys(input).length > 0)
-          await appendUnfenced(tx, runPk, 1, JSON.stringify({ k: 'i', w: input }));
+        if (inputBody !== null) await appendUnfenced(tx, runPk, 1, inputBody);
         // The observers' rows of the run (its trace context) commit with it.
         const rows = telemetry()?.runRows?.(created);
         if (rows) for (const r of rows) await tx.run(r.sql, r.params as SqlValue[]);
@@ -226,6 +243,8 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       };
       if (opts.tx) await create(opts.tx);
       else await store.transaction(create);
+      // With the caller's transaction, it may yet roll back: then no claim finds the run.
+      if (executes) createdHere.set(run_id, inputBody);
       telemetry()?.runCreated?.(created);
       return { run_id, graph_hash };
     },

@@ -144,6 +144,20 @@ export interface LoadedRun {
 }
 
 /**
+ * The state of a run no step has executed since it was created: `loadState` without the reads, from
+ * the input row its creation wrote (`inputBody`; null when it wrote none).
+ */
+export function createdState(graph: CompiledGraph, inputBody: string | null): LoadedRun {
+  const state = initialState(graph);
+  if (inputBody !== null) {
+    const entry = decodeEntry(graph, inputBody);
+    if (entry.k === 'i') applyWrites(graph, state, entry.w);
+    state.seq = 1;
+  }
+  return { state, attempts: new Map() };
+}
+
+/**
  * Rebuilds a run's state. With an append channel every row is read anyway (its items are the journal),
  * so the rows are replayed from the start and no snapshot is read; otherwise the latest snapshot, then
  * the rows after it.
