@@ -47,8 +47,10 @@ describeEachStore('flowchart legacy config migration', (factory) => {
         'memory',
         JSON.stringify({ action: 'retrieve', mode: 'psychic', retry_count: 2 }),
       );
+      const revision = (await getGraph(store, 'legacy')).graph_revision;
       const report = await migrateLegacyFlowchartConfigs(store);
       assert.equal(report.migrated.length, 5);
+      assert.equal((await getGraph(store, 'legacy')).graph_revision, revision + 1, 'a new revision');
       assert.deepEqual(await configOf(store, 'p-create'), {
         mode: 'deterministic',
         store_mode: 'append',
@@ -70,6 +72,7 @@ describeEachStore('flowchart legacy config migration', (factory) => {
       assert.equal(mBad.mode, 'llm_guided');
       assert.equal(mBad.retry_count, 2);
       assert.equal((await migrateLegacyFlowchartConfigs(store)).migrated.length, 0, 'idempotent');
+      assert.equal((await getGraph(store, 'legacy')).graph_revision, revision + 1);
       assert.equal((await getGraph(store, 'legacy')).nodes.length, 5);
     }));
 

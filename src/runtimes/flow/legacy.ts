@@ -52,6 +52,10 @@ export async function migrateLegacyFlowchartConfigs(store: Store): Promise<Legac
         node_type: r.node_type,
       });
     }
+    // A changed graph is a new revision: a process that compiled the old one compiles it again
+    // (run/compiled-graphs.ts).
+    for (const id of new Set(migrated.map((m) => m.flowchart_id)))
+      await tx.run('UPDATE flowcharts SET graph_revision = graph_revision + 1 WHERE flowchart_id = ?', [id]);
   });
   return { migrated };
 }

@@ -3,7 +3,6 @@
  * sources executor; runs are created (durable, `queued`), executed by any process holding the
  * engine (continueRun / claimNext), read with every node run, and cancelled.
  */
-import { NoemaError } from '../../core/errors.ts';
 import { isUuid, uuidv7 } from '../../core/ids.ts';
 import {
   createEngine,
@@ -15,14 +14,14 @@ import {
   sourcesExecutor,
 } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
-import { getFlowchart, readSnapshot } from './flowcharts.ts';
-import { validateGraphSemantics } from './graph/semantic.ts';
+import { getFlowchart } from './flowcharts.ts';
 import { endNode, llmNode, startNode } from './nodes/basic.ts';
 import { decisionNode } from './nodes/decision.ts';
 import { memoryNode } from './nodes/memory.ts';
 import { milestoneNode } from './nodes/milestone.ts';
 import { planNode } from './nodes/plan.ts';
-import { compileFlowchart, engineType } from './run/compile.ts';
+import { engineType } from './run/compile.ts';
+import { compiledGraph } from './run/compiled-graphs.ts';
 import type { FlowRuntime } from './run/context.ts';
 import { type FlowNodeImpl, flowNodeType } from './run/flow-node.ts';
 import { cancelNodeRuns, listNodeRuns, type NodeRun } from './run/node-runs.ts';
@@ -94,19 +93,7 @@ export async function createFlowRun(
   correlation_id: string | null;
   created_at: string;
 }> {
-  await getFlowchart(store, flowchart_id);
-  const snapshot = await readSnapshot(store, flowchart_id);
-  const validation = validateGraphSemantics(snapshot);
-  if (!validation.valid)
-    throw new NoemaError(
-      'FLOWCHART_INVALID',
-      `flowchart ${flowchart_id} cannot run: ${validation.errors[0]!.message}`,
-      {
-        status: 409,
-        details: { flowchart_id, validation: validation as unknown as Record<string, unknown> },
-        hint: 'fix the graph (GET /api/flowcharts/{flowchart_id}/graph shows validation.errors)',
-      },
-    );
+  const graph = await compiledGraph(store, await getFlowchart(store, flowchart_id));
   const flowchart_run_id = uuidv7();
   const request_id = input.request_id ?? uuidv7();
   const correlation_id = input.correlation_id ?? null;
@@ -124,7 +111,7 @@ export async function createFlowRun(
         created_at,
       ],
     );
-    await engine.createRun(compileFlowchart(flowchart_id, snapshot), {
+    await engine.createRun(graph, {
       run_id: flowchart_run_id,
       input: { input: input.input ?? {} },
       tx,
