@@ -70,23 +70,25 @@ export async function applyMilestone(
     now: string;
   },
 ): Promise<MilestoneChange> {
-  // Insert-or-nothing, then the row locked: of two processes applying one milestone at once, neither
-  // fails on the unique key, and the second reads (and reports its change from) what the first committed.
-  // Each write returns the row it leaves, so nothing is read back.
-  const created = await tx.get(
-    `INSERT INTO flow_milestones (flowchart_id, milestone_key, title, description, status, completed_at, created_at, updated_at)
+  // The row locked, else inserted-or-nothing and then locked: of two processes applying one milestone
+  // at once, neither fails on the unique key, and the second reads (and reports its change from) what
+  // the first committed. An existing milestone (every run after its first) costs the lock and its
+  // update; each write returns the row it leaves, so nothing is read back.
+  const lock = () =>
+    tx.get(
+      `SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?${tx.dialect.forUpdate}`,
+      [input.flowchart_id, input.key],
+    );
+  const found = await lock();
+  const created = found
+    ? undefined
+    : await tx.get(
+        `INSERT INTO flow_milestones (flowchart_id, milestone_key, title, description, status, completed_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, 'open', NULL, ?, ?)
      ON CONFLICT (flowchart_id, milestone_key) DO NOTHING RETURNING *`,
-    [input.flowchart_id, input.key, input.title, input.description, input.now, input.now],
-  );
-  const before = created
-    ? null
-    : toMilestone(
-        (await tx.get(
-          `SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?${tx.dialect.forUpdate}`,
-          [input.flowchart_id, input.key],
-        ))!,
+        [input.flowchart_id, input.key, input.title, input.description, input.now, input.now],
       );
+  const before = created ? null : toMilestone((found ?? (await lock()))!);
   let after = before ?? toMilestone(created!);
   if (before && input.action === 'create_or_update') {
     after = toMilestone(

@@ -111,8 +111,13 @@ export async function writeNodeArtifact(
   nowMs: number,
 ): Promise<number> {
   const w = nodeArtifactStatements(a, retention, nowMs);
-  // One statement on a first execution, a read more on a replay.
-  const row = await tx.get<{ artifact_id: number }>(`${w.insert.sql} RETURNING artifact_id`, w.insert.params);
+  // One statement on a first execution, a read more on a replay. The retention deletes are issued with
+  // the insert (they run after it: a store that pipelines sends them in its round trip).
+  const inserting = tx.get<{ artifact_id: number }>(`${w.insert.sql} RETURNING artifact_id`, w.insert.params);
+  const deleting = w.retention.map((d) => tx.run(d.sql, d.params));
+  for (const d of deleting) d.catch(() => {});
+  const row = await inserting;
+  for (const d of deleting) await d;
   const id = Number(
     (row ??
       (await tx.get<{ artifact_id: number }>(
@@ -120,6 +125,5 @@ export async function writeNodeArtifact(
         [a.node_run_id, a.artifact_type],
       )))!.artifact_id,
   );
-  for (const d of w.retention) await tx.run(d.sql, d.params);
   return id;
 }
