@@ -11,8 +11,8 @@
  *
  * Columns: `body` holds `{"format":3,"entities":n,"environments":[[label,content]…]}`,
  * `entities_text` the members (text: PostgreSQL sends a bytea as hex, which costs more to decode
- * than UTF-8), `entities_index` 32-bit little-endian integers: the n member ends, the n key ends
- * and the key table's slots. Rows of format 2 (the member ends alone: the key table is built on
+ * than UTF-8), `entities_index` 32-bit little-endian integers: the n member ends, then the key
+ * table's slots. Rows of format 2 (the member ends alone: the key table is built on
  * first use) and of the first format (one JSON document of entity arrays, no index) are still read.
  */
 import type { EntityState, WorkingWorld } from './world-patch.ts';
@@ -42,15 +42,16 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
-const COLON = 0x3a;
-
 /** A snapshot's world, kept as the text answers are spliced from; objects built on demand. */
 export class Snapshot {
   readonly environments: ReadonlyMap<string, { content: string }>;
   /** The entities' members, comma-separated, as UTF-8: entity i is text[start(i), ends[i]). */
   readonly text: Buffer;
   readonly ends: Int32Array;
-  #keys: KeyTable | undefined;
+  /** The key table: FNV-1a of a member's key bytes → its position + 1, or 0 (linear probing). */
+  #slots: Int32Array | undefined;
+  /** Where each member's key (its id as JSON text) ends: only integer-like ids need them. */
+  #keyEnds: Int32Array | undefined;
   #list: EntityList | undefined;
   #world: WorkingWorld | undefined;
 
@@ -58,14 +59,14 @@ export class Snapshot {
     environments: Map<string, { content: string }>,
     text: Buffer,
     ends: Int32Array,
-    keys?: KeyTable,
+    slots?: Int32Array,
     world?: WorkingWorld,
   ) {
     for (const v of environments.values()) Object.freeze(v);
     this.environments = environments;
     this.text = text;
     this.ends = ends;
-    this.#keys = keys;
+    this.#slots = slots;
     if (world) this.#world = freeze(world);
   }
 
@@ -90,10 +91,10 @@ export class Snapshot {
       environments: [...environments].map(([k, v]) => [k, v.content]),
     });
     const text = Buffer.from(joined);
-    const keys = keyTable(text, ends);
-    const index = toLittleEndian(concatInt32(ends, keys.ends, keys.slots));
+    const slots = keyTable(text, ends, keyEndsOf(text, ends));
+    const index = toLittleEndian(concatInt32(ends, slots));
     return {
-      snapshot: new Snapshot(environments, text, ends, keys, world),
+      snapshot: new Snapshot(environments, text, ends, slots, world),
       stored: {
         body,
         entities_text: joined,
@@ -120,14 +121,13 @@ export class Snapshot {
     const text = typeof t === 'string' ? Buffer.from(t) : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
     const index = fromLittleEndian(row.entities_index);
     let ends = index;
-    let keys: KeyTable | undefined;
+    let slots: Int32Array | undefined;
     if (header.format === 3) {
       const n = header.entities!;
-      const size = tableSize(n);
-      if (!Number.isSafeInteger(n) || n < 0 || index.length !== 2 * n + size)
+      if (!Number.isSafeInteger(n) || n < 0 || index.length !== n + tableSize(n))
         throw new Error('corrupt snapshot row: its index does not match its count of entities');
       ends = index.subarray(0, n);
-      keys = { ends: index.subarray(n, 2 * n), slots: index.subarray(2 * n) };
+      slots = index.subarray(n);
     } else if (header.format !== 2) {
       throw new Error(`snapshot row of an unknown format (${String(header.format)})`);
     }
@@ -138,8 +138,8 @@ export class Snapshot {
       if (end <= (i === 0 ? 0 : ends[i - 1]! + 1) || (last ? end !== text.length : text[end] !== COMMA))
         throw new Error(`corrupt snapshot row: its index does not match its text at member ${i}`);
     }
-    if (keys) checkKeyTable(text, ends, keys);
-    return new Snapshot(environments, text, ends, keys);
+    if (slots) checkKeyTable(text, ends, slots);
+    return new Snapshot(environments, text, ends, slots);
   }
 
   get size(): number {
@@ -153,9 +153,11 @@ export class Snapshot {
 
   /** Entity `id`'s position in the text, if the snapshot has it. */
   position(id: string): number | undefined {
-    const keys = this.#keyTable();
-    const mask = keys.slots.length - 1;
-    if (!PLAIN_KEY.test(id)) return this.#positionOfBytes(Buffer.from(JSON.stringify(id)), keys);
+    // A member whose text starts with the key's bytes has that key: a JSON string ends at its first
+    // unescaped quote, and both were written by JSON.stringify.
+    const slots = this.#keyTable();
+    const mask = slots.length - 1;
+    if (!PLAIN_KEY.test(id)) return this.#positionOfBytes(Buffer.from(JSON.stringify(id)), slots);
     // An id of printable ASCII but quotes and backslashes is its key's bytes between the quotes:
     // hashed and compared from the string, with no buffer made for it.
     let h = Math.imul(FNV_BASIS ^ QUOTE, FNV_PRIME);
@@ -163,30 +165,40 @@ export class Snapshot {
     h = Math.imul(h ^ QUOTE, FNV_PRIME) >>> 0;
     const text = this.text;
     for (let s = h & mask; ; s = (s + 1) & mask) {
-      const slot = keys.slots[s]!;
+      const slot = slots[s]!;
       if (slot === 0) return undefined;
       const i = slot - 1;
       const from = this.start(i) + 1;
-      if (keys.ends[i]! - 1 - from !== id.length) continue;
+      if (from + id.length >= this.ends[i]! || text[from + id.length] !== QUOTE) continue;
       let c = 0;
       while (c < id.length && text[from + c] === id.charCodeAt(c)) c++;
       if (c === id.length) return i;
     }
   }
 
-  #positionOfBytes(key: Buffer, keys: KeyTable): number | undefined {
-    const mask = keys.slots.length - 1;
+  #positionOfBytes(key: Buffer, slots: Int32Array): number | undefined {
+    const mask = slots.length - 1;
     for (let s = fnv1a(key, 0, key.length) & mask; ; s = (s + 1) & mask) {
-      const slot = keys.slots[s]!;
+      const slot = slots[s]!;
       if (slot === 0) return undefined;
       const i = slot - 1;
-      if (this.text.compare(key, 0, key.length, this.start(i), keys.ends[i]) === 0) return i;
+      const from = this.start(i);
+      if (
+        from + key.length < this.ends[i]! &&
+        this.text.compare(key, 0, key.length, from, from + key.length) === 0
+      )
+        return i;
     }
   }
 
-  #keyTable(): KeyTable {
-    this.#keys ??= keyTable(this.text, this.ends);
-    return this.#keys;
+  #keyTable(): Int32Array {
+    this.#slots ??= keyTable(this.text, this.ends, this.#keyEndsOf());
+    return this.#slots;
+  }
+
+  #keyEndsOf(): Int32Array {
+    this.#keyEnds ??= keyEndsOf(this.text, this.ends);
+    return this.#keyEnds;
   }
 
   /** One entity as of the snapshot, parsed from its text alone unless the world is built. */
@@ -194,7 +206,8 @@ export class Snapshot {
     if (this.#world) return this.#world.entities.get(id);
     const i = this.position(id);
     if (i === undefined) return undefined;
-    return Object.freeze(JSON.parse(this.text.toString('utf8', this.#keyTable().ends[i]! + 1, this.ends[i])));
+    const key = PLAIN_KEY.test(id) ? id.length + 2 : Buffer.byteLength(JSON.stringify(id));
+    return Object.freeze(JSON.parse(this.text.toString('utf8', this.start(i) + key + 1, this.ends[i])));
   }
 
   /** The whole world as objects (built once, then shared: never mutate it or its entities). */
@@ -237,9 +250,9 @@ export class Snapshot {
         entities[at++] = Object.freeze(run[id]!);
       }
       if (inOrder) continue;
-      const keys = this.#keyTable();
+      const keyEnds = this.#keyEndsOf();
       for (let i = first; i <= last; i++) {
-        const id = JSON.parse(this.text.toString('utf8', this.start(i), keys.ends[i])) as string;
+        const id = JSON.parse(this.text.toString('utf8', this.start(i), keyEnds[i])) as string;
         ids[i] = id;
         entities[i] = run[id]!;
       }
@@ -258,13 +271,6 @@ export interface EntityList {
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 const PARSE_RUN = 50;
 
-/** Where each member's key (its id as JSON text) ends, and an open-addressing table of the keys. */
-interface KeyTable {
-  ends: Int32Array;
-  /** `tableSize(n)` slots: FNV-1a of the key bytes → position + 1, or 0 (linear probing). */
-  slots: Int32Array;
-}
-
 /** Ids whose JSON text is the id between quotes, byte for byte. */
 const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const FNV_BASIS = 0x811c9dc5;
@@ -277,12 +283,10 @@ function tableSize(n: number): number {
   return size;
 }
 
-function keyTable(text: Buffer, memberEnds: Int32Array): KeyTable {
+/** Where each member's key ends (after its closing quote). */
+function keyEndsOf(text: Buffer, memberEnds: Int32Array): Int32Array {
   const n = memberEnds.length;
-  const size = tableSize(n);
-  const slots = new Int32Array(size);
   const ends = new Int32Array(n);
-  const mask = size - 1;
   for (let i = 0; i < n; i++) {
     const from = i === 0 ? 0 : memberEnds[i - 1]! + 1;
     const end = memberEnds[i]!;
@@ -292,29 +296,37 @@ function keyTable(text: Buffer, memberEnds: Int32Array): KeyTable {
     if (text[from] !== QUOTE || at >= end)
       throw new Error(`snapshot member ${i} does not start with its key`);
     ends[i] = at + 1;
-    let s = fnv1a(text, from, at + 1) & mask;
+  }
+  return ends;
+}
+
+/** The key table of the members ending at `memberEnds`, whose keys end at `keyEnds`. */
+function keyTable(text: Buffer, memberEnds: Int32Array, keyEnds: Int32Array): Int32Array {
+  const n = memberEnds.length;
+  const slots = new Int32Array(tableSize(n));
+  const mask = slots.length - 1;
+  for (let i = 0; i < n; i++) {
+    let s = fnv1a(text, i === 0 ? 0 : memberEnds[i - 1]! + 1, keyEnds[i]!) & mask;
     while (slots[s] !== 0) s = (s + 1) & mask;
     slots[s] = i + 1;
   }
-  return { ends, slots };
+  return slots;
 }
 
 /**
- * A stored key table is checked as far as is cheap: every key ends with a quote before its
- * member's colon, and the slots hold each position exactly once (where each key hashes is not
- * checked: that is the work the stored table saves).
+ * A stored key table is checked as far as is cheap: every member starts with a quote (its key),
+ * and the slots hold each position exactly once (where each key hashes is not checked: that is the
+ * work the stored table saves).
  */
-function checkKeyTable(text: Buffer, memberEnds: Int32Array, keys: KeyTable): void {
+function checkKeyTable(text: Buffer, memberEnds: Int32Array, slots: Int32Array): void {
   const n = memberEnds.length;
-  for (let i = 0; i < n; i++) {
-    const end = keys.ends[i]!;
-    const from = i === 0 ? 0 : memberEnds[i - 1]! + 1;
-    if (end < from + 2 || end >= memberEnds[i]! || text[end - 1] !== QUOTE || text[end] !== COLON)
-      throw new Error(`corrupt snapshot row: its key table does not match its text at member ${i}`);
-  }
+  for (let i = 0; i < n; i++)
+    if (text[i === 0 ? 0 : memberEnds[i - 1]! + 1] !== QUOTE)
+      throw new Error(`corrupt snapshot row: member ${i} does not start with its key`);
   const seen = new Uint8Array(n);
   let filled = 0;
-  for (const slot of keys.slots) {
+  for (let s = 0; s < slots.length; s++) {
+    const slot = slots[s]!;
     if (slot === 0) continue;
     if (slot < 0 || slot > n || seen[slot - 1] !== 0)
       throw new Error('corrupt snapshot row: its key table does not list each entity once');
