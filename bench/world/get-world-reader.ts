@@ -12,7 +12,10 @@
  * runs), nothing read or overlaid — what any answer as objects of this many entities costs here;
  * and the floor of a cold object answer, `objects floor, cold`: the same record parsed from the
  * entities' JSON text (its UTF-8 bytes, as the store hands a snapshot over) with one `JSON.parse`,
- * nothing read — what building this many entity objects from stored text costs here.
+ * nothing read — what building this many entity objects from stored text costs here; and the
+ * floor of a cold JSON answer, `JSON pieces floor, cold`: the row of the turn's snapshot read by
+ * the statement a cold read uses (its text as UTF-8 bytes where the store can), nothing parsed or
+ * spliced — what handing over the stored text costs on this store, which every cold answer pays.
  */
 import { readFileSync } from 'node:fs';
 import { getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
@@ -73,6 +76,12 @@ async function inProcess(url: string, slug: string, turns: number[]): Promise<ob
     out['objects floor, warm'] = await timedLoop(turns.length, () => record());
     const text = Buffer.from(JSON.stringify(head.entities));
     out['objects floor, cold'] = await timedLoop(turns.length, () => JSON.parse(text.toString('utf8')));
+    const row = `SELECT body, ${store.dialect.textBytes('entities_text')} AS entities_text, entities_index
+      FROM world_snapshots WHERE world_slug = ? AND turn = (
+        SELECT MAX(turn) FROM world_snapshots WHERE world_slug = ? AND turn <= ?)`;
+    out['JSON pieces floor, cold'] = await timedLoop(turns.length, (i) =>
+      store.get(row, [slug, slug, turns[i]!]),
+    );
     return out;
   } finally {
     await store.close();

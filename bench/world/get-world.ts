@@ -12,7 +12,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCli } from '../../src/testing/cli.ts';
@@ -92,40 +92,54 @@ export async function getWorldRows(
     const turns = Array.from({ length: n + 10 }, () => Math.floor(Math.random() * headTurn));
     const turnsFile = join(dir, 'turns.json');
     writeFileSync(turnsFile, JSON.stringify(turns));
-    const rows: BenchRow[] = [];
+    // The machine's load beside the figures: on a shared machine the p99 is mostly the load's.
+    const rows: BenchRow[] = [
+      {
+        case: `load average (1 min) before the get_world reads [${kind}]`,
+        metric: 'load',
+        unit: '',
+        value: loadavg()[0]!,
+      },
+    ];
     const world = `${entities} entities × ${headTurn} turns`;
     const forms = child(READER, [storeUrl, slug, turnsFile]) as Record<string, Samples>;
     for (const [name, samples] of Object.entries(forms)) {
       const [form, mode] = name.split(', ');
       const how =
         mode === 'cold' ? 'cold (snapshot read from the store)' : 'warm (snapshot and versions cached)';
-      const floor = form === 'objects floor';
+      const floor = form!.endsWith(' floor');
       const label = !floor
         ? `get_world at a random past turn, ${world}, ${form}, ${how}, reader process [${kind}]`
-        : mode === 'cold'
-          ? `the floor of cold objects: a record of the ${entities} entities parsed from their JSON text (UTF-8 bytes) by one JSON.parse, nothing read, reader process [${kind}]`
-          : `the floor of objects: a record of the ${entities} entities built from a Map of them, nothing read, reader process [${kind}]`;
+        : form === 'JSON pieces floor'
+          ? `the floor of cold JSON: the row of the turn's snapshot read by a cold read's statement (its text as UTF-8 bytes where the store can), nothing parsed, reader process [${kind}]`
+          : mode === 'cold'
+            ? `the floor of cold objects: a record of the ${entities} entities parsed from their JSON text (UTF-8 bytes) by one JSON.parse, nothing read, reader process [${kind}]`
+            : `the floor of objects: a record of the ${entities} entities built from a Map of them, nothing read, reader process [${kind}]`;
       rows.push(
         ...percentiles(label, 'wall', samples.wall, floor),
         ...percentiles(label, 'cpu', samples.cpu ?? [], floor),
       );
     }
-    for (const mode of ['warm', 'cold'] as const) {
-      const objects = forms[`objects, ${mode}`];
-      const objectsFloor = forms[`objects floor, ${mode}`];
-      if (!objects || !objectsFloor) continue;
-      const [o, f] = [summarize(objects.wall), summarize(objectsFloor.wall)];
-      const [oc, fc] = [summarize(objects.cpu ?? []), summarize(objectsFloor.cpu ?? [])];
+    for (const [form, mode] of [
+      ['objects', 'warm'],
+      ['objects', 'cold'],
+      ['JSON pieces', 'cold'],
+    ] as const) {
+      const read = forms[`${form}, ${mode}`];
+      const floor = forms[`${form} floor, ${mode}`];
+      if (!read || !floor) continue;
+      const [o, f] = [summarize(read.wall), summarize(floor.wall)];
+      const [oc, fc] = [summarize(read.cpu ?? []), summarize(floor.cpu ?? [])];
       for (const q of ['p50', 'p99'] as const)
         rows.push(
           {
-            case: `get_world objects, ${mode} ÷ the floor of ${mode} objects, wall ${q} [${kind}]`,
+            case: `get_world ${form}, ${mode} ÷ the floor of ${mode} ${form}, wall ${q} [${kind}]`,
             metric: 'ratio',
             unit: '×',
             value: o[q] / f[q],
           },
           {
-            case: `get_world objects, ${mode} ÷ the floor of ${mode} objects, cpu ${q} [${kind}]`,
+            case: `get_world ${form}, ${mode} ÷ the floor of ${mode} ${form}, cpu ${q} [${kind}]`,
             metric: 'ratio',
             unit: '×',
             value: oc[q] / fc[q],
@@ -144,6 +158,12 @@ export async function getWorldRows(
     const h = summarize(http.wall);
     const floorLabel = `the floor: the same ${floor.wall.length} requests from the same client to a bare node:http server answering a static body of the same size (${floor.bytes} bytes) [${kind}]`;
     rows.push(
+      {
+        case: `load average (1 min) after the get_world reads [${kind}]`,
+        metric: 'load',
+        unit: '',
+        value: loadavg()[0]!,
+      },
       { case: floorLabel, metric: 'wall p50', unit: 'ms', value: f.p50 / 1000 },
       { case: floorLabel, metric: 'wall p99', unit: 'ms', value: f.p99 / 1000 },
       {
