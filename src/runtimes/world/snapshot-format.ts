@@ -157,11 +157,15 @@ export class Snapshot {
     // unescaped quote, and both were written by JSON.stringify.
     const slots = this.#keyTable();
     const mask = slots.length - 1;
-    if (!PLAIN_KEY.test(id)) return this.#positionOfBytes(Buffer.from(JSON.stringify(id)), slots);
     // An id of printable ASCII but quotes and backslashes is its key's bytes between the quotes:
     // hashed and compared from the string, with no buffer made for it.
     let h = Math.imul(FNV_BASIS ^ QUOTE, FNV_PRIME);
-    for (let c = 0; c < id.length; c++) h = Math.imul(h ^ id.charCodeAt(c), FNV_PRIME);
+    for (let c = 0; c < id.length; c++) {
+      const code = id.charCodeAt(c);
+      if (code < 0x20 || code > 0x7e || code === QUOTE || code === BACKSLASH)
+        return this.#positionOfBytes(Buffer.from(JSON.stringify(id)), slots);
+      h = Math.imul(h ^ code, FNV_PRIME);
+    }
     h = Math.imul(h ^ QUOTE, FNV_PRIME) >>> 0;
     const text = this.text;
     for (let s = h & mask; ; s = (s + 1) & mask) {
