@@ -1,8 +1,8 @@
 /**
  * What a flowchart run commits: a node's start is a record carried to its first commit — its first
- * model call's, made before the call, or its finish — with the step before it; a finish without
- * writes of the node's own (its row, an artifact) rides the next node's first commit; and starting a
- * node reads no row back once the run is under way.
+ * model call's, made before the call, or its finish (one statement with it) — with the step before
+ * it; a finish without writes of the node's own (its row, an artifact) rides the next node's first
+ * commit; and starting a node reads no row back once the run is under way.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -35,7 +35,14 @@ describeEachStore('flowchart run commits', (factory) => {
         const count = (t: string[], text: string) => t.filter((q) => q.includes(text)).length;
         const total = (text: string) => txs.reduce((n, t) => n + count(t, text), 0);
         assert.equal(total('INSERT INTO flowchart_node_runs'), 8, 'one start per node run');
-        assert.equal(total('UPDATE flowchart_node_runs SET status'), 8, 'one finish per node run');
+        // A node that makes a model call writes its start before the call and its finish after it; one
+        // that makes none (start, recall, triaged, the end) writes both in one statement: 8 finishes → 4.
+        assert.equal(
+          total('UPDATE flowchart_node_runs SET status'),
+          4,
+          'a finish of its own per node with a call',
+        );
+        assert.equal(total('ON CONFLICT (node_run_id) DO UPDATE'), 4, 'a start that finishes the others');
         // A node run's rows never commit on their own: with the step before (a start), a model call's
         // record, made before the call (a start), or the settle of the node's last call (a finish).
         for (const t of txs.filter((t) => has(t, 'flowchart_node_runs')))

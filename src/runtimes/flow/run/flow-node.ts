@@ -24,13 +24,16 @@ import {
 import { artifactSignal, nodeSignal } from './events.ts';
 import {
   beginNodeRunStatement,
-  finishNodeRun,
   finishNodeRunStatement,
   getNodeRun,
   type NodeRun,
   type NodeRunError,
+  type NodeRunFinish,
+  type NodeRunStart,
   nodeRunId,
+  startedAndFinishedStatement,
 } from './node-runs.ts';
+import { holdStart, takeHeldStart } from './node-start.ts';
 import { readRunMeta } from './run-meta.ts';
 
 export interface NodeArtifactOut {
@@ -98,23 +101,41 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
         if (earlier && earlier.status !== 'running') return replay(earlier);
       }
       const startedMs = rt.now();
+      const start: NodeRunStart = {
+        node_run_id,
+        flowchart_run_id: run.flowchart_run_id,
+        flowchart_id: run.flowchart_id,
+        flowchart_node_id: node.flowchart_node_id,
+        flowchart_node_type: node.node_type,
+      };
+      const startedAt = new Date(startedMs).toISOString();
       // The start commits with the node's first record — its first model call's, made before the call,
       // or its finish — and with the step before it (carried, `commitsWithNext`): one commit, not three.
-      ctx.records.carry(
-        [
-          beginNodeRunStatement(
-            {
-              node_run_id,
-              flowchart_run_id: run.flowchart_run_id,
-              flowchart_id: run.flowchart_id,
-              flowchart_node_id: node.flowchart_node_id,
-              flowchart_node_type: node.node_type,
-            },
-            new Date(startedMs).toISOString(),
-          ),
-        ],
-        nodeSignal({ node_run_id, status: 'running' }),
+      // Held until then: a node that makes no call writes its start and finish as one statement.
+      holdStart(ctx, () =>
+        ctx.records.carry(
+          [beginNodeRunStatement(start, startedAt)],
+          nodeSignal({ node_run_id, status: 'running' }),
+        ),
       );
+      let held: boolean | null = null;
+      /** The finish's statement: the start's insert itself while the start is held (and its signal carried). */
+      const finishStatement = (f: NodeRunFinish, endMs: number) => {
+        held ??= takeHeldStart(ctx);
+        const at = new Date(endMs).toISOString();
+        return held
+          ? startedAndFinishedStatement(start, startedAt, f, at, endMs - startedMs)
+          : finishNodeRunStatement(node_run_id, f, at, endMs - startedMs);
+      };
+      /** Writes the finish in `tx`: false when the node run was ended meanwhile (a cancel). */
+      const finishIn = async (tx: Queryable, f: NodeRunFinish, endMs: number) => {
+        const w = finishStatement(f, endMs);
+        return (await tx.run(w.sql, w.params)).changes === 1;
+      };
+      /** The running signal of a start written with the finish, before the finish's own. */
+      const startSignal = () => {
+        if (held) ctx.update(nodeSignal({ node_run_id, status: 'running' }));
+      };
       // Hard failure: recorded on the node run (durable, with its start) before the run fails.
       const failed = async (err: unknown): Promise<NodeResult> => {
         if (isNoemaError(err) && err.retryable) throw err;
@@ -123,14 +144,9 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
           : { code: 'NODE_FAILED', message: err instanceof Error ? err.message : String(err) };
         const end = rt.now();
         await ctx.records.running((tx) =>
-          finishNodeRun(
-            tx,
-            node_run_id,
-            { status: 'failed', output_state: null, routing_state: null, error },
-            new Date(end).toISOString(),
-            end - startedMs,
-          ),
+          finishIn(tx, { status: 'failed', output_state: null, routing_state: null, error }, end),
         );
+        startSignal();
         ctx.update(nodeSignal({ node_run_id, status: 'failed' }));
         return { kind: 'fail', code: error.code as ErrorCode, message: error.message };
       };
@@ -168,11 +184,10 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
         const artifact = decided.artifact
           ? nodeArtifactStatements(artifactOf(decided.artifact), retentionOf(node.config), end)
           : null;
+        const finishing = finishStatement(finish, end);
+        if (held) ctx.records.carry([], nodeSignal({ node_run_id, status: 'running' }));
         ctx.records.carry(
-          [
-            ...(artifact ? [artifact.insert, ...artifact.retention] : []),
-            finishNodeRunStatement(node_run_id, finish, new Date(end).toISOString(), end - startedMs),
-          ],
+          [...(artifact ? [artifact.insert, ...artifact.retention] : []), finishing],
           nodeSignal({ node_run_id, status: 'succeeded' }),
         );
         if (decided.artifact)
@@ -195,17 +210,15 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
             const writing = o.artifact
               ? writeNodeArtifact(tx, artifactOf(o.artifact), retentionOf(node.config), now)
               : null;
-            const finishing = finishNodeRun(
+            const finishing = finishIn(
               tx,
-              node_run_id,
               {
                 status: o.fail ? 'failed' : 'succeeded',
                 output_state: o.output,
                 routing_state: o.routing_state,
                 error: o.fail ?? null,
               },
-              new Date(now).toISOString(),
-              now - startedMs,
+              now,
             );
             const [written, finished] = await Promise.all([writing, finishing]);
             artifactId = written;
@@ -222,6 +235,7 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
         if (!(err instanceof NodeWritesFailed)) throw err;
         return failed(err.cause);
       }
+      startSignal();
       ctx.update(nodeSignal({ node_run_id, status: outcome.fail ? 'failed' : 'succeeded' }));
       if (artifactId !== null) ctx.update(artifactSignal(artifactId));
       if (outcome.fail)

@@ -10,6 +10,7 @@ import { fromStrictDelivery, toStrictDelivery } from '../../../core/strict-deliv
 import { actRetrying, type Json } from '../../../engine/index.ts';
 import { putJsonSchema, putResponseSource } from '../../../sources/index.ts';
 import type { FlowCtx, FlowRuntime } from './context.ts';
+import { carryStartNow } from './node-start.ts';
 
 export interface ModelCall {
   /** The node's model (a name or `@alias`), else the runtime default. */
@@ -64,6 +65,8 @@ function deliveryOf(schema: JsonSchema): JsonSchema {
 }
 
 export async function callModel(ctx: FlowCtx, rt: FlowRuntime, call: ModelCall): Promise<Json> {
+  // The call's record commits the node's start: it is carried first.
+  carryStartNow(ctx);
   const model = call.model ?? rt.defaultModel;
   const sourceHash = await storedHash(rt, `source:${model}`, () =>
     putResponseSource(rt.store, {

@@ -122,6 +122,44 @@ export function finishNodeRunStatement(
   };
 }
 
+/**
+ * A start and finish written together, for an execution whose start has not been written yet (a node
+ * that made no model call): one statement, the start's insert finishing the row; a row an earlier
+ * execution left is finished as `finishNodeRunStatement` would, one already ended is left as it is.
+ */
+export function startedAndFinishedStatement(
+  r: NodeRunStart,
+  startedAt: string,
+  f: NodeRunFinish,
+  finishedAt: string,
+  durationMs: number,
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `INSERT INTO flowchart_node_runs (node_run_id, flowchart_run_id, flowchart_id, flowchart_node_id, flowchart_node_type,
+       execution_index, status, output_state, routing_state, error, started_at, finished_at, duration_ms)
+     VALUES (?, ?, ?, ?, ?, (SELECT COUNT(*) + 1 FROM flowchart_node_runs WHERE flowchart_run_id = ?), ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (node_run_id) DO UPDATE SET status = excluded.status, output_state = excluded.output_state,
+       routing_state = excluded.routing_state, error = excluded.error, finished_at = excluded.finished_at,
+       duration_ms = excluded.duration_ms
+     WHERE flowchart_node_runs.status = 'running'`,
+    params: [
+      r.node_run_id,
+      r.flowchart_run_id,
+      r.flowchart_id,
+      r.flowchart_node_id,
+      r.flowchart_node_type,
+      r.flowchart_run_id,
+      f.status,
+      f.output_state === null ? null : JSON.stringify(f.output_state),
+      f.routing_state === null ? null : JSON.stringify(f.routing_state),
+      f.error === null ? null : JSON.stringify(f.error),
+      startedAt,
+      finishedAt,
+      Math.max(0, Math.round(durationMs)),
+    ],
+  };
+}
+
 export async function finishNodeRun(
   q: Queryable,
   node_run_id: string,
