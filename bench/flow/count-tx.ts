@@ -100,6 +100,15 @@ function counting(inner: Store): { store: Store; counts: Counts } {
           }
           return out;
         };
+      if (key === 'runAlone' && 'runAlone' in target && typeof target.runAlone === 'function')
+        // One statement committed on its own in one round trip (where the store offers it).
+        return async (sql: string, params?: unknown, options?: unknown) => {
+          counts.commits++;
+          counts.statements++;
+          counts.roundTrips++;
+          counts.lines.push(`runAlone: ${short(sql)}`);
+          return timed(sql, () => Reflect.apply(target.runAlone as never, target, [sql, params, options]));
+        };
       return bind(target, key);
     },
   });
