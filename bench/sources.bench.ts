@@ -409,12 +409,24 @@ export default {
                 }
               }
             : undefined;
+          // As is one committed on its own in one round trip (runAlone).
+          const runAlone: Store['runAlone'] = store.runAlone
+            ? async (sql, params, options) => {
+                const t0 = process.hrtime.bigint();
+                try {
+                  return await store.runAlone!(sql, params, options);
+                } finally {
+                  txTime += Number(process.hrtime.bigint() - t0) / 1000;
+                }
+              }
+            : undefined;
           // Everything else goes to the store itself (its methods use private fields).
           const timed = new Proxy(store, {
             get: (target, prop) => {
               if (prop === 'transaction') return transaction;
               if (prop === 'transactionSync') return transactionSync;
               if (prop === 'runSync') return runSync;
+              if (prop === 'runAlone') return runAlone;
               const v = Reflect.get(target, prop, target);
               return typeof v === 'function' ? v.bind(target) : v;
             },

@@ -14,17 +14,18 @@ import {
 } from './index.ts';
 
 describeEachStore('invokeSource', (factory) => {
-  test('its writes run synchronously where the store has synchronous statements, once the lease is registered', async () => {
+  test('its writes are single statements committed on their own (synchronously, or the running row in one round trip) once the lease is registered', async () => {
     const { store, dispose } = await factory.open();
     const toys = await startToyServices();
     try {
       const source = await putResponseSource(store, toySources.weather);
-      const calls = { transaction: 0, transactionSync: 0, runSync: 0 };
+      const calls = { transaction: 0, transactionSync: 0, runSync: 0, runAlone: 0 };
       const counting = new Proxy(store, {
         get(target, key) {
           const v = Reflect.get(target, key);
           if (typeof v !== 'function') return v;
-          if (key !== 'transaction' && key !== 'transactionSync' && key !== 'runSync') return v.bind(target);
+          if (key !== 'transaction' && key !== 'transactionSync' && key !== 'runSync' && key !== 'runAlone')
+            return v.bind(target);
           return (...args: unknown[]) => {
             calls[key] += 1;
             return v.apply(target, args);
@@ -43,29 +44,33 @@ describeEachStore('invokeSource', (factory) => {
       assert.equal((await call({ attempt_id: 'sync' })).invocation_seq, 1);
       const sync = store.transactionSync !== undefined;
       const alone = store.runSync !== undefined;
+      // Asynchronous statements: the running row in one round trip instead of BEGIN, the insert and COMMIT.
+      const trip = store.runAlone !== undefined;
       // In an attempt the running row names the seq after the one this process committed there (one
       // statement, committed on its own); the finish is one statement too.
-      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
+      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0, runAlone: 0 });
       const second = await call({ attempt_id: 'sync' });
       assert.equal(second.ok, true, second.error?.message);
       assert.equal(second.invocation_seq, 2, 'the attempt takes its next seq');
       assert.equal((await getSourceInvocation(store, second.source_invocation_id)).status, 'succeeded');
       assert.deepEqual(calls, {
-        transaction: sync ? 0 : 2,
+        transaction: sync ? 0 : trip ? 1 : 2,
         transactionSync: alone || !sync ? 0 : 2,
         runSync: alone ? 2 : 0,
+        runAlone: trip ? 1 : 0,
       });
       // A new attempt has no seq noted: its running row allocates one (an insert and a read), in a
       // synchronous transaction where the store has them.
-      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
+      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0, runAlone: 0 });
       assert.equal((await call({ attempt_id: 'sync-2' })).invocation_seq, 1);
       assert.deepEqual(calls, {
         transaction: sync ? 0 : 2,
         transactionSync: sync ? (alone ? 1 : 2) : 0,
         runSync: alone ? 1 : 0,
+        runAlone: 0,
       });
       // Outside an attempt and a run, the running row is one statement too.
-      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0 });
+      Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0, runAlone: 0 });
       const third = await call({});
       assert.equal(third.ok, true, third.error?.message);
       assert.equal(third.invocation_seq, 1);
@@ -73,9 +78,10 @@ describeEachStore('invokeSource', (factory) => {
       assert.equal(row.status, 'succeeded');
       assert.deepEqual(row.response_json, third.output);
       assert.deepEqual(calls, {
-        transaction: sync ? 0 : 2,
+        transaction: sync ? 0 : trip ? 1 : 2,
         transactionSync: alone || !sync ? 0 : 2,
         runSync: alone ? 2 : 0,
+        runAlone: trip ? 1 : 0,
       });
     } finally {
       await toys.close();
@@ -345,6 +351,11 @@ describeEachStore('invokeSource', (factory) => {
             return (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
               if (refuses(sql)) throw new Error('invalid byte sequence');
               return target.runSync!(sql, params, o);
+            };
+          if (key === 'runAlone' && target.runAlone)
+            return async (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
+              if (refuses(sql)) throw new Error('invalid byte sequence');
+              return target.runAlone!(sql, params, o);
             };
           const v = Reflect.get(target, key);
           return typeof v === 'function' ? v.bind(target) : v;

@@ -299,6 +299,19 @@ export interface Store extends Queryable {
     options?: Pick<TransactionOptions, 'durability'>,
   ): RunResult | typeof STORE_BUSY;
   /**
+   * Runs one write statement as a transaction of its own in one round trip: committed when it
+   * resolves (or, `deferred`, visible at once and flushed by the next ordinary commit, as in
+   * `transaction`), all or nothing. Present only on backends whose statements are asynchronous
+   * (PostgreSQL), where a transaction of one statement otherwise costs a round trip each for BEGIN,
+   * the statement and COMMIT; a backend with synchronous statements offers `runSync` instead.
+   * Calling it from inside a transaction of this store is a `NESTED_TRANSACTION` error.
+   */
+  runAlone?(
+    sql: string,
+    params?: readonly SqlValue[],
+    options?: Pick<TransactionOptions, 'durability'>,
+  ): Promise<RunResult>;
+  /**
    * Subscribes to a notification channel across processes. Present only when
    * `capabilities.supportsListenNotify`. The store keeps listening through a lost connection: it
    * reconnects with backoff, listens to every channel again, and reports the gap through

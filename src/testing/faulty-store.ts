@@ -52,6 +52,8 @@ export class FaultyStore implements Store {
   readonly transactionSync?: Store['transactionSync'];
   /** Present exactly when the wrapped store has it: a transaction of one statement, with its faults. */
   readonly runSync?: Store['runSync'];
+  /** Present exactly when the wrapped store has it: a transaction of one statement, with its faults. */
+  readonly runAlone?: Store['runAlone'];
   #plan: FaultPlan | null = null;
   readonly #fault: (what: string) => Error;
 
@@ -61,6 +63,7 @@ export class FaultyStore implements Store {
     if (inner.listen) this.listen = inner.listen.bind(inner);
     if (inner.transactionSync) this.transactionSync = (fn, options) => this.#transactionSync(fn, options);
     if (inner.runSync) this.runSync = (sql, params, options) => this.#runSync(sql, params, options);
+    if (inner.runAlone) this.runAlone = (sql, params, options) => this.#runAlone(sql, params, options);
   }
 
   get dialect() {
@@ -236,6 +239,28 @@ export class FaultyStore implements Store {
       this.counts.statements -= 1;
       return result;
     }
+    if (fails) {
+      this.injected.push(`transaction ${n} after commit`);
+      throw this.#fault(`transaction ${n} after commit`);
+    }
+    return result;
+  }
+
+  /** As `#runSync`, for a store whose single statements are asynchronous. */
+  async #runAlone(
+    sql: string,
+    params?: readonly SqlValue[],
+    options?: TransactionOptions,
+  ): Promise<RunResult> {
+    const n = ++this.counts.transactions;
+    const fails = this.#plan?.transaction === n;
+    const at = this.#plan?.at ?? 'commit';
+    if (fails && at !== 'after-commit') {
+      this.injected.push(`transaction ${n} at ${at}`);
+      throw this.#fault(`transaction ${n} at ${at}`);
+    }
+    this.#statement(sql);
+    const result = await this.inner.runAlone!(sql, params, options);
     if (fails) {
       this.injected.push(`transaction ${n} after commit`);
       throw this.#fault(`transaction ${n} after commit`);

@@ -1,7 +1,7 @@
 /**
  * A store that records the statements of each transaction it runs (one list per attempt, with the
  * transaction's durability), asynchronous and synchronous alike (a statement committed on its own
- * through `runSync` is a transaction of one statement), and the reads made outside one: for
+ * through `runSync` or `runAlone` is a transaction of one statement), and the reads made outside one: for
  * tests that check what commits together (a call's contract move riding its invocation's
  * transaction) and which commits wait for the disk.
  */
@@ -16,8 +16,8 @@ import {
 export interface RecordedTransaction {
   sqls: string[];
   durability: NonNullable<TransactionOptions['durability']>;
-  /** How it ran: `transaction`, `transactionSync`, or `runSync` (one statement committed on its own). */
-  via: 'transaction' | 'transactionSync' | 'runSync';
+  /** How it ran: `transaction`, `transactionSync`, or `runSync`/`runAlone` (one statement committed on its own). */
+  via: 'transaction' | 'transactionSync' | 'runSync' | 'runAlone';
 }
 
 export function recordingTransactions(store: Store): {
@@ -77,6 +77,12 @@ export function recordingTransactions(store: Store): {
         return (sql: string, params?: readonly SqlValue[], options?: TransactionOptions) => {
           const out = target.runSync!(sql, params, options);
           if (out !== STORE_BUSY) open('runSync', options).push(sql);
+          return out;
+        };
+      if (key === 'runAlone' && target.runAlone)
+        return async (sql: string, params?: readonly SqlValue[], options?: TransactionOptions) => {
+          const out = await target.runAlone!(sql, params, options);
+          open('runAlone', options).push(sql);
           return out;
         };
       return bind(target, key);

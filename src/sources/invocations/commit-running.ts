@@ -2,14 +2,21 @@
 import { STORE_BUSY, type Store } from '../../store/store.ts';
 import type { InvokeOptions, TransactionRunner } from './options.ts';
 import type { ProcessLease } from './process-lease.ts';
-import { insertRunningRow, insertRunningRowAlone, insertRunningRowSync, type RunningRow } from './record.ts';
+import {
+  insertRunningRow,
+  insertRunningRowAlone,
+  insertRunningRowAloneAsync,
+  insertRunningRowSync,
+  type RunningRow,
+} from './record.ts';
 
 /**
  * Commits the running row: in the caller's transaction when it passed a runner (its synchronous one
  * first, where it has one and the lease needs no write); else synchronously where the store offers
  * it and the lease needs no write (no turn of the event loop inside the transaction) — as its one
- * statement committed on its own when its seq is given, else in a synchronous transaction; else in
- * a transaction of its own.
+ * statement committed on its own when its seq is given, else in a synchronous transaction; else,
+ * the lease needing no write, as its one statement committed on its own in one round trip where the
+ * store's statements are asynchronous; else in a transaction of its own.
  */
 export async function commitRunning(
   store: Store,
@@ -25,6 +32,8 @@ export async function commitRunning(
       ? options.runningSync?.((tx) => insertRunningRowSync(tx, row))
       : (insertRunningRowAlone(store, row) ?? store.transactionSync?.((tx) => insertRunningRowSync(tx, row)));
     if (seq !== undefined && seq !== STORE_BUSY) return seq;
+    const alone = options.running ? undefined : await insertRunningRowAloneAsync(store, row);
+    if (alone !== undefined) return alone;
   }
   const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
   return running(async (tx) => {

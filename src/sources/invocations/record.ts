@@ -255,6 +255,22 @@ export function insertRunningRowAlone(store: Store, row: RunningRow): number | u
   return r !== STORE_BUSY && r.changes === 1 ? guess.seq : undefined;
 }
 
+/**
+ * `insertRunningRowAlone` where the store's single statements are asynchronous (`Store.runAlone`):
+ * one round trip instead of BEGIN, the insert and COMMIT; undefined when the caller must use a
+ * transaction (no such primitive, no seq to name, or the named seq turned away).
+ */
+export async function insertRunningRowAloneAsync(store: Store, row: RunningRow): Promise<number | undefined> {
+  if (!store.runAlone) return undefined;
+  if (row.scope === null) {
+    await store.runAlone(row.sql.given, row.params);
+    return row.given;
+  }
+  const guess = named(row);
+  if (guess === null) return undefined;
+  return (await store.runAlone(guess.sql, guess.params)).changes === 1 ? guess.seq : undefined;
+}
+
 function seqNotAllocated({ scope, links: l }: RunningRow): NoemaError {
   return new NoemaError('CONFLICT', `no invocation_seq could be allocated in ${SEQ_TRIES} tries`, {
     details: scope === 'attempt' ? { attempt_id: l.attempt_id } : { run_id: l.run_id },
@@ -374,4 +390,14 @@ export function finishRowAlone(
   const r = store.runSync?.(row.sql, row.params, options);
   if (r === undefined || r === STORE_BUSY) return undefined;
   return r.changes === 1 ? row.recorded : null;
+}
+
+/** `finishRowAlone` where the store's single statements are asynchronous; undefined without that primitive. */
+export async function finishRowAloneAsync(
+  store: Store,
+  row: FinishedRow,
+  options?: TransactionOptions,
+): Promise<RecordedResponse | null | undefined> {
+  if (!store.runAlone) return undefined;
+  return (await store.runAlone(row.sql, row.params, options)).changes === 1 ? row.recorded : null;
 }

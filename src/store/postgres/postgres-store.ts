@@ -264,6 +264,72 @@ export class PostgresStore extends PostgresQueryable implements Store {
     return super.get<T>(sql, params);
   }
 
+  /** A pooled connection, listened to for its death (`dead`) from the moment the pool hands it over. */
+  #checkOut(dead: () => void): Promise<pg.PoolClient> {
+    return new Promise<pg.PoolClient>((resolve, reject) =>
+      this.#pool.connect((err, c) => {
+        if (err || !c)
+          return reject(translatePostgresError(err ?? new Error('the pool handed over no connection')));
+        c.on('error', dead);
+        resolve(c);
+      }),
+    );
+  }
+
+  async runAlone(
+    sql: string,
+    params: readonly SqlValue[] = [],
+    options: Pick<TransactionOptions, 'durability'> = {},
+  ): Promise<RunResult> {
+    assertNotInTransaction(this);
+    const observed = telemetry()?.storeCommit;
+    const t0 = observed ? performance.now() : 0;
+    const r =
+      options.durability === 'deferred'
+        ? await this.#runDeferred(sql, params)
+        : // Outside a transaction a statement commits as it runs (autocommit).
+          { changes: (await exec(this.#pool, sql, params)).rowCount ?? 0 };
+    if (observed) {
+      try {
+        observed((performance.now() - t0) / 1000);
+      } catch {}
+    }
+    return r;
+  }
+
+  /**
+   * The statement between a BEGIN that defers the flush and its COMMIT, all three sent at once on
+   * the pipelined connection: one round trip. A failing statement leaves the transaction aborted and
+   * its COMMIT rolls it back.
+   */
+  async #runDeferred(sql: string, params: readonly SqlValue[]): Promise<RunResult> {
+    let broken = false;
+    const dead = () => {
+      broken = true;
+    };
+    const client = await this.#checkOut(dead);
+    try {
+      const [begin, statement, commit] = await Promise.allSettled([
+        client.query('BEGIN; SET LOCAL synchronous_commit = off'),
+        client.query(query(sql, params)),
+        client.query('COMMIT'),
+      ]);
+      // The transaction's own ends failing leave the connection in a state not worth keeping.
+      broken ||= begin.status === 'rejected' || commit.status === 'rejected';
+      if (begin.status === 'rejected') throw begin.reason;
+      if (statement.status === 'rejected') throw statement.reason;
+      if (commit.status === 'rejected') throw commit.reason;
+      // A COMMIT of an aborted transaction answers ROLLBACK without an error.
+      if (commit.value.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.value.command}`);
+      return { changes: statement.value.rowCount ?? 0 };
+    } catch (err) {
+      throw translatePostgresError(err);
+    } finally {
+      client.removeListener('error', dead);
+      client.release(broken);
+    }
+  }
+
   async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     assertNotInTransaction(this);
     let broken = false;
@@ -275,18 +341,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
     const dead = () => {
       broken = true;
     };
-    let client: pg.PoolClient;
-    try {
-      client = await new Promise<pg.PoolClient>((resolve, reject) =>
-        this.#pool.connect((err, c) => {
-          if (err || !c) return reject(err ?? new Error('the pool handed over no connection'));
-          c.on('error', dead);
-          resolve(c);
-        }),
-      );
-    } catch (err) {
-      throw translatePostgresError(err);
-    }
+    const client = await this.#checkOut(dead);
     try {
       // One round trip either way: a simple-protocol query may carry both statements.
       await client.query(
