@@ -2,8 +2,8 @@
  * The stored snapshot format: what `Snapshot.of` stores reads back as the same world, in the same
  * order, whatever the ids hold (quotes, backslashes, characters of several UTF-8 bytes, integer-like
  * ids an object would list first, keys an object treats specially), and each entity is found
- * through the key table without building the world. Rows of earlier formats read the same: the
- * first (one JSON body) and the second (the member ends alone, the key table built on first use).
+ * through the key table without building the world, whether the table is stored (format 3) or
+ * built on first use (format 2). Rows of the first format (one JSON body) read the same.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -64,17 +64,6 @@ function firstFormat(world: WorkingWorld): string {
   });
 }
 
-/** `stored` as the second format stored it: the member ends alone, no key table, no count. */
-function secondFormat(stored: StoredSnapshot): StoredSnapshot {
-  const body = JSON.parse(stored.body) as { entities: number; environments: unknown };
-  // The member ends come first; the key table's slots after them.
-  return {
-    body: JSON.stringify({ format: 2, environments: body.environments }),
-    entities_text: stored.entities_text,
-    entities_index: stored.entities_index!.subarray(0, 4 * body.entities),
-  };
-}
-
 function assertSame(snapshot: Snapshot, world: WorkingWorld, what: string): void {
   const ids = [...world.entities.keys()];
   // Found one by one before the world is built, then as a whole, in the world's order.
@@ -117,16 +106,17 @@ test('a stored snapshot reads back as the same world, in order, with any ids', (
     [],
   ]) {
     const world = worldOf(ids);
-    const { stored } = Snapshot.of(copy(world));
-    const read = Snapshot.parse(stored);
-    assertSame(read, world, `${ids.length} ids`);
-    assertSame(Snapshot.parse(secondFormat(stored)), world, `${ids.length} ids, second format`);
-    assert.equal(
-      stored.bytes,
-      Buffer.byteLength(stored.body) +
-        Buffer.byteLength(stored.entities_text!) +
-        stored.entities_index!.length,
-    );
+    for (const withKeyTable of [false, true]) {
+      const { stored } = Snapshot.of(copy(world), withKeyTable);
+      assert.equal(JSON.parse(stored.body).format, withKeyTable ? 3 : 2);
+      assertSame(Snapshot.parse(stored), world, `${ids.length} ids, format ${withKeyTable ? 3 : 2}`);
+      assert.equal(
+        stored.bytes,
+        Buffer.byteLength(stored.body) +
+          Buffer.byteLength(stored.entities_text!) +
+          stored.entities_index!.length,
+      );
+    }
   }
 });
 
@@ -144,7 +134,7 @@ test("an entity's member is the JSON of its view object, byte for byte", () => {
 
 test('the index is read from a buffer at any offset (drivers hand out views into pooled memory)', () => {
   const world = worldOf(TRICKY);
-  const { stored } = Snapshot.of(copy(world));
+  const { stored } = Snapshot.of(copy(world), true);
   const shifted = Buffer.alloc(stored.entities_index!.length + 3);
   stored.entities_index!.forEach((b, i) => {
     shifted[i + 3] = b;
@@ -182,7 +172,7 @@ test('a row of the first format (one JSON body, no text or index) reads as the s
 });
 
 test('an index that does not match the text is refused, not read past', () => {
-  const stored = secondFormat(Snapshot.of(copy(worldOf(TRICKY))).stored);
+  const { stored } = Snapshot.of(copy(worldOf(TRICKY)));
   assert.throws(
     () => Snapshot.parse({ ...stored, entities_text: `${stored.entities_text} ` }),
     /does not match its text/,
@@ -213,8 +203,9 @@ test('an index that does not match the text is refused, not read past', () => {
 
 test('a stored key table that does not match the text or its count is refused', () => {
   const world = worldOf([...Array.from({ length: 40 }, (_, i) => `e${i}`), ...TRICKY]);
-  const { stored } = Snapshot.of(copy(world));
+  const { stored } = Snapshot.of(copy(world), true);
   const n = world.entities.size;
+  // The member ends come first; the key table's slots after them.
   const index = () => new Int32Array(new Uint8Array(stored.entities_index!).buffer);
   const parseWith = (ints: Int32Array, body = stored.body) =>
     Snapshot.parse({ ...stored, body, entities_index: Buffer.from(ints.buffer) });

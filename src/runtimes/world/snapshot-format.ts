@@ -4,16 +4,19 @@
  * (`"id":{"kind":…,"environment_label":…,"state":…}`) — with the UTF-8 byte offset where each
  * member ends. So a snapshot read from the store answers as JSON without parsing or building one
  * entity object: the splice in `world-text.ts` works on the stored text, and finds a changed
- * entity through a hash table of the members' keys, stored with the snapshot (building it took a
- * cold read a few tenths of a millisecond, and 160 KB of fresh arrays, for 10 000 entities). The
+ * entity through a hash table of the members' keys. Where the store hands a row's bytes over
+ * undecoded (`Dialect.textBytesUndecoded`: SQLite) the table is stored with the snapshot (format 3:
+ * building it cost a cold read a few tenths of a millisecond, and 160 KB of fresh arrays, for
+ * 10 000 entities); where every value is decoded off the wire (PostgreSQL's driver, a bytea as
+ * hex) carrying its 64 KB cost more than building it, and it is built on first use (format 2). The
  * whole world as objects is parsed only when something asks for it (a turn, the object answer, a
  * diff).
  *
  * Columns: `body` holds `{"format":3,"entities":n,"environments":[[label,content]…]}`,
  * `entities_text` the members (text: PostgreSQL sends a bytea as hex, which costs more to decode
  * than UTF-8), `entities_index` 32-bit little-endian integers: the n member ends, then the key
- * table's slots. Rows of format 2 (the member ends alone: the key table is built on
- * first use) and of the first format (one JSON document of entity arrays, no index) are still read.
+ * table's slots. Format 2 has `{"format":2,"environments":…}` and the member ends alone. Rows of
+ * the first format (one JSON document of entity arrays, no index) are still read.
  */
 import type { EntityState, WorkingWorld } from './world-patch.ts';
 
@@ -70,8 +73,14 @@ export class Snapshot {
     if (world) this.#world = freeze(world);
   }
 
-  /** A snapshot of `world` (shared from now on: its entity objects are frozen), and its row. */
-  static of(world: WorkingWorld): { snapshot: Snapshot; stored: StoredSnapshot & { bytes: number } } {
+  /**
+   * A snapshot of `world` (shared from now on: its entity objects are frozen), and its row: with
+   * the key table (format 3) when `withKeyTable`, else without (format 2).
+   */
+  static of(
+    world: WorkingWorld,
+    withKeyTable = false,
+  ): { snapshot: Snapshot; stored: StoredSnapshot & { bytes: number } } {
     const members: string[] = [];
     const ends = new Int32Array(world.entities.size);
     let at = 0;
@@ -85,14 +94,15 @@ export class Snapshot {
     }
     const joined = members.join(',');
     const environments = new Map(world.environments);
-    const body = JSON.stringify({
-      format: 3,
-      entities: ends.length,
-      environments: [...environments].map(([k, v]) => [k, v.content]),
-    });
+    const envs = [...environments].map(([k, v]) => [k, v.content]);
+    const body = JSON.stringify(
+      withKeyTable
+        ? { format: 3, entities: ends.length, environments: envs }
+        : { format: 2, environments: envs },
+    );
     const text = Buffer.from(joined);
-    const slots = keyTable(text, ends, keyEndsOf(text, ends));
-    const index = toLittleEndian(concatInt32(ends, slots));
+    const slots = withKeyTable ? keyTable(text, ends, keyEndsOf(text, ends)) : undefined;
+    const index = toLittleEndian(slots ? concatInt32(ends, slots) : ends);
     return {
       snapshot: new Snapshot(environments, text, ends, slots, world),
       stored: {

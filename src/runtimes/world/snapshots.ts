@@ -175,7 +175,8 @@ export async function writeSnapshot(
   turn: number,
   world: WorkingWorld,
 ): Promise<number> {
-  const { snapshot, stored } = Snapshot.of(world);
+  // The key table is stored where the store hands a row's bytes over as they are (`snapshot-format.ts`).
+  const { snapshot, stored } = Snapshot.of(world, tx.dialect.textBytesUndecoded);
   const snapshot_id = uuidv7();
   await tx.run(
     `INSERT INTO world_snapshots (world_slug, turn, snapshot_id, body, entities_text, entities_index, bytes)
