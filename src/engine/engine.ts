@@ -375,6 +375,11 @@ export interface RunOutcome {
   error: RunError | null;
   /** WAITING contracts when `status` is `waiting`. */
   waiting: ContractView[];
+  /**
+   * The run's state channels and contracts as this process left them, when the run stopped here
+   * after executing (what `getRun` would read back, without reading it); absent otherwise.
+   */
+  final?: { state: Record<string, Json>; contracts: ContractView[] };
 }
 
 // ---------------------------------------------------------------- events: events/types.ts

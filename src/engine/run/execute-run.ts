@@ -102,13 +102,18 @@ export async function executeRun(
     Math.max(10, Math.floor(deps.leaseMs / 3)),
   );
   timer.unref();
-  const outcome = (status: RunStatus, error: RunError | null = null): RunOutcome => ({
-    run_id: run.run_id,
-    status,
-    step: state.step,
-    error,
-    waiting: status === 'waiting' ? rc.all().filter((c) => c.status === 'WAITING') : [],
-  });
+  const outcome = (status: RunStatus, error: RunError | null = null): RunOutcome => {
+    const o: RunOutcome = {
+      run_id: run.run_id,
+      status,
+      step: state.step,
+      error,
+      waiting: status === 'waiting' ? rc.all().filter((c) => c.status === 'WAITING') : [],
+    };
+    // A run still running (its lease lost) goes on elsewhere: what this process holds is not final.
+    if (status !== 'running') o.final = { state: state.channels, contracts: rc.all() };
+    return o;
+  };
   if (events.observes('run.updated')) {
     events.progress({
       type: 'run.updated',

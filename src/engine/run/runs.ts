@@ -80,15 +80,17 @@ export async function claimRun(
   leaseMs: number,
 ): Promise<RunRow | undefined> {
   return store.transaction(async (tx) => {
-    const r = await tx.run(
+    // The claimed row comes back with the claim (RETURNING): no read after it.
+    const r = await tx.get<RunRow>(
       `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
          event_epoch = event_epoch + 1
-       WHERE run_id = ? AND (${CLAIMABLE} OR (status IN ('queued', 'running') AND lease_owner = ?))`,
+       WHERE run_id = ? AND (${CLAIMABLE} OR (status IN ('queued', 'running') AND lease_owner = ?))
+       RETURNING *`,
       [owner, now + leaseMs, now, run_id, now, owner],
     );
-    if (r.changes !== 1) return undefined;
-    const row = await findRun(tx, run_id);
-    if (row) await recordAttempt(tx, row.run_pk, row.event_epoch, owner, now);
+    if (!r) return undefined;
+    const row = normalize(r);
+    await recordAttempt(tx, row.run_pk, row.event_epoch, owner, now);
     return row;
   });
 }
