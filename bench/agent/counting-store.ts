@@ -1,7 +1,8 @@
 /**
  * A Store that counts what goes to the database: transactions (`transaction()` calls), autocommit
  * statements outside a transaction (each its own commit on PostgreSQL), and statements in all.
- * `trace` (env BENCH_AGENT_TRACE=1) logs each transaction's first statement, to see where they come from.
+ * `trace` (env BENCH_AGENT_TRACE=1) logs each autocommit statement, and each transaction with its
+ * statements (indented) when it ends, to see where they come from.
  */
 import type { Queryable, Store, Transaction } from '../../src/store/store.ts';
 
@@ -17,34 +18,31 @@ export function countingStore(
 ): { store: Store; counts: StoreCounts } {
   const counts: StoreCounts = { transactions: 0, autocommit: 0, statements: 0 };
   const short = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 90);
-  const wrap = <Q extends Queryable>(q: Q, auto: boolean, first?: { sql: string | null }): Queryable => ({
+  const note = (sql: string, inTx: string[] | undefined) => {
+    counts.statements++;
+    if (inTx) {
+      if (trace) inTx.push(`      ${short(sql)}`);
+      return;
+    }
+    counts.autocommit++;
+    trace?.(`auto  ${short(sql)}`);
+  };
+  const wrap = <Q extends Queryable>(q: Q, inTx?: string[]): Queryable => ({
     dialect: q.dialect,
     run(sql, params) {
-      counts.statements++;
-      if (auto) {
-        counts.autocommit++;
-        trace?.(`auto  ${short(sql)}`);
-      } else if (first && first.sql === null) first.sql = sql;
+      note(sql, inTx);
       return q.run(sql, params);
     },
     all(sql, params) {
-      counts.statements++;
-      if (auto) {
-        counts.autocommit++;
-        trace?.(`auto  ${short(sql)}`);
-      } else if (first && first.sql === null) first.sql = sql;
+      note(sql, inTx);
       return q.all(sql, params);
     },
     get(sql, params) {
-      counts.statements++;
-      if (auto) {
-        counts.autocommit++;
-        trace?.(`auto  ${short(sql)}`);
-      } else if (first && first.sql === null) first.sql = sql;
+      note(sql, inTx);
       return q.get(sql, params);
     },
   });
-  const top = wrap(inner, true);
+  const top = wrap(inner);
   const store: Store = {
     get dialect() {
       return inner.dialect;
@@ -60,12 +58,12 @@ export function countingStore(
     get: top.get,
     transaction(fn, options) {
       counts.transactions++;
-      const first = { sql: null as string | null };
+      const statements: string[] = [];
       return inner
         .transaction(
           (tx) =>
             fn({
-              ...wrap(tx, false, first),
+              ...wrap(tx, statements),
               dialect: tx.dialect,
               notify: (c, p) => tx.notify(c, p),
               lockKey: (s) => tx.lockKey(s),
@@ -73,7 +71,7 @@ export function countingStore(
             } as Transaction),
           options,
         )
-        .finally(() => trace?.(`tx    ${short(first.sql ?? '(empty)')}`));
+        .finally(() => trace?.(`tx    (${statements.length} statements)\n${statements.join('\n')}`));
     },
     tableNames: () => inner.tableNames(),
     close: () => inner.close(),

@@ -26,7 +26,7 @@ export interface TurnResult {
   response: string | null;
 }
 
-export function executionStateOfRun(run: RunView): ExecutionState {
+export function executionStateOfRun(run: Pick<RunView, 'state' | 'contracts'>): ExecutionState {
   return executionStateOf(
     run.state.execution as unknown as ExecutionCore,
     (run.state.messages ?? []) as unknown as ChatMessage[],
@@ -160,12 +160,15 @@ async function drive(
     return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
   }
 
-  const run = await engine.getRun(run_id);
+  // The run's end as this process left it, when it executed the run; read back otherwise (and for
+  // the checkpoint, which stores the whole GraphState).
+  const view = outcome.status === 'waiting' || !outcome.final ? await engine.getRun(run_id) : null;
+  const run = view ?? outcome.final!;
   const execution = executionStateOfRun(run);
   const executionEvent = execution as unknown as Record<string, unknown>;
 
   // The turn closes in one transaction: transcript, session status and the closing events.
-  if (outcome.status === 'waiting') {
+  if (view && outcome.status === 'waiting') {
     const waiting = outcome.waiting[0]!;
     const form = (waiting.payload as { form?: Json }).form ?? null;
     await closeWith(
@@ -176,7 +179,7 @@ async function drive(
       { turnDone: false },
       async (tx, add) => {
         if (answered) await deleteCheckpoint(tx, session.session_id, answered);
-        await writeCheckpoint(tx, session.session_id, run, waiting.contract_id);
+        await writeCheckpoint(tx, session.session_id, view, waiting.contract_id);
         await add('execution_state', executionEvent);
         await add('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
       },
@@ -192,13 +195,17 @@ async function drive(
       'idle',
       { turnDone: true, context: run.state.reasoning ?? null },
       async (tx, add) => {
-        await deleteRunCheckpoint(tx, session.session_id, run_id);
+        // Issued together (one round trip where the store pipelines); the events go after them.
+        await Promise.all([
+          deleteRunCheckpoint(tx, session.session_id, run_id),
+          execution.response
+            ? appendMessage(tx, session.session_id, run_id, {
+                role: 'assistant',
+                content: execution.response,
+              })
+            : null,
+        ]);
         await add('execution_state', executionEvent);
-        if (execution.response)
-          await appendMessage(tx, session.session_id, run_id, {
-            role: 'assistant',
-            content: execution.response,
-          });
         await add('done', {
           response: execution.response,
           stop_reason: execution.stop_reason,

@@ -55,6 +55,36 @@ export async function appendSessionEvent(
   return { id: Number(row!.seq), event, data, at };
 }
 
+/**
+ * `appendSessionEvent` for several events in one statement: the next sequence ids, in order (each
+ * row's offset is a literal of the VALUES list, so the ids follow the list whatever order rows go in).
+ */
+export async function appendSessionEvents(
+  q: Queryable,
+  session_id: string,
+  run_id: string,
+  items: ReadonlyArray<{ event: SessionEventName; body: Record<string, unknown> }>,
+): Promise<Array<SessionEvent & { id: number }>> {
+  if (items.length <= 1)
+    return items.length === 0
+      ? []
+      : [await appendSessionEvent(q, session_id, run_id, items[0]!.event, items[0]!.body)];
+  const at = Date.now();
+  const datas = items.map((it) => ({ session_id, run_id, ...it.body }));
+  const params: string[] = [];
+  for (let i = 0; i < items.length; i++) params.push(items[i]!.event, JSON.stringify(datas[i]));
+  const rows = await q.all<{ seq: number }>(
+    `INSERT INTO agent_session_events (session_id, seq, run_id, event, data, at)
+     SELECT ?, top.seq + v.column1, ?, v.column2, v.column3, ?
+       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_session_events WHERE session_id = ?) top,
+            (VALUES ${items.map((_, i) => `(${i + 1}, ?, ?)`).join(', ')}) v
+     RETURNING seq`,
+    [session_id, run_id, at, session_id, ...params],
+  );
+  const first = Math.min(...rows.map((r) => Number(r.seq)));
+  return items.map((it, i) => ({ id: first + i, event: it.event, data: datas[i]!, at }));
+}
+
 /** Events after `after` (a Last-Event-ID), oldest first, at most `limit`. */
 export async function listSessionEvents(
   q: Queryable,
@@ -286,9 +316,12 @@ export class SessionEventRecorder {
   }
 
   async #append(tx: Transaction, batch: readonly Queued[]): Promise<SessionEvent[]> {
-    const out: SessionEvent[] = [];
-    for (const b of batch)
-      if (!b.live) out.push(await appendSessionEvent(tx, this.session_id, this.run_id, b.event, b.body));
+    const out = await appendSessionEvents(
+      tx,
+      this.session_id,
+      this.run_id,
+      batch.filter((b) => !b.live),
+    );
     if (out.length > 0) await announce(this.#store, tx, this.session_id);
     return out;
   }
@@ -373,17 +406,17 @@ export class SessionEventRecorder {
     try {
       result = await this.#store.transaction(async (tx) => {
         out.length = 0;
-        let announced = false;
-        const append = async (event: SessionEventName, body: Record<string, unknown>) => {
-          out.push(await appendSessionEvent(tx, this.session_id, this.run_id, event, body));
-          if (!announced) {
-            announced = true;
-            await announce(this.#store, tx, this.session_id);
-          }
+        // The queued events and those `fn` adds, written in one statement once `fn` is done.
+        const events = queued.filter((q) => !q.live);
+        const add = (event: SessionEventName, body: Record<string, unknown>) => {
+          events.push({ live: false, event, body });
+          return Promise.resolve();
         };
         if (first) await first(tx);
-        for (const q of queued) if (!q.live) await append(q.event, q.body);
-        return fn(tx, append);
+        const r = await fn(tx, add);
+        out.push(...(await appendSessionEvents(tx, this.session_id, this.run_id, events)));
+        if (out.length > 0) await announce(this.#store, tx, this.session_id);
+        return r;
       });
     } catch (err) {
       this.#pending.unshift(...queued);

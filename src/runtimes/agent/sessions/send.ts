@@ -245,14 +245,11 @@ export async function sendMessage(
     seen_contracts: [],
   };
   const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
-  // Read before the turn opens (a read of the previous run, outside the transaction); the claimed
-  // row's own reasoning, when it has one, wins inside.
-  const carried = await previousReasoning(
-    cx,
-    { ...session, reasoning: null },
-    session.run_id,
-    r.value.content,
-  );
+  // Read before the turn opens (a read of the previous run, outside the transaction) only for a
+  // session that stores no reasoning yet; the claimed row's own reasoning, when it has one, wins inside.
+  const carried = session.reasoning
+    ? null
+    : await previousReasoning(cx, session, session.run_id, r.value.content);
   // From the claim on, this turn is in flight here: a second message must see it as busy.
   cx.driving.add(run_id);
   let opened: { claimed: SessionRow } | null;
@@ -263,12 +260,15 @@ export async function sendMessage(
       const claim = { run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
       const claimed = await claimSession(tx, session_id, 'idle', claim);
       if (!claimed) return null;
-      const history = await recentMessages(tx, session_id, def.memory.working_memory_turns * 2);
-      await appendMessage(tx, session_id, run_id, { role: 'user', content: r.value.content });
-      const { profile } = await loadProfile(tx, session.user_id);
+      // Issued together (one round trip where the store pipelines); they run in this order.
+      const [history, , { profile }] = await Promise.all([
+        recentMessages(tx, session_id, def.memory.working_memory_turns * 2),
+        appendMessage(tx, session_id, run_id, { role: 'user', content: r.value.content }),
+        loadProfile(tx, session.user_id),
+      ]);
       const reasoning = claimed.reasoning
         ? await previousReasoning(cx, claimed, null, r.value.content)
-        : carried;
+        : (carried ?? newReasoningContext(r.value.content));
       await cx.engine.createRun(graph, {
         run_id,
         tx,
