@@ -10,6 +10,7 @@ import { toNoemaError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { invalidInput } from '../core/index.ts';
 import { telemetry } from '../core/telemetry.ts';
+import { isStoreFault } from '../store/index.ts';
 import { STORE_BUSY, type Store, type SyncTransaction, type Transaction } from '../store/store.ts';
 import { isSourceFailure, SourceFailure } from './failure.ts';
 import { commitRunning } from './invocations/commit-running.ts';
@@ -19,6 +20,7 @@ import {
   type FinalState,
   finishAsInternal,
   finishedAs,
+  interruptWhenBack,
   retryStoreFault,
 } from './invocations/finish.ts';
 import type { InvocationOutcome, InvokeOptions } from './invocations/options.ts';
@@ -255,6 +257,13 @@ export async function invokeSource(
         });
         finishedAlone = true;
       } catch (err) {
+        // The store unreachable for longer than the retries: that is not the call's failure (a run
+        // would fail on a passing outage). The caller gets the store fault (a run stays reclaimable
+        // and the call is made again); the row is marked interrupted once the store answers.
+        if (isStoreFault(err)) {
+          interruptWhenBack(store, id, ended_at, toNoemaError(err).message);
+          throw err;
+        }
         // The row must not stay `running` (nor escape as INTERNAL) because its result could not be written.
         failure = new SourceFailure(
           'internal',

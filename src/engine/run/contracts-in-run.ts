@@ -31,7 +31,7 @@ import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { LeaseFence } from './lease-fence.ts';
 import { type FinishedWrite, joinedTransitions, type RunningJoin, runningJoined } from './running-join.ts';
 import type { RunState } from './state.ts';
-import { isStoreFault } from './store-fault.ts';
+import { isStoreFault } from '../../store/index.ts';
 
 const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
 

@@ -13,7 +13,7 @@ import { type NodeRun, StepContext } from './node-context.ts';
 export type { NodeRun } from './node-context.ts';
 
 import type { FrontierEntry } from './state.ts';
-import { isStoreFault } from './store-fault.ts';
+import { isStoreFault } from '../../store/index.ts';
 
 /**
  * The node's result. Synchronous (no promise, no turn of the microtask queue) while the node is: a
