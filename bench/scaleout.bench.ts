@@ -10,6 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { type Bench, summarize } from './lib/harness.ts';
+import { bootstrapMedian } from './lib/paired.ts';
 import { type Cluster, startCluster } from './scaleout/cluster.ts';
 import {
   backgroundMessages,
@@ -83,7 +84,7 @@ export default {
 
       await claimOverhead(cluster, ctx.quick ? 8 : 20, ctx.row);
       await cluster.scaleTo(1);
-      await addedLatency(cluster, ctx.quick ? 10 : 30, ctx.row);
+      await addedLatency(cluster, ctx.quick ? 10 : 40, ctx.row);
     } finally {
       await cluster.close();
     }
@@ -128,32 +129,24 @@ async function claimOverhead(cluster: Cluster, probes: number, row: Row): Promis
 
 /**
  * A streamed agent message (model 0 ms) executed by plain `serve` itself, and by the worker of the
- * `--no-work` API, in blocks ABBA, with one worker up throughout: plain serve's message is reserved to
- * it (`StartOptions.reserve`), so the worker leaves it alone.
+ * `--no-work` API, sent in turn (A B, then B A, …) so both sides meet the machine's load alike, with
+ * one worker up throughout: plain serve's message is reserved to it (`StartOptions.reserve`), so the
+ * worker leaves it alone. The added latency is the median of the paired differences, with its
+ * bootstrap interval, beside the difference of the two sides' p50 and p99.
  */
 async function addedLatency(cluster: Cluster, count: number, row: Row): Promise<void> {
   cluster.setLatency(0);
+  await cluster.scaleTo(1);
   const serve = cluster.start(['serve', '--port', '0']);
   const [, inProcess] = await serve.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/, 60_000);
   try {
     const sides = [
-      {
-        api: inProcess!,
-        workers: 1,
-        session: await createSession(inProcess!, 'in-process'),
-        us: [] as number[],
-      },
-      {
-        api: cluster.api,
-        workers: 1,
-        session: await createSession(cluster.api, 'worker'),
-        us: [] as number[],
-      },
-    ];
-    for (const s of [sides[0]!, sides[1]!, sides[1]!, sides[0]!]) {
-      await cluster.scaleTo(s.workers);
-      for (let i = 0; i < 3; i++) await sendMessage(s.api, s.session);
-      for (let i = 0; i < count / 2; i++) {
+      { api: inProcess!, session: await createSession(inProcess!, 'in-process'), us: [] as number[] },
+      { api: cluster.api, session: await createSession(cluster.api, 'worker'), us: [] as number[] },
+    ] as const;
+    for (const s of sides) for (let i = 0; i < 3; i++) await sendMessage(s.api, s.session);
+    for (let i = 0; i < count; i++) {
+      for (const s of i % 2 === 0 ? sides : [sides[1], sides[0]]) {
         const t0 = performance.now();
         await sendMessage(s.api, s.session);
         s.us.push((performance.now() - t0) * 1000);
@@ -173,12 +166,19 @@ async function addedLatency(cluster: Cluster, count: number, row: Row): Promise<
         anchor_value: local[metric] / 1000,
       });
       row({
-        case: 'latency a worker adds to a streamed agent message',
+        case: 'latency a worker adds to a streamed agent message (difference of the sides)',
         metric,
         unit: 'ms',
         value: (worker[metric] - local[metric]) / 1000,
       });
     }
+    const added = bootstrapMedian(sides[1].us.map((us, k) => (us - sides[0].us[k]!) / 1000));
+    row({
+      case: `latency a worker adds to a streamed agent message, median of ${count} paired differences (95 % interval ${added.low.toFixed(2)} to ${added.high.toFixed(2)} ms)`,
+      metric: 'p50',
+      unit: 'ms',
+      value: added.p50,
+    });
   } finally {
     serve.child.kill('SIGTERM');
     await serve.exited;

@@ -32,24 +32,34 @@ export interface PairedRatio {
   rounds: number;
 }
 
-/** The median of `on[k] / off[k]` and its percentile-bootstrap interval. */
-export function pairedRatio(
-  on: readonly number[],
-  off: readonly number[],
+/** The median of `values` and its percentile-bootstrap interval. */
+export function bootstrapMedian(
+  values: readonly number[],
   { level = 0.95, resamples = 4000, seed = 1 } = {},
 ): PairedRatio {
-  const ratios = on.map((v, k) => v / off[k]!);
-  const n = ratios.length;
+  const n = values.length;
   const rand = random(seed);
   const medians = new Array<number>(resamples);
   const sample = new Array<number>(n);
   for (let r = 0; r < resamples; r++) {
-    for (let i = 0; i < n; i++) sample[i] = ratios[Math.floor(rand() * n)]!;
+    for (let i = 0; i < n; i++) sample[i] = values[Math.floor(rand() * n)]!;
     medians[r] = median(sample);
   }
   medians.sort((a, b) => a - b);
   const at = (q: number) => medians[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))]!;
-  return { p50: median(ratios), low: at((1 - level) / 2), high: at(1 - (1 - level) / 2), rounds: n };
+  return { p50: median(values), low: at((1 - level) / 2), high: at(1 - (1 - level) / 2), rounds: n };
+}
+
+/** The median of `on[k] / off[k]` and its percentile-bootstrap interval. */
+export function pairedRatio(
+  on: readonly number[],
+  off: readonly number[],
+  options: { level?: number; resamples?: number; seed?: number } = {},
+): PairedRatio {
+  return bootstrapMedian(
+    on.map((v, k) => v / off[k]!),
+    options,
+  );
 }
 
 /** "meets" when the whole interval is at or under `target`, "misses" when all of it is over. */

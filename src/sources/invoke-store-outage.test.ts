@@ -109,7 +109,7 @@ describeEachStore('invokeSource with the store unreachable at its finish', (fact
       const inv = await getSourceInvocation(store, id);
       assert.equal(inv.status, 'interrupted');
       assert.equal(inv.failure_class, 'interrupted');
-      assert.match(inv.failure_message ?? '', /could not be recorded/);
+      assert.match(String(inv.failure_message), /could not be recorded/);
     } finally {
       await toys.close();
       await dispose();
