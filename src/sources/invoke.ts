@@ -31,6 +31,7 @@ import {
   finishedRow,
   finishRow,
   finishRowAlone,
+  finishRowAloneAsync,
   finishRowSync,
   runningRow,
   runningRowCommitted,
@@ -243,8 +244,12 @@ export async function invokeSource(
         // before this commit reaches disk, the row is `running` again and recovery interrupts it.
         // Whoever uses the result commits after this, and that commit's flush covers this one.
         await retryStoreFault(async () => {
-          // One statement, committed on its own where the store can (no BEGIN/COMMIT around it).
-          const alone = after ? undefined : finishRowAlone(store, finishing, DEFERRED);
+          // One statement, committed on its own where the store can (no BEGIN/COMMIT around it):
+          // synchronously, or in one round trip.
+          const alone = after
+            ? undefined
+            : (finishRowAlone(store, finishing, DEFERRED) ??
+              (await finishRowAloneAsync(store, finishing, DEFERRED)));
           if (alone !== undefined) {
             if (!alone && finishedAs(await store.get<FinalState>(FINAL_STATE, [id]), status, ended_at))
               return;

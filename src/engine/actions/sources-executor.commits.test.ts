@@ -121,10 +121,10 @@ describeEachStore('source-backed ctx.act: commits', (factory) => {
       for (const t of finishes) {
         assert.equal(t.durability, 'deferred', 'the finished row commits deferred');
         // Alone: the settle rides on the run's next commit, so the row is finished as without the
-        // engine — one statement committed on its own where the store can (no BEGIN/COMMIT).
+        // engine — one statement committed on its own (no BEGIN/COMMIT): synchronously, or in one round trip.
         assert.deepEqual(
           { sqls: t.sqls.length, via: t.via },
-          { sqls: 1, via: raw.runSync ? 'runSync' : 'transaction' },
+          { sqls: 1, via: raw.runSync ? 'runSync' : raw.runAlone ? 'runAlone' : 'transaction' },
         );
       }
       // A step commit carries the settle of the contract its node performed (UPDATE engine_contracts).
