@@ -343,19 +343,27 @@ export class PostgresStore extends PostgresQueryable implements Store {
     };
     const client = await this.#checkOut(dead);
     try {
-      // One round trip either way: a simple-protocol query may carry both statements.
-      await client.query(
+      // Not awaited: the BEGIN travels with the transaction's first statement on the pipelined
+      // connection (a simple-protocol query may carry both of its statements), one round trip less.
+      // Its answer is checked before the COMMIT or ROLLBACK; it fails only with its connection,
+      // which fails the statements queued behind it too (as #runDeferred relies on).
+      const begin = client.query(
         options.mode === 'read'
           ? 'BEGIN READ ONLY'
           : options.durability === 'deferred'
             ? 'BEGIN; SET LOCAL synchronous_commit = off'
             : 'BEGIN',
       );
+      begin.catch(() => {});
       let result: T;
       const tx = new PostgresTransaction(client);
       try {
         result = await runInTransactionScope(this, () => fn(tx));
+        await begin;
       } catch (err) {
+        await begin.catch(() => {
+          broken = true;
+        });
         await client.query('ROLLBACK').catch(() => {
           broken = true;
         });
