@@ -62,8 +62,15 @@ export function pairedRatio(
   );
 }
 
-/** "meets" when the whole interval is at or under `target`, "misses" when all of it is over. */
+/** Below this many rounds a bootstrap interval is little more than the range of the samples. */
+const MIN_ROUNDS = 8;
+
+/**
+ * "meets" when the whole interval is at or under `target`, "misses" when all of it is over; never
+ * either from fewer than MIN_ROUNDS rounds (a `--quick` run).
+ */
 export function verdict(r: PairedRatio, target: number): 'meets' | 'misses' | 'not resolved' {
+  if (r.rounds < MIN_ROUNDS) return 'not resolved';
   if (r.high <= target) return 'meets';
   if (r.low > target) return 'misses';
   return 'not resolved';
