@@ -5,6 +5,7 @@
  */
 import { NoemaError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/hash.ts';
+import { isStoreFault } from '../../store/index.ts';
 import {
   type SqlValue,
   STORE_BUSY,
@@ -31,7 +32,6 @@ import { type EngineDeps, LeaseLost } from './deps.ts';
 import type { LeaseFence } from './lease-fence.ts';
 import { type FinishedWrite, joinedTransitions, type RunningJoin, runningJoined } from './running-join.ts';
 import type { RunState } from './state.ts';
-import { isStoreFault } from '../../store/index.ts';
 
 const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
 

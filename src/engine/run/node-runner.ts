@@ -12,8 +12,8 @@ import { type NodeRun, StepContext } from './node-context.ts';
 
 export type { NodeRun } from './node-context.ts';
 
-import type { FrontierEntry } from './state.ts';
 import { isStoreFault } from '../../store/index.ts';
+import type { FrontierEntry } from './state.ts';
 
 /**
  * The node's result. Synchronous (no promise, no turn of the microtask queue) while the node is: a
