@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { NoemaError } from '../core/errors.ts';
 import { startToyServices, toySources } from '../dev/toys/index.ts';
-import type { SqlValue, Store, SyncTransaction, Transaction, TransactionOptions } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
+import { refusingStore } from '../testing/refusing-store.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { getSourceInvocation, invokeSource, putResponseSource } from './index.ts';
 
@@ -22,55 +23,16 @@ const unreachable = () =>
   });
 
 /**
- * `store`, refusing every statement that finishes an invocation as unreachable while `outage.down`,
- * whichever way it is sent (a transaction of either kind, or a statement committed on its own), and
- * counting the refusals. Reads and other writes go through.
+ * `store`, refusing every statement that finishes an invocation as unreachable while `outage.down`
+ * (however it is sent), and counting the refusals. Reads and other writes go through.
  */
 function duringOutage(store: Store, outage: { down: boolean; refused: number; after: number }): Store {
-  const refuses = (sql: string) => {
-    if (!outage.down || !sql.startsWith('UPDATE source_invocations SET status')) return false;
+  return refusingStore(store, (sql) => {
+    if (!outage.down || !sql.startsWith('UPDATE source_invocations SET status')) return null;
     outage.refused += 1;
     // The database answers again after this many refusals (the finish's first try and its retries).
     if (outage.refused >= outage.after) outage.down = false;
-    return true;
-  };
-  const refusing = <T extends Transaction | SyncTransaction>(tx: T): T =>
-    new Proxy(tx, {
-      get(target, key) {
-        if (key !== 'run') return Reflect.get(target, key);
-        return (sql: string, params?: readonly SqlValue[]) => {
-          if (!refuses(sql)) return target.run(sql, params);
-          if (!('notify' in target)) throw unreachable();
-          return Promise.reject(unreachable());
-        };
-      },
-    });
-  return new Proxy(store, {
-    get(target, key) {
-      if (key === 'transaction')
-        return <T>(fn: (tx: Transaction) => Promise<T>, o?: TransactionOptions) =>
-          target.transaction((tx) => fn(refusing(tx)), o);
-      if (key === 'transactionSync' && target.transactionSync)
-        return <T>(fn: (tx: SyncTransaction) => T, o?: TransactionOptions) =>
-          target.transactionSync!((tx) => fn(refusing(tx)), o);
-      if (key === 'runSync' && target.runSync)
-        return (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
-          if (refuses(sql)) throw unreachable();
-          return target.runSync!(sql, params, o);
-        };
-      if (key === 'runAlone' && target.runAlone)
-        return async (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
-          if (refuses(sql)) throw unreachable();
-          return target.runAlone!(sql, params, o);
-        };
-      if (key === 'run')
-        return async (sql: string, params?: readonly SqlValue[]) => {
-          if (refuses(sql)) throw unreachable();
-          return target.run(sql, params);
-        };
-      const v = Reflect.get(target, key);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
+    return unreachable();
   });
 }
 

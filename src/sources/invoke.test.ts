@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startToyServices, toySources } from '../dev/toys/index.ts';
-import type { SqlValue, SyncTransaction, Transaction, TransactionOptions } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
+import { refusingStore } from '../testing/refusing-store.ts';
 import {
   getJsonSchema,
   getSourceInvocation,
@@ -319,47 +319,10 @@ describeEachStore('invokeSource', (factory) => {
       // either kind, or as a statement committed on its own: where the store has synchronous ones, the
       // finish runs so).
       let refused = false;
-      const refuses = (sql: string) => {
-        if (refused || !sql.startsWith('UPDATE source_invocations SET status')) return false;
+      const flaky = refusingStore(store, (sql) => {
+        if (refused || !sql.startsWith('UPDATE source_invocations SET status')) return null;
         refused = true;
-        return true;
-      };
-      const refusing = <T extends Transaction | SyncTransaction>(tx: T): T =>
-        new Proxy(tx, {
-          get(target, key) {
-            if (key !== 'run') return Reflect.get(target, key);
-            return (sql: string, params?: readonly SqlValue[]) => {
-              const sync = !('notify' in target);
-              if (refuses(sql)) {
-                const err = new Error('invalid byte sequence');
-                if (sync) throw err;
-                return Promise.reject(err);
-              }
-              return target.run(sql, params);
-            };
-          },
-        });
-      const flaky = new Proxy(store, {
-        get(target, key) {
-          if (key === 'transaction')
-            return <T>(fn: (tx: Transaction) => Promise<T>, o?: TransactionOptions) =>
-              target.transaction((tx) => fn(refusing(tx)), o);
-          if (key === 'transactionSync' && target.transactionSync)
-            return <T>(fn: (tx: SyncTransaction) => T, o?: TransactionOptions) =>
-              target.transactionSync!((tx) => fn(refusing(tx)), o);
-          if (key === 'runSync' && target.runSync)
-            return (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
-              if (refuses(sql)) throw new Error('invalid byte sequence');
-              return target.runSync!(sql, params, o);
-            };
-          if (key === 'runAlone' && target.runAlone)
-            return async (sql: string, params?: readonly SqlValue[], o?: TransactionOptions) => {
-              if (refuses(sql)) throw new Error('invalid byte sequence');
-              return target.runAlone!(sql, params, o);
-            };
-          const v = Reflect.get(target, key);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
+        return new Error('invalid byte sequence');
       });
       const out = await invokeSource(flaky, {
         source,
