@@ -15,8 +15,7 @@ export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
     async execute(ctx): Promise<NodeResult> {
       const session = ctx.state.session as unknown as SessionRef;
       const def = await getAgent(deps.store, session.agent_hash);
-      // Each `ok` step commits with the next node's first action record (see the tool node).
-      if (!def.emotion.enabled) return { kind: 'ok', commitsWithNext: true, writes: { emotion: null } };
+      if (!def.emotion.enabled) return { kind: 'ok', writes: { emotion: null } };
       const query = (ctx.state.execution as { query: string }).query;
       const call = await callModel(ctx, {
         source_hash: (def.emotion.llm_source_ref ?? def.llm_source_ref).hash,
@@ -45,7 +44,6 @@ export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
       if (!call.ok) {
         return {
           kind: 'ok',
-          commitsWithNext: true,
           writes: {
             emotion: null,
             notifications: note('emotion_unavailable', call.error) as unknown as Json,
@@ -56,7 +54,6 @@ export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
       emit(ctx, 'emotion', { ...emotion });
       return {
         kind: 'ok',
-        commitsWithNext: true,
         writes: { emotion: emotion as unknown as Json },
         output: emotion as unknown as Json,
       };

@@ -56,8 +56,7 @@ export function memoryNode(deps: AgentNodeDeps): NodeType<null> {
         working_memory_turns: Math.min(def.memory.working_memory_turns, Math.ceil(history.length / 2)),
         long_term: memory.relevant_long_term_memory,
       });
-      // Commits with the next node's first action record (see the tool node).
-      return { kind: 'ok', commitsWithNext: true, writes: { memory: memory as unknown as Json } };
+      return { kind: 'ok', writes: { memory: memory as unknown as Json } };
     },
   };
 }

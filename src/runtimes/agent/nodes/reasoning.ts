@@ -275,11 +275,9 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
             payload: { name: c.name, args: c.args, ...target } as unknown as Json,
           };
         });
-        // The contracts commit with the tool node's first RUNNING move (see the tool node).
         return {
           kind: 'ok',
           route: 'tool',
-          commitsWithNext: true,
           contracts,
           writes: { ...base, execution: core as unknown as Json },
         };
@@ -290,7 +288,6 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
       return {
         kind: 'ok',
         route: 'ecs',
-        commitsWithNext: true,
         contracts: [
           {
             action_type: 'ecs_request',

@@ -24,9 +24,7 @@ export function toolNode(): NodeType<null> {
           observation: done.observation,
         });
       }
-      // Every agent node's first write outside the engine is an action record (a model call's, a
-      // tool's) or its own step, so this step commits with it (commitsWithNext): one commit fewer.
-      return { kind: 'ok', commitsWithNext: true };
+      return { kind: 'ok' };
     },
   };
 }
