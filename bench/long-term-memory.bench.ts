@@ -27,6 +27,7 @@ import { openStore } from '../src/store/index.ts';
 import type { SqlValue, Store } from '../src/store/store.ts';
 import { type StoreKind, selectedStores, testPostgresUrl } from '../src/testing/stores.ts';
 import { type Bench, type Samples, summarize } from './lib/harness.ts';
+import { seededRandom } from './lib/random.ts';
 
 const USERS = 1000;
 const HEAVY = 'heavy';
@@ -40,17 +41,8 @@ const DATA_VERSION = 2;
 const CACHE_DIR = join(import.meta.dirname, '.cache');
 const CACHE_TAG = `v${DATA_VERSION}`;
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run loads the same memories. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same memories in every run. */
+const rng = seededRandom;
 
 // Zipf word choice (P(rank k) ∝ 1/k): a few common words, a long tail of rare ones, like real text.
 function word(r: () => number): string {

@@ -4,23 +4,13 @@
  * against a target that says "not resolved" when the interval straddles it.
  */
 
+import { seededRandom } from './random.ts';
+
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-/** A small seeded PRNG (mulberry32), so a run's interval is reproducible from its samples. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface PairedRatio {
@@ -38,7 +28,7 @@ export function bootstrapMedian(
   { level = 0.95, resamples = 4000, seed = 1 } = {},
 ): PairedRatio {
   const n = values.length;
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const medians = new Array<number>(resamples);
   const sample = new Array<number>(n);
   for (let r = 0; r < resamples; r++) {
