@@ -3,6 +3,7 @@
  * run's next transaction — the node's next record, the step, the run's end — with its `node.updated`
  * event emitted when it commits. It does not check the lease itself, so a record after it still
  * does. `ctx.mayRepeat` tells a node whether an earlier execution of its step may have recorded.
+ * A record asked `deferred` (one that precedes no call) commits without waiting for the disk.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -21,6 +22,16 @@ const carrier: NodeType<{ carryOnly?: boolean; steal?: boolean }> = {
     if (ctx.config.steal) await thief.steal(ctx.run_id);
     if (!ctx.config.carryOnly) await ctx.records.running((tx) => tx.run('INSERT INTO side (id) VALUES (2)'));
     return { kind: 'ok', writes: { log: 'carried' }, commitsWithNext: true };
+  },
+};
+
+/** Records a row as before a call, then one as after its calls (`deferred`). */
+const recorder: NodeType<Json> = {
+  type: 'recorder',
+  async execute(ctx) {
+    await ctx.records.running((tx) => tx.run('INSERT INTO side (id) VALUES (1)'));
+    await ctx.records.running((tx) => tx.run('INSERT INTO side (id) VALUES (2)'), { durability: 'deferred' });
+    return { kind: 'ok', writes: { log: 'recorded' } };
   },
 };
 
@@ -137,6 +148,34 @@ describeEachStore('engine: records a node carries', (factory) => {
       });
       assert.equal(out.status, 'completed', JSON.stringify(out.error));
       assert.deepEqual((await engine.getRun(out.run_id)).state.log, [true, false, false]);
+      await engine.close();
+    });
+  });
+
+  test('a record asked deferred commits deferred; any other waits for the disk', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      await raw.run('CREATE TABLE side (id INTEGER PRIMARY KEY)');
+      const { store, recorded } = recordingTransactions(raw);
+      const engine = createEngine(store, { fanOut: false });
+      engine.register(recorder as NodeType<never>);
+      const out = await engine.start({
+        entry: 'r',
+        channels: { log: { reducer: 'append' } },
+        nodes: [
+          { id: 'r', type: 'recorder' },
+          { id: 'end', type: 'terminal' },
+        ],
+        connectors: [{ from: 'r', to: 'end' }],
+      });
+      assert.equal(out.status, 'completed', JSON.stringify(out.error));
+      const written = recorded.filter((t) => t.sqls.some((sql) => sql.startsWith('INSERT INTO side')));
+      assert.deepEqual(
+        written.map((t) => [t.sqls.find((sql) => sql.startsWith('INSERT INTO side')), t.durability]),
+        [
+          ['INSERT INTO side (id) VALUES (1)', 'immediate'],
+          ['INSERT INTO side (id) VALUES (2)', 'deferred'],
+        ],
+      );
       await engine.close();
     });
   });

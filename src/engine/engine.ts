@@ -162,8 +162,13 @@ export interface NodeContext<Config = Json> {
 
 /** `NodeContext.records`: the shape of a source invocation's `running` runners (`InvokeOptions`). */
 export interface RunRecords {
-  /** Commits `write` in one transaction with the steps the run carries, if the lease is still held. */
-  running<T>(write: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Commits `write` in one transaction with the steps the run carries, if the lease is still held.
+   * `deferred`: for a record that precedes no external call and acknowledges nothing (a node's own
+   * writes after its calls): it commits as a step that leaves the run running does, without waiting
+   * for the disk (see "Durability and commits" in docs/engine.md).
+   */
+  running<T>(write: (tx: Transaction) => Promise<T>, options?: { durability?: 'deferred' }): Promise<T>;
   /**
    * `running` without a promise, where the store offers synchronous transactions and the run's
    * events need no turn of the event loop; else `STORE_BUSY`, having written nothing.

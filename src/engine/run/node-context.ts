@@ -6,6 +6,8 @@
  * a context is made on every step, mostly before V8 has optimized the code that makes it, and each
  * field it defines costs that step.
  */
+
+import type { TransactionOptions } from '../../store/store.ts';
 import type {
   ContractView,
   CorrectiveNote,
@@ -222,6 +224,9 @@ export class StepContext implements NodeContext {
  * only while the run is this process's (on PostgreSQL the check holds the run's row `FOR SHARE`: a
  * concurrent claim waits for the commit).
  */
+/** A record that precedes no call commits as a mid-run step does (RunRecords.running). */
+const DEFERRED: TransactionOptions = { durability: 'deferred' };
+
 function runRecords(r: NodeRun, node_id: string, step: number): RunRecords {
   const sql = leaseHeldQuery(r.deps.store.dialect.forShare);
   const params = [r.run.run_pk, r.deps.owner];
@@ -230,12 +235,15 @@ function runRecords(r: NodeRun, node_id: string, step: number): RunRecords {
     if (r.aborted) throw new LeaseLost();
   };
   return {
-    running: (write) => {
+    running: (write, options) => {
       known();
-      return r.events.transaction(async (tx, _emit, fenced) => {
-        if (!fenced && !(await tx.get(sql, params))) throw new LeaseLost();
-        return write(tx);
-      });
+      return r.events.transaction(
+        async (tx, _emit, fenced) => {
+          if (!fenced && !(await tx.get(sql, params))) throw new LeaseLost();
+          return write(tx);
+        },
+        options?.durability === 'deferred' ? DEFERRED : undefined,
+      );
     },
     runningSync: (write) => {
       known();

@@ -2,7 +2,8 @@
  * What a flowchart run commits: a node's start is a record carried to its first commit — its first
  * model call's, made before the call, or its finish (one statement with it) — with the step before
  * it; a finish without writes of the node's own (its row, an artifact) rides the next node's first
- * commit; and starting a node reads no row back once the run is under way.
+ * commit; a node's own writes commit without waiting for the disk; and starting a node reads no row
+ * back once the run is under way.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -58,6 +59,21 @@ describeEachStore('flowchart run commits', (factory) => {
         // route, whose artifact rides the next commit: 2 each); a node that also writes after its call
         // one more (remember, plan: 3); the run's end (1).
         assert.equal(txs.length, 2 + 2 + 3 + 0 + 3 + 1 + 2 + 1, txs.map((t) => t.join(' | ')).join('\n'));
+        // Durability: a model call's record (before the call) and the run's end wait for the disk; a
+        // node's own writes (after its calls, or of a node that makes none) precede no call and
+        // acknowledge nothing, so they do not.
+        const all = recorded.slice(tx0);
+        for (const t of all.filter((t) => has(t.sqls, 'INSERT INTO source_invocations')))
+          assert.equal(t.durability, 'immediate', t.sqls.join('\n'));
+        assert.equal(all.at(-1)!.durability, 'immediate', "the run's end");
+        const own = all.filter(
+          (t) =>
+            has(t.sqls, 'INSERT INTO node_artifacts') &&
+            !has(t.sqls, 'INSERT INTO source_invocations') &&
+            !has(t.sqls, 'UPDATE engine_runs SET status'),
+        );
+        assert.equal(own.length, 3, own.map((t) => t.sqls.join(' | ')).join('\n'));
+        for (const t of own) assert.equal(t.durability, 'deferred', t.sqls.join('\n'));
         // Only the run's first step may repeat an earlier execution (a claim after a crash): its node
         // looks for a finished row; later nodes read none.
         const readBack = reads

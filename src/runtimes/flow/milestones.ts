@@ -56,6 +56,12 @@ export interface MilestoneChange {
   milestone: MilestoneRecord;
   /** True when this action reached the checkpoint: the milestone became complete now. */
   checkpoint_hit: boolean;
+  /**
+   * The row's update, issued and not awaited (null when the insert wrote the row as it stays): the
+   * caller awaits it before its transaction commits, after issuing its own writes, so that a store
+   * that pipelines sends them together.
+   */
+  writing: Promise<unknown> | null;
 }
 
 /** `create_or_update` (upsert title/description, status unchanged or `open`) or `mark_complete`. */
@@ -73,7 +79,7 @@ export async function applyMilestone(
   // The row locked, else inserted-or-nothing and then locked: of two processes applying one milestone
   // at once, neither fails on the unique key, and the second reads (and reports its change from) what
   // the first committed. An existing milestone (every run after its first) costs the lock and its
-  // update; each write returns the row it leaves, so nothing is read back.
+  // update; the update's result is known from the locked row, so it is not waited for here.
   const lock = () =>
     tx.get(
       `SELECT * FROM flow_milestones WHERE flowchart_id = ? AND milestone_key = ?${tx.dialect.forUpdate}`,
@@ -90,30 +96,38 @@ export async function applyMilestone(
       );
   const before = created ? null : toMilestone((found ?? (await lock()))!);
   let after = before ?? toMilestone(created!);
+  let writing: Promise<unknown> | null = null;
   if (before && input.action === 'create_or_update') {
-    after = toMilestone(
-      (await tx.get(
-        'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ? RETURNING *',
-        [
-          input.title || before.title,
-          input.description || before.description,
-          input.now,
-          before.milestone_id,
-        ],
-      ))!,
+    after = {
+      ...before,
+      title: input.title || before.title,
+      description: input.description || before.description,
+      updated_at: input.now,
+    };
+    writing = tx.run(
+      'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ?',
+      [after.title, after.description, input.now, before.milestone_id],
     );
   }
-  if (input.action === 'mark_complete')
-    after = toMilestone(
-      (await tx.get(
-        `UPDATE flow_milestones SET status = 'complete', completed_at = COALESCE(completed_at, ?), updated_at = ?
-         WHERE milestone_id = ? RETURNING *`,
-        [input.now, input.now, after.milestone_id],
-      ))!,
+  if (input.action === 'mark_complete') {
+    after = {
+      ...after,
+      status: 'complete',
+      completed_at: after.completed_at ?? input.now,
+      updated_at: input.now,
+    };
+    writing = tx.run(
+      `UPDATE flow_milestones SET status = 'complete', completed_at = COALESCE(completed_at, ?), updated_at = ?
+       WHERE milestone_id = ?`,
+      [input.now, input.now, after.milestone_id],
     );
+  }
+  // Awaited by the caller; a failure meanwhile is not unhandled.
+  writing?.catch(() => {});
   return {
     before_milestone: before,
     milestone: after,
     checkpoint_hit: after.status === 'complete' && before?.status !== 'complete',
+    writing,
   };
 }

@@ -39,6 +39,7 @@ export const milestoneNode: FlowNodeImpl = async ({ rt, run, node }) => {
       },
       routing_state,
       artifact: { artifact_type: 'milestone', payload, milestone_id: change.milestone.milestone_id },
+      ...(change.writing ? { writing: change.writing } : {}),
     };
   };
 };

@@ -122,7 +122,9 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
     const now = new Date(rt.now()).toISOString();
     const locked = await lockPlan(tx, run.flowchart_id, planKey, now);
     const applied = applyPlanPatch(locked.plan, r.value, storeMode, locked.next_seq);
-    await writePlan(tx, locked.plan_id, applied.plan, applied.next_seq, now);
+    // Awaited with the node's artifact and finish (FlowOutcome.writing): one round trip where pipelined.
+    const writing = writePlan(tx, locked.plan_id, applied.plan, applied.next_seq, now);
+    writing.catch(() => {});
     const degraded = r.fallback
       ? { mode_fallback_used: true, ...r.fallback }
       : { mode_fallback_used: false, failed_mode: null, fallback_mode: null, fallback_reason: null };
@@ -149,6 +151,7 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
       output: { ...evidence, plan: applied.plan as unknown as Json },
       routing_state,
       artifact: { artifact_type: 'plan', payload, plan_id: locked.plan_id },
+      writing,
     };
   };
 };

@@ -65,6 +65,7 @@ export async function lockPlan(
   return toPlan(r!);
 }
 
+/** The plan's update; a caller may issue its next writes before awaiting it (they travel together). */
 export async function writePlan(
   tx: Queryable,
   plan_id: number,

@@ -52,6 +52,12 @@ export interface FlowOutcome {
   attachments?: Json[];
   artifact?: NodeArtifactOut;
   fail?: NodeRunError;
+  /**
+   * A write of the commit function's own it issued without awaiting it: awaited after the artifact
+   * and the finished row are issued, so a store that pipelines sends them in one round trip. Its
+   * failure is the node's writes failing, as if awaited in the commit function.
+   */
+  writing?: Promise<unknown>;
 }
 
 export interface FlowNodeInput {
@@ -67,6 +73,8 @@ export interface FlowNodeInput {
 export type FlowNodeImpl = (
   input: FlowNodeInput,
 ) => Promise<FlowOutcome | ((tx: Queryable) => Promise<FlowOutcome>)>;
+
+const NODE_WRITES = { durability: 'deferred' } as const;
 
 function replay(nr: NodeRun): NodeResult {
   if (nr.status === 'failed')
@@ -200,7 +208,10 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
       let outcome: FlowOutcome;
       let artifactId: number | null = null;
       try {
-        // A record of the run: lease-checked, after the steps and the start it carries.
+        // A record of the run: lease-checked, after the steps and the start it carries. It precedes no
+        // call (the next one's record commits synchronously and flushes it) and acknowledges nothing
+        // (the run's end commits synchronously), so it does not wait for the disk: a database crash
+        // before then loses only writes the reclaimed run redoes.
         outcome = await ctx.records.running(async (tx) => {
           try {
             const o = typeof decided === 'function' ? await decided(tx) : decided;
@@ -220,7 +231,8 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
               },
               now,
             );
-            const [written, finished] = await Promise.all([writing, finishing]);
+            // In issue order: the first failure is the cause (on PostgreSQL the later ones follow from it).
+            const [, written, finished] = await Promise.all([o.writing, writing, finishing]);
             artifactId = written;
             // The run was cancelled meanwhile: the node's writes and artifact roll back with this.
             if (!finished)
@@ -229,7 +241,7 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
           } catch (err) {
             throw new NodeWritesFailed(err);
           }
-        });
+        }, NODE_WRITES);
       } catch (err) {
         // The lease lost, the store failing: the engine's to handle, not the node's failure.
         if (!(err instanceof NodeWritesFailed)) throw err;
