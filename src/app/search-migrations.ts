@@ -79,20 +79,24 @@ const backfill = (c: (typeof COPIES)[number]): string => {
   return `INSERT INTO search_texts (${cols.join(', ')}) SELECT ${exprs.join(', ')} FROM ${c.table} r WHERE ${c.from.replace(/(\w+) IS/g, 'r.$1 IS')}`;
 };
 
+const SEARCH_COLUMNS = 'search_id, kind, ref_id, ref_seq, context, text, at';
+
+const searchTextsDdl = (table: string, id: string, d: Dialect) => `CREATE TABLE ${table} (
+  search_id ${id},
+  kind TEXT NOT NULL,
+  ref_id TEXT NOT NULL,
+  ref_seq ${d.bigint},
+  context TEXT,
+  text TEXT NOT NULL,
+  at ${d.bigint}
+)`;
+
 export const searchMigrations: readonly Migration[] = [
   {
     id: 810,
     name: 'search_texts',
     up: (d: Dialect) => [
-      `CREATE TABLE search_texts (
-         search_id ${d.autoId},
-         kind TEXT NOT NULL,
-         ref_id TEXT NOT NULL,
-         ref_seq ${d.bigint},
-         context TEXT,
-         text TEXT NOT NULL,
-         at ${d.bigint}
-       )`,
+      searchTextsDdl('search_texts', d.autoId, d),
       ...COPIES.map(backfill),
       ...COPIES.flatMap(({ from: _f, ...c }) => d.rowTriggerDdl({ ...c, into: 'search_texts' })),
       ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind']),
@@ -111,5 +115,31 @@ export const searchMigrations: readonly Migration[] = [
             ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind'], { deferred: true }),
           ]
         : [],
+  },
+  {
+    // Each copy commits with an LLM call's running row or finish: where the store's monotonic id
+    // writes a sequence row with every insert (SQLite's AUTOINCREMENT: `sqlite_sequence`, a page of
+    // its own in each of those commits, about a fifth of a traced call's time), the table is rebuilt
+    // with a plain integer key. Its ids still only grow: one above the highest present, and no
+    // search row is ever deleted. Where the two are the same type (PostgreSQL's sequence), nothing.
+    id: 812,
+    name: 'search_texts_plain_id',
+    up: (d: Dialect) => {
+      const plainId = d.autoId.replace(/ AUTOINCREMENT$/i, '');
+      if (plainId === d.autoId) return [];
+      const triggers = COPIES.map(({ from: _f, ...c }) => ({ ...c, into: 'search_texts' }));
+      return [
+        ...triggers.flatMap((t) => d.dropRowTriggerDdl(t.name, t.table)),
+        ...d.fullText.dropIndexDdl('search_texts', 'text'),
+        searchTextsDdl('search_texts_rebuilt', plainId, d),
+        `INSERT INTO search_texts_rebuilt (${SEARCH_COLUMNS}) SELECT ${SEARCH_COLUMNS} FROM search_texts`,
+        'DROP TABLE search_texts',
+        'ALTER TABLE search_texts_rebuilt RENAME TO search_texts',
+        ...triggers.flatMap((t) => d.rowTriggerDdl(t)),
+        ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind'], {
+          deferred: d.fullText.defersIndexing,
+        }),
+      ];
+    },
   },
 ];
