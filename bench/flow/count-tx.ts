@@ -1,6 +1,7 @@
 /**
  * `node bench/flow/count-tx.ts`: what one run of the flow bench's 20-node flowchart sends to the
- * store, on each selected store — commits (transactions, and statements committed on their own),
+ * store, on each selected store — commits (transactions, and statements committed on their own;
+ * how many of them wait for the disk, i.e. are not `durability: 'deferred'`, which PostgreSQL flushes),
  * statements, and PostgreSQL round trips (BEGIN, each statement, COMMIT; a statement outside a
  * transaction is one) — beside the same source calls made with `invokeSource` alone.
  * BENCH_FLOW_TRACE=1 lists the run's transactions.
@@ -16,6 +17,8 @@ import { callsOf, SCRIPT, twentyNodes } from './graph.ts';
 
 interface Counts {
   commits: number;
+  /** Commits that wait for the disk (not `deferred`; an autocommit statement does). */
+  synchronous: number;
   statements: number;
   roundTrips: number;
   lines: string[];
@@ -24,7 +27,14 @@ interface Counts {
 }
 
 function counting(inner: Store): { store: Store; counts: Counts } {
-  const counts: Counts = { commits: 0, statements: 0, roundTrips: 0, lines: [], times: new Map() };
+  const counts: Counts = {
+    commits: 0,
+    synchronous: 0,
+    statements: 0,
+    roundTrips: 0,
+    lines: [],
+    times: new Map(),
+  };
   const times = counts.times;
   const short = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 70);
   const bind = (t: object, k: string | symbol) => {
@@ -54,8 +64,9 @@ function counting(inner: Store): { store: Store; counts: Counts } {
         };
       },
     });
-  const open = (): string[] => {
+  const open = (options?: unknown): string[] => {
     counts.commits++;
+    if ((options as { durability?: string } | undefined)?.durability !== 'deferred') counts.synchronous++;
     counts.roundTrips += 2;
     return [];
   };
@@ -66,13 +77,16 @@ function counting(inner: Store): { store: Store; counts: Counts } {
         return (sql: string, params?: unknown) => {
           counts.statements++;
           counts.roundTrips++;
-          if (key === 'run') counts.commits++;
+          if (key === 'run') {
+            counts.commits++;
+            counts.synchronous++;
+          }
           counts.lines.push(`${key === 'run' ? 'auto' : 'read'}: ${short(sql)}`);
           return timed(sql, () => bind(target, key)(sql, params));
         };
       if (key === 'transaction')
         return (fn: (tx: object) => Promise<unknown>, options?: unknown) => {
-          const sqls = open();
+          const sqls = open(options);
           return target
             .transaction((tx) => fn(inTx(tx, sqls)) as never, options as never)
             .finally(() => done('tx', sqls));
@@ -82,7 +96,7 @@ function counting(inner: Store): { store: Store; counts: Counts } {
           let sqls: string[] | null = null;
           try {
             return target.transactionSync!((tx) => {
-              sqls = open();
+              sqls = open(options);
               return fn(inTx(tx, sqls));
             }, options as never);
           } finally {
@@ -94,6 +108,8 @@ function counting(inner: Store): { store: Store; counts: Counts } {
           const out = target.runSync!(sql, params as never, options as never);
           if (typeof out !== 'symbol') {
             counts.commits++;
+            if ((options as { durability?: string } | undefined)?.durability !== 'deferred')
+              counts.synchronous++;
             counts.statements++;
             counts.roundTrips++;
             counts.lines.push(`runSync: ${short(sql)}`);
@@ -104,6 +120,8 @@ function counting(inner: Store): { store: Store; counts: Counts } {
         // One statement committed on its own in one round trip (where the store offers it).
         return async (sql: string, params?: unknown, options?: unknown) => {
           counts.commits++;
+          if ((options as { durability?: string } | undefined)?.durability !== 'deferred')
+            counts.synchronous++;
           counts.statements++;
           counts.roundTrips++;
           counts.lines.push(`runAlone: ${short(sql)}`);
@@ -144,12 +162,12 @@ for (const kind of selectedStores()) {
     const d = (
       a: Counts | ReturnType<typeof snap>,
       b: ReturnType<typeof snap>,
-      k: 'commits' | 'statements' | 'roundTrips',
+      k: 'commits' | 'synchronous' | 'statements' | 'roundTrips',
     ) => (a[k] as number) - (b[k] as number);
     console.log(
-      `[${kind}] flowchart run: ${d(after, before, 'commits')} commits, ${d(after, before, 'statements')} statements, ` +
+      `[${kind}] flowchart run: ${d(after, before, 'commits')} commits (${d(after, before, 'synchronous')} synchronous), ${d(after, before, 'statements')} statements, ` +
         `${d(after, before, 'roundTrips')} round trips (at most); its ${calls.length} calls alone: ` +
-        `${d(a2, b2, 'commits')} commits, ${d(a2, b2, 'statements')} statements, ${d(a2, b2, 'roundTrips')} round trips`,
+        `${d(a2, b2, 'commits')} commits (${d(a2, b2, 'synchronous')} synchronous), ${d(a2, b2, 'statements')} statements, ${d(a2, b2, 'roundTrips')} round trips`,
     );
     if (tracing) console.log(lines.join('\n'));
     if (process.env.BENCH_FLOW_TIMES === '1')
