@@ -1,0 +1,85 @@
+/**
+ * `node bench/flow/round-trips.ts`: PostgreSQL round trips of one run of the flow bench's 20-node
+ * flowchart, beside its calls made with `invokeSource` alone, counted at the `pg` client — a query
+ * sent while none of its connection's is in flight starts one (on the pipelined connection, the
+ * queries sent before the first answer share it) — with the COMMITs that wait for the disk and those
+ * that do not (`synchronous_commit = off`). BENCH_FLOW_TRACE=1 lists a run's queries, `RT` marking
+ * each that starts a round trip.
+ */
+import pg from 'pg';
+import { uuidv7 } from '../../src/core/ids.ts';
+import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
+import { invokeSource } from '../../src/sources/index.ts';
+import { flowKit } from '../../src/testing/flow-kit.ts';
+import { openTestStore } from '../../src/testing/stores.ts';
+import { callsOf, SCRIPT, twentyNodes } from './graph.ts';
+
+const counts = { roundTrips: 0, queries: 0, synchronousCommits: 0, deferredCommits: 0 };
+type Counts = typeof counts;
+const inFlight = new WeakMap<object, number>();
+const deferredTx = new WeakMap<object, boolean>();
+const lines: string[] = [];
+const tracing = process.env.BENCH_FLOW_TRACE === '1';
+
+type Query = (this: pg.Client, config: unknown, ...rest: unknown[]) => unknown;
+const query = pg.Client.prototype.query as unknown as Query;
+(pg.Client.prototype as unknown as { query: Query }).query = function (config, ...rest) {
+  const text = typeof config === 'string' ? config : ((config as { text?: string } | null)?.text ?? '');
+  const n = inFlight.get(this) ?? 0;
+  if (n === 0) counts.roundTrips++;
+  counts.queries++;
+  // An autocommit statement (outside BEGIN … COMMIT) waits for the disk too: not counted here.
+  if (text.startsWith('BEGIN')) deferredTx.set(this, text.includes('synchronous_commit = off'));
+  if (text.trim().endsWith('COMMIT')) {
+    if (deferredTx.get(this)) counts.deferredCommits++;
+    else counts.synchronousCommits++;
+  }
+  if (tracing) lines.push(`${n === 0 ? 'RT' : '  '} ${text.replace(/\s+/g, ' ').slice(0, 100)}`);
+  inFlight.set(this, n + 1);
+  const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+  const last = rest.at(-1);
+  if (typeof last === 'function') {
+    rest[rest.length - 1] = (...args: unknown[]) => {
+      done();
+      return last(...args);
+    };
+    return query.call(this, config, ...rest);
+  }
+  const out = query.call(this, config, ...rest) as Promise<unknown> | undefined;
+  out?.then(done, done);
+  return out;
+};
+
+const RUNS = 5;
+const { store, dispose } = await openTestStore('postgres');
+const kit = await flowKit(store, SCRIPT);
+try {
+  const fc = await createFlowchart(store, { name: 'bench', graph: twentyNodes() });
+  let id = '';
+  for (let i = 0; i < 3; i++)
+    id = (await runFlowchart(store, kit.engine, fc.flowchart_id, { input: { go: true } })).flowchart_run_id;
+  const calls = await callsOf(store, id);
+  const per = (a: Counts, b: Counts) =>
+    Object.entries(a)
+      .map(([k, v]) => `${k} ${(v - b[k as keyof Counts]) / RUNS}`)
+      .join(', ');
+  let before = { ...counts };
+  lines.length = 0;
+  for (let i = 0; i < RUNS; i++)
+    await runFlowchart(store, kit.engine, fc.flowchart_id, { input: { go: true } });
+  const run = lines.slice(0, lines.length / RUNS);
+  console.log(`flowchart run: ${per(counts, before)}`);
+  before = { ...counts };
+  for (let i = 0; i < RUNS; i++) {
+    const run_id = uuidv7();
+    for (const { call } of calls)
+      await invokeSource(store, { ...call, links: { ...call.links, run_id }, env: kit.env });
+  }
+  console.log(
+    `its ${calls.length} calls alone: ${per(counts, before)} (+ one autocommit per call's running row)`,
+  );
+  if (tracing) console.log(run.join('\n'));
+} finally {
+  await kit.close();
+  await dispose();
+}
