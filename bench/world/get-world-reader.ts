@@ -4,8 +4,9 @@
  * with one turn of the event loop before each timed call (as a server has between requests, when
  * the collector's scheduled work runs; a loop of back-to-back awaits on a synchronous store never
  * yields to it). `node get-world-reader.ts <store> <slug> <turns.json>` prints one JSON line of
- * samples in µs: `getWorld` (objects, what in-process and MCP callers get) and `getWorldJson` (the
- * UTF-8 pieces HTTP sends), each warm (the snapshot and the versions after it cached) and cold (the
+ * samples in µs: `getWorld` (objects, what in-process callers get), `getWorldJson` (the UTF-8
+ * pieces HTTP sends) and the MCP tool's result (`get_world` through the world catalog's dispatcher:
+ * the objects as structured content and the spliced text, not the transport), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
  * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
  * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`
@@ -21,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
 import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
 import { openStore, parseStoreTarget } from '../../src/store/index.ts';
+import { catalogDispatcher } from '../../src/surfaces/mcp/catalogs.ts';
 
 const WARMUP = 10;
 const nextTurnOfLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -51,10 +53,15 @@ async function timedLoop(
 
 async function inProcess(url: string, slug: string, turns: number[]): Promise<object> {
   const store = await openStore(parseStoreTarget(url));
+  const mcp = catalogDispatcher('world');
   try {
     const answer = {
       objects: (turn: number) => getWorld(store, { world_slug: slug, turn }),
       'JSON pieces': (turn: number) => getWorldJson(store, { world_slug: slug, turn }),
+      'MCP tool result': async (turn: number) => {
+        const r = await mcp.call('get_world', { world_slug: slug, turn }, { store });
+        if (r.isError) throw new Error(r.content[0]!.text);
+      },
     };
     const out: Record<string, { wall: number[]; cpu: number[] }> = {};
     for (const mode of ['warm', 'cold'] as const) {

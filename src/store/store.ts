@@ -147,6 +147,11 @@ export interface Dialect {
   /** Whether `textBytes` hands over bytes (a `Uint8Array`) rather than the text. */
   readonly textBytesUndecoded: boolean;
   /**
+   * `expr` (a TEXT expression) as a JSON string literal, character for character what
+   * `JSON.stringify` writes for the text (SQLite `json_quote`, PostgreSQL `to_json`); NULL as `null`.
+   */
+  jsonString(expr: string): string;
+  /**
    * Migration statements creating a row trigger: after each row inserted into (or updated in)
    * `table` for which `when` holds, one row is inserted into `into`. It commits with the write that
    * fired it, so writers of `table` need nothing special (e.g. copying text into a search index).

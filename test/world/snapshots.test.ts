@@ -387,7 +387,9 @@ describeEachStore('world snapshots', (factory) => {
       try {
         await kit.world('park');
         await commitTurns(store, 'park', 1, 12);
+        // A cold read keeps the snapshot; the next (warm) one the versions after it too.
         clearSnapshotCache();
+        await getWorldJson(store, { world_slug: 'park', turn: 12 });
         await getWorldJson(store, { world_slug: 'park', turn: 12 });
         const once = snapshotCacheBytes();
         assert.ok(once > 0, 'the read cached its snapshot');
@@ -395,8 +397,55 @@ describeEachStore('world snapshots', (factory) => {
         const answers = await Promise.all(
           Array.from({ length: 4 }, () => getWorldJson(store, { world_slug: 'park', turn: 12 })),
         );
+        // Those that found the snapshot cached by another kept its versions; a read after them does
+        // if none did.
+        await getWorldJson(store, { world_slug: 'park', turn: 12 });
         assert.equal(snapshotCacheBytes(), once, 'four concurrent cold reads count one snapshot');
         for (const a of answers) assert.deepEqual(Buffer.concat(a), Buffer.concat(answers[0]!));
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a cold read as text reads the versions after the snapshot as one text, not row by row', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      try {
+        await kit.world('park');
+        const expected = await commitTurns(store, 'park', 1, 30);
+        const reads: string[] = [];
+        const counting: Queryable = {
+          dialect: store.dialect,
+          run: (sql, params) => store.run(sql, params),
+          get: (sql, params) => {
+            if (/world_entity_versions/.test(sql)) reads.push('text');
+            return store.get(sql, params);
+          },
+          all: (sql, params) => {
+            if (/world_entity_versions/.test(sql)) reads.push('rows');
+            return store.all(sql, params);
+          },
+        };
+        // Turns with versions after their snapshot (none taken at them or the turn before).
+        const snaps = (await snapshotsOf(store, 'park')).map((x) => x.turn);
+        const turns = [30, 29, 28, 27, 17, 16, 15, 14]
+          .filter((t) => !snaps.includes(t) && !snaps.includes(t - 1))
+          .slice(0, 2);
+        assert.equal(turns.length, 2);
+        for (const t of turns) {
+          clearSnapshotCache();
+          reads.length = 0;
+          const text = Buffer.concat(
+            await getWorldJson(counting, { world_slug: 'park', turn: t }),
+          ).toString();
+          assert.deepEqual(JSON.parse(text).entities, expected.get(t), `turn ${t}`);
+          assert.deepEqual(reads, ['text'], `turn ${t}, cold`);
+          // The next read finds the snapshot cached: it reads the rows and keeps them with it.
+          reads.length = 0;
+          await getWorldJson(counting, { world_slug: 'park', turn: t });
+          assert.deepEqual(reads, ['rows'], `turn ${t}, warm`);
+        }
       } finally {
         await kit.close();
       }

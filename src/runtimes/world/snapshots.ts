@@ -20,6 +20,8 @@ export interface SnapshotBase {
   turn: number;
   bytes: number;
   snapshot: Snapshot;
+  /** Read from the store by this read, not found in the cache (or no snapshot at all). */
+  cold: boolean;
   /**
    * What reads derive from this snapshot and keep beside it while it is cached (a fresh, unshared
    * object when it is not): filled by `version-tails.ts`.
@@ -141,17 +143,19 @@ export async function snapshotAt(
       turn: -1,
       bytes: 0,
       snapshot: Snapshot.of({ entities: new Map(), environments: new Map() }).snapshot,
+      cold: true,
       derived: derivedOf(),
     };
   const turn = Number(row.turn);
+  const hit = recall(row.snapshot_id);
   const entry =
-    recall(row.snapshot_id) ??
-    remember(row.snapshot_id, await readSnapshot(q, row.world_slug, turn), Number(row.bytes));
+    hit ?? remember(row.snapshot_id, await readSnapshot(q, row.world_slug, turn), Number(row.bytes));
   return {
     world_slug: row.world_slug,
     turn,
     bytes: entry.bytes,
     snapshot: entry.snapshot,
+    cold: hit === undefined,
     derived: entry.derived,
   };
 }

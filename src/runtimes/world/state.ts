@@ -73,12 +73,13 @@ export async function lineage(q: Queryable, world: WorldRow, turn: number): Prom
  * never mutated), and `changed`, what the versions after it set (each entity and environment as of
  * `turn`, with the versions' cached answer text). Only committed turns may be read: the versions
  * read are kept with the snapshot (`version-tails.ts`), so reading through a transaction that has
- * written versions it may still roll back would cache them.
+ * written versions it may still roll back would cache them. `asText`: for an answer as text.
  */
 export async function readWorldChanges(
   q: Queryable,
   world: WorldRow,
   turn: number,
+  asText = false,
 ): Promise<{ base: SnapshotBase; changed: ChangedLayer }> {
   const chain = await lineage(q, world, turn);
   const base = await snapshotBase(q, chain);
@@ -87,6 +88,7 @@ export async function readWorldChanges(
     q,
     base,
     chain.filter(([, limit]) => limit > base.turn),
+    asText,
   );
   return { base, changed };
 }

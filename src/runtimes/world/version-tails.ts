@@ -44,13 +44,18 @@ export interface ChangedLayer {
 
 /**
  * The changes after `base` along `after` — (member, highest readable turn) pairs newer than the
- * snapshot, the world itself first — folded in turn order.
+ * snapshot, the world itself first — folded in turn order. For an answer as text (`asText`) on a
+ * cold read (the snapshot read from the store, its rows not cached) they are read as text instead
+ * (`changesAsText`); the next read of the snapshot, warm, reads and keeps the rows.
  */
 export async function changesAfter(
   q: Queryable,
   base: SnapshotBase,
   after: ReadonlyArray<readonly [string, number]>,
+  asText = false,
 ): Promise<ChangedLayer> {
+  if (asText && base.cold && !after.every(([slug, limit]) => limit <= covered(base, slug)))
+    return changesAsText(q, base, after);
   const changed: ChangedLayer = { entities: new Map(), environments: new Map() };
   // Members cover disjoint turn ranges, ancestors' first.
   for (let m = after.length - 1; m >= 0; m--) {
@@ -68,6 +73,11 @@ export async function changesAfter(
     }
   }
   return changed;
+}
+
+/** The highest turn of `slug` whose rows are kept with `base` (its turn when none are). */
+function covered(base: SnapshotBase, slug: string): number {
+  return (base.derived.tails.get(slug) as Tail | undefined)?.upto ?? base.turn;
 }
 
 /** The tail of `slug` after `base`, covering at least `limit` (fetching the turns it lacks). */
@@ -143,6 +153,99 @@ async function tailOf(
   tail.upto = limit;
   accountDerived(base.derived, bytes);
   return tail;
+}
+
+/**
+ * An entity version read as its member of the answer's text; the entity is parsed from it when
+ * something asks (an answer as text never does).
+ */
+class TextVersion implements EntityVersion {
+  readonly turn: number;
+  readonly entity_id: string;
+  json: Buffer;
+  position?: number;
+  #entity: EntityState | undefined;
+
+  constructor(turn: number, entity_id: string, json: Buffer) {
+    this.turn = turn;
+    this.entity_id = entity_id;
+    this.json = json;
+  }
+
+  get entity(): EntityState {
+    this.#entity ??= Object.freeze(
+      JSON.parse(this.json.toString('utf8', Buffer.byteLength(JSON.stringify(this.entity_id)) + 1)),
+    ) as EntityState;
+    return this.#entity;
+  }
+}
+
+/**
+ * `changesAfter` for an answer as text, on a cold read: the store writes each version's member of
+ * the answer (`entityMember`'s text; an agent's without its memory, which builds on the one before)
+ * and hands them over as one text per lineage member, with a JSON index of (byte length, id, is an
+ * agent, memory appended, turn) — one row, where reading the versions as rows built a row object,
+ * an entity object and a member string per version (most of a cold text read). Nothing read is kept
+ * with the snapshot: a later read as objects reads the versions again.
+ */
+async function changesAsText(
+  q: Queryable,
+  base: SnapshotBase,
+  after: ReadonlyArray<readonly [string, number]>,
+): Promise<ChangedLayer> {
+  const changed: ChangedLayer = { entities: new Map(), environments: new Map() };
+  const d = q.dialect;
+  const member = `${d.jsonString('entity_id')} || ':{"kind":' || ${d.jsonString('kind')} || ',"environment_label":' || ${d.jsonString('environment_label')} || ',"state":' || ${d.jsonString('state')} || CASE WHEN kind = 'agent' THEN '' ELSE '}' END`;
+  // The rows come in the primary key's order (world, turn, entity); the aggregates take them as
+  // they come, both in the same order, and the fold below orders them by turn if they were not.
+  const sql = `SELECT ${d.textBytes("string_agg(m, '')")} AS members,
+      '[' || string_agg(octet_length(m) || ',' || ${d.jsonString('entity_id')} || ',' || CASE WHEN kind = 'agent' THEN 1 ELSE 0 END
+        || ',' || ${d.jsonString('memory_append')} || ',' || turn, ',') || ']' AS idx
+    FROM (SELECT turn, entity_id, kind, memory_append, ${member} AS m FROM world_entity_versions
+      WHERE world_slug = ? AND turn > ? AND turn <= ? ORDER BY turn) v`;
+  // An agent's memory as of the versions folded so far (or the snapshot's).
+  const memories = new Map<string, string>();
+  for (let m = after.length - 1; m >= 0; m--) {
+    const [slug, limit] = after[m]!;
+    const params = [slug, base.turn, limit];
+    const row = await q.get<{ members: string | Uint8Array | null; idx: string | null }>(sql, params);
+    const envRows = await q.all<{ turn: number; environment_label: string; content: string }>(
+      `SELECT turn, environment_label, content FROM world_environment_versions
+       WHERE world_slug = ? AND turn > ? AND turn <= ? ORDER BY turn`,
+      params,
+    );
+    if (row?.members != null && row.idx !== null) {
+      const t = row.members;
+      const text = typeof t === 'string' ? Buffer.from(t) : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
+      const idx = JSON.parse(row.idx) as Array<number | string | null>;
+      const n = idx.length / 5;
+      // Where each version's text starts (and, past the last, ends), in the order read.
+      const starts = new Int32Array(n + 1);
+      let ordered = true;
+      for (let k = 0; k < n; k++) {
+        starts[k + 1] = starts[k]! + (idx[5 * k] as number);
+        if (k > 0 && (idx[5 * k + 4] as number) < (idx[5 * k - 1] as number)) ordered = false;
+      }
+      if (starts[n] !== text.length) throw new Error('entity versions read as text do not match their index');
+      const order = Array.from({ length: n }, (_, k) => k);
+      if (!ordered) order.sort((a, b) => (idx[5 * a + 4] as number) - (idx[5 * b + 4] as number));
+      for (const k of order) {
+        const id = idx[5 * k + 1] as string;
+        let json = text.subarray(starts[k], starts[k + 1]);
+        if (idx[5 * k + 2] === 1) {
+          const before = memories.get(id) ?? base.snapshot.entity(id)?.memory;
+          const append = idx[5 * k + 3] as string | null;
+          const memory = append === null ? (before ?? '') : appendMemory(before, append);
+          memories.set(id, memory);
+          json = Buffer.concat([json, Buffer.from(`,"memory":${JSON.stringify(memory)}}`)]);
+        }
+        changed.entities.set(id, new TextVersion(idx[5 * k + 4] as number, id, json));
+      }
+    }
+    for (const r of envRows)
+      changed.environments.set(r.environment_label, Object.freeze({ content: r.content }));
+  }
+  return changed;
 }
 
 /** How many rows (in turn order) have a turn ≤ `limit`. */

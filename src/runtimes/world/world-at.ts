@@ -63,10 +63,14 @@ const HEAD_SQL = `SELECT w.world_slug, w.scenario_hash, w.parent_world_slug, w.f
   LEFT JOIN world_turns t ON t.world_slug = w.world_slug AND t.turn = COALESCE(?, w.head_turn)
   WHERE w.world_slug = ?`;
 
-/** World `world_slug` as of `turn` (default: its head); UNKNOWN_WORLD, UNKNOWN_TURN. */
+/**
+ * World `world_slug` as of `turn` (default: its head); UNKNOWN_WORLD, UNKNOWN_TURN. `asText`: for
+ * an answer as text (the changes read as text on a cold read, `version-tails.ts`).
+ */
 export async function readWorldAt(
   q: Queryable,
   input: { world_slug: string; turn?: number },
+  asText = false,
 ): Promise<WorldAt> {
   // Only a turn that can exist is bound (a store would refuse -1.5 as an integer); others fail below.
   const asked = input.turn;
@@ -77,7 +81,7 @@ export async function readWorldAt(
   const turn = asked ?? world.head_turn;
   assertTurn(world, turn);
   if (world.parent_world_slug !== null) {
-    const { base, changed } = await readWorldChanges(q, world, turn);
+    const { base, changed } = await readWorldChanges(q, world, turn, asText);
     return { world, turn, base, changed, turnRow: await lineageTurnRow(q, world, turn) };
   }
   const base = await snapshotAt(
@@ -92,7 +96,7 @@ export async function readWorldAt(
         },
     world.world_slug,
   );
-  const changed = await changesAfter(q, base, turn > base.turn ? [[world.world_slug, turn]] : []);
+  const changed = await changesAfter(q, base, turn > base.turn ? [[world.world_slug, turn]] : [], asText);
   const turnRow: TurnRow = {
     attempt_id: row.t_attempt_id,
     simulation_time: row.t_simulation_time,

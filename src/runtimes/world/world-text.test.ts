@@ -25,6 +25,7 @@ test('the spliced text parses to the object answer, in the world order, integer-
     turn: 0,
     bytes: 0,
     snapshot,
+    cold: false,
     derived: { snapshot_id: null, bytes: 0, tails: new Map() },
   };
   const changes: Array<[string, EntityState]> = [

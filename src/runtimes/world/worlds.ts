@@ -8,7 +8,7 @@ import { loadScenario } from './assemble.ts';
 import { HUMAN_LABEL } from './documents.ts';
 import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import { findWorld, getWorldRow, lineage, readWorldState, simulationTime, snapshotView } from './state.ts';
-import { assertTurn, readWorldAt } from './world-at.ts';
+import { assertTurn, readWorldAt, type WorldAt } from './world-at.ts';
 import type { WorkingWorld } from './world-patch.ts';
 import { entitiesText, withRawField } from './world-text.ts';
 
@@ -91,12 +91,7 @@ export async function forkWorld(
 }
 
 export async function getWorld(store: Queryable, input: { world_slug: string; turn?: number }) {
-  const { world, turn, base, changed, turnRow } = await readWorldAt(store, input);
-  return {
-    ...snapshotView(world.world_slug, turn, turnRow.simulation_time, base, changed),
-    scenario_hash: world.scenario_hash,
-    head_turn: world.head_turn,
-  };
+  return objectAnswer(await readWorldAt(store, input));
 }
 
 /**
@@ -111,7 +106,34 @@ export async function getWorldJson(
   input: { world_slug: string; turn?: number },
   extra: Record<string, unknown> = {},
 ): Promise<Buffer[]> {
-  const { world, turn, base, changed, turnRow: t } = await readWorldAt(store, input);
+  return textAnswer(await readWorldAt(store, input, true), extra);
+}
+
+/**
+ * `getWorld` and its JSON text (`getWorldJson`'s bytes as a string) from one read, for an answer
+ * that carries both (an MCP result's structured content and text): the text is spliced, not
+ * serialized from the objects.
+ */
+export async function getWorldWithText(
+  store: Queryable,
+  input: { world_slug: string; turn?: number },
+): Promise<{ value: ReturnType<typeof objectAnswer>; text: string }> {
+  const at = await readWorldAt(store, input);
+  return { value: objectAnswer(at), text: Buffer.concat(textAnswer(at)).toString('utf8') };
+}
+
+function objectAnswer({ world, turn, base, changed, turnRow }: WorldAt) {
+  return {
+    ...snapshotView(world.world_slug, turn, turnRow.simulation_time, base, changed),
+    scenario_hash: world.scenario_hash,
+    head_turn: world.head_turn,
+  };
+}
+
+function textAnswer(
+  { world, turn, base, changed, turnRow: t }: WorldAt,
+  extra: Record<string, unknown> = {},
+): Buffer[] {
   const environments: Record<string, { content: string }> = {};
   for (const [k, v] of base.snapshot.environments) environments[k] = v;
   for (const [k, v] of changed.environments) environments[k] = v;

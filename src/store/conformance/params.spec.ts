@@ -87,4 +87,15 @@ export function paramSpecs(factory: StoreFactory): void {
       }
     });
   });
+  test('dialect.jsonString writes a TEXT value as JSON.stringify does, NULL as null', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      const text = `quote " back \\ / tab\t nl\n cr\r \b \f \u0001 \u001f \u007f é ☕ 😀 \u2028`;
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['a', text]);
+      await store.run('INSERT INTO t (id, note) VALUES (?, ?)', ['b', null]);
+      const sql = `SELECT ${store.dialect.jsonString('note')} AS j FROM t WHERE id = ?`;
+      assert.equal((await store.get<{ j: string }>(sql, ['a']))?.j, JSON.stringify(text));
+      assert.equal((await store.get<{ j: string }>(sql, ['b']))?.j, 'null');
+    });
+  });
 }

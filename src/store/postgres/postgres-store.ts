@@ -46,6 +46,7 @@ export const postgresDialect: Dialect = {
   // hex text), so the text as it is costs least.
   textBytes: (expr) => expr,
   textBytesUndecoded: false,
+  jsonString: (expr) => `COALESCE(to_json(${expr}::text)::text, 'null')`,
   // A row trigger runs a function; the condition goes in the trigger's WHEN, so a row it excludes
   // calls nothing.
   rowTriggerDdl: ({ name, table, on, when, into, values }) => [

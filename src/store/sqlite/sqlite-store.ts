@@ -29,6 +29,7 @@ export const sqliteDialect: Dialect = {
   blob: 'BLOB',
   textBytes: (expr) => `CAST(${expr} AS BLOB)`,
   textBytesUndecoded: true,
+  jsonString: (expr) => `json_quote(${expr})`,
   fullText: sqliteFullText,
   // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
   forShare: '',

@@ -6,7 +6,7 @@
 import { type ErrorCode, isNoemaError, NoemaError } from '../../core/errors.ts';
 import { schemas } from '../../core/schema-registry.ts';
 import { inspectArguments, MAX_ARGUMENT_DEPTH } from './hygiene.ts';
-import type { McpToolContext, McpToolDef } from './tool.ts';
+import { type McpToolContext, type McpToolDef, WithJsonText } from './tool.ts';
 
 export interface ToolCallResult {
   [key: string]: unknown;
@@ -37,7 +37,9 @@ export function errorResult(err: unknown): ToolCallResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
 
-export function successResult(out: Record<string, unknown>): ToolCallResult {
+export function successResult(out: Record<string, unknown> | WithJsonText): ToolCallResult {
+  if (out instanceof WithJsonText)
+    return { content: [{ type: 'text', text: out.text }], structuredContent: out.value };
   return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
 }
 

@@ -18,5 +18,19 @@ export interface McpToolDef<I = Record<string, unknown>, O = Record<string, unkn
   /** JSON Schema (draft 2020-12) of the arguments object; property descriptions say what each field means. */
   inputSchema: Record<string, unknown>;
   /** Receives arguments already validated against `inputSchema`. */
-  handler(input: I, ctx: McpToolContext): Promise<O>;
+  handler(input: I, ctx: McpToolContext): Promise<O | WithJsonText>;
+}
+
+/**
+ * An output with its JSON text already made — the same value as `JSON.stringify(value)`, its keys
+ * perhaps in another order — which the result carries as it is instead of serializing `value` again
+ * (a large answer made from stored text: `get_world`).
+ */
+export class WithJsonText {
+  readonly value: Record<string, unknown>;
+  readonly text: string;
+  constructor(value: Record<string, unknown>, text: string) {
+    this.value = value;
+    this.text = text;
+  }
 }

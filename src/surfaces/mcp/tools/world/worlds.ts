@@ -1,6 +1,6 @@
 /** World catalog: create, fork, run turns on and read worlds; `progressLine` says each turn progress event in a line. */
-import { createWorld, diffTurns, forkWorld, getWorld } from '../../../../runtimes/world/index.ts';
-import type { McpToolDef } from '../../tool.ts';
+import { createWorld, diffTurns, forkWorld, getWorldWithText } from '../../../../runtimes/world/index.ts';
+import { type McpToolDef, WithJsonText } from '../../tool.ts';
 import { hashRef, objectSchema, turn, worldSlug } from './parts.ts';
 import { worldRuntimeFor } from './runtime.ts';
 
@@ -70,7 +70,12 @@ export const worldTools: McpToolDef[] = [
       { world_slug: worldSlug, turn: turn('A committed turn (default: the latest).') },
       ['world_slug'],
     ),
-    handler: async (input, { store }) => ({ ...(await getWorld(store, input as never)) }),
+    // The text is spliced from the snapshot's stored text (as HTTP's answer is), not serialized
+    // from the objects again.
+    handler: async (input, { store }) => {
+      const { value, text } = await getWorldWithText(store, input as never);
+      return new WithJsonText({ ...value }, text);
+    },
   },
   {
     name: 'diff_turns',

@@ -1,0 +1,133 @@
+/**
+ * get_world answers the same JSON over MCP as over HTTP: both are spliced from the snapshot's stored
+ * text (entities in the world's order, integer-like ids included), the MCP result's structured
+ * content being that text's value.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { uuidv7 } from '../../src/core/ids.ts';
+import { commitTurn } from '../../src/runtimes/world/commit.ts';
+import { assembleScenario, createWorld, putEntity, putEnvironment } from '../../src/runtimes/world/index.ts';
+import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
+import { getWorldRow, readWorldState } from '../../src/runtimes/world/state.ts';
+import { applyWorldPatch, cloneWorld } from '../../src/runtimes/world/world-patch.ts';
+import type { Store } from '../../src/store/store.ts';
+import { catalogDispatcher } from '../../src/surfaces/mcp/catalogs.ts';
+import { describeEachStore } from '../../src/testing/each-store.ts';
+import { startParkKit } from '../../src/testing/world-kit.ts';
+import { startTestHttp, TOKEN } from '../http/helpers.ts';
+import { httpClient } from '../mcp/helpers.ts';
+
+// Integer-like ids among others: an object lists them first, the stored text in the world's order.
+const IDS = ['lamp', '42', 'bench', '7', 'gate'];
+
+/**
+ * A world `w` of IDS (`lamp` an agent acting by `profile`, the others props), with `turns` committed
+ * turns each changing one entity's state.
+ */
+async function worldOfTurns(store: Store, profile: string, turns: number): Promise<void> {
+  const env = await putEnvironment(store, { version: 1, label: 'yard', content: 'a yard' });
+  const entities = [];
+  for (const id of IDS)
+    entities.push(
+      await putEntity(store, {
+        version: 1,
+        entity_id: id,
+        environment_label: 'yard',
+        state: `${id} as it was`,
+        ...(id === 'lamp' ? { kind: 'agent', memory: 'lit at dusk' } : { kind: 'prop' }),
+      }),
+    );
+  const scenario = await assembleScenario(store, {
+    version: 1,
+    label: 'yard',
+    environments: [env],
+    entities,
+    subjects: [{ entity_id: 'lamp', cognition_profile_ref: { hash: profile } }],
+  });
+  await createWorld(store, { world_slug: 'w', scenario_ref: scenario });
+  const world = await getWorldRow(store, 'w');
+  let state = await readWorldState(store, world, 0);
+  for (let t = 1; t <= turns; t++) {
+    const attempt = {
+      attempt_id: uuidv7(),
+      world_slug: 'w',
+      attempted_turn: t,
+      simulation_time: null,
+      scenario_hash: world.scenario_hash,
+    };
+    await store.run(
+      `INSERT INTO world_attempts (attempt_id, world_slug, attempted_turn, run_id, scenario_hash, status, started_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?)`,
+      [attempt.attempt_id, 'w', t, uuidv7(), world.scenario_hash, Date.now()],
+    );
+    const patch = {
+      narration: `turn ${t}`,
+      effects: [
+        { op: 'set_entity_state' as const, entity_id: IDS[t % IDS.length]!, state: `changed at turn ${t}` },
+      ],
+    };
+    await commitTurn(store, attempt, state, [
+      {
+        patch_seq: 1,
+        subject_entity_id: 'lamp',
+        workflow_hash: 'w',
+        workflow_node_id: 'act',
+        source_invocation_id: uuidv7(),
+        patch,
+        transitions: [],
+      },
+    ]);
+    state = cloneWorld(state);
+    applyWorldPatch(state, patch);
+  }
+}
+
+describeEachStore('get_world over MCP and HTTP', (factory) => {
+  test('the MCP text of a past turn is the HTTP body without its links, warm and cold', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      await worldOfTurns(store, kit.doc('profiles/ant.json'), 4);
+      const http = await startTestHttp(store);
+      const mcp = await httpClient(http.url, TOKEN, '/mcp/world');
+      try {
+        const links = { self: '/worlds/w/turns/2', world: '/worlds/w' };
+        for (const cold of [true, false]) {
+          if (cold) clearSnapshotCache();
+          const body = await http.get('/worlds/w/turns/2');
+          assert.equal(body.status, 200);
+          if (cold) clearSnapshotCache();
+          const r = await catalogDispatcher('world').call(
+            'get_world',
+            { world_slug: 'w', turn: 2 },
+            { store },
+          );
+          assert.equal(r.isError, undefined);
+          const text = r.content[0]!.text;
+          assert.equal(`${text.slice(0, -1)},"links":${JSON.stringify(links)}}`, body.text);
+          assert.deepEqual(r.structuredContent, JSON.parse(text));
+          // The entities in the world's order, as the text lists them (a parsed object would not).
+          const at = IDS.map((id) => text.indexOf(`"${id}":{"kind"`));
+          assert.deepEqual(
+            at,
+            [...at].sort((a, b) => a - b),
+          );
+          assert.ok(at[0]! > 0);
+          assert.equal(JSON.parse(text).entities.bench.state, 'changed at turn 2');
+          // Over the wire too (the client checks the structured content equals the text's value).
+          if (cold) clearSnapshotCache();
+          const wire = await mcp.client.callTool({
+            name: 'get_world',
+            arguments: { world_slug: 'w', turn: 2 },
+          });
+          assert.equal((wire.content as Array<{ text: string }>)[0]!.text, text);
+          assert.deepEqual(wire.structuredContent, JSON.parse(text));
+        }
+      } finally {
+        await mcp.close();
+        await http.close();
+        await kit.close();
+      }
+    });
+  });
+});
