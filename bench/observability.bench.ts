@@ -12,13 +12,14 @@
  * - no hooks: `OTEL_SDK_DISABLED=true`, `NOEMA_METRICS=off` — nothing installed, the baseline;
  * - unset: no `OTEL_*` variable, metrics off — also nothing installed (an A/A check of the noise);
  * - metrics on (the server's default), export unconfigured;
- * - export on (http/protobuf to an OTLP/HTTP receiver in this process), metrics off;
+ * - export on (http/protobuf to an OTLP/HTTP receiver in a process of its own), metrics off;
  * - export on and metrics on.
  * Each setting is a real `startObservability`, its hooks installed for its own rounds only. A
- * round's time includes flushing its spans to the receiver (encoding and the POST), so the
+ * round's time includes flushing its spans to the receiver (handed to the export thread, encoded, POSTed), so the
  * export's whole cost lands in the round that made the spans. Ratios are paired — each round's
  * time over the time of the other setting's round beside it, then the median — for wall time and
- * for this process's CPU time (user + system): export on ÷ export off (metrics off, and metrics
+ * for this process's CPU time (user + system, every thread) and the CPU time of the runs' thread
+ * alone: export on ÷ export off (metrics off, and metrics
  * on), metrics on ÷ off, unset ÷ no hooks.
  * After the timed rounds one more unit runs with recording hooks: its hook calls are then told
  * again to the export-on hooks alone, round after round — the spans made, encoded and sent without
@@ -27,12 +28,12 @@
  * `traceparent` header). A build without the hook call sites is not made: what they cost when
  * nothing is installed is estimated instead — the call sites the recorded unit passed times the
  * cost of one unset call site (`telemetry()` answering null), measured here.
- * `BENCH_OBS_ROUNDS=n` (default 6 world rounds, 16 agent blocks; 2 and 4 in quick mode),
+ * `BENCH_OBS_WORKLOADS=world|agent` runs one workload; `BENCH_OBS_ROUNDS=n` (default 24; 3 world
+ * rounds and 4 agent blocks in quick mode),
  * `BENCH_OBS_WARMUP=n` untimed rounds of every setting (default 1).
  */
 
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { installTelemetry, type Telemetry, telemetry } from '../src/core/telemetry.ts';
 import { startScriptedModel } from '../src/dev/scripted-model/index.ts';
 import { startToyServices, toySources } from '../src/dev/toys/index.ts';
@@ -47,6 +48,8 @@ import { formatRatio, type PairedRatio, pairedRatio, verdict } from './lib/paire
 import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from './lib/world-turn.ts';
 
 const BLOCK = 10;
+/** `BENCH_OBS_WORKLOADS=world` or `agent` runs one of the two (default both). */
+const WORKLOADS = new Set((process.env.BENCH_OBS_WORKLOADS ?? 'world,agent').split(','));
 
 interface Setting {
   label: string;
@@ -54,38 +57,47 @@ interface Setting {
   metrics: boolean;
 }
 
-/** A local OTLP/HTTP receiver: reads each POST whole and answers 200 (counts requests and bytes). */
+/**
+ * A local OTLP/HTTP receiver in a process of its own, as a collector is: it reads each POST whole
+ * and answers 200, counting requests and bytes (`GET /stats`). Its work is not this process's.
+ */
+const RECEIVER = `
+const { createServer } = require('node:http');
+const state = { requests: 0, bytes: 0 };
+const server = createServer((req, res) => {
+  if (req.method === 'GET') return res.end(JSON.stringify(state));
+  req.on('data', (c) => { state.bytes += c.length; });
+  req.on('end', () => {
+    state.requests++;
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('RECEIVER=http://127.0.0.1:' + server.address().port));
+`;
+
 async function startReceiver(): Promise<{
   url: string;
-  requests: number;
-  bytes: number;
+  stats(): Promise<{ requests: number; bytes: number }>;
   close(): Promise<void>;
 }> {
-  const state = { requests: 0, bytes: 0 };
-  const server = createServer((req, res) => {
-    req.on('data', (c: Buffer) => {
-      state.bytes += c.length;
+  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /RECEIVER=(\S+)/.exec(out);
+      if (m) resolve(m[1]!);
     });
-    req.on('end', () => {
-      state.requests++;
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
+    child.once('exit', (code) => reject(new Error(`the OTLP receiver exited (${code})`)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    get requests() {
-      return state.requests;
+    stats: async () => (await fetch(`${url}/stats`)).json() as Promise<{ requests: number; bytes: number }>,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited;
     },
-    get bytes() {
-      return state.bytes;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -191,7 +203,9 @@ async function compare(
   const started = await startSettings(settings(receiverUrl), store);
   const wall = started.map(() => [] as number[]);
   const cpu = started.map(() => [] as number[]);
+  const thread = started.map(() => [] as number[]);
   const ownWork: number[] = [];
+  const ownThread: number[] = [];
   let visits = 0;
   try {
     for (let r = 0; r < warmup + rounds; r++) {
@@ -201,15 +215,18 @@ async function compare(
         const { obs, hooks } = started[i]!;
         installTelemetry(hooks);
         const c0 = process.cpuUsage();
+        const m0 = process.threadCpuUsage();
         const t0 = performance.now();
         await unit();
         await obs.flush();
         const ms = performance.now() - t0;
         const c = process.cpuUsage(c0);
+        const m = process.threadCpuUsage(m0);
         installTelemetry(null);
         if (r < warmup) continue;
         wall[i]!.push(ms);
         cpu[i]!.push((c.user + c.system) / 1000);
+        thread[i]!.push((m.user + m.system) / 1000);
       }
     }
     // One more unit, untimed, recorded: its call sites, and its hook calls told again to the
@@ -224,10 +241,15 @@ async function compare(
     const { hooks, obs } = started[EXPORT_ON]!;
     for (let k = 0; k < 1 + rounds; k++) {
       const c0 = process.cpuUsage();
+      const m0 = process.threadCpuUsage();
       recorded.replay(hooks!);
       await obs.flush();
       const c = process.cpuUsage(c0);
-      if (k > 0) ownWork.push((c.user + c.system) / 1000);
+      const m = process.threadCpuUsage(m0);
+      if (k > 0) {
+        ownWork.push((c.user + c.system) / 1000);
+        ownThread.push((m.user + m.system) / 1000);
+      }
     }
     visits = recorded.visits();
   } finally {
@@ -252,6 +274,7 @@ async function compare(
   }
   for (const pair of PAIRS) {
     const c = pairedRatio(cpu[pair.on]!, cpu[pair.off]!);
+    const t = pairedRatio(thread[pair.on]!, thread[pair.off]!);
     const w = pairedRatio(wall[pair.on]!, wall[pair.off]!);
     const judged = (r: PairedRatio) =>
       pair.target
@@ -263,11 +286,12 @@ async function compare(
           : '';
     // Printed as each workload ends, so a run cut short still says what it measured.
     ctx.log(
-      `${what}: ${pair.label}: CPU ${formatRatio(c)}${judged(c)}, wall ${formatRatio(w)}${judged(w)} (paired p50 of ${c.rounds} rounds, 95 % bootstrap interval${pair.target ? `; target ≤ ${pair.target}` : ''})`,
+      `${what}: ${pair.label}: CPU ${formatRatio(c)}${judged(c)}, the runs' thread's CPU ${formatRatio(t)}${judged(t)}, wall ${formatRatio(w)}${judged(w)} (paired p50 of ${c.rounds} rounds, 95 % bootstrap interval${pair.target ? `; target ≤ ${pair.target}` : ''})`,
     );
     const target = pair.target ? { anchor: 'target', anchor_value: pair.target } : {};
     for (const [metric, r] of [
       ['CPU of this process', c],
+      ["CPU of the runs' thread", t],
       ['wall', w],
     ] as const) {
       ctx.row({
@@ -292,8 +316,9 @@ async function compare(
     }
   }
   const own = p50(ownWork) / p50(cpu[NO_HOOKS]!);
+  const ownOnThread = p50(ownThread) / p50(thread[NO_HOOKS]!);
   ctx.log(
-    `${what}: export on, the hooks' own work (a ${unitName}'s hook calls replayed: its spans made, encoded and sent) ÷ the ${unitName}'s CPU: ${own.toFixed(3)} (p50 of ${ownWork.length})`,
+    `${what}: export on, the hooks' own work (a ${unitName}'s hook calls replayed: its spans made, encoded and sent) ÷ the ${unitName}'s CPU: ${own.toFixed(3)}; on the runs' thread alone: ${ownOnThread.toFixed(3)} (p50 of ${ownWork.length})`,
   );
   ctx.row({
     case: `${what}: export on, the hooks' own work (a ${unitName}'s hook calls replayed) ÷ no hooks`,
@@ -402,16 +427,18 @@ export default {
     const agent = await startAgentServices();
     try {
       for (const kind of selectedStores()) {
-        await worldTurns(
-          ctx,
-          kind,
-          { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' },
-          receiver.url,
-        );
-        await agentInteractions(ctx, kind, agent.env, receiver.url);
+        if (WORKLOADS.has('world'))
+          await worldTurns(
+            ctx,
+            kind,
+            { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' },
+            receiver.url,
+          );
+        if (WORKLOADS.has('agent')) await agentInteractions(ctx, kind, agent.env, receiver.url);
       }
-      if (receiver.requests === 0) throw new Error('the receiver got no export: export was not on');
-      ctx.log(`the receiver took ${receiver.requests} OTLP requests, ${receiver.bytes} bytes`);
+      const got = await receiver.stats();
+      if (got.requests === 0) throw new Error('the receiver got no export: export was not on');
+      ctx.log(`the receiver took ${got.requests} OTLP requests, ${got.bytes} bytes`);
     } finally {
       await model.close();
       await toys.close();

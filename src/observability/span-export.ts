@@ -1,37 +1,24 @@
 /**
- * The OpenTelemetry SDK side: the OTLP/HTTP exporter the settings name behind the SDK's batch span
- * processor (a bounded queue), fed finished spans made from Noema's records with the ids and times
- * those records fix. Loaded only by `import()` once tracing is configured.
- *
- * A span here describes work that has already ended and been recorded, so it is handed to the
- * processor as the SDK's `ReadableSpan` directly rather than started and ended through a `Tracer`:
- * the tracer would only re-check attributes this module builds valid, re-run a sampling decision
- * the observer made once per run, and need its id generator steered to the record's ids.
+ * Span export for the trace observer: the sampling decision, taken here at once, and a bounded
+ * queue of finished spans made from Noema's records, handed in batches to a worker thread that runs
+ * the OpenTelemetry SDK's batch span processor and the OTLP/HTTP exporter the settings name
+ * (`span-export-thread.js`). Encoding and sending spans never runs on the thread that runs the
+ * runs. Loaded only by `import()` once tracing is configured.
  */
 
+import type { Worker } from 'node:worker_threads';
 import {
   type Attributes,
-  type HrTime,
-  type Link,
   ROOT_CONTEXT,
   type Sampler,
   SamplingDecision,
-  type SpanContext,
   SpanKind,
-  type SpanStatus,
-  SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { type ExportResult, ExportResultCode, type InstrumentationScope } from '@opentelemetry/core';
-import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BatchSpanProcessor,
   ParentBasedSampler,
-  type ReadableSpan,
-  type SpanExporter,
-  type TimedEvent,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
 import { Incident } from '../core/warn.ts';
@@ -67,72 +54,6 @@ export interface SpanExport {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
-const SCOPE: InstrumentationScope = { name: 'noema' };
-const NO_LINKS: Link[] = [];
-const NO_EVENTS: TimedEvent[] = [];
-const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
-
-/** Milliseconds since the epoch as the SDK's [seconds, nanoseconds]. */
-function hrTime(ms: number): HrTime {
-  const seconds = Math.floor(ms / 1000);
-  const nanos = Math.round((ms - seconds * 1000) * 1e6);
-  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos];
-}
-
-/** A finished span made from a record, in the shape the SDK's processors and exporters read. */
-class RecordSpan implements ReadableSpan {
-  readonly name: string;
-  readonly kind: SpanKind;
-  readonly parentSpanContext: SpanContext | undefined;
-  readonly startTime: HrTime;
-  readonly endTime: HrTime;
-  readonly status: SpanStatus;
-  readonly attributes: Attributes;
-  readonly links = NO_LINKS;
-  readonly events = NO_EVENTS;
-  readonly ended = true;
-  readonly resource: Resource;
-  readonly instrumentationScope = SCOPE;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  readonly #context: SpanContext;
-  readonly #ms: number;
-
-  constructor(spec: SpanSpec, resource: Resource) {
-    const end = Math.max(spec.end, spec.start);
-    this.name = spec.name;
-    this.kind = spec.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
-    this.#context = { traceId: spec.traceId, spanId: spec.spanId, traceFlags: 1 };
-    this.parentSpanContext = spec.parent
-      ? {
-          traceId: spec.parent.traceId,
-          spanId: spec.parent.spanId,
-          traceFlags: spec.parent.sampled ? 1 : 0,
-          isRemote: spec.parent.remote,
-        }
-      : undefined;
-    this.startTime = hrTime(spec.start);
-    this.endTime = hrTime(end);
-    this.#ms = end - spec.start;
-    this.status =
-      spec.error !== undefined && spec.error !== null
-        ? { code: SpanStatusCode.ERROR, message: spec.error }
-        : UNSET;
-    this.attributes = spec.attributes;
-    this.resource = resource;
-  }
-
-  /** Not encoded by the OTLP serializers (they send the start and end): made only if read. */
-  get duration(): HrTime {
-    return hrTime(this.#ms);
-  }
-
-  spanContext(): SpanContext {
-    return this.#context;
-  }
-}
-
 function samplerOf(s: SamplerSetting): Sampler {
   switch (s.kind) {
     case 'always_on':
@@ -150,58 +71,6 @@ function samplerOf(s: SamplerSetting): Sampler {
   }
 }
 
-async function exporterOf(settings: TraceSettings): Promise<SpanExporter> {
-  const config = { url: settings.url, headers: settings.headers, timeoutMillis: 10_000 };
-  if (settings.protocol === 'http/json') {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    return new OTLPTraceExporter(config);
-  }
-  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
-  return new OTLPTraceExporter(config);
-}
-
-/**
- * Counts what the exporter could not deliver and says so once per incident (the collector down is
- * one line, however many batches fail, until an export succeeds again).
- */
-class CountingExporter implements SpanExporter {
-  readonly #inner: SpanExporter;
-  readonly #incident = new Incident('NOEMA_OTEL_EXPORT_FAILED');
-  readonly #url: string;
-  /** Spans handed to the exporter whose export has not settled. */
-  settled = 0;
-  dropped = 0;
-
-  constructor(inner: SpanExporter, url: string) {
-    this.#inner = inner;
-    this.#url = url;
-  }
-
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    this.#inner.export(spans, (result) => {
-      this.settled += spans.length;
-      if (result.code === ExportResultCode.SUCCESS) this.#incident.ok();
-      else {
-        this.dropped += spans.length;
-        this.#incident.fail('noema: exporting spans failed; they are dropped and runs go on', {
-          url: this.#url,
-          dropped: this.dropped,
-          error: result.error?.message ?? 'export failed',
-        });
-      }
-      done(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.#inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.#inner.forceFlush?.() ?? Promise.resolve();
-  }
-}
-
 function bounded(work: Promise<unknown>, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
@@ -216,15 +85,123 @@ function bounded(work: Promise<unknown>, timeoutMs: number): Promise<void> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Spans handed to the thread at most this many at a time (a full export batch goes at once). Each
+ * hand-over wakes the thread, which costs the sender about as much as copying tens of spans.
+ */
+const POST_EVERY = 256;
+/**
+ * How long a span may wait here before the thread is handed what has gathered (ms); a flush hands
+ * it over at once, and the batch processor waits OTEL_BSP_SCHEDULE_DELAY (5 s) beyond this anyway.
+ */
+const POST_AFTER_MS = 100;
+
+type FromThread =
+  | { type: 'ready' }
+  | { type: 'settled'; count: number; ok: boolean; error?: string }
+  | { type: 'done'; id: number };
+
+/** Starts the export thread; rejects when it cannot load its exporter. */
+async function startThread(settings: TraceSettings): Promise<Worker> {
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(new URL('./span-export-thread.js', import.meta.url), {
+    workerData: { settings },
+  });
+  await new Promise<void>((resolve, reject) => {
+    const failed = (err: Error) => reject(err);
+    const exited = (code: number) => reject(new Error(`the span export thread exited (${code})`));
+    worker.once('error', failed);
+    worker.once('exit', exited);
+    worker.once('message', (m: FromThread) => {
+      worker.off('error', failed);
+      worker.off('exit', exited);
+      if (m.type === 'ready') resolve();
+      else reject(new Error(`the span export thread said ${m.type} first`));
+    });
+  });
+  return worker;
+}
+
 export async function startSpanExport(settings: TraceSettings): Promise<SpanExport> {
   const sampler = samplerOf(settings.sampler);
-  const exporter = new CountingExporter(await exporterOf(settings), settings.url);
-  const resource = resourceFromAttributes(settings.resource);
   const { batch } = settings;
-  const processor = new BatchSpanProcessor({ exporter, ...batch });
-  let queued = 0;
-  let overflow = 0;
+  const worker = await startThread(settings);
+  const postEvery = Math.min(POST_EVERY, batch.maxExportBatchSize);
+  const exportIncident = new Incident('NOEMA_OTEL_EXPORT_FAILED');
   const overflowIncident = new Incident('NOEMA_OTEL_EXPORT_FAILED');
+  /** Spans accepted, and of those, the ones whose export has settled (sent or failed). */
+  let queued = 0;
+  let settled = 0;
+  let failed = 0;
+  let overflow = 0;
+  /** Set once the thread is gone: what it held and whatever comes after is dropped. */
+  let gone = false;
+  let pending: SpanSpec[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let nextId = 0;
+  const waiting = new Map<number, () => void>();
+
+  const post = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (pending.length === 0 || gone) return;
+    worker.postMessage({ type: 'spans', specs: pending });
+    pending = [];
+  };
+
+  worker.on('message', (m: FromThread) => {
+    if (m.type === 'done') {
+      waiting.get(m.id)?.();
+      waiting.delete(m.id);
+    } else if (m.type === 'settled' && !gone) {
+      settled += m.count;
+      if (m.ok) exportIncident.ok();
+      else {
+        failed += m.count;
+        exportIncident.fail('noema: exporting spans failed; they are dropped and runs go on', {
+          url: settings.url,
+          dropped: failed,
+          error: m.error ?? 'export failed',
+        });
+      }
+    }
+  });
+  const lost = (why: string) => {
+    if (gone) return;
+    gone = true;
+    const unsent = queued - settled;
+    failed += unsent;
+    settled = queued;
+    pending = [];
+    for (const done of waiting.values()) done();
+    waiting.clear();
+    if (unsent === 0) return;
+    exportIncident.fail('noema: spans were not exported; they are dropped and runs go on', {
+      url: settings.url,
+      dropped: failed,
+      error: why,
+    });
+  };
+  worker.on('error', (err) => lost(err.message));
+  worker.on('exit', (code) => lost(`exited with code ${code}`));
+  // Queued spans never keep the process alive (a flush holds it while it waits: see `ask`). After
+  // the listeners: adding one refs the thread again.
+  worker.unref();
+
+  /** Hands the thread what is pending, then `type` (flush or shutdown), waiting at most `timeoutMs`. */
+  const ask = (type: 'flush' | 'shutdown', timeoutMs: number): Promise<void> => {
+    post();
+    if (gone) return Promise.resolve();
+    const id = nextId++;
+    // Held while asked, so the process waits for the answer (or the bound) before it exits.
+    worker.ref();
+    const answered = new Promise<void>((resolve) => waiting.set(id, resolve));
+    worker.postMessage({ type, id });
+    return bounded(answered, timeoutMs).finally(() => {
+      waiting.delete(id);
+      if (!gone) worker.unref();
+    });
+  };
 
   const parentContext = (parent: SpanRef | null) =>
     parent
@@ -242,21 +219,29 @@ export async function startSpanExport(settings: TraceSettings): Promise<SpanExpo
       return r.decision === SamplingDecision.RECORD_AND_SAMPLED;
     },
     emit(spec) {
-      if (queued - exporter.settled >= batch.maxQueueSize) {
+      if (gone || queued - settled >= batch.maxQueueSize) {
         overflow++;
         overflowIncident.fail('noema: the span queue is full; spans are dropped and runs go on', {
           dropped: overflow,
         });
         return;
       }
-      processor.onEnd(new RecordSpan(spec, resource));
+      pending.push(spec);
       queued++;
-      if (queued - exporter.settled < batch.maxQueueSize) overflowIncident.ok();
+      if (queued - settled < batch.maxQueueSize) overflowIncident.ok();
+      if (pending.length >= postEvery) post();
+      else if (timer === null) {
+        timer = setTimeout(post, POST_AFTER_MS);
+        timer.unref();
+      }
     },
-    dropped: () => exporter.dropped + overflow,
-    flush: (timeoutMs) => bounded(processor.forceFlush(), timeoutMs),
+    dropped: () => failed + overflow,
+    flush: (timeoutMs) => ask('flush', timeoutMs),
     async shutdown(timeoutMs) {
-      await bounded(processor.shutdown(), timeoutMs);
+      await ask('shutdown', timeoutMs);
+      // What the bound left unsent (a collector still being retried) is dropped with the thread.
+      lost('shut down before they were sent');
+      await worker.terminate();
     },
   };
 }
