@@ -184,9 +184,10 @@ class TextVersion implements EntityVersion {
  * `changesAfter` for an answer as text, on a cold read: the store writes each version's member of
  * the answer (`entityMember`'s text; an agent's without its memory, which builds on the one before)
  * and hands them over as one text per lineage member, with a JSON index of (byte length, id, is an
- * agent, memory appended, turn) — one row, where reading the versions as rows built a row object,
- * an entity object and a member string per version (most of a cold text read). Nothing read is kept
- * with the snapshot: a later read as objects reads the versions again.
+ * agent, memory appended, turn), and the environment versions as a JSON list — one statement and
+ * one row, where reading the versions as rows built a row object, an entity object and a member
+ * string per version (most of a cold text read). Nothing read is kept with the snapshot: a later
+ * read as objects reads the versions again.
  */
 async function changesAsText(
   q: Queryable,
@@ -198,7 +199,9 @@ async function changesAsText(
   const member = `${d.jsonString('entity_id')} || ':{"kind":' || ${d.jsonString('kind')} || ',"environment_label":' || ${d.jsonString('environment_label')} || ',"state":' || ${d.jsonString('state')} || CASE WHEN kind = 'agent' THEN '' ELSE '}' END`;
   // The rows come in the primary key's order (world, turn, entity); the aggregates take them as
   // they come, both in the same order, and the fold below orders them by turn if they were not.
-  const sql = `SELECT ${d.textBytes("string_agg(m, '')")} AS members,
+  const sql = `SELECT (SELECT '[' || string_agg(${d.jsonString('environment_label')} || ',' || ${d.jsonString('content')}, ',' ORDER BY turn) || ']'
+        FROM world_environment_versions WHERE world_slug = ? AND turn > ? AND turn <= ?) AS envs,
+      ${d.textBytes("string_agg(m, '')")} AS members,
       '[' || string_agg(octet_length(m) || ',' || ${d.jsonString('entity_id')} || ',' || CASE WHEN kind = 'agent' THEN 1 ELSE 0 END
         || ',' || ${d.jsonString('memory_append')} || ',' || turn, ',') || ']' AS idx
     FROM (SELECT turn, entity_id, kind, memory_append, ${member} AS m FROM world_entity_versions
@@ -207,12 +210,9 @@ async function changesAsText(
   const memories = new Map<string, string>();
   for (let m = after.length - 1; m >= 0; m--) {
     const [slug, limit] = after[m]!;
-    const params = [slug, base.turn, limit];
-    const row = await q.get<{ members: string | Uint8Array | null; idx: string | null }>(sql, params);
-    const envRows = await q.all<{ turn: number; environment_label: string; content: string }>(
-      `SELECT turn, environment_label, content FROM world_environment_versions
-       WHERE world_slug = ? AND turn > ? AND turn <= ? ORDER BY turn`,
-      params,
+    const row = await q.get<{ envs: string | null; members: string | Uint8Array | null; idx: string | null }>(
+      sql,
+      [slug, base.turn, limit, slug, base.turn, limit],
     );
     if (row?.members != null && row.idx !== null) {
       const t = row.members;
@@ -227,9 +227,10 @@ async function changesAsText(
         if (k > 0 && (idx[5 * k + 4] as number) < (idx[5 * k - 1] as number)) ordered = false;
       }
       if (starts[n] !== text.length) throw new Error('entity versions read as text do not match their index');
-      const order = Array.from({ length: n }, (_, k) => k);
-      if (!ordered) order.sort((a, b) => (idx[5 * a + 4] as number) - (idx[5 * b + 4] as number));
-      for (const k of order) {
+      const order = ordered ? undefined : Array.from({ length: n }, (_, k) => k);
+      order?.sort((a, b) => (idx[5 * a + 4] as number) - (idx[5 * b + 4] as number));
+      for (let j = 0; j < n; j++) {
+        const k = order ? order[j]! : j;
         const id = idx[5 * k + 1] as string;
         let json = text.subarray(starts[k], starts[k + 1]);
         if (idx[5 * k + 2] === 1) {
@@ -242,8 +243,9 @@ async function changesAsText(
         changed.entities.set(id, new TextVersion(idx[5 * k + 4] as number, id, json));
       }
     }
-    for (const r of envRows)
-      changed.environments.set(r.environment_label, Object.freeze({ content: r.content }));
+    const envs = row?.envs ? (JSON.parse(row.envs) as string[]) : [];
+    for (let k = 0; k < envs.length; k += 2)
+      changed.environments.set(envs[k]!, Object.freeze({ content: envs[k + 1]! }));
   }
   return changed;
 }
