@@ -218,15 +218,15 @@ export class StepContext implements NodeContext {
   }
 }
 
+/** A record that precedes no call commits as a mid-run step does (RunRecords.running). */
+const DEFERRED: TransactionOptions = { durability: 'deferred' };
+
 /**
  * `NodeContext.records` of a run: its events' transactions, which write the carried steps first —
  * their writes check the lease — or else check it with a query of their own, so a record commits
  * only while the run is this process's (on PostgreSQL the check holds the run's row `FOR SHARE`: a
  * concurrent claim waits for the commit).
  */
-/** A record that precedes no call commits as a mid-run step does (RunRecords.running). */
-const DEFERRED: TransactionOptions = { durability: 'deferred' };
-
 function runRecords(r: NodeRun, node_id: string, step: number): RunRecords {
   const sql = leaseHeldQuery(r.deps.store.dialect.forShare);
   const params = [r.run.run_pk, r.deps.owner];
