@@ -254,11 +254,11 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       return engine.continueRun(run_id);
     },
 
-    async continueRun(run_id) {
+    async continueRun(run_id, options) {
       if (!executes) return untilStopped(run_id);
       const here = claimedHere.get(run_id);
       if (here) return here;
-      const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs);
+      const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs, options);
       if (row) return execute(row);
       const current = await getRunOrThrow(store, run_id);
       return outcomeOf(deps, current, await graphOf(current.graph_hash));

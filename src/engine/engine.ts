@@ -372,6 +372,17 @@ export interface GetRunOptions {
   max_chars?: number;
 }
 
+export interface ContinueOptions {
+  /**
+   * `deferred`: the claim commits without waiting for the disk. For a caller whose run was created
+   * durably (its own synchronous commit) and whose claim acknowledges nothing and precedes no call
+   * (the first call's record commits synchronously and flushes it): a database server crash before
+   * then leaves the run queued under its creator's reservation, as a crash of the process between
+   * its creation and its claim does (see "Durability and commits" in docs/engine.md).
+   */
+  durability?: 'deferred';
+}
+
 /** What `start`, `resume`, `continueRun` and `claimNext` return once the run stops in this process. */
 export interface RunOutcome {
   run_id: string;
@@ -484,7 +495,7 @@ export interface Engine {
   /** createRun + continueRun. */
   start(graph: GraphSpec, options?: StartOptions): Promise<RunOutcome>;
   /** Claims the run (lease) and executes it until it completes, fails, waits or the lease is lost. */
-  continueRun(run_id: string): Promise<RunOutcome>;
+  continueRun(run_id: string, options?: ContinueOptions): Promise<RunOutcome>;
   /**
    * Answers a WAITING contract from any process: checks it is WAITING (else INVALID_TRANSITION) and
    * that `response` matches `payload.response_schema` (else SCHEMA_INVALID) — a rejected resume

@@ -5,7 +5,7 @@
  */
 
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable, SqlValue, Store, Transaction } from '../../store/store.ts';
+import type { Queryable, SqlValue, Store, Transaction, TransactionOptions } from '../../store/store.ts';
 import type { RunError, RunStatus } from '../engine.ts';
 import { recordAttempt } from './attempts.ts';
 
@@ -78,6 +78,7 @@ export async function claimRun(
   owner: string,
   now: number,
   leaseMs: number,
+  options?: Pick<TransactionOptions, 'durability'>,
 ): Promise<RunRow | undefined> {
   return store.transaction(async (tx) => {
     // The claimed row comes back with the claim (RETURNING): no read after it.
@@ -92,7 +93,7 @@ export async function claimRun(
     const row = normalize(r);
     await recordAttempt(tx, row.run_pk, row.event_epoch, owner, now);
     return row;
-  });
+  }, options);
 }
 
 /**

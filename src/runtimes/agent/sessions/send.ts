@@ -212,6 +212,15 @@ export function sessionBusy(session_id: string, now: SessionRow | null): NoemaEr
   );
 }
 
+/**
+ * The claim of a run the turn's opening created (durably, with its `started` event) does not wait
+ * for the disk: it tells nobody anything (no session event goes with it) and precedes every call of
+ * the run, whose first record commits synchronously and flushes it. A database server crash before
+ * then leaves the run queued under the session's claim, as a process killed between the opening and
+ * the claim does; the turn is taken over as then.
+ */
+const RUN_CLAIM = { durability: 'deferred' } as const;
+
 export async function sendMessage(
   cx: AgentContext,
   session_id: string,
@@ -299,7 +308,7 @@ export async function sendMessage(
     cx,
     { ...claimed, status: 'running', run_id },
     run_id,
-    () => cx.engine.continueRun(run_id),
+    () => cx.engine.continueRun(run_id, RUN_CLAIM),
     rec,
   );
 }

@@ -1,0 +1,78 @@
+/**
+ * Which of an interaction's commits wait for the disk: every one that stores session events (they
+ * are delivered after it, so durably), each call's record (before the call), the run's end and the
+ * turn's closing; the run's claim, right after the turn's opening created the run, does not.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startAgentKit } from '../../testing/agent-kit.ts';
+import { describeEachStore } from '../../testing/each-store.ts';
+import { recordingTransactions } from '../../testing/recording-store.ts';
+import { reasoningReply } from '../../testing/strict-replies.ts';
+
+/** The agent bench's interaction: one tool call in fast mode, no emotion, long-term memory or synthesis. */
+const SCRIPT = {
+  rules: [
+    {
+      match: { message_matches: '✓ add' },
+      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
+    },
+  ],
+  default: {
+    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
+  },
+};
+const DEFINITION = {
+  mode: 'fast',
+  emotion: { enabled: false },
+  memory: { long_term_limit: 0, working_memory_turns: 3 },
+  synthesis: { enabled: false, threshold: 3 },
+};
+
+const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().startsWith(prefix));
+/** A batch of progress events written on its own (a step that outlasted the batch window). */
+const eventsOnly = (sqls: string[]) =>
+  sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
+
+describeEachStore('agent interaction commits', (factory) => {
+  test('the run’s claim does not wait for the disk; what stores events and what acknowledges does', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, recorded } = recordingTransactions(raw);
+      const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        const tx0 = recorded.length;
+        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        assert.equal(turn.status, 'idle');
+        assert.equal(turn.response, 'The sum is 5.');
+        const all = recorded.slice(tx0);
+        const show = (ts: typeof all) =>
+          ts
+            .map(
+              (t) => `${t.durability}: ${t.sqls.map((s) => s.replace(/\s+/g, ' ').slice(0, 50)).join(' | ')}`,
+            )
+            .join('\n');
+
+        const claims = all.filter((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+        assert.equal(claims.length, 1, show(all));
+        assert.equal(claims[0]!.durability, 'deferred', 'the run’s claim');
+
+        // Session events are delivered once their commit returned: it must have waited for the disk.
+        for (const t of all.filter((t) => has(t.sqls, 'INSERT INTO agent_session_events')))
+          assert.equal(t.durability, 'immediate', t.sqls.join('\n'));
+
+        // The opening, the three calls' records (each before its call), the run's end and the closing;
+        // a loaded machine may add batches of progress events of their own.
+        const waiting = all.filter((t) => t.durability === 'immediate' && !eventsOnly(t.sqls));
+        assert.equal(waiting.length, 1 + 3 + 1 + 1, show(waiting));
+        assert.equal(waiting.filter((t) => has(t.sqls, 'INSERT INTO source_invocations')).length, 3);
+        assert.ok(has(waiting[0]!.sqls, 'UPDATE agent_sessions'), 'the turn’s opening');
+        assert.ok(has(waiting.at(-1)!.sqls, 'UPDATE agent_sessions'), 'the turn’s closing');
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
