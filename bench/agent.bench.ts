@@ -71,7 +71,7 @@ export default {
             { role: 'user', content: 'add 2 and 3' },
           ];
 
-          const db = { interactions: 0, transactions: 0, autocommit: 0, statements: 0 };
+          const db = { interactions: 0, transactions: 0, autocommit: 0, synchronous: 0, statements: 0 };
           const interaction = async () => {
             const before = { ...counts };
             const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
@@ -79,6 +79,7 @@ export default {
             db.interactions++;
             db.transactions += counts.transactions - before.transactions;
             db.autocommit += counts.autocommit - before.autocommit;
+            db.synchronous += counts.synchronous - before.synchronous;
             db.statements += counts.statements - before.statements;
           };
           const direct = async () => {
@@ -110,7 +111,13 @@ export default {
             await interaction();
             await direct();
           }
-          Object.assign(db, { interactions: 0, transactions: 0, autocommit: 0, statements: 0 });
+          Object.assign(db, {
+            interactions: 0,
+            transactions: 0,
+            autocommit: 0,
+            synchronous: 0,
+            statements: 0,
+          });
           const agent: number[] = [];
           const calls: number[] = [];
           const agentCpu: number[] = [];
@@ -158,10 +165,16 @@ export default {
             unit: 'µs',
             value: Math.round(a.mean - c.mean),
           });
-          for (const k of ['transactions', 'autocommit', 'statements'] as const)
+          const metrics = {
+            transactions: 'transactions (mean)',
+            autocommit: 'autocommit statements (mean)',
+            synchronous: 'commits waiting for the disk (mean)',
+            statements: 'statements (mean)',
+          } as const;
+          for (const k of ['transactions', 'autocommit', 'synchronous', 'statements'] as const)
             ctx.row({
               case: `database work per interaction [${kind}]`,
-              metric: k === 'autocommit' ? 'autocommit statements (mean)' : `${k} (mean)`,
+              metric: metrics[k],
               unit: 'count',
               value: Math.round((db[k] / db.interactions) * 10) / 10,
             });

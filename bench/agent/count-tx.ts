@@ -1,6 +1,8 @@
 /**
- * `node bench/agent/count-tx.ts`: transactions, autocommit statements and statements per agent
- * interaction with one tool call (the agent bench's interaction), on each selected store.
+ * `node bench/agent/count-tx.ts`: transactions, autocommit statements, commits that wait for the
+ * disk (synchronous: not `deferred`) and statements per agent interaction with one tool call (the
+ * agent bench's interaction), on each selected store. `node bench/agent/round-trips.ts` counts the
+ * same interaction's PostgreSQL round trips and synchronous COMMITs at the `pg` client.
  * BENCH_AGENT_TRACE=1 lists them for the last interaction.
  */
 
@@ -67,7 +69,8 @@ try {
       }
       console.log(
         `[${kind}] per interaction: ${counts.transactions - before.transactions} transactions, ` +
-          `${counts.autocommit - before.autocommit} autocommit statements, ${counts.statements - before.statements} statements`,
+          `${counts.autocommit - before.autocommit} autocommit statements, ` +
+          `${counts.synchronous - before.synchronous} commits waiting for the disk, ${counts.statements - before.statements} statements`,
       );
       if (tracing) console.log(lines.join('\n'));
     } finally {

@@ -1,6 +1,7 @@
 /**
  * A Store that counts what goes to the database: transactions (`transaction()` calls), autocommit
- * statements outside a transaction (each its own commit on PostgreSQL), and statements in all.
+ * statements outside a transaction (each its own commit on PostgreSQL), commits that wait for the
+ * disk (transactions not `durability: 'deferred'`, and writes outside a transaction), and statements in all.
  * `trace` (env BENCH_AGENT_TRACE=1) logs each autocommit statement, and each transaction with its
  * statements (indented) when it ends, to see where they come from.
  */
@@ -9,6 +10,8 @@ import type { Queryable, Store, Transaction } from '../../src/store/store.ts';
 export interface StoreCounts {
   transactions: number;
   autocommit: number;
+  /** Commits that wait for the disk: transactions not `deferred`, and statements that write outside one. */
+  synchronous: number;
   statements: number;
 }
 
@@ -16,21 +19,22 @@ export function countingStore(
   inner: Store,
   trace?: (line: string) => void,
 ): { store: Store; counts: StoreCounts } {
-  const counts: StoreCounts = { transactions: 0, autocommit: 0, statements: 0 };
+  const counts: StoreCounts = { transactions: 0, autocommit: 0, synchronous: 0, statements: 0 };
   const short = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 90);
-  const note = (sql: string, inTx: string[] | undefined) => {
+  const note = (sql: string, inTx: string[] | undefined, write = false) => {
     counts.statements++;
     if (inTx) {
       if (trace) inTx.push(`      ${short(sql)}`);
       return;
     }
     counts.autocommit++;
+    if (write) counts.synchronous++;
     trace?.(`auto  ${short(sql)}`);
   };
   const wrap = <Q extends Queryable>(q: Q, inTx?: string[]): Queryable => ({
     dialect: q.dialect,
     run(sql, params) {
-      note(sql, inTx);
+      note(sql, inTx, true);
       return q.run(sql, params);
     },
     all(sql, params) {
@@ -58,6 +62,8 @@ export function countingStore(
     get: top.get,
     transaction(fn, options) {
       counts.transactions++;
+      const deferred = options?.durability === 'deferred';
+      if (!deferred) counts.synchronous++;
       const statements: string[] = [];
       return inner
         .transaction(
@@ -71,7 +77,11 @@ export function countingStore(
             } as Transaction),
           options,
         )
-        .finally(() => trace?.(`tx    (${statements.length} statements)\n${statements.join('\n')}`));
+        .finally(() =>
+          trace?.(
+            `tx    (${statements.length} statements${deferred ? ', deferred' : ''})\n${statements.join('\n')}`,
+          ),
+        );
     },
     tableNames: () => inner.tableNames(),
     close: () => inner.close(),

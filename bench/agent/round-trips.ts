@@ -1,0 +1,104 @@
+/**
+ * `node bench/agent/round-trips.ts`: PostgreSQL round trips of one agent interaction with one tool
+ * call (the agent bench's), beside its three source calls made with `invokeSource` alone, counted at
+ * the `pg` client — a query sent while none of its connection's is in flight starts one (on the
+ * pipelined connection, the queries sent before the first answer share it) — with the COMMITs that
+ * wait for the disk and those that do not (`synchronous_commit = off`). BENCH_AGENT_TRACE=1 lists an
+ * interaction's queries, `RT` marking each that starts a round trip and `SYNC` each COMMIT that waits.
+ */
+import pg from 'pg';
+import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
+import { REASONING_REPLY_DELIVERY } from '../../src/runtimes/agent/reply-schema.ts';
+import { getResponseSource, invokeSource, putJsonSchema } from '../../src/sources/index.ts';
+import { openTestStore } from '../../src/testing/stores.ts';
+import { putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
+
+const counts = { roundTrips: 0, queries: 0, synchronousCommits: 0, deferredCommits: 0 };
+type Counts = typeof counts;
+const inFlight = new WeakMap<object, number>();
+const deferredTx = new WeakMap<object, boolean>();
+const lines: string[] = [];
+const tracing = process.env.BENCH_AGENT_TRACE === '1';
+
+type Query = (this: pg.Client, config: unknown, ...rest: unknown[]) => unknown;
+const query = pg.Client.prototype.query as unknown as Query;
+(pg.Client.prototype as unknown as { query: Query }).query = function (config, ...rest) {
+  const text = typeof config === 'string' ? config : ((config as { text?: string } | null)?.text ?? '');
+  const n = inFlight.get(this) ?? 0;
+  if (n === 0) counts.roundTrips++;
+  counts.queries++;
+  // An autocommit statement (outside BEGIN … COMMIT) waits for the disk too: not counted here.
+  if (text.startsWith('BEGIN')) deferredTx.set(this, text.includes('synchronous_commit = off'));
+  let mark = '    ';
+  if (text.trim().endsWith('COMMIT')) {
+    if (deferredTx.get(this)) counts.deferredCommits++;
+    else {
+      counts.synchronousCommits++;
+      mark = 'SYNC';
+    }
+  }
+  if (tracing) lines.push(`${n === 0 ? 'RT' : '  '} ${mark} ${text.replace(/\s+/g, ' ').slice(0, 110)}`);
+  inFlight.set(this, n + 1);
+  const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+  const last = rest.at(-1);
+  if (typeof last === 'function') {
+    rest[rest.length - 1] = (...args: unknown[]) => {
+      done();
+      return last(...args);
+    };
+    return query.call(this, config, ...rest);
+  }
+  const out = query.call(this, config, ...rest) as Promise<unknown> | undefined;
+  out?.then(done, done);
+  return out;
+};
+
+const RUNS = 5;
+const services = await startAgentServices();
+const env = services.env;
+const { store, dispose } = await openTestStore('postgres');
+const runtime = await createAgentRuntime(store, { env });
+try {
+  const { llm, hash, definition } = await putBenchAgent(store, runtime);
+  const { session_id } = await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' });
+  const interaction = async () => {
+    const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
+    if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
+  };
+  for (let i = 0; i < 3; i++) await interaction();
+  const schema = await putJsonSchema(store, REASONING_REPLY_DELIVERY);
+  const tool = await getResponseSource(store, definition.tools[0]!.source_ref.hash);
+  const messages = (text: string) => [
+    { role: 'system', content: `REASONING CONTEXT ${text}` },
+    { role: 'user', content: 'add 2 and 3' },
+  ];
+  const per = (a: Counts, b: Counts) =>
+    Object.entries(a)
+      .map(([k, v]) => `${k} ${(v - b[k as keyof Counts]) / RUNS}`)
+      .join(', ');
+  let before = { ...counts };
+  lines.length = 0;
+  for (let i = 0; i < RUNS; i++) {
+    if (i === RUNS - 1) lines.length = 0;
+    await interaction();
+  }
+  const one = [...lines];
+  console.log(`interaction: ${per(counts, before)}`);
+  before = { ...counts };
+  for (let i = 0; i < RUNS; i++) {
+    for (const call of [
+      { source: llm, request: { messages: messages('') }, kind: 'llm_generation', resultSchema: schema },
+      { source: tool, request: { a: 2, b: 3 }, kind: 'agent_tool_call' },
+      { source: llm, request: { messages: messages('✓ add') }, kind: 'llm_generation', resultSchema: schema },
+    ] as const) {
+      const r = await invokeSource(store, { ...call, env } as never);
+      if (!r.ok) throw new Error(`a direct source call failed: ${JSON.stringify(r.error)}`);
+    }
+  }
+  console.log(`its 3 calls alone: ${per(counts, before)} (+ one autocommit per call's running row)`);
+  if (tracing) console.log(one.join('\n'));
+} finally {
+  await runtime.close();
+  await dispose();
+  await services.close();
+}
