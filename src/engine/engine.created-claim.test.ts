@@ -2,6 +2,7 @@
  * A run's first claim by the engine that created it reads none of its journal, snapshots or
  * contracts (nothing can have written them since): its state is the input it was created with.
  * Another engine's claim, or a later claim, reads them as before. A frozen graph is hashed once.
+ * A claim its caller asks deferred commits without waiting for the disk; any other waits.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -56,6 +57,29 @@ describeEachStore('engine: a run claimed by the engine that created it', (factor
       } finally {
         await here.close();
         await elsewhere.close();
+      }
+    }));
+
+  test('a claim asked deferred commits deferred; a claim asked nothing waits for the disk', async () =>
+    factory.withStore(async ({ store: raw }) => {
+      const { store, recorded } = recordingTransactions(raw);
+      const engine = createEngine(store, { fanOut: false });
+      registerKit(engine);
+      try {
+        const claims = () =>
+          recorded.filter((t) =>
+            t.sqls.some((q) => q.trimStart().startsWith("UPDATE engine_runs SET status = 'running'")),
+          );
+        const a = await engine.createRun(GRAPH, { reserve: true });
+        assert.equal((await engine.continueRun(a.run_id, { durability: 'deferred' })).status, 'completed');
+        const b = await engine.createRun(GRAPH, { reserve: true });
+        assert.equal((await engine.continueRun(b.run_id)).status, 'completed');
+        assert.deepEqual(
+          claims().map((t) => t.durability),
+          ['deferred', 'immediate'],
+        );
+      } finally {
+        await engine.close();
       }
     }));
 });
