@@ -407,6 +407,7 @@ export type {
   EventGap,
   EventGapReason,
   JoinedCommit,
+  RunStop,
   SubscribeOptions,
 } from './events/types.ts';
 
