@@ -407,7 +407,6 @@ export type {
   EventGap,
   EventGapReason,
   JoinedCommit,
-  RunStop,
   SubscribeOptions,
 } from './events/types.ts';
 

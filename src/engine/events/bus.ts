@@ -12,7 +12,6 @@ import type {
   EngineEventListener,
   EventGap,
   JoinedCommit,
-  RunStop,
   SubscribeOptions,
 } from '../engine.ts';
 import { encodeBatches, type NotifyMessage, payloadHead } from './encode.ts';
@@ -114,28 +113,15 @@ export class EventBus {
     return false;
   }
 
-  /** Whether a participant writes rows of its own in the transaction that completes the run. */
-  closes(run_id: string): boolean {
-    const run = this.#runs.get(run_id);
-    if (run === undefined) return false;
-    for (const sub of run.subs) if (sub.commitWith?.closes?.()) return true;
-    return false;
-  }
-
-  /**
-   * Lets the run's participants write into `tx` (SubscribeOptions.commitWith); what each wrote.
-   * `stop`: `tx` completes the run (a participant that `closes` joins it).
-   */
-  async joinCommit(run_id: string, tx: Transaction, stop?: RunStop): Promise<JoinedCommit[]> {
+  /** Lets the run's participants write into `tx` (SubscribeOptions.commitWith); what each wrote. */
+  async joinCommit(run_id: string, tx: Transaction): Promise<JoinedCommit[]> {
     const run = this.#runs.get(run_id);
     if (run === undefined) return [];
     const joined: JoinedCommit[] = [];
     try {
       for (const sub of [...run.subs]) {
-        const p = sub.commitWith;
-        const closing = stop !== undefined && p?.closes?.() === true;
-        if (!p || !(closing || p.pending())) continue;
-        const j = await (closing ? p.join(tx, stop) : p.join(tx));
+        if (!sub.commitWith?.pending()) continue;
+        const j = await sub.commitWith.join(tx);
         if (j) joined.push(j);
       }
     } catch (err) {

@@ -12,7 +12,7 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '../../store/store.ts';
-import type { EngineEvent, JoinedCommit, RunStop } from '../engine.ts';
+import type { EngineEvent, JoinedCommit } from '../engine.ts';
 import { runWrites, runWritesSync, type StepWrite } from '../run/step-writes.ts';
 import type { EventBus } from './bus.ts';
 
@@ -133,11 +133,6 @@ export class RunEvents {
   /** Whether anyone could observe an event of the run (of any type). */
   get observed(): boolean {
     return this.#bus.observed(this.run_id);
-  }
-
-  /** Whether a subscriber writes rows of its own in the transaction that completes the run. */
-  get closed(): boolean {
-    return this.#bus.closes(this.run_id);
   }
 
   /** Whether anyone could observe an event of the run of `type` (build it only then). */
@@ -263,9 +258,8 @@ export class RunEvents {
    * Runs `fn` in one transaction. Events passed to `emit` describe what it commits: they go to other
    * processes with this commit (with the progress events not yet sent) and to this process's
    * subscribers after it; a rollback drops them and keeps the progress events for the next commit.
-   * `stop`: it completes the run (told to the subscribers that write with it, SubscribeOptions.commitWith).
    */
-  async transaction<T>(fn: RunTransactionBody<T>, options?: TransactionOptions, stop?: RunStop): Promise<T> {
+  async transaction<T>(fn: RunTransactionBody<T>, options?: TransactionOptions): Promise<T> {
     if (this.#flushing) await this.#flushing;
     const carried = this.#unsent.length > 0 ? this.#unsent : NONE;
     if (carried !== NONE) this.#unsent = [];
@@ -291,7 +285,7 @@ export class RunEvents {
         } else r = await fn(tx, emit, false);
         if (joins) {
           for (const j of joined) j.rolledBack(); // a body run again
-          joined = await this.#bus.joinCommit(this.run_id, tx, stop);
+          joined = await this.#bus.joinCommit(this.run_id, tx);
         }
         return r;
       };

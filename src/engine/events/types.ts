@@ -135,26 +135,10 @@ export interface JoinedCommit {
   rolledBack(): void;
 }
 
-/** The run's completion, told to a participant in the transaction that completes it (`closes`). */
-export interface RunStop {
-  status: 'completed';
-  /** The run's channels and contracts as that transaction leaves them (`RunOutcome.final`). */
-  final: { state: Record<string, Json>; contracts: import('../engine.ts').ContractView[] };
-}
-
 /** See SubscribeOptions.commitWith. */
 export interface CommitParticipant {
   /** Whether it holds anything to write (checked before a commit that could skip it). */
   pending(): boolean;
-  /**
-   * Writes what it holds into `tx`; null when it had nothing. Its failure fails the transaction.
-   * `stop`: `tx` completes the run (given only to a participant that `closes`).
-   */
-  join(tx: Transaction, stop?: RunStop): Promise<JoinedCommit | null>;
-  /**
-   * Whether it writes, in the transaction that completes the run, rows of its own that depend on the
-   * completion (a runtime's closing of what the run answered): that transaction then joins it with
-   * the `stop`, whether or not it holds anything else.
-   */
-  closes?(): boolean;
+  /** Writes what it holds into `tx`; null when it had nothing. Its failure fails the transaction. */
+  join(tx: Transaction): Promise<JoinedCommit | null>;
 }

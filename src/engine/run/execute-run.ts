@@ -12,7 +12,7 @@ import { warn } from '../../core/warn.ts';
 import { STORE_BUSY, type TransactionOptions } from '../../store/store.ts';
 import { insertContractStatement, updateContractStatement, viewOf } from '../contracts/contract-store.ts';
 import { createContract, transition } from '../contracts/transitions.ts';
-import type { ContractView, Json, NodeResult, RunError, RunOutcome, RunStatus, RunStop } from '../engine.ts';
+import type { ContractView, Json, NodeResult, RunError, RunOutcome, RunStatus } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, reachesTerminal, unknownRoutes } from '../graph/compile.ts';
 import { encodeEntry } from '../journal/codec.ts';
@@ -180,7 +180,7 @@ export async function executeRun(
             : collect(deps, graph, spec.id, result, work, schemas, rc.byId);
         if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
-      const committing = commitStep(deps, events, run, graph, state, work, rc);
+      const committing = commitStep(deps, events, run, graph, state, work);
       const status = typeof committing === 'string' ? committing : await committing;
       for (let i = 0; i < work.contracts.length; i++) rc.put(work.contracts[i]!);
       for (let i = 0; i < work.moved.length; i++) rc.put(work.moved[i]!);
@@ -338,7 +338,6 @@ function commitStep(
   graph: CompiledGraph,
   state: RunState,
   work: StepWork,
-  rc: RunContracts,
 ): RunStatus | Promise<RunStatus> {
   const entry: StepEntry = { deltas: work.deltas };
   if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
@@ -364,20 +363,6 @@ function commitStep(
   }
   // A step that leaves the run running need not wait for the disk (see MID_RUN_STEP).
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
-  // A subscriber closes what the run answered in the transaction that completes it: told the stop.
-  if (status === 'completed' && events.closed) {
-    const stop: RunStop = { status, final: { state: state.channels, contracts: finalContracts(rc, work) } };
-    return events
-      .transaction(
-        async (tx, emit) => {
-          await runWrites(tx, writes);
-          if (events.observed) emitStep(emit, events, run, state.step, work, status, now);
-        },
-        durability,
-        stop,
-      )
-      .then(() => status);
-  }
   // Read here, not while committing: nothing runs between the two (the commit is synchronous).
   // Unobserved (the usual case), the commit is its statements alone: no closure per step.
   const describe = events.observed
@@ -393,15 +378,6 @@ function commitStep(
 }
 
 const leaseLost = (): Error => new LeaseLost();
-
-/** The run's contracts once the step commits (it puts its own after the commit). */
-function finalContracts(rc: RunContracts, work: StepWork): ContractView[] {
-  if (work.contracts.length === 0 && work.moved.length === 0) return rc.all();
-  const byId = new Map(rc.all().map((c) => [c.contract_id, c]));
-  for (const c of work.contracts) byId.set(c.contract_id, c);
-  for (const c of work.moved) byId.set(c.contract_id, c);
-  return [...byId.values()];
-}
 
 /** The step's statements, in commit order: journal row (fenced), contracts, artifacts, release, snapshot. */
 function stepWrites(

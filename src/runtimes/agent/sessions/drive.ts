@@ -13,7 +13,7 @@ import { executionStateOf } from '../nodes/reasoning.ts';
 import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
 import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
-import type { AddEvent, SessionEventRecorder } from './events.ts';
+import type { SessionEventRecorder } from './events.ts';
 import { followElsewhere, relayStored } from './follow.ts';
 import { appendMessage, closeTurn, type SessionRow, type SessionStatus } from './session-store.ts';
 
@@ -108,33 +108,6 @@ async function closeWith(
   }
 }
 
-/** The savepoint of a turn's closing inside the transaction that completes its run. */
-const CLOSING = 'agent_turn_closing';
-
-/** A completed turn's closing writes after its `closeTurn`: transcript, checkpoint, closing events. */
-async function writeCompleted(
-  tx: Transaction,
-  add: AddEvent,
-  session: SessionRow,
-  run_id: string,
-  execution: ExecutionState,
-): Promise<void> {
-  // Issued together (one round trip where the store pipelines); the events go after them.
-  await Promise.all([
-    deleteRunCheckpoint(tx, session.session_id, run_id),
-    execution.response
-      ? appendMessage(tx, session.session_id, run_id, { role: 'assistant', content: execution.response })
-      : null,
-  ]);
-  add('execution_state', execution as unknown as Record<string, unknown>);
-  add('done', {
-    response: execution.response,
-    stop_reason: execution.stop_reason,
-    iterations: execution.iteration,
-    mode: execution.effective_mode,
-  });
-}
-
 async function drive(
   cx: AgentContext,
   session: SessionRow,
@@ -155,48 +128,17 @@ async function drive(
   const elsewhere = engine.executes
     ? undefined
     : () => relayStored(cx, session.session_id, run_id, rec).then(() => {});
-  // Executed here: the events the run's nodes report commit with the run's own transactions, and the
-  // turn closes in the transaction that completes the run (a run that fails or waits closes after).
-  if (engine.executes)
-    rec.closeWithRun(async (tx, stop, add) => {
-      const execution = executionStateOfRun(stop.final);
-      // In a savepoint (issued with the first write: no round trip of its own), so a closing that
-      // fails never fails the run's end: the run completes, and the turn closes as below.
-      const savepoint = tx.run(`SAVEPOINT ${CLOSING}`);
-      try {
-        const [, closed] = await Promise.all([
-          savepoint,
-          closeTurn(
-            tx,
-            session.session_id,
-            run_id,
-            session,
-            'idle',
-            true,
-            stop.final.state.reasoning ?? null,
-          ),
-        ]);
-        if (closed) await writeCompleted(tx, add, session, run_id, execution);
-        return closed;
-      } catch {
-        await tx.run(`ROLLBACK TO SAVEPOINT ${CLOSING}`);
-        return false;
-      }
-    });
+  // Executed here: the events the run's nodes report commit with the run's own transactions.
   const unsubscribe = await engine.subscribe(
     run_id,
     (e) => rec.fromEngine(e),
     engine.executes ? { commitWith: rec.participant } : {},
   );
-  const unfollow = async () => {
-    rec.closeWithRun(null);
-    await unsubscribe();
-  };
   let outcome: RunOutcome;
   try {
     outcome = followed ?? (await step());
   } catch (err) {
-    await unfollow();
+    await unsubscribe();
     await rec.flush().catch(() => {});
     const e = err as { code?: string; message?: string };
     await closeWith(
@@ -212,7 +154,7 @@ async function drive(
     );
     throw err;
   }
-  await unfollow();
+  await unsubscribe();
   if (outcome.status === 'running' || outcome.status === 'queued') {
     await rec.flush();
     return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
@@ -246,19 +188,33 @@ async function drive(
     return { session_id: session.session_id, run_id, status: 'waiting', outcome, response: null };
   }
   if (outcome.status === 'completed') {
-    const closed =
-      rec.closedWithRun ||
-      (await closeWith(
-        rec,
-        session,
-        run_id,
-        'idle',
-        { turnDone: true, context: run.state.reasoning ?? null },
-        async (tx, add) => {
-          await writeCompleted(tx, (e, body) => void add(e, body), session, run_id, execution);
-        },
-        elsewhere,
-      ));
+    const closed = await closeWith(
+      rec,
+      session,
+      run_id,
+      'idle',
+      { turnDone: true, context: run.state.reasoning ?? null },
+      async (tx, add) => {
+        // Issued together (one round trip where the store pipelines); the events go after them.
+        await Promise.all([
+          deleteRunCheckpoint(tx, session.session_id, run_id),
+          execution.response
+            ? appendMessage(tx, session.session_id, run_id, {
+                role: 'assistant',
+                content: execution.response,
+              })
+            : null,
+        ]);
+        await add('execution_state', executionEvent);
+        await add('done', {
+          response: execution.response,
+          stop_reason: execution.stop_reason,
+          iterations: execution.iteration,
+          mode: execution.effective_mode,
+        });
+      },
+      elsewhere,
+    );
     // The profile update follows the turn's one closing (its closer queues it).
     if (closed) {
       const def = await getAgent(store, session.agent_hash);

@@ -4,7 +4,7 @@
  * with a per-session sequence id (the SSE `id:`) before it is delivered, so a client resumes from
  * `Last-Event-ID` in any process. The process executing a run records it from the engine's events.
  */
-import type { CommitParticipant, EngineEvent, Json, RunStop } from '../../../engine/index.ts';
+import type { CommitParticipant, EngineEvent, Json } from '../../../engine/index.ts';
 import type { Queryable, Store, Transaction } from '../../../store/store.ts';
 
 export const SESSION_EVENT_NAMES = [
@@ -172,15 +172,6 @@ export function listenForSessionEvents(store: Store): Promise<unknown> {
   return p;
 }
 
-/** Adds a stored event to the transaction being written (delivered once it committed). */
-export type AddEvent = (event: SessionEventName, body: Record<string, unknown>) => void;
-
-/**
- * The turn's closing written in the transaction that completes the run: true when it closed the
- * turn, false when another closer had (it then writes nothing).
- */
-export type RunCloser = (tx: Transaction, stop: RunStop, add: AddEvent) => Promise<boolean>;
-
 /** How long a progress event may wait to be written with the rest of its step. */
 export const EVENT_BATCH_MS = 50;
 
@@ -213,11 +204,6 @@ export class SessionEventRecorder {
 
   /** The id of the last stored event delivered (0 before any): where relaying resumes. */
   lastDelivered = 0;
-
-  /** Set by `closeWithRun`: what the transaction that completes the run writes for the turn. */
-  #closer: RunCloser | null = null;
-  /** Whether the transaction that completed the run closed the turn (once it committed). */
-  closedWithRun = false;
 
   constructor(store: Store, session_id: string, run_id: string, deliver: (e: SessionEvent) => void) {
     this.#store = store;
@@ -347,25 +333,14 @@ export class SessionEventRecorder {
    */
   readonly participant: CommitParticipant = {
     pending: () => this.#pending.some((q) => !q.live),
-    closes: () => this.#closer !== null,
-    join: async (tx, stop) => {
+    join: async (tx) => {
       // A drain writing on another connection ends first (on one connection it cannot be writing now).
       while (this.#writing) await this.#writing;
       const queued = this.#pending.splice(0);
       const end = this.#hold();
       let written: SessionEvent[];
-      let batch: Queued[] = queued;
-      let closed = false;
       try {
-        if (stop && this.#closer) {
-          // The turn's closing first (its conditional write), then the queued events and its own.
-          const added: Queued[] = [];
-          closed = await this.#closer(tx, stop, (event, body) => {
-            added.push({ live: false, event, body });
-          });
-          if (closed) batch = [...queued, ...added];
-        }
-        written = await this.#append(tx, batch);
+        written = await this.#append(tx, queued);
       } catch (err) {
         this.#pending.unshift(...queued);
         end();
@@ -374,8 +349,7 @@ export class SessionEventRecorder {
       return {
         committed: () => {
           end();
-          if (closed) this.closedWithRun = true;
-          this.#delivered(batch, written);
+          this.#delivered(queued, written);
         },
         rolledBack: () => {
           end();
@@ -384,14 +358,6 @@ export class SessionEventRecorder {
       };
     },
   };
-
-  /**
-   * Arms (or, with null, disarms) the turn's closing in the transaction that completes the run
-   * executing here (CommitParticipant.closes): one commit, not two, for the run's end and the reply.
-   */
-  closeWithRun(closer: RunCloser | null): void {
-    this.#closer = closer;
-  }
 
   fromEngine(e: EngineEvent & { origin?: string }): void {
     if (e.origin) return; // another process executes (and records) that part of the run
