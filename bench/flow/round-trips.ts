@@ -6,49 +6,17 @@
  * that do not (`synchronous_commit = off`). BENCH_FLOW_TRACE=1 lists a run's queries, `RT` marking
  * each that starts a round trip.
  */
-import pg from 'pg';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
 import { invokeSource } from '../../src/sources/index.ts';
 import { flowKit } from '../../src/testing/flow-kit.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
+import { countPgRoundTrips, type PgCounts } from '../lib/pg-round-trips.ts';
 import { callsOf, SCRIPT, twentyNodes } from './graph.ts';
 
-const counts = { roundTrips: 0, queries: 0, synchronousCommits: 0, deferredCommits: 0 };
-type Counts = typeof counts;
-const inFlight = new WeakMap<object, number>();
-const deferredTx = new WeakMap<object, boolean>();
-const lines: string[] = [];
 const tracing = process.env.BENCH_FLOW_TRACE === '1';
-
-type Query = (this: pg.Client, config: unknown, ...rest: unknown[]) => unknown;
-const query = pg.Client.prototype.query as unknown as Query;
-(pg.Client.prototype as unknown as { query: Query }).query = function (config, ...rest) {
-  const text = typeof config === 'string' ? config : ((config as { text?: string } | null)?.text ?? '');
-  const n = inFlight.get(this) ?? 0;
-  if (n === 0) counts.roundTrips++;
-  counts.queries++;
-  // An autocommit statement (outside BEGIN … COMMIT) waits for the disk too: not counted here.
-  if (text.startsWith('BEGIN')) deferredTx.set(this, text.includes('synchronous_commit = off'));
-  if (text.trim().endsWith('COMMIT')) {
-    if (deferredTx.get(this)) counts.deferredCommits++;
-    else counts.synchronousCommits++;
-  }
-  if (tracing) lines.push(`${n === 0 ? 'RT' : '  '} ${text.replace(/\s+/g, ' ').slice(0, 100)}`);
-  inFlight.set(this, n + 1);
-  const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
-  const last = rest.at(-1);
-  if (typeof last === 'function') {
-    rest[rest.length - 1] = (...args: unknown[]) => {
-      done();
-      return last(...args);
-    };
-    return query.call(this, config, ...rest);
-  }
-  const out = query.call(this, config, ...rest) as Promise<unknown> | undefined;
-  out?.then(done, done);
-  return out;
-};
+const { counts, lines } = countPgRoundTrips(tracing);
+type Counts = PgCounts;
 
 const RUNS = 5;
 const { store, dispose } = await openTestStore('postgres');
