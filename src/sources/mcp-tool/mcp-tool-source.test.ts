@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { MCP_FIXTURE_PATH, startFixtureHttpServer } from '../../dev/mcp-fixture-server.ts';
 import type { Store } from '../../store/store.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { recordingTransactions } from '../../testing/recording-store.ts';
 import { testTempDir } from '../../testing/temp-dir.ts';
 import {
   getSourceInvocation,
@@ -106,6 +107,38 @@ describeEachStore('mcp_tool source', (factory) => {
         env: {},
       });
       assert.equal(denied.failure_class, 'not_configured');
+    } finally {
+      await dispose();
+    }
+  });
+
+  test('a tool call reads its server config once per store handle, and an unknown config still fails', async () => {
+    const { store: inner, dispose } = await factory.open();
+    try {
+      const { store, reads } = recordingTransactions(inner);
+      const add = await tool(store, 'add');
+      reads.length = 0;
+      for (let i = 0; i < 2; i++) {
+        const r = await invokeSource(store, {
+          source: add,
+          request: { a: 1, b: i },
+          kind: 'agent_tool_call',
+          env: ENV,
+        });
+        assert.deepEqual(r.output, { sum: 1 + i });
+      }
+      assert.equal(reads.filter((sql) => sql.includes('FROM mcp_servers')).length, 1);
+      const missing = await putResponseSource(store, {
+        version: 1,
+        label: 'mcp_missing',
+        interface: {
+          name: 'mcp_tool',
+          server_ref: { hash: 'f'.repeat(64) },
+          tool_name: 'add',
+          timeout_ms: 1000,
+        },
+      }).catch((err: { code?: string }) => err.code);
+      assert.equal(missing, 'UNKNOWN_MCP_SERVER');
     } finally {
       await dispose();
     }

@@ -4,6 +4,7 @@
  * environment variable — never a secret: tokens come from the environment too.
  */
 import { canonicalJson, invalidInput, NoemaError, sha256Hex } from '../../core/index.ts';
+import { LruMap } from '../../core/lru.ts';
 import { schemas } from '../../core/schema-registry.ts';
 import type { Queryable } from '../../store/store.ts';
 
@@ -72,10 +73,39 @@ export async function putMcpServer(
 }
 
 export async function getMcpServer(q: Queryable, hash: string): Promise<McpServerConfig> {
+  return JSON.parse(await serverContent(q, hash)) as McpServerConfig;
+}
+
+/** Configs remembered per store handle: far more than the servers one process calls. */
+const SERVERS_CACHED = 256;
+
+const contentsByStore = new WeakMap<object, LruMap<string, string>>();
+
+/**
+ * `getMcpServer` for a tool call: a config is content-addressed (its row is never updated nor
+ * deleted), so the text read once for a hash stays its text, and later calls through the same store
+ * handle read nothing. Per handle, so a database that lacks the config still says so; only found
+ * configs are remembered.
+ */
+export async function getMcpServerCached(store: Queryable, hash: string): Promise<McpServerConfig> {
+  let cache = contentsByStore.get(store);
+  if (!cache) {
+    cache = new LruMap<string, string>(SERVERS_CACHED);
+    contentsByStore.set(store, cache);
+  }
+  let text = cache.get(hash);
+  if (text === undefined) {
+    text = await serverContent(store, hash);
+    cache.set(hash, text);
+  }
+  return JSON.parse(text) as McpServerConfig;
+}
+
+async function serverContent(q: Queryable, hash: string): Promise<string> {
   const row = await q.get<{ content: string }>('SELECT content FROM mcp_servers WHERE hash = ?', [hash]);
   if (!row)
     throw new NoemaError('UNKNOWN_MCP_SERVER', `no MCP server config with hash ${hash}`, {
       details: { hash },
     });
-  return JSON.parse(row.content) as McpServerConfig;
+  return row.content;
 }

@@ -7,7 +7,7 @@ import { SourceFailure, transportFailure } from '../failure.ts';
 import type { ResponseSource } from '../source.ts';
 import { newClient, prepareTransport } from './connect.ts';
 import { normalizeToolResult, type ToolResultLike, toolText } from './normalize.ts';
-import { getMcpServer } from './servers.ts';
+import { getMcpServer, getMcpServerCached } from './servers.ts';
 
 // JSON-RPC errors from the server (unknown tool, bad params) carry a numeric code; a request
 // timeout (-32001) is left to the deadline, which names it `timeout`.
@@ -49,7 +49,7 @@ export const mcpToolSource: ResponseSource = {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       throw invalidInput('an mcp_tool request is the tool arguments object');
     }
-    const server = await getMcpServer(store, iface.server_ref.hash);
+    const server = await getMcpServerCached(store, iface.server_ref.hash);
     const prepared = await prepareTransport(server, env);
     return {
       request_json: request,
