@@ -59,15 +59,15 @@ describeEachStore('invokeSource', (factory) => {
         runSync: alone ? 2 : 0,
         runAlone: trip ? 2 : 0,
       });
-      // A new attempt has no seq noted: its running row allocates one (an insert and a read), in a
-      // synchronous transaction where the store has them; its finish is one statement.
+      // A new attempt has no seq noted: its running row names 1 (no insert allocating one and no
+      // read-back of it), one statement committed on its own; its finish is one statement.
       Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0, runAlone: 0 });
       assert.equal((await call({ attempt_id: 'sync-2' })).invocation_seq, 1);
       assert.deepEqual(calls, {
-        transaction: sync ? 0 : trip ? 1 : 2,
-        transactionSync: sync ? (alone ? 1 : 2) : 0,
-        runSync: alone ? 1 : 0,
-        runAlone: trip ? 1 : 0,
+        transaction: sync || trip ? 0 : 2,
+        transactionSync: alone || !sync ? 0 : 2,
+        runSync: alone ? 2 : 0,
+        runAlone: trip ? 2 : 0,
       });
       // Outside an attempt and a run, the running row is one statement too.
       Object.assign(calls, { transaction: 0, transactionSync: 0, runSync: 0, runAlone: 0 });
@@ -224,7 +224,8 @@ describeEachStore('invokeSource', (factory) => {
       const links = { attempt_id: 'shared' };
       const call = { source, request: { turn: 1 }, kind: 'ambient_context' as const, env: toys.env, links };
       assert.equal((await invokeSource(store, call)).invocation_seq, 1);
-      // The other writer takes 2, which this process would name next: it takes 3 instead.
+      // The other writer takes 2 (the 1 it names in an attempt new to it is turned away), which this
+      // process would name next: it takes 3 instead.
       assert.equal((await invokeSource(other, call)).invocation_seq, 2);
       assert.equal((await invokeSource(store, call)).invocation_seq, 3);
       // A running row whose transaction rolls back takes no number: the next call names 4.

@@ -60,7 +60,8 @@ const insertNext = (scope: string, index: string, trace: readonly string[]) =>
   ON CONFLICT ${index} DO NOTHING`;
 
 /**
- * The number the insert took, read back by the row's key. Not `RETURNING`: SQLite buffers a
+ * The number the allocating insert took (a new attempt's first call names 1 instead, see `named`),
+ * read back by the row's key. Not `RETURNING`: SQLite buffers a
  * returned row through a temporary b-tree opened and closed by every statement (about 5 µs a call,
  * the allocating insert's dearest part); the read is issued with the insert, so where the store
  * pipelines both share one round trip.
@@ -181,9 +182,16 @@ export function runningRow(
   return { sql, scope, scopeKey, seqs, given, params, links: l };
 }
 
-/** The seq this process may name for the row's scope, with the insert that names it; null if none. */
+/**
+ * The seq this process may name for the row's scope, with the insert that names it; null if none.
+ * An attempt this process has no seq noted for is almost always new (an attempt is one claim, and its
+ * calls are made by the claiming process): its first call names 1, which the scope's unique index
+ * turns away when the attempt holds rows already — the allocating insert follows then, as it would
+ * have — so a new attempt's first call costs one statement, not an insert and a read-back.
+ */
 function named(row: RunningRow): { seq: number; sql: string; params: SqlValue[] } | null {
-  const seq = row.scopeKey === null || row.seqs === null ? undefined : guessedSeq(row.seqs, row.scopeKey);
+  if (row.scopeKey === null || row.seqs === null) return null;
+  const seq = guessedSeq(row.seqs, row.scopeKey) ?? (row.scope === 'attempt' ? 1 : undefined);
   if (seq === undefined) return null;
   const params = row.params.slice();
   // The allocating insert's scope id stands where the seq goes.
