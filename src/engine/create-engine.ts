@@ -80,6 +80,11 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   // A frozen graph (deeply: a runtime's compiled graph, kept and reused) cannot change, so it is
   // encoded and hashed once, not on every run created from it.
   const frozenHashes = new WeakMap<GraphSpec, { body: string; graph_hash: string }>();
+  // Hashes of graphs known to be stored: a graph row is never updated nor deleted, so a run created
+  // of one of them inserts no graph row (a runtime creates a run of the same graph every turn). Known
+  // once a transaction of this engine that stored it committed, or a run of it was claimed (the run's
+  // row holds its graph's key); a creation that fails forgets the hash, so a retry stores it again.
+  const storedGraphs = new LruMap<string, true>(GRAPH_CACHE);
 
   async function graphOf(hash: string): Promise<CompiledGraph> {
     let g = graphs.get(hash);
@@ -101,6 +106,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
     const p = (async () => {
       let loaded: [CompiledGraph, LoadedRun, ContractView[]];
       try {
+        storedGraphs.set(row.graph_hash, true);
         const graph = await graphOf(row.graph_hash);
         const created = row.event_epoch === 1 ? createdHere.get(row.run_id) : undefined;
         createdHere.delete(row.run_id);
@@ -222,18 +228,23 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       const now = deps.now();
       const created = { run_id, created_at: now, nodes: graph.nodes, input };
       const inputBody = Object.keys(input).length > 0 ? JSON.stringify({ k: 'i', w: input }) : null;
+      const reserve = opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
+      const reserved = executes && reserve > 0 ? { owner, until: now + reserve } : null;
       const create = async (tx: Transaction) => {
-        const stored = await tx.run(
-          'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-          [graph_hash, body, now],
-        );
-        if (stored.changes === 1) await insertGraphTypes(tx, graph_hash, graphTypes(graph));
-        if (await tx.get('SELECT 1 AS x FROM engine_runs WHERE run_id = ?', [run_id])) {
-          throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
-        }
-        const reserve = opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
-        const reserved = executes && reserve > 0 ? { owner, until: now + reserve } : null;
-        const runPk = await insertRun(tx, run_id, graph_hash, now, reserved);
+        const stored =
+          storedGraphs.get(graph_hash) === true
+            ? null
+            : tx.run(
+                'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+                [graph_hash, body, now],
+              );
+        // Issued with the graph's insert (one round trip where the store pipelines); checked after it.
+        const inserted = insertRun(tx, run_id, graph_hash, now, reserved);
+        inserted.catch(() => {});
+        if (stored !== null && (await stored).changes === 1)
+          await insertGraphTypes(tx, graph_hash, graphTypes(graph));
+        const runPk = await inserted;
+        if (runPk === null) throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
         if (inputBody !== null) await appendUnfenced(tx, runPk, 1, inputBody);
         // The observers' rows of the run (its trace context) commit with it.
         const rows = telemetry()?.runRows?.(created);
@@ -241,8 +252,16 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         // Left to another process: the workers waiting for work hear of it with the commit.
         if (!executes) await announceQueued(tx);
       };
-      if (opts.tx) await create(opts.tx);
-      else await store.transaction(create);
+      try {
+        if (opts.tx) await create(opts.tx);
+        else {
+          await store.transaction(create);
+          storedGraphs.set(graph_hash, true);
+        }
+      } catch (err) {
+        storedGraphs.delete(graph_hash);
+        throw err;
+      }
       // With the caller's transaction, it may yet roll back: then no claim finds the run.
       if (executes) createdHere.set(run_id, inputBody);
       telemetry()?.runCreated?.(created);

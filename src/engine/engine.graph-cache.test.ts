@@ -1,7 +1,11 @@
-/** createRun validates a graph once per engine: node types are never replaced, so it stays valid. */
+/**
+ * createRun validates a graph once per engine (node types are never replaced, so it stays valid) and
+ * stores it once (a graph row is never changed): later runs of it write the run's rows only.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachStore } from '../testing/each-store.ts';
+import { recordingTransactions } from '../testing/recording-store.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec, NodeType } from './engine.ts';
 
@@ -40,6 +44,48 @@ describeEachStore('engine: graph validation across runs', (factory) => {
           (e: Error & { code?: string }) => e.code === 'GRAPH_INVALID',
         );
       await engine.close();
+    });
+  });
+
+  test('a run of a graph already stored inserts no graph row and reads nothing; a taken run id is a CONFLICT the caller’s transaction survives', async () => {
+    await factory.withStore(async ({ store: inner }) => {
+      const { store, txs } = recordingTransactions(inner);
+      const engine = createEngine(store, { fanOut: false });
+      const graph: GraphSpec = {
+        entry: 'end',
+        nodes: [{ id: 'end', type: 'terminal' }],
+        connectors: [],
+      };
+      const sqlsOf = async (create: () => Promise<unknown>) => {
+        txs.length = 0;
+        await create();
+        return txs.flat();
+      };
+      const first = await sqlsOf(() => engine.createRun(graph));
+      assert.ok(first.some((sql) => sql.includes('INSERT INTO engine_graphs')));
+      const again = await sqlsOf(() => engine.createRun(graph));
+      assert.deepEqual(
+        again.filter((sql) => sql.includes('engine_graphs') || /^\s*SELECT/.test(sql)),
+        [],
+        'the second run writes no graph row and reads nothing',
+      );
+      // Another engine (another process) has not seen the graph stored: it inserts it, as nothing.
+      const other = createEngine(store, { fanOut: false });
+      const otherRun = await sqlsOf(() => other.createRun(graph));
+      assert.ok(otherRun.some((sql) => sql.includes('INSERT INTO engine_graphs')));
+      // A run id taken: CONFLICT, and the caller's transaction goes on to commit its other writes.
+      const { run_id } = await engine.createRun(graph);
+      const kept = await store.transaction(async (tx) => {
+        const err = await engine.createRun(graph, { run_id, tx }).catch((e: { code?: string }) => e);
+        assert.equal((err as { code?: string }).code, 'CONFLICT');
+        return (await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_runs WHERE run_id = ?', [
+          run_id,
+        ]))!;
+      });
+      assert.equal(Number(kept.n), 1);
+      assert.equal((await engine.start(graph)).status, 'completed');
+      await engine.close();
+      await other.close();
     });
   });
 });

@@ -55,6 +55,8 @@ function normalize(r: RunRow): RunRow {
 /**
  * A queued run. `reserved`: its creator executes it next, so no other process claims it while the
  * reservation lasts (as long as a lease: a creator that died before executing it leaves it to others).
+ * Null when a run with this id exists already: nothing was written, and the transaction goes on (the
+ * insert says so itself, with no read of its own before it).
  */
 export async function insertRun(
   tx: Transaction,
@@ -62,13 +64,13 @@ export async function insertRun(
   graph_hash: string,
   now: number,
   reserved: { owner: string; until: number } | null = null,
-): Promise<number> {
+): Promise<number | null> {
   const row = await tx.get<{ run_pk: number }>(
     `INSERT INTO engine_runs (run_id, graph_hash, status, lease_owner, lease_expires_at, created_at, updated_at)
-     VALUES (?, ?, 'queued', ?, ?, ?, ?) RETURNING run_pk`,
+     VALUES (?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_pk`,
     [run_id, graph_hash, reserved?.owner ?? null, reserved?.until ?? 0, now, now],
   );
-  return Number(row?.run_pk);
+  return row === undefined ? null : Number(row.run_pk);
 }
 
 /** Takes the lease of one run if it is queued (not reserved by another), abandoned (lease expired) or already ours. */
