@@ -16,6 +16,13 @@ test('a span id is 16 hex digits, derived the same way every time', () => {
   assert.notEqual(runSpanId(RUN), invocationSpanId(RUN), 'a run and a call with the same id');
 });
 
+test('span ids do not change between releases (a run resumed by a newer process continues its trace)', () => {
+  // The values of the first release that derived span ids with this hash.
+  assert.equal(runSpanId(RUN), 'e09a79937162375f');
+  assert.equal(nodeSpanId(RUN, 'decide', 3, 1), '3a2889b624623f9e');
+  assert.equal(invocationSpanId(RUN), '425c0241de52139f');
+});
+
 test('200 000 node executions of one run get 200 000 span ids (a 32-bit id would collide)', () => {
   const seen = new Set<string>();
   for (let step = 0; step < 2_000; step++)
