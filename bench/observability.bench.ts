@@ -15,12 +15,14 @@
  * - export on (http/protobuf to an OTLP/HTTP receiver in a process of its own), metrics off;
  * - export on and metrics on.
  * Each setting is a real `startObservability`, its hooks installed for its own rounds only. A
- * round's time includes flushing its spans to the receiver (handed to the export thread, encoded, POSTed), so the
- * export's whole cost lands in the round that made the spans. Ratios are paired — each round's
- * time over the time of the other setting's round beside it, then the median — for wall time and
- * for this process's CPU time (user + system, every thread) and the CPU time of the runs' thread
- * alone: export on ÷ export off (metrics off, and metrics
- * on), metrics on ÷ off, unset ÷ no hooks.
+ * round's wall time is its runs', as their caller waits for them: a run never waits for its spans'
+ * export. After the runs the round flushes its spans to the receiver (handed to the export thread,
+ * encoded, POSTed) before the next round starts, and its CPU times include that flush, so the
+ * export's whole work lands in the round that made the spans; the wall time with the flush is
+ * printed beside it. Ratios are paired — each round's time over the time of the other setting's
+ * round beside it, then the median — for wall time and for this process's CPU time (user + system,
+ * every thread) and the CPU time of the runs' thread alone: export on ÷ export off (metrics off,
+ * and metrics on), metrics on ÷ off, unset ÷ no hooks.
  * After the timed rounds one more unit runs with recording hooks: its hook calls are then told
  * again to the export-on hooks alone, round after round — the spans made, encoded and sent without
  * the run around them, a steadier figure of the exporter's own share than the paired ratio on a
@@ -33,7 +35,6 @@
  * `BENCH_OBS_WARMUP=n` untimed rounds of every setting (default 1).
  */
 
-import { spawn } from 'node:child_process';
 import { installTelemetry, type Telemetry, telemetry } from '../src/core/telemetry.ts';
 import { startScriptedModel } from '../src/dev/scripted-model/index.ts';
 import { startToyServices, toySources } from '../src/dev/toys/index.ts';
@@ -46,6 +47,7 @@ import { putBenchAgent, startAgentServices } from './lib/agent-interaction.ts';
 import { type Bench, type BenchContext, summarize } from './lib/harness.ts';
 import { formatRatio, type PairedRatio, pairedRatio, verdict } from './lib/paired.ts';
 import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from './lib/world-turn.ts';
+import { startReceiver } from './observability/receiver.ts';
 
 const BLOCK = 10;
 /** `BENCH_OBS_WORKLOADS=world` or `agent` runs one of the two (default both). */
@@ -55,50 +57,6 @@ interface Setting {
   label: string;
   env: Record<string, string>;
   metrics: boolean;
-}
-
-/**
- * A local OTLP/HTTP receiver in a process of its own, as a collector is: it reads each POST whole
- * and answers 200, counting requests and bytes (`GET /stats`). Its work is not this process's.
- */
-const RECEIVER = `
-const { createServer } = require('node:http');
-const state = { requests: 0, bytes: 0 };
-const server = createServer((req, res) => {
-  if (req.method === 'GET') return res.end(JSON.stringify(state));
-  req.on('data', (c) => { state.bytes += c.length; });
-  req.on('end', () => {
-    state.requests++;
-    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-  });
-});
-server.listen(0, '127.0.0.1', () => console.log('RECEIVER=http://127.0.0.1:' + server.address().port));
-`;
-
-async function startReceiver(): Promise<{
-  url: string;
-  stats(): Promise<{ requests: number; bytes: number }>;
-  close(): Promise<void>;
-}> {
-  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /RECEIVER=(\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the OTLP receiver exited (${code})`)));
-  });
-  return {
-    url,
-    stats: async () => (await fetch(`${url}/stats`)).json() as Promise<{ requests: number; bytes: number }>,
-    close: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 const NO_HOOKS = 0;
@@ -202,6 +160,7 @@ async function compare(
 ): Promise<void> {
   const started = await startSettings(settings(receiverUrl), store);
   const wall = started.map(() => [] as number[]);
+  const flushed = started.map(() => [] as number[]);
   const cpu = started.map(() => [] as number[]);
   const thread = started.map(() => [] as number[]);
   const ownWork: number[] = [];
@@ -218,13 +177,15 @@ async function compare(
         const m0 = process.threadCpuUsage();
         const t0 = performance.now();
         await unit();
-        await obs.flush();
         const ms = performance.now() - t0;
+        await obs.flush();
+        const withFlush = performance.now() - t0;
         const c = process.cpuUsage(c0);
         const m = process.threadCpuUsage(m0);
         installTelemetry(null);
         if (r < warmup) continue;
         wall[i]!.push(ms);
+        flushed[i]!.push(withFlush);
         cpu[i]!.push((c.user + c.system) / 1000);
         thread[i]!.push((m.user + m.system) / 1000);
       }
@@ -276,6 +237,7 @@ async function compare(
     const c = pairedRatio(cpu[pair.on]!, cpu[pair.off]!);
     const t = pairedRatio(thread[pair.on]!, thread[pair.off]!);
     const w = pairedRatio(wall[pair.on]!, wall[pair.off]!);
+    const wf = pairedRatio(flushed[pair.on]!, flushed[pair.off]!);
     const judged = (r: PairedRatio) =>
       pair.target
         ? ` ${verdict(r, pair.target)}`
@@ -286,20 +248,21 @@ async function compare(
           : '';
     // Printed as each workload ends, so a run cut short still says what it measured.
     ctx.log(
-      `${what}: ${pair.label}: CPU ${formatRatio(c)}${judged(c)}, the runs' thread's CPU ${formatRatio(t)}${judged(t)}, wall ${formatRatio(w)}${judged(w)} (paired p50 of ${c.rounds} rounds, 95 % bootstrap interval${pair.target ? `; target ≤ ${pair.target}` : ''})`,
+      `${what}: ${pair.label}: CPU ${formatRatio(c)}${judged(c)}, the runs' thread's CPU ${formatRatio(t)}${judged(t)}, wall ${formatRatio(w)}${judged(w)}, wall with the flush after it ${formatRatio(wf)} (paired p50 of ${c.rounds} rounds, 95 % bootstrap interval${pair.target ? `; target ≤ ${pair.target}` : ''})`,
     );
     const target = pair.target ? { anchor: 'target', anchor_value: pair.target } : {};
-    for (const [metric, r] of [
-      ['CPU of this process', c],
-      ["CPU of the runs' thread", t],
-      ['wall', w],
+    for (const [metric, r, judgedBy] of [
+      ['CPU of this process', c, target],
+      ["CPU of the runs' thread", t, target],
+      ['wall', w, target],
+      ['wall with the flush after it', wf, {}],
     ] as const) {
       ctx.row({
         case: `${what}: ${pair.label}`,
         metric: `${metric}, paired p50`,
         unit: '×',
         value: r.p50,
-        ...target,
+        ...judgedBy,
       });
       ctx.row({
         case: `${what}: ${pair.label}`,

@@ -1,0 +1,80 @@
+/**
+ * `node bench/observability/profile.ts [off|on] [turns] [out.cpuprofile]`: runs the observability
+ * bench's world turn (`bench/lib/world-turn.ts`) many times after warm-up on the first selected
+ * store, with nothing installed (`off`) or with span export on to a local receiver (`on`, spans
+ * flushed after each turn, outside its time), and prints the wall time and the CPU of the runs'
+ * thread per turn; with a path, writes a CPU profile of the runs' thread over the timed turns, to
+ * set beside the other side's (self time by function) to see what export adds where the runs run.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { installTelemetry } from '../../src/core/telemetry.ts';
+import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
+import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
+import { startObservability } from '../../src/observability/index.ts';
+import { createWorld, createWorldRuntime } from '../../src/runtimes/world/index.ts';
+import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from '../lib/world-turn.ts';
+import { startReceiver } from './receiver.ts';
+
+const side = process.argv[2] ?? 'on';
+if (side !== 'on' && side !== 'off') throw new Error('the side is on or off');
+const turns = Number(process.argv[3] ?? 30);
+const out = process.argv[4];
+
+const receiver = await startReceiver();
+const model = await startScriptedModel({ script: { rules: turnModelRules(TURN_SUBJECTS) }, record: false });
+const toys = await startToyServices();
+const { store, dispose } = await openTestStore(selectedStores()[0]!);
+const env = { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' };
+const obs = await startObservability({
+  env: side === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : { OTEL_SDK_DISABLED: 'true' },
+  metrics: false,
+  store,
+});
+const runtime = createWorldRuntime(store, { env });
+try {
+  const { workflow } = await putTurnWorkflow(store, toySources);
+  const scenario = await turnScenario(store, TURN_SUBJECTS, TURN_SUBJECTS, workflow);
+  let n = 0;
+  let wall = 0;
+  let cpu = 0;
+  const turn = async () => {
+    const slug = `w${n++}`;
+    await createWorld(store, { world_slug: slug, scenario_ref: { hash: scenario } });
+    const c0 = process.threadCpuUsage();
+    const t0 = performance.now();
+    const r = await runtime.runTurn({ world_slug: slug });
+    wall += performance.now() - t0;
+    const c = process.threadCpuUsage(c0);
+    cpu += (c.user + c.system) / 1000;
+    if (r.status !== 'committed') throw new Error(`turn ${r.status}`);
+    await obs.flush();
+  };
+  for (let i = 0; i < 5; i++) await turn();
+  wall = 0;
+  cpu = 0;
+  const session = out ? new Session() : null;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  for (let i = 0; i < turns; i++) await turn();
+  if (session && out) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(out, JSON.stringify(profile));
+    session.disconnect();
+  }
+  console.log(
+    `${side}: ${(wall / turns).toFixed(1)} ms wall, ${(cpu / turns).toFixed(1)} ms CPU of the runs' thread per turn`,
+  );
+} finally {
+  installTelemetry(null);
+  await runtime.close();
+  await obs.shutdown(3_000);
+  await dispose();
+  await toys.close();
+  await model.close();
+  await receiver.close();
+}
