@@ -75,4 +75,38 @@ describeEachStore('agent interaction commits', (factory) => {
       }
     });
   });
+
+  test('a turn sends none of the statements it can do without: no graph stored again, no run read before its insert, no seq read back, no MCP config read again, no checkpoint deleted for a run that never waited', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { store, txs, reads } = recordingTransactions(raw);
+      const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        txs.length = 0;
+        reads.length = 0;
+        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        assert.equal(turn.response, 'The sum is 5.');
+        const sent = [...txs.flat(), ...reads].map((s) => s.replace(/\s+/g, ' ').trim());
+        for (const needless of [
+          'INSERT INTO engine_graphs',
+          'SELECT 1 AS x FROM engine_runs',
+          'SELECT invocation_seq FROM source_invocations',
+          'SELECT content FROM mcp_servers',
+          'DELETE FROM graph_checkpoints',
+        ])
+          assert.deepEqual(
+            sent.filter((s) => s.startsWith(needless)),
+            [],
+            needless,
+          );
+        // What the turn must still write: its run, its three calls and its closing.
+        assert.equal(sent.filter((s) => s.startsWith('INSERT INTO engine_runs')).length, 1);
+        assert.equal(sent.filter((s) => s.startsWith('INSERT INTO source_invocations')).length, 3);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
 });

@@ -60,7 +60,7 @@ const insertNext = (scope: string, index: string, trace: readonly string[]) =>
   ON CONFLICT ${index} DO NOTHING`;
 
 /**
- * The number the allocating insert took (a new attempt's first call names 1 instead, see `named`),
+ * The number the allocating insert took (a new scope's first call names 1 instead, see `named`),
  * read back by the row's key. Not `RETURNING`: SQLite buffers a
  * returned row through a temporary b-tree opened and closed by every statement (about 5 µs a call,
  * the allocating insert's dearest part); the read is issued with the insert, so where the store
@@ -184,15 +184,15 @@ export function runningRow(
 
 /**
  * The seq this process may name for the row's scope, with the insert that names it; null if none.
- * An attempt this process has no seq noted for is almost always new (an attempt is one claim, and its
- * calls are made by the claiming process): its first call names 1, which the scope's unique index
- * turns away when the attempt holds rows already — the allocating insert follows then, as it would
- * have — so a new attempt's first call costs one statement, not an insert and a read-back.
+ * A scope this process has no seq noted for is almost always new (an attempt is one claim, a run is
+ * mostly called out of by the process that created it, and each notes its seqs): its first call names
+ * 1, which the scope's unique index turns away when the scope holds rows already (a run resumed by
+ * another process) — the allocating insert follows then, as it would have — so a new scope's first
+ * call costs one statement, not an insert and a read-back.
  */
 function named(row: RunningRow): { seq: number; sql: string; params: SqlValue[] } | null {
   if (row.scopeKey === null || row.seqs === null) return null;
-  const seq = guessedSeq(row.seqs, row.scopeKey) ?? (row.scope === 'attempt' ? 1 : undefined);
-  if (seq === undefined) return null;
+  const seq = guessedSeq(row.seqs, row.scopeKey) ?? 1;
   const params = row.params.slice();
   // The allocating insert's scope id stands where the seq goes.
   params[SEQ_PARAM] = seq;

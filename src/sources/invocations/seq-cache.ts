@@ -5,7 +5,8 @@
  * CONFLICT DO NOTHING`) when another call took the number; the allocating insert follows then. A
  * number is noted only once the transaction of its row committed, so a rolled-back insert never
  * advances it and the numbers stay gapless. Per store handle, so two databases in one process never
- * share numbers; bounded, so a scope forgotten is allocated again, as the first time.
+ * share numbers; bounded. A scope with no number noted (new, or forgotten) names 1 (see `named` in
+ * record.ts).
  */
 import { LruMap } from '../../core/lru.ts';
 

@@ -166,6 +166,9 @@ async function drive(
   const run = view ?? outcome.final!;
   const execution = executionStateOfRun(run);
   const executionEvent = execution as unknown as Record<string, unknown>;
+  // A checkpoint is written only for a run waiting on an ECS form (its ecs_request contract): a run
+  // that never asked for one has none to delete.
+  const checkpointed = answered !== undefined || run.contracts.some((c) => c.action_type === 'ecs_request');
 
   // The turn closes in one transaction: transcript, session status and the closing events.
   if (view && outcome.status === 'waiting') {
@@ -197,7 +200,7 @@ async function drive(
       async (tx, add) => {
         // Issued together (one round trip where the store pipelines); the events go after them.
         await Promise.all([
-          deleteRunCheckpoint(tx, session.session_id, run_id),
+          checkpointed ? deleteRunCheckpoint(tx, session.session_id, run_id) : null,
           execution.response
             ? appendMessage(tx, session.session_id, run_id, {
                 role: 'assistant',
@@ -233,7 +236,7 @@ async function drive(
     'idle',
     { turnDone: false, context: run.state.reasoning ?? null },
     async (tx, add) => {
-      await deleteRunCheckpoint(tx, session.session_id, run_id);
+      if (checkpointed) await deleteRunCheckpoint(tx, session.session_id, run_id);
       await add('execution_state', executionEvent);
       await add('error', {
         code: error.code,
