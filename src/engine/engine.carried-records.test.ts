@@ -127,11 +127,11 @@ describeEachStore('engine: records a node carries', (factory) => {
     });
   });
 
-  test("mayRepeat holds for a claim's first step only", async () => {
+  test("mayRepeat holds for a claim's first step only, and for none on its creator's first claim", async () => {
     await factory.withStore(async ({ store }) => {
       const engine = createEngine(store, { fanOut: false });
       engine.register(repeat as NodeType<never>);
-      const out = await engine.start({
+      const chain: GraphSpec = {
         entry: 'a',
         channels: { log: { reducer: 'append' } },
         nodes: [
@@ -145,9 +145,19 @@ describeEachStore('engine: records a node carries', (factory) => {
           { from: 'b', to: 'c' },
           { from: 'c', to: 'end' },
         ],
-      });
+      };
+      // Created and executed here: nothing can have executed before its first step.
+      const out = await engine.start(chain);
       assert.equal(out.status, 'completed', JSON.stringify(out.error));
-      assert.deepEqual((await engine.getRun(out.run_id)).state.log, [true, false, false]);
+      assert.deepEqual((await engine.getRun(out.run_id)).state.log, [false, false, false]);
+      // Created by another engine: its first step here may repeat what another process did.
+      const creator = createEngine(store, { fanOut: false });
+      creator.register(repeat as NodeType<never>);
+      const { run_id } = await creator.createRun(chain);
+      const claimed = await engine.continueRun(run_id);
+      assert.equal(claimed.status, 'completed', JSON.stringify(claimed.error));
+      assert.deepEqual((await engine.getRun(run_id)).state.log, [true, false, false]);
+      await creator.close();
       await engine.close();
     });
   });

@@ -152,8 +152,9 @@ export interface NodeContext<Config = Json> {
   /**
    * Whether an earlier execution of this step may have recorded something outside the engine (a
    * process that held the run before, or an earlier attempt): true for the first step executed since
-   * the run was claimed or resumed and for a later attempt; false otherwise, as every record goes
-   * through `records`, which commits the steps before it.
+   * the run was claimed or resumed (but not on the first claim of a run by the engine that created
+   * it: nothing has executed) and for a later attempt; false otherwise, as every record goes through
+   * `records`, which commits the steps before it.
    */
   readonly mayRepeat: boolean;
   /** Aborted when the run's lease is lost: stop promptly, the result will be discarded. */

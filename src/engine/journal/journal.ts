@@ -141,6 +141,8 @@ export interface LoadedRun {
   state: RunState;
   /** Failed generation attempts since the last step, per node (corrective context for the next attempt). */
   attempts: Map<string, AttemptEntry[]>;
+  /** No step has executed since the run was created (`createdState`): none of its records can exist. */
+  fresh?: true;
 }
 
 /**
@@ -154,7 +156,7 @@ export function createdState(graph: CompiledGraph, inputBody: string | null): Lo
     if (entry.k === 'i') applyWrites(graph, state, entry.w);
     state.seq = 1;
   }
-  return { state, attempts: new Map() };
+  return { state, attempts: new Map(), fresh: true };
 }
 
 /**

@@ -78,7 +78,8 @@ export async function executeRun(
     contracts: rc,
     attempts: loaded.attempts,
     signal: abort.signal,
-    firstStep: state.step + 1,
+    // A run nothing executed yet has no step whose records could exist: none of its steps may repeat.
+    firstStep: loaded.fresh ? state.step : state.step + 1,
     aborted: false,
     events,
   };

@@ -37,7 +37,10 @@ export interface NodeRun {
   contracts: RunContracts;
   attempts: Map<string, AttemptEntry[]>;
   signal: AbortSignal;
-  /** The first step this claim (or resumption) of the run executes: its records may exist already. */
+  /**
+   * The first step this claim (or resumption) of the run executes: its records may exist already. The
+   * step before it on a run's first claim by the engine that created it (nothing has executed).
+   */
   firstStep: number;
   /** `signal.aborted`, kept by whoever aborts it: read on every step, where the getter costs a call. */
   aborted: boolean;
