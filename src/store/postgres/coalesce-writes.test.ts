@@ -1,7 +1,7 @@
 /** What a pipelined connection is sent in one turn leaves in one write, in order. */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { Writable } from 'node:stream';
+import { test } from 'node:test';
 import { coalesceWrites } from './coalesce-writes.ts';
 
 /** A sink that records each write it is handed: one chunk, or several at once. */
