@@ -24,6 +24,10 @@ export interface TraceSettings {
   captureContent: boolean;
   /** The batch span processor's settings (OTEL_BSP_*). */
   batch: BatchSettings;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT: ms one export request may take before it is given up. */
+  timeoutMillis: number;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)COMPRESSION: the request body gzip-compressed, or not. */
+  compression: 'gzip' | 'none';
 }
 
 export interface BatchSettings {
@@ -115,6 +119,29 @@ function batchOf(env: Env): BatchSettings {
   return out;
 }
 
+/** The signal's own variable when set (`OTEL_EXPORTER_OTLP_TRACES_<name>`), else the general one. */
+function exporterVariable(env: Env, name: string): { variable: string; value: string | undefined } {
+  const traces = `OTEL_EXPORTER_OTLP_TRACES_${name}`;
+  const variable = set(env, traces) !== undefined ? traces : `OTEL_EXPORTER_OTLP_${name}`;
+  return { variable, value: set(env, variable) };
+}
+
+function timeoutOf(env: Env): number {
+  const { variable, value } = exporterVariable(env, 'TIMEOUT');
+  const ms = value === undefined ? 10_000 : Number(value);
+  if (!Number.isSafeInteger(ms) || ms < 1)
+    throw invalid(variable, `"${value}" is not a whole number of milliseconds of at least 1`);
+  return ms;
+}
+
+function compressionOf(env: Env): 'gzip' | 'none' {
+  const { variable, value } = exporterVariable(env, 'COMPRESSION');
+  const name = (value ?? 'none').toLowerCase();
+  if (name !== 'gzip' && name !== 'none')
+    throw invalid(variable, `"${value}" is not supported`, 'use gzip or none');
+  return name;
+}
+
 /**
  * The tracing settings, or null when tracing is off: OTEL_SDK_DISABLED=true, OTEL_TRACES_EXPORTER=none,
  * or neither OTEL_EXPORTER_OTLP_TRACES_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT set. Throws
@@ -157,5 +184,7 @@ export function traceSettings(env: Env): TraceSettings | null {
     sampler: samplerOf(env),
     captureContent: set(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')?.toLowerCase() === 'true',
     batch: batchOf(env),
+    timeoutMillis: timeoutOf(env),
+    compression: compressionOf(env),
   };
 }

@@ -78,7 +78,12 @@ class RecordSpan {
 }
 
 async function exporterOf(settings) {
-  const config = { url: settings.url, headers: settings.headers, timeoutMillis: 10_000 };
+  const config = {
+    url: settings.url,
+    headers: settings.headers,
+    timeoutMillis: settings.timeoutMillis,
+    compression: settings.compression,
+  };
   const { OTLPTraceExporter } =
     settings.protocol === 'http/json'
       ? await import('@opentelemetry/exporter-trace-otlp-http')

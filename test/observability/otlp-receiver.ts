@@ -1,10 +1,11 @@
 /**
  * A real OTLP/HTTP trace receiver for tests: POST /v1/traces in http/json (decoded as the OTLP JSON
- * encoding) or http/protobuf (decoded by protobufjs as an `ExportTraceServiceRequest`), and the
- * spans flattened with their attributes as values.
+ * encoding) or http/protobuf (decoded by protobufjs as an `ExportTraceServiceRequest`), gzip-compressed
+ * or not (`content-encoding`), and the spans flattened with their attributes as values.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 
 /**
@@ -108,6 +109,8 @@ export interface OtlpReceiver {
   requests: Array<{ path: string; headers: IncomingHttpHeaders; body: Buffer }>;
   /** Answer every request with this status from now on (a collector refusing). */
   failWith(status: number | null): void;
+  /** Read requests but answer none from now on (a collector that hangs), or answer again (false). */
+  hang(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -138,12 +141,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const requests: OtlpReceiver['requests'] = [];
   let failing: number | null = null;
+  let hanging = false;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      requests.push({ path: req.url ?? '', headers: req.headers, body });
+      const sent = Buffer.concat(chunks);
+      requests.push({ path: req.url ?? '', headers: req.headers, body: sent });
+      if (hanging) return;
+      const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(sent) : sent;
       if (failing !== null) {
         res.writeHead(failing).end();
         return;
@@ -182,6 +188,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     requests,
     failWith(status) {
       failing = status;
+    },
+    hang(on) {
+      hanging = on;
     },
     close: () =>
       new Promise<void>((resolve) => {
