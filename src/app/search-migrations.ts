@@ -125,13 +125,12 @@ export const searchMigrations: readonly Migration[] = [
     id: 812,
     name: 'search_texts_plain_id',
     up: (d: Dialect) => {
-      const plainId = d.autoId.replace(/ AUTOINCREMENT$/i, '');
-      if (plainId === d.autoId) return [];
+      if (d.growingId === d.autoId) return [];
       const triggers = COPIES.map(({ from: _f, ...c }) => ({ ...c, into: 'search_texts' }));
       return [
         ...triggers.flatMap((t) => d.dropRowTriggerDdl(t.name, t.table)),
         ...d.fullText.dropIndexDdl('search_texts', 'text'),
-        searchTextsDdl('search_texts_rebuilt', plainId, d),
+        searchTextsDdl('search_texts_rebuilt', d.growingId, d),
         `INSERT INTO search_texts_rebuilt (${SEARCH_COLUMNS}) SELECT ${SEARCH_COLUMNS} FROM search_texts`,
         'DROP TABLE search_texts',
         'ALTER TABLE search_texts_rebuilt RENAME TO search_texts',

@@ -111,6 +111,12 @@ export interface StoreCapabilities {
 export interface Dialect {
   /** `INTEGER PRIMARY KEY AUTOINCREMENT` / `BIGSERIAL PRIMARY KEY`: a monotonically allocated id. */
   readonly autoId: string;
+  /**
+   * An integer key that grows with each insert while no row is deleted, without `autoId`'s own
+   * bookkeeping: `INTEGER PRIMARY KEY` (SQLite's AUTOINCREMENT writes a `sqlite_sequence` row with
+   * every insert) / `BIGSERIAL PRIMARY KEY` (the same as `autoId`). For append-only tables.
+   */
+  readonly growingId: string;
   /** A 64-bit integer column type. */
   readonly bigint: string;
   /** A double-precision float column type. */

@@ -36,6 +36,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export const postgresDialect: Dialect = {
   autoId: 'BIGSERIAL PRIMARY KEY',
+  growingId: 'BIGSERIAL PRIMARY KEY',
   bigint: 'BIGINT',
   real: 'DOUBLE PRECISION',
   blob: 'BYTEA',

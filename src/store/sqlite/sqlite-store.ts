@@ -24,6 +24,7 @@ export { SQLITE_STATEMENT_CACHE };
 
 export const sqliteDialect: Dialect = {
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+  growingId: 'INTEGER PRIMARY KEY',
   bigint: 'INTEGER',
   real: 'REAL',
   blob: 'BLOB',
