@@ -278,15 +278,34 @@ export class RunEvents {
       // The carried steps, then `fn`, then the subscribers' own rows.
       const body = async (tx: Transaction): Promise<T> => {
         emitted = NONE;
-        let r: T;
-        if (this.#carried.length > 0) {
-          mine ??= Promise.withResolvers();
-          ({ steps, result: r } = await this.#afterCarried(tx, emit, fn, mine));
-        } else r = await fn(tx, emit, false);
-        if (joins) {
-          for (const j of joined) j.rolledBack(); // a body run again
-          joined = await this.#bus.joinCommit(this.run_id, tx);
+        const carrying = this.#carried.length > 0;
+        if (carrying) mine ??= Promise.withResolvers();
+        if (!joins) {
+          if (!carrying) return fn(tx, emit, false);
+          const c = await this.#afterCarried(tx, emit, fn, mine!);
+          steps = c.steps;
+          return c.result;
         }
+        for (const j of joined.splice(0)) j.rolledBack(); // a body run again
+        // The subscribers' rows are issued right after the statements the transaction issues first,
+        // not once those have answered (one round trip where the store pipelines). A failure of the
+        // transaction's own statements is its error; the subscribers' rows then go back with it.
+        const running = carrying ? this.#afterCarried(tx, emit, fn, mine!) : null;
+        const own = running === null ? fn(tx, emit, false) : null;
+        const joining = this.#bus.joinCommit(this.run_id, tx);
+        joining.catch(() => {});
+        let r: T;
+        try {
+          if (running !== null) {
+            const c = await running;
+            steps = c.steps;
+            r = c.result;
+          } else r = await own!;
+        } catch (err) {
+          for (const j of await joining.catch(() => NONE_JOINED)) j.rolledBack();
+          throw err;
+        }
+        joined = await joining;
         return r;
       };
       const result = await this.#bus.store.transaction(
