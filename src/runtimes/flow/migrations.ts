@@ -126,4 +126,21 @@ export const flowMigrations: Migration[] = [
       'CREATE UNIQUE INDEX flowcharts_by_import_hash ON flowcharts (import_hash)',
     ],
   },
+  {
+    id: 702,
+    name: 'flow: node_artifacts indexes its plan, memory, milestone and expiry only where they are set',
+    // Most artifacts have none of them (at most one is set): a NULL key was still an entry, and a leaf
+    // page written, in each of the four indexes on every insert. Every read of them compares the column
+    // (`plan_id = ?`, `expires_at_ms <= ?`), which implies it is not NULL, so the partial index serves it.
+    up: () => [
+      'DROP INDEX node_artifacts_by_plan',
+      'CREATE INDEX node_artifacts_by_plan ON node_artifacts (plan_id, artifact_id) WHERE plan_id IS NOT NULL',
+      'DROP INDEX node_artifacts_by_memory',
+      'CREATE INDEX node_artifacts_by_memory ON node_artifacts (memory_id, artifact_id) WHERE memory_id IS NOT NULL',
+      'DROP INDEX node_artifacts_by_milestone',
+      'CREATE INDEX node_artifacts_by_milestone ON node_artifacts (milestone_id, artifact_id) WHERE milestone_id IS NOT NULL',
+      'DROP INDEX node_artifacts_expiry',
+      'CREATE INDEX node_artifacts_expiry ON node_artifacts (expires_at_ms) WHERE expires_at_ms IS NOT NULL',
+    ],
+  },
 ];
