@@ -69,6 +69,24 @@ describeEachStore('long-term memory', (factory) => {
       );
     }));
 
+  test('a query decodes only the memories it returns: a candidate ranked below the limit is not read whole', () =>
+    factory.withStore(async ({ store }) => {
+      const day = 24 * 3600 * 1000;
+      const now = Date.UTC(2026, 0, 1);
+      const old = await addMemory(store, { ...alice, text: 'printer notes' }, now - 90 * day);
+      await addMemory(store, { ...alice, text: 'printer notes' }, now - day);
+      // A meta no reader could decode, on the candidate that ranks second (older, equally relevant).
+      await store.run('UPDATE long_term_memories SET meta_json = ? WHERE memory_id = ?', [
+        '{',
+        old.memory.memory_id,
+      ]);
+      const r = await retrieveMemories(store, { ...alice, query_text: 'printer', limit: 1 }, now);
+      assert.deepEqual(
+        r.items.map((m) => [m.text, m.created_at]),
+        [['printer notes', new Date(now - day).toISOString()]],
+      );
+    }));
+
   test('a query ranks the newest CANDIDATE_WINDOW matches only: an older, better match beyond them is not found', () =>
     factory.withStore(async ({ store }) => {
       const old = await addMemory(store, { ...alice, text: 'tea tea tea tea, all about tea' });

@@ -141,12 +141,14 @@ export async function retrieveMemories(
   );
   const top = Math.max(...relevance, Number.MIN_VALUE);
   const scored = rows.map((r, i) => ({
-    ...toRecord(r),
+    r,
+    memory_id: Number(r.memory_id),
     // Relevance normalised to the best candidate, weighted by recency: 70% relevance, 30% recency.
     score: round(0.7 * ((relevance[i] as number) / top) + 0.3 * recency(Number(r.updated_at_ms), now)),
   }));
   scored.sort((a, b) => b.score - a.score || b.memory_id - a.memory_id);
-  return { items: scored.slice(0, limit) };
+  // Only the memories returned are decoded (their meta parsed, their times formatted), not every candidate.
+  return { items: scored.slice(0, limit).map(({ r, score }) => ({ ...toRecord(r), score })) };
 }
 
 function recency(at: number, now: number): number {
