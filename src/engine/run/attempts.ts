@@ -30,6 +30,26 @@ export async function recordAttempt(
   );
 }
 
+/**
+ * `recordAttempt` for the claim of `run_id` by `owner` made by the statement just before it in the
+ * same transaction, issued without waiting for that claim's answer (one round trip where the store
+ * pipelines): it records the row's epoch if the run is now running under `owner`'s lease — which a
+ * run is after that claim, and only then (a run running under `owner` is one the claim takes again).
+ */
+export function recordClaimedAttempt(
+  tx: Queryable,
+  run_id: string,
+  owner: string,
+  now: number,
+): Promise<unknown> {
+  return tx.run(
+    `INSERT INTO engine_run_attempts (run_pk, attempt, worker_id, host, pid, claimed_at)
+     SELECT run_pk, event_epoch, ?, ?, ?, ? FROM engine_runs WHERE run_id = ? AND status = 'running' AND lease_owner = ?
+     ON CONFLICT (run_pk, attempt) DO NOTHING`,
+    [owner, HOST, process.pid, now, run_id, owner],
+  );
+}
+
 /** A run's attempts, oldest first (at most the last 1000). */
 export async function runAttempts(q: Queryable, run_id: string): Promise<RunAttempt[]> {
   const rows = await q.all<Record<string, unknown>>(

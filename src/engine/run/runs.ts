@@ -7,7 +7,7 @@
 import { NoemaError } from '../../core/errors.ts';
 import type { Queryable, SqlValue, Store, Transaction, TransactionOptions } from '../../store/store.ts';
 import type { RunError, RunStatus } from '../engine.ts';
-import { recordAttempt } from './attempts.ts';
+import { recordAttempt, recordClaimedAttempt } from './attempts.ts';
 
 export interface RunRow {
   run_pk: number;
@@ -83,18 +83,20 @@ export async function claimRun(
   options?: Pick<TransactionOptions, 'durability'>,
 ): Promise<RunRow | undefined> {
   return store.transaction(async (tx) => {
-    // The claimed row comes back with the claim (RETURNING): no read after it.
-    const r = await tx.get<RunRow>(
+    // The claimed row comes back with the claim (RETURNING): no read after it. Its attempt is
+    // recorded by a statement issued with it (one round trip where the store pipelines).
+    const claimed = tx.get<RunRow>(
       `UPDATE engine_runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, updated_at = ?,
          event_epoch = event_epoch + 1
        WHERE run_id = ? AND (${CLAIMABLE} OR (status IN ('queued', 'running') AND lease_owner = ?))
        RETURNING *`,
       [owner, now + leaseMs, now, run_id, now, owner],
     );
-    if (!r) return undefined;
-    const row = normalize(r);
-    await recordAttempt(tx, row.run_pk, row.event_epoch, owner, now);
-    return row;
+    const attempt = recordClaimedAttempt(tx, run_id, owner, now);
+    attempt.catch(() => {});
+    const r = await claimed;
+    await attempt;
+    return r ? normalize(r) : undefined;
   }, options);
 }
 
