@@ -3,20 +3,32 @@
  * flowchart, beside its calls made with `invokeSource` alone, counted at the `pg` client — a query
  * sent while none of its connection's is in flight starts one (on the pipelined connection, the
  * queries sent before the first answer share it) — with the COMMITs that wait for the disk and those
- * that do not (`synchronous_commit = off`). BENCH_FLOW_TRACE=1 lists a run's queries, `RT` marking
- * each that starts a round trip.
+ * that do not (`synchronous_commit = off`), and the socket writes (system calls) that sent them.
+ * BENCH_FLOW_TRACE=1 lists a run's queries, `RT` marking each that starts a round trip.
  */
+import { Socket } from 'node:net';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
 import { invokeSource } from '../../src/sources/index.ts';
 import { flowKit } from '../../src/testing/flow-kit.ts';
-import { openTestStore } from '../../src/testing/stores.ts';
+import { openTestStore, testPostgresUrl } from '../../src/testing/stores.ts';
 import { countPgRoundTrips, type PgCounts } from '../lib/pg-round-trips.ts';
 import { callsOf, SCRIPT, twentyNodes } from './graph.ts';
 
 const tracing = process.env.BENCH_FLOW_TRACE === '1';
-const { counts, lines } = countPgRoundTrips(tracing);
-type Counts = PgCounts;
+const { counts: pgCounts, lines } = countPgRoundTrips(tracing);
+type Counts = PgCounts & { socketWrites: number };
+// The system calls that send to the server: a write (or a write of several buffers) on a socket to it.
+const counts = pgCounts as Counts;
+counts.socketWrites = 0;
+const port = Number(new URL(testPostgresUrl()).port || 5432);
+for (const m of ['_write', '_writev'] as const) {
+  const original = Socket.prototype[m] as (...args: unknown[]) => unknown;
+  Socket.prototype[m] = function (this: Socket, ...args: unknown[]) {
+    if (this.remotePort === port) counts.socketWrites++;
+    return original.apply(this, args);
+  } as never;
+}
 
 const RUNS = 5;
 const { store, dispose } = await openTestStore('postgres');
