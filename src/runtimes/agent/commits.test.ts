@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Transaction } from '../../store/store.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
 import { recordingTransactions } from '../../testing/recording-store.ts';
@@ -104,6 +105,71 @@ describeEachStore('agent interaction commits', (factory) => {
         // What the turn must still write: its run, its three calls and its closing.
         assert.equal(sent.filter((s) => s.startsWith('INSERT INTO engine_runs')).length, 1);
         assert.equal(sent.filter((s) => s.startsWith('INSERT INTO source_invocations')).length, 3);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
+  test('a transaction storing session events with other writes issues the events with them, not after their answers', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      // Per transaction: its statements, and for the events' insert how many of its statements were
+      // in flight (issued, their answer not yet seen) when it was issued.
+      const txs: Array<{ sqls: string[]; inFlightAtEvents: number | null }> = [];
+      const store = new Proxy(raw, {
+        get(target, key) {
+          if (key !== 'transaction') {
+            const v = Reflect.get(target, key);
+            return typeof v === 'function' ? v.bind(target) : v;
+          }
+          return (fn: (tx: Transaction) => Promise<unknown>, options?: never) =>
+            target.transaction((tx) => {
+              const t = { sqls: [] as string[], inFlightAtEvents: null as number | null };
+              txs.push(t);
+              let inFlight = 0;
+              const counted = new Proxy(tx, {
+                get(inner, k) {
+                  const v = Reflect.get(inner, k);
+                  if (k !== 'run' && k !== 'get' && k !== 'all')
+                    return typeof v === 'function' ? v.bind(inner) : v;
+                  return (sql: string, params?: never) => {
+                    t.sqls.push(sql.trim());
+                    if (sql.trimStart().startsWith('INSERT INTO agent_session_events'))
+                      t.inFlightAtEvents = inFlight;
+                    inFlight++;
+                    // Answered a turn of the event loop later, as over a network (SQLite answers at once).
+                    const p = (v as (s: string, p?: never) => Promise<unknown>)
+                      .call(inner, sql, params)
+                      .finally(() => new Promise((r) => setImmediate(r)));
+                    const done = () => {
+                      inFlight--;
+                    };
+                    p.then(done, done);
+                    return p;
+                  };
+                },
+              });
+              return fn(counted);
+            }, options);
+        },
+      });
+      const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+      try {
+        const rt = kit.runtime;
+        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        txs.length = 0;
+        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        assert.equal(turn.response, 'The sum is 5.');
+        const withWrites = txs.filter((t) => t.inFlightAtEvents !== null && !eventsOnly(t.sqls));
+        // The opening and the closing at least (the calls' records and the run's end too where they
+        // commit through an asynchronous transaction).
+        assert.ok(withWrites.length >= 2, `${withWrites.length} transactions with events and other writes`);
+        for (const t of withWrites)
+          assert.ok(
+            t.inFlightAtEvents! > 0,
+            `events issued after every other statement answered:\n${t.sqls.map((q) => q.slice(0, 60)).join('\n')}`,
+          );
       } finally {
         await kit.close();
       }

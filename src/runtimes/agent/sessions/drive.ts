@@ -5,7 +5,6 @@
  * `graph_checkpoints` row (seed 000) and emits `ecs`; `failed` frees the session and emits `error`.
  */
 import type { Json, RunOutcome, RunView } from '../../../engine/index.ts';
-import type { Transaction } from '../../../store/store.ts';
 import type { AgentContext } from '../context.ts';
 import { getAgent } from '../definition.ts';
 import type { ExecutionCore } from '../nodes/deps.ts';
@@ -76,13 +75,7 @@ async function closeWith(
   run_id: string,
   status: Exclude<SessionStatus, 'running'>,
   reasoning: { turnDone: boolean; context?: unknown },
-  write: (
-    tx: Transaction,
-    add: (
-      event: Parameters<SessionEventRecorder['record']>[0],
-      body: Record<string, unknown>,
-    ) => Promise<void>,
-  ) => Promise<void>,
+  write: Parameters<SessionEventRecorder['commitWith']>[0],
   /** Relays what the closer elsewhere recorded (a turn executed by another process). */
   elsewhere?: () => Promise<void>,
 ): Promise<boolean> {
@@ -197,17 +190,13 @@ async function drive(
       run_id,
       'idle',
       { turnDone: true, context: run.state.reasoning ?? null },
-      async (tx, add) => {
-        // Issued together (one round trip where the store pipelines); the events go after them.
-        await Promise.all([
-          checkpointed ? deleteRunCheckpoint(tx, session.session_id, run_id) : null,
-          execution.response
-            ? appendMessage(tx, session.session_id, run_id, {
-                role: 'assistant',
-                content: execution.response,
-              })
-            : null,
-        ]);
+      async (tx, add, issued) => {
+        // Issued together with the events after them (one round trip where the store pipelines).
+        if (checkpointed) issued(deleteRunCheckpoint(tx, session.session_id, run_id));
+        if (execution.response)
+          issued(
+            appendMessage(tx, session.session_id, run_id, { role: 'assistant', content: execution.response }),
+          );
         await add('execution_state', executionEvent);
         await add('done', {
           response: execution.response,

@@ -390,6 +390,12 @@ export class SessionEventRecorder {
     fn: (
       tx: Transaction,
       add: (event: SessionEventName, body: Record<string, unknown>) => Promise<void>,
+      /**
+       * Hands over a statement `fn` issued and need not wait for: the events are issued after it
+       * without waiting for its answer either (one round trip where the store pipelines), and it is
+       * checked before them, so its failure is the transaction's error.
+       */
+      issued: (statement: Promise<unknown>) => void,
     ) => Promise<T>,
     /** Runs first in the transaction, before the queued events (a conditional write that may refuse it). */
     first?: (tx: Transaction) => Promise<void>,
@@ -413,8 +419,23 @@ export class SessionEventRecorder {
           return Promise.resolve();
         };
         if (first) await first(tx);
-        const r = await fn(tx, add);
-        out.push(...(await appendSessionEvents(tx, this.session_id, this.run_id, events)));
+        const statements: Promise<unknown>[] = [];
+        const issued = (statement: Promise<unknown>) => {
+          statement.catch(() => {});
+          statements.push(statement);
+        };
+        let r: T;
+        try {
+          r = await fn(tx, add, issued);
+        } catch (err) {
+          // Its own failure is the cause, or the first of the statements it issued before failing.
+          for (const st of statements) await st;
+          throw err;
+        }
+        const appended = appendSessionEvents(tx, this.session_id, this.run_id, events);
+        appended.catch(() => {});
+        for (const st of statements) await st;
+        out.push(...(await appended));
         if (out.length > 0) await announce(this.#store, tx, this.session_id);
         return r;
       });

@@ -265,7 +265,7 @@ export async function sendMessage(
   try {
     // The turn opens in one transaction: the claim, the user's message, the `started` event and the
     // queued run. A process that dies after it leaves a run the reclaimer finishes; before it, nothing.
-    opened = await rec.commitWith(async (tx, add) => {
+    opened = await rec.commitWith(async (tx, add, issued) => {
       const claim = { run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
       const claimed = await claimSession(tx, session_id, 'idle', claim);
       if (!claimed) return null;
@@ -278,20 +278,24 @@ export async function sendMessage(
       const reasoning = claimed.reasoning
         ? await previousReasoning(cx, claimed, null, r.value.content)
         : (carried ?? newReasoningContext(r.value.content));
-      await cx.engine.createRun(graph, {
-        run_id,
-        tx,
-        // Its creator's while the session's claim holds (a queued run under it is left to its creator).
-        reserve: cx.claimLeaseMs,
-        input: {
-          session: ref as unknown as Json,
-          execution: execution as unknown as Json,
-          reasoning: reasoning as unknown as Json,
-          messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
-          history: history as unknown as Json,
-          profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
-        },
-      });
+      // The run's first statement leaves with the `started` event after it (one round trip where the
+      // store pipelines); its failure is still the opening's.
+      issued(
+        cx.engine.createRun(graph, {
+          run_id,
+          tx,
+          // Its creator's while the session's claim holds (a queued run under it is left to its creator).
+          reserve: cx.claimLeaseMs,
+          input: {
+            session: ref as unknown as Json,
+            execution: execution as unknown as Json,
+            reasoning: reasoning as unknown as Json,
+            messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
+            history: history as unknown as Json,
+            profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
+          },
+        }),
+      );
       await add('status', { phase: 'started' });
       return { claimed };
     });
