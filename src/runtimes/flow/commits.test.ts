@@ -80,6 +80,16 @@ describeEachStore('flowchart run commits', (factory) => {
           .slice(read0)
           .filter((q) => /FROM flowchart_node_runs WHERE node_run_id = \?/.test(q));
         assert.equal(readBack.length, 0);
+        // The flowchart (its graph's revision) is read in the transaction that creates the run.
+        assert.deepEqual(
+          reads.slice(read0).filter((q) => q.includes('FROM flowcharts')),
+          [],
+          'no read of the flowchart before its run is created',
+        );
+        assert.ok(
+          has(txs[0]!, 'FROM flowcharts') && has(txs[0]!, 'INSERT INTO flowchart_runs'),
+          txs[0]!.join('\n'),
+        );
       } finally {
         await kit.close();
       }

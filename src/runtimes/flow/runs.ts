@@ -7,6 +7,7 @@ import { isUuid, uuidv7 } from '../../core/ids.ts';
 import {
   createEngine,
   type Engine,
+  type GraphSpec,
   type Json,
   type RunError,
   type RunOutcome,
@@ -111,15 +112,17 @@ async function insertFlowRun(
   input: StartFlowRunInput,
   options: TransactionOptions | undefined,
 ): Promise<CreatedFlowRun> {
-  const graph = await compiledGraph(store, await getFlowchart(store, flowchart_id));
   const flowchart_run_id = uuidv7();
   const request_id = input.request_id ?? uuidv7();
   const correlation_id = input.correlation_id ?? null;
   const created_at = new Date().toISOString();
   // The flowchart's row and the engine's run commit together, or neither.
   await store.transaction(async (tx) => {
-    // Issued with the engine's first statement (one round trip where the store pipelines); its own
-    // failure is the cause of any after it, so it is checked first.
+    // The flowchart is read in the transaction, sent with its BEGIN and the run's insert (one round
+    // trip where the store pipelines), not before it: the graph to run comes from its revision. The
+    // insert's own failure is the cause of any after it, so it is checked first once the graph is known.
+    const reading = getFlowchart(tx, flowchart_id);
+    reading.catch(() => {});
     const inserting = tx.run(
       'INSERT INTO flowchart_runs (flowchart_run_id, flowchart_id, input_json, request_id, correlation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       [
@@ -132,6 +135,14 @@ async function insertFlowRun(
       ],
     );
     inserting.catch(() => {});
+    let graph: GraphSpec;
+    try {
+      graph = await compiledGraph(store, await reading, tx);
+    } catch (err) {
+      // Issued first, the read's failure (or the graph's) is the cause of the insert's.
+      await inserting.catch(() => {});
+      throw err;
+    }
     try {
       await engine.createRun(graph, {
         run_id: flowchart_run_id,

@@ -8,7 +8,7 @@
 import { NoemaError } from '../../../core/errors.ts';
 import { LruMap } from '../../../core/lru.ts';
 import type { GraphSpec } from '../../../engine/index.ts';
-import type { Store } from '../../../store/store.ts';
+import type { Queryable, Store } from '../../../store/store.ts';
 import { readSnapshot } from '../flowcharts.ts';
 import { validateGraphSemantics } from '../graph/semantic.ts';
 import type { Flowchart } from '../types.ts';
@@ -20,10 +20,11 @@ export const COMPILED_FLOWCHARTS = 256;
 const compiled = new WeakMap<Store, LruMap<string, GraphSpec>>();
 
 /**
- * The engine graph of `fc`'s saved graph, compiled from its stored snapshot when this process has
- * not compiled that revision yet; a graph that cannot run is FLOWCHART_INVALID (409), not kept.
+ * The engine graph of `fc`'s saved graph, compiled from its stored snapshot (read with `q`, the store
+ * or a transaction of it) when this process has not compiled that revision of `store` yet; a graph
+ * that cannot run is FLOWCHART_INVALID (409), not kept.
  */
-export async function compiledGraph(store: Store, fc: Flowchart): Promise<GraphSpec> {
+export async function compiledGraph(store: Store, fc: Flowchart, q: Queryable = store): Promise<GraphSpec> {
   let byKey = compiled.get(store);
   if (!byKey) {
     byKey = new LruMap(COMPILED_FLOWCHARTS);
@@ -32,7 +33,7 @@ export async function compiledGraph(store: Store, fc: Flowchart): Promise<GraphS
   const key = `${fc.flowchart_id}\u0000${fc.graph_revision}\u0000${fc.created_at}`;
   const hit = byKey.get(key);
   if (hit) return hit;
-  const snapshot = await readSnapshot(store, fc.flowchart_id);
+  const snapshot = await readSnapshot(q, fc.flowchart_id);
   const validation = validateGraphSemantics(snapshot);
   if (!validation.valid)
     throw new NoemaError(
