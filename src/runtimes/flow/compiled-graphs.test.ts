@@ -55,4 +55,26 @@ describeEachStore('flowchart graphs compiled per revision', (factory) => {
         await kit.close();
       }
     }));
+
+  test('a run of a missing flowchart, or of a graph that cannot run, is refused and writes nothing', async () =>
+    factory.withStore(async ({ store }) => {
+      const kit = await flowKit(store, { rules: [], default: { json: { text: 'x' } } }, { fanOut: false });
+      try {
+        const runs = async () =>
+          Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_runs'))!.n);
+        const flowRuns = async () =>
+          Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM flowchart_runs'))!.n);
+        await assert.rejects(runFlowchart(store, kit.engine, 'no-such-flowchart'), {
+          code: 'UNKNOWN_FLOWCHART',
+        });
+        const fc = await createFlowchart(store, {
+          name: 'endless',
+          graph: { nodes: [{ id: 'end', node_type: 'end' }], edges: [] },
+        });
+        await assert.rejects(runFlowchart(store, kit.engine, fc.flowchart_id), { code: 'FLOWCHART_INVALID' });
+        assert.deepEqual([await runs(), await flowRuns()], [0, 0]);
+      } finally {
+        await kit.close();
+      }
+    }));
 });
