@@ -77,7 +77,7 @@ describeEachStore('agent interaction commits', (factory) => {
     });
   });
 
-  test('a turn sends none of the statements it can do without: no graph stored again, no run read before its insert, no seq read back, no MCP config read again, no checkpoint deleted for a run that never waited', async () => {
+  test('a turn sends none of the statements it can do without: no graph stored again, no run read before its insert, no seq read back, no MCP config read again, no checkpoint deleted for a run that never waited, no session row read before its claim', async () => {
     await factory.withStore(async ({ store: raw }) => {
       const { store, txs, reads } = recordingTransactions(raw);
       const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
@@ -96,6 +96,8 @@ describeEachStore('agent interaction commits', (factory) => {
           'SELECT invocation_seq FROM source_invocations',
           'SELECT content FROM mcp_servers',
           'DELETE FROM graph_checkpoints',
+          // The session's row: its agent and user are known from the first message.
+          'SELECT * FROM agent_sessions',
         ])
           assert.deepEqual(
             sent.filter((s) => s.startsWith(needless)),

@@ -5,6 +5,7 @@
  * (drive.ts) while streaming the session events.
  */
 import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
+import { LruMap } from '../../../core/lru.ts';
 import { schemas } from '../../../core/schema-registry.ts';
 import type { Json, RunOutcome } from '../../../engine/index.ts';
 import type { AgentContext } from '../context.ts';
@@ -234,15 +235,63 @@ export async function sendMessage(
       { errors: r.errors },
       'send { "content": "…", "mode"?: "fast|deep|adapt" }',
     );
+  const message = { content: r.value.content, mode: r.value.mode };
+  // A session this process knows (its agent and user never change) is claimed without a read first;
+  // a claim refused (busy, a stale turn to settle, gone) or a row that needs a read takes the path below.
+  const known = knownSessions(cx.store).get(session_id);
+  if (known) {
+    const turn = await openTurn(cx, { session_id, ...known }, message, onEvent, undefined);
+    if (turn) return turn;
+  }
   const session = await getSessionOrThrow(cx.store, session_id);
+  knownSessions(cx.store).set(session_id, { agent_hash: session.agent_hash, user_id: session.user_id });
+  if (session.status === 'running') await settleStaleTurn(cx, session);
+  // Read before the turn opens (a read of the previous run, outside the transaction) only for a
+  // session that stores no reasoning yet; the claimed row's own reasoning, when it has one, wins inside.
+  const carried = session.reasoning
+    ? null
+    : await previousReasoning(cx, session, session.run_id, r.value.content);
+  const turn = await openTurn(cx, session, message, onEvent, carried);
+  if (turn) return turn;
+  throw sessionBusy(session_id, await findSession(cx.store, session_id));
+}
+
+/** Sessions' agent and user (never changed once created), per store handle, for `sendMessage`. */
+const KNOWN_SESSIONS = 4096;
+const knownByStore = new WeakMap<object, LruMap<string, { agent_hash: string; user_id: string }>>();
+
+function knownSessions(store: object): LruMap<string, { agent_hash: string; user_id: string }> {
+  let known = knownByStore.get(store);
+  if (!known) {
+    known = new LruMap(KNOWN_SESSIONS);
+    knownByStore.set(store, known);
+  }
+  return known;
+}
+
+/** Thrown in a turn's opening to roll its claim back: the session's row must be read first. */
+class ReadFirst extends Error {}
+
+/**
+ * Opens the turn (claims the session `idle → running`) and drives it; null when the claim was
+ * refused, or — `carried` undefined: the session was not read before — when the claimed row stores
+ * no reasoning (its previous run must be read, outside the transaction): nothing was written then.
+ */
+async function openTurn(
+  cx: AgentContext,
+  session: Pick<SessionRow, 'session_id' | 'agent_hash' | 'user_id'>,
+  message: { content: string; mode: AgentMode | undefined },
+  onEvent: (e: SessionEvent) => void,
+  carried: ReasoningContext | null | undefined,
+): Promise<TurnResult | null> {
+  const { session_id } = session;
   const def = await getAgent(cx.store, session.agent_hash);
   const graph = await graphOf(cx, def);
-  if (session.status === 'running') await settleStaleTurn(cx, session);
   const run_id = uuidv7();
   const rec = new SessionEventRecorder(cx.store, session_id, run_id, onEvent);
-  const mode = r.value.mode ?? def.mode;
+  const mode = message.mode ?? def.mode;
   const execution: ExecutionCore = {
-    query: r.value.content,
+    query: message.content,
     user_id: session.user_id,
     iteration: 0,
     max_iterations: def.max_iterations,
@@ -254,11 +303,6 @@ export async function sendMessage(
     seen_contracts: [],
   };
   const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
-  // Read before the turn opens (a read of the previous run, outside the transaction) only for a
-  // session that stores no reasoning yet; the claimed row's own reasoning, when it has one, wins inside.
-  const carried = session.reasoning
-    ? null
-    : await previousReasoning(cx, session, session.run_id, r.value.content);
   // From the claim on, this turn is in flight here: a second message must see it as busy.
   cx.driving.add(run_id);
   let opened: { claimed: SessionRow } | null;
@@ -269,15 +313,16 @@ export async function sendMessage(
       const claim = { run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
       const claimed = await claimSession(tx, session_id, 'idle', claim);
       if (!claimed) return null;
+      if (!claimed.reasoning && carried === undefined) throw new ReadFirst();
       // Issued together (one round trip where the store pipelines); they run in this order.
       const [history, , { profile }] = await Promise.all([
         recentMessages(tx, session_id, def.memory.working_memory_turns * 2),
-        appendMessage(tx, session_id, run_id, { role: 'user', content: r.value.content }),
+        appendMessage(tx, session_id, run_id, { role: 'user', content: message.content }),
         loadProfile(tx, session.user_id),
       ]);
       const reasoning = claimed.reasoning
-        ? await previousReasoning(cx, claimed, null, r.value.content)
-        : (carried ?? newReasoningContext(r.value.content));
+        ? await previousReasoning(cx, claimed, null, message.content)
+        : (carried ?? newReasoningContext(message.content));
       // The run's first statement leaves with the `started` event after it (one round trip where the
       // store pipelines); its failure is still the opening's.
       issued(
@@ -290,7 +335,7 @@ export async function sendMessage(
             session: ref as unknown as Json,
             execution: execution as unknown as Json,
             reasoning: reasoning as unknown as Json,
-            messages: { role: 'user', content: r.value.content, timestamp: new Date().toISOString() },
+            messages: { role: 'user', content: message.content, timestamp: new Date().toISOString() },
             history: history as unknown as Json,
             profile: (profile.interaction_count > 0 ? profile : null) as unknown as Json,
           },
@@ -301,11 +346,12 @@ export async function sendMessage(
     });
   } catch (err) {
     cx.driving.delete(run_id);
+    if (err instanceof ReadFirst) return null;
     throw err;
   }
   if (!opened) {
     cx.driving.delete(run_id);
-    throw sessionBusy(session_id, await findSession(cx.store, session_id));
+    return null;
   }
   const { claimed } = opened;
   return driveRun(
