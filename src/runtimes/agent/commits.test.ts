@@ -113,11 +113,11 @@ describeEachStore('agent interaction commits', (factory) => {
     });
   });
 
-  test('a transaction storing session events with other writes issues the events with them, not after their answers', async () => {
+  test('a transaction storing session events with other writes issues the events with them, and the opening and closing their writes with the session’s claim, not after their answers', async () => {
     await factory.withStore(async ({ store: raw }) => {
       // Per transaction: its statements, and for the events' insert how many of its statements were
       // in flight (issued, their answer not yet seen) when it was issued.
-      const txs: Array<{ sqls: string[]; inFlightAtEvents: number | null }> = [];
+      const txs: Array<{ sqls: string[]; inFlightAt: number[]; inFlightAtEvents: number | null }> = [];
       const store = new Proxy(raw, {
         get(target, key) {
           if (key !== 'transaction') {
@@ -126,7 +126,11 @@ describeEachStore('agent interaction commits', (factory) => {
           }
           return (fn: (tx: Transaction) => Promise<unknown>, options?: never) =>
             target.transaction((tx) => {
-              const t = { sqls: [] as string[], inFlightAtEvents: null as number | null };
+              const t = {
+                sqls: [] as string[],
+                inFlightAt: [] as number[],
+                inFlightAtEvents: null as number | null,
+              };
               txs.push(t);
               let inFlight = 0;
               const counted = new Proxy(tx, {
@@ -136,6 +140,7 @@ describeEachStore('agent interaction commits', (factory) => {
                     return typeof v === 'function' ? v.bind(inner) : v;
                   return (sql: string, params?: never) => {
                     t.sqls.push(sql.trim());
+                    t.inFlightAt.push(inFlight);
                     if (sql.trimStart().startsWith('INSERT INTO agent_session_events'))
                       t.inFlightAtEvents = inFlight;
                     inFlight++;
@@ -171,6 +176,15 @@ describeEachStore('agent interaction commits', (factory) => {
           assert.ok(
             t.inFlightAtEvents! > 0,
             `events issued after every other statement answered:\n${t.sqls.map((q) => q.slice(0, 60)).join('\n')}`,
+          );
+        // The opening and the closing issue what follows their session's claim or close with it,
+        // and roll it back if it was refused.
+        const turnEnds = txs.filter((t) => t.sqls[0]?.startsWith('UPDATE agent_sessions'));
+        assert.equal(turnEnds.length, 2, 'the opening and the closing');
+        for (const t of turnEnds)
+          assert.ok(
+            t.inFlightAt[1]! > 0,
+            `issued after the session's row answered: ${t.sqls[1]?.slice(0, 60)}`,
           );
       } finally {
         await kit.close();

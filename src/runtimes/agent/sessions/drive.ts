@@ -80,17 +80,23 @@ async function closeWith(
   elsewhere?: () => Promise<void>,
 ): Promise<boolean> {
   try {
-    await rec.commitWith(write, async (tx) => {
-      const closed = await closeTurn(
-        tx,
-        session.session_id,
-        run_id,
-        session,
-        status,
-        reasoning.turnDone,
-        reasoning.context ?? null,
+    await rec.commitWith(async (tx, add, issued) => {
+      // Issued first and checked once the closing's writes and events are issued too (one round trip
+      // where the store pipelines): not closed here, they all roll back.
+      issued(
+        closeTurn(
+          tx,
+          session.session_id,
+          run_id,
+          session,
+          status,
+          reasoning.turnDone,
+          reasoning.context ?? null,
+        ).then((closed) => {
+          if (!closed) throw new ClosedElsewhere();
+        }),
       );
-      if (!closed) throw new ClosedElsewhere();
+      return write(tx, add, issued);
     });
     return true;
   } catch (err) {

@@ -391,14 +391,13 @@ export class SessionEventRecorder {
       tx: Transaction,
       add: (event: SessionEventName, body: Record<string, unknown>) => Promise<void>,
       /**
-       * Hands over a statement `fn` issued and need not wait for: the events are issued after it
-       * without waiting for its answer either (one round trip where the store pipelines), and it is
-       * checked before them, so its failure is the transaction's error.
+       * Hands over a statement `fn` issued and need not wait for (or a check of its answer): the
+       * events are issued after it without waiting for that answer either (one round trip where the
+       * store pipelines), and it is awaited before theirs, so its failure — or the refusal its check
+       * throws — is the transaction's error and rolls it back.
        */
       issued: (statement: Promise<unknown>) => void,
     ) => Promise<T>,
-    /** Runs first in the transaction, before the queued events (a conditional write that may refuse it). */
-    first?: (tx: Transaction) => Promise<void>,
   ): Promise<T> {
     while (this.#draining || this.#writing) await (this.#draining ?? this.#writing);
     this.#throwError();
@@ -418,7 +417,6 @@ export class SessionEventRecorder {
           events.push({ live: false, event, body });
           return Promise.resolve();
         };
-        if (first) await first(tx);
         const statements: Promise<unknown>[] = [];
         const issued = (statement: Promise<unknown>) => {
           statement.catch(() => {});

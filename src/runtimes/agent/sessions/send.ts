@@ -269,8 +269,11 @@ function knownSessions(store: object): LruMap<string, { agent_hash: string; user
   return known;
 }
 
-/** Thrown in a turn's opening to roll its claim back: the session's row must be read first. */
-class ReadFirst extends Error {}
+/**
+ * Thrown in a turn's opening to roll it back: the claim was refused, or the session's row must be
+ * read first.
+ */
+class NotOpened extends Error {}
 
 /**
  * Opens the turn (claims the session `idle → running`) and drives it; null when the claim was
@@ -305,21 +308,25 @@ async function openTurn(
   const ref: SessionRef = { session_id, agent_hash: session.agent_hash, user_id: session.user_id };
   // From the claim on, this turn is in flight here: a second message must see it as busy.
   cx.driving.add(run_id);
-  let opened: { claimed: SessionRow } | null;
+  let opened: { claimed: SessionRow };
   try {
     // The turn opens in one transaction: the claim, the user's message, the `started` event and the
     // queued run. A process that dies after it leaves a run the reclaimer finishes; before it, nothing.
     opened = await rec.commitWith(async (tx, add, issued) => {
       const claim = { run_id, owner: cx.engine.owner, lease_ms: cx.claimLeaseMs };
-      const claimed = await claimSession(tx, session_id, 'idle', claim);
-      if (!claimed) return null;
-      if (!claimed.reasoning && carried === undefined) throw new ReadFirst();
-      // Issued together (one round trip where the store pipelines); they run in this order.
-      const [history, , { profile }] = await Promise.all([
+      const claiming = claimSession(tx, session_id, 'idle', claim);
+      // Issued with the claim (one round trip where the store pipelines); they run in this order, and
+      // a claim refused rolls them back.
+      const read = Promise.all([
         recentMessages(tx, session_id, def.memory.working_memory_turns * 2),
         appendMessage(tx, session_id, run_id, { role: 'user', content: message.content }),
         loadProfile(tx, session.user_id),
       ]);
+      read.catch(() => {});
+      const claimed = await claiming;
+      if (!claimed) throw new NotOpened();
+      if (!claimed.reasoning && carried === undefined) throw new NotOpened();
+      const [history, , { profile }] = await read;
       const reasoning = claimed.reasoning
         ? await previousReasoning(cx, claimed, null, message.content)
         : (carried ?? newReasoningContext(message.content));
@@ -346,12 +353,8 @@ async function openTurn(
     });
   } catch (err) {
     cx.driving.delete(run_id);
-    if (err instanceof ReadFirst) return null;
+    if (err instanceof NotOpened) return null;
     throw err;
-  }
-  if (!opened) {
-    cx.driving.delete(run_id);
-    return null;
   }
   const { claimed } = opened;
   return driveRun(
