@@ -3,7 +3,6 @@
  * and pipelined connections (statements issued together travel together).
  */
 import { createHash } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { incidentLog } from '../../core/incident-log.ts';
 import { telemetry } from '../../core/telemetry.ts';
@@ -24,7 +23,6 @@ import type {
   Unlisten,
 } from '../store.ts';
 import { advisoryLockKey } from './advisory-lock.ts';
-import { coalesceWrites } from './coalesce-writes.ts';
 import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
 import { PostgresListener } from './listener.ts';
@@ -243,11 +241,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
     // An idle client dying (server restart) must not crash the process; the pool replaces it.
     const poolLog = incidentLog(`PostgreSQL pool at ${redactUrl(options.url)}: an idle connection`);
     pool.on('error', (err) => poolLog.fail(err));
-    pool.on('connect', (client) => {
-      poolLog.ok();
-      // The statements issued together leave in one write, not one each.
-      coalesceWrites((client as unknown as { connection: { stream: Writable } }).connection.stream);
-    });
+    pool.on('connect', () => poolLog.ok());
     try {
       await pool.query('SELECT 1');
     } catch (err) {
