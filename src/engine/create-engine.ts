@@ -241,9 +241,20 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         // Issued with the graph's insert (one round trip where the store pipelines); checked after it.
         const inserted = insertRun(tx, run_id, graph_hash, now, reserved);
         inserted.catch(() => {});
-        if (stored !== null && (await stored).changes === 1)
-          await insertGraphTypes(tx, graph_hash, graphTypes(graph));
-        const runPk = await inserted;
+        // The graph's types are issued after the run's insert: checked after it, in issue order.
+        const types =
+          stored !== null && (await stored).changes === 1
+            ? insertGraphTypes(tx, graph_hash, graphTypes(graph))
+            : null;
+        types?.catch(() => {});
+        let runPk: number | null;
+        try {
+          runPk = await inserted;
+        } catch (err) {
+          await types?.catch(() => {}); // its statements, issued one after another, end first
+          throw err;
+        }
+        await types;
         if (runPk === null) throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
         if (inputBody !== null) await appendUnfenced(tx, runPk, 1, inputBody);
         // The observers' rows of the run (its trace context) commit with it.

@@ -139,8 +139,15 @@ async function insertFlowRun(
     try {
       graph = await compiledGraph(store, await reading, tx);
     } catch (err) {
-      // Issued first, the read's failure (or the graph's) is the cause of the insert's.
-      await inserting.catch(() => {});
+      // The read was issued first: its failure is the cause of the insert's. Otherwise a failed
+      // insert (issued before the snapshot's read) is the cause of the graph's failure.
+      if (
+        !(await reading.then(
+          () => false,
+          () => true,
+        ))
+      )
+        await inserting;
       throw err;
     }
     try {
