@@ -15,7 +15,7 @@ import { createContract, transition } from '../contracts/transitions.ts';
 import type { ContractView, Json, NodeResult, RunError, RunOutcome, RunStatus } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, reachesTerminal, unknownRoutes } from '../graph/compile.ts';
-import { encodeEntry } from '../journal/codec.ts';
+import { encodeEntry, oneNodeText } from '../journal/codec.ts';
 import type { StepEntry } from '../journal/entries.ts';
 import {
   fencedAppendParams,
@@ -29,7 +29,15 @@ import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
 import { isPromiseLike, type NodeRun, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
-import { applyStep, type NodeDelta, type RunState } from './state.ts';
+import { applyOneNode, applyStep, type NodeDelta, type RunState } from './state.ts';
+import {
+  type GraphPlan,
+  graphPlan,
+  type NodePlan,
+  nodePlan,
+  type RoutePlan,
+  routePlan,
+} from './step-plan.ts';
 import { runWrites, type StepWrite } from './step-writes.ts';
 
 type StepArtifact = { artifact_id: string; node_id: string; artifact_type: string; payload: Json };
@@ -57,6 +65,15 @@ interface StepWork {
   artifacts: StepArtifact[];
   /** Every node of the step said it may commit with the run's next transaction. */
   withNext: boolean;
+  /**
+   * The last node collected, its writes as `[channel index, value, …]` (null: none) and whether
+   * some value is undefined (left out of the row), and its route's plan (null: several routes):
+   * what a step of one node commits from, without reading its writes or the graph again.
+   */
+  node: NodePlan | null;
+  pairs: Json[] | null;
+  holes: boolean;
+  route: RoutePlan | null;
 }
 
 export async function executeRun(
@@ -70,6 +87,7 @@ export async function executeRun(
   const abort = new AbortController();
   const state = loaded.state;
   const rc = new RunContracts(deps, run, state, contracts, events);
+  const plan = graphPlan(graph);
   const nodeRun: NodeRun = {
     deps,
     run,
@@ -158,11 +176,16 @@ export async function executeRun(
         waiting: NO_VIEWS,
         artifacts: NO_ARTIFACTS,
         withNext: true,
+        node: null,
+        pairs: null,
+        holes: false,
+        route: null,
       };
       const frontier = state.frontier;
       for (let i = 0; i < frontier.length; i++) {
         const entry = frontier[i]!;
-        const spec = graph.nodes.get(entry.node)!;
+        const np = nodePlan(plan, entry.node);
+        const spec = np.spec;
         const type = deps.registry.get(spec.type);
         const ran = type ? runNode(nodeRun, entry, spec, type) : null;
         const result: NodeResult = ran
@@ -178,10 +201,10 @@ export async function executeRun(
         const error =
           result.kind === 'fail'
             ? { code: result.code, message: result.message, node_id: spec.id }
-            : collect(deps, graph, spec.id, result, work, schemas, rc.byId);
+            : collect(deps, plan, np, result, work, schemas, rc.byId);
         if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
       }
-      const committing = commitStep(deps, events, run, graph, state, work);
+      const committing = commitStep(deps, events, run, plan, state, work);
       const status = typeof committing === 'string' ? committing : await committing;
       for (let i = 0; i < work.contracts.length; i++) rc.put(work.contracts[i]!);
       for (let i = 0; i < work.moved.length; i++) rc.put(work.moved[i]!);
@@ -228,39 +251,49 @@ export async function executeRun(
 /** Checks a node's result and adds its delta, contracts and artifacts to the step; returns an error to fail the run. */
 function collect(
   deps: EngineDeps,
-  graph: CompiledGraph,
-  node: string,
+  plan: GraphPlan,
+  np: NodePlan,
   result: NodeResult,
   work: StepWork,
   schemas: SchemaRegistry | undefined,
   runContracts: ReadonlyMap<string, ContractView>,
 ): RunError | null {
   if (result.kind !== 'ok' && result.kind !== 'suspend') return null;
+  const node = np.id;
   const writes = result.writes;
-  let written = false;
+  // The one pass over the writes: each channel checked and indexed (the row's and the state's form).
+  const channelIx = plan.tables.channelIx;
+  let pairs: Json[] | null = null;
+  let holes = false;
   for (const name in writes) {
     if (!Object.hasOwn(writes, name)) continue;
-    written = true;
-    if (!graph.channels.has(name))
-      return {
-        code: 'UNKNOWN_CHANNEL',
-        message: `node ${node} wrote undeclared channel "${name}"`,
-        node_id: node,
-      };
+    const c = channelIx.get(name);
+    if (c === undefined) return unknownChannel(node, name);
+    const v = writes[name] as Json;
+    if (v === undefined) holes = true;
+    if (pairs === null) pairs = [c, v];
+    else pairs.push(c, v);
   }
-  const unknown = unknownRoutes(graph, node, result.route);
-  if (unknown.length > 0)
-    return {
-      code: 'ROUTE_UNKNOWN',
-      message: `node ${node} chose route(s) no connector carries: ${unknown.join(', ')}`,
-      node_id: node,
-    };
+  const route = result.route;
+  let rp: RoutePlan | null = null;
+  if (route === undefined) rp = np.none;
+  else if (typeof route === 'string') {
+    rp = routePlan(plan, np, route);
+    if (rp === null) return routeUnknown(node, [route]);
+  } else {
+    const unknown = unknownRoutes(plan.graph, node, route);
+    if (unknown.length > 0) return routeUnknown(node, unknown);
+  }
+  work.node = np;
+  work.pairs = pairs;
+  work.holes = holes;
+  work.route = rp;
   if (result.kind !== 'ok' || result.commitsWithNext !== true) work.withNext = false;
   // One literal with every field (absent ones undefined): every delta has one shape, where adding
   // the present fields one by one made a chain of shapes the step's readers had to tell apart.
   work.deltas.push({
     n: node,
-    w: written ? writes : undefined,
+    w: pairs !== null ? writes : undefined,
     o: result.output,
     a: result.attachments,
     r: result.route,
@@ -328,6 +361,22 @@ function collect(
   return null;
 }
 
+function unknownChannel(node: string, name: string): RunError {
+  return {
+    code: 'UNKNOWN_CHANNEL',
+    message: `node ${node} wrote undeclared channel "${name}"`,
+    node_id: node,
+  };
+}
+
+function routeUnknown(node: string, unknown: string[]): RunError {
+  return {
+    code: 'ROUTE_UNKNOWN',
+    message: `node ${node} chose route(s) no connector carries: ${unknown.join(', ')}`,
+    node_id: node,
+  };
+}
+
 /**
  * Commits the step and returns the run's status after it: synchronously when the store can (a step
  * of synchronous nodes then runs without a promise), otherwise through an awaited transaction.
@@ -336,19 +385,39 @@ function commitStep(
   deps: EngineDeps,
   events: RunEvents,
   run: RunRef,
-  graph: CompiledGraph,
+  plan: GraphPlan,
   state: RunState,
   work: StepWork,
 ): RunStatus | Promise<RunStatus> {
-  const entry: StepEntry = { deltas: work.deltas };
-  if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
-  if (work.waiting.length > 0) entry.z = work.waiting.map((c) => c.contract_id);
-  if (work.artifacts.length > 0) entry.f = work.artifacts.map((a) => a.artifact_id);
+  const graph = plan.graph;
   const seq = state.seq + 1;
-  const body = encodeEntry(graph, entry);
-  applyStep(graph, state, work.deltas);
+  const rp = work.route;
+  let body: string;
+  let terminal: boolean;
+  if (
+    work.deltas.length === 1 &&
+    rp !== null &&
+    work.contracts.length === 0 &&
+    work.waiting.length === 0 &&
+    work.artifacts.length === 0
+  ) {
+    // The usual step: one node, at most one route, nothing else. Its row and state come from what
+    // `collect` indexed (the same row and state as below: a property test holds the row text).
+    const d = work.deltas[0]!;
+    const pairs = work.pairs;
+    body = oneNodeText(work.node!.ix, work.holes ? definedPairs(pairs!) : pairs, rp.ix, d);
+    applyOneNode(state, d, pairs, plan.tables.channels, plan.appends, rp.frontier);
+    terminal = rp.terminal;
+  } else {
+    const entry: StepEntry = { deltas: work.deltas };
+    if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
+    if (work.waiting.length > 0) entry.z = work.waiting.map((c) => c.contract_id);
+    if (work.artifacts.length > 0) entry.f = work.artifacts.map((a) => a.artifact_id);
+    body = encodeEntry(graph, entry);
+    applyStep(graph, state, work.deltas);
+    terminal = reachesTerminal(graph, state.frontier);
+  }
   state.seq = seq;
-  const terminal = reachesTerminal(graph, state.frontier);
   const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const now = deps.now();
   const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
@@ -376,6 +445,14 @@ function commitStep(
       if (events.observed) emitStep(emit, events, run, state.step, work, status, now);
     }, durability)
     .then(() => status);
+}
+
+/** The pairs whose value is defined: the row leaves undefined writes out, as JSON would. */
+function definedPairs(pairs: readonly Json[]): Json[] {
+  const out: Json[] = [];
+  for (let i = 0; i < pairs.length; i += 2)
+    if (pairs[i + 1] !== undefined) out.push(pairs[i]!, pairs[i + 1]!);
+  return out;
 }
 
 const leaseLost = (): Error => new LeaseLost();

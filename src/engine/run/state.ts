@@ -78,6 +78,37 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
   state.step += 1;
 }
 
+/**
+ * `applyStep` of a step of one node whose writes are given as `[channel index, value, …]` (the
+ * order and values of `d.w`; null: none), indexes into `channels` (the journal's sorted names, with
+ * whether each one appends), going to `frontier`: the same state, without reading the writes again.
+ */
+export function applyOneNode(
+  state: RunState,
+  d: NodeDelta,
+  pairs: readonly Json[] | null,
+  channels: readonly string[],
+  appends: readonly boolean[],
+  frontier: FrontierEntry[],
+): void {
+  if (pairs !== null) {
+    const values = state.channels;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const c = pairs[i] as number;
+      if (appends[c] === true) (values[channels[c]!] as Json[]).push(pairs[i + 1] as Json);
+      else values[channels[c]!] = pairs[i + 1] as Json;
+    }
+  }
+  applyOutput(state, d);
+  state.frontier = frontier;
+  state.step += 1;
+}
+
+/** The frontier a node choosing `route` (one or none) makes: shared, as in `applyStep`. */
+export function nextFrontier(graph: CompiledGraph, node: string, route: string | undefined): FrontierEntry[] {
+  return frontierOf(firedConnectors(graph, node, route));
+}
+
 function applyOutput(state: RunState, d: NodeDelta): void {
   if (d.o === undefined && d.a === undefined) return;
   const out: { o?: Json; a?: Json[] } = {};
