@@ -25,7 +25,8 @@ const spec: GraphSpec = {
   ],
 };
 
-type Step = Pick<NodeDelta, 'w' | 'o' | 'a'>;
+/** A node's result: writes (a value may be undefined), output, attachments. */
+type Step = { w?: Record<string, Json | undefined>; o?: Json; a?: Json[] };
 
 const value = fc.option(fc.jsonValue() as fc.Arbitrary<Json>, { nil: undefined });
 const step: fc.Arbitrary<Step> = fc.record(
@@ -48,9 +49,9 @@ describeEachStore('engine one-node steps', (factory) => {
         execute: (ctx) => {
           const s = script[ctx.step - 1]!;
           const result: NodeResult = { kind: 'ok', route: ctx.step < script.length ? 'again' : 'done' };
-          if (s.w !== undefined) result.writes = s.w;
+          if (s.w !== undefined) result.writes = s.w as Record<string, Json>;
           if (s.o !== undefined) result.output = s.o;
-          if (s.a !== undefined) result.attachments = s.a as Json[];
+          if (s.a !== undefined) result.attachments = s.a;
           return result;
         },
       };
@@ -71,7 +72,7 @@ describeEachStore('engine one-node steps', (factory) => {
           const expected = initialState(graph);
           steps.forEach((s, i) => {
             const d: NodeDelta = { n: 'n', r: i + 1 < steps.length ? 'again' : 'done' };
-            if (s.w !== undefined && Object.keys(s.w).length > 0) d.w = s.w;
+            if (s.w !== undefined && Object.keys(s.w).length > 0) d.w = s.w as Record<string, Json>;
             if (s.o !== undefined) d.o = s.o;
             if (s.a !== undefined) d.a = s.a;
             assert.equal(rows[i]?.body, encodeEntry(graph, { deltas: [d] }), `row of step ${i + 1}`);

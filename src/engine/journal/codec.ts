@@ -142,20 +142,25 @@ export function encodeDeltaText(graph: CompiledGraph, t: Tables, d: NodeDelta): 
     const ix = t.routeIx.get(d.n);
     r = Array.isArray(d.r) ? routeIndexes(graph, ix, d.n, d.r) : indexOf(graph, ix, d.r, 'route', d.n);
   }
-  return oneNodeText(n, w, r, d);
+  return oneNodeText(n, w, r, d.o, d.a);
 }
 
 /**
  * The one-node row text from its parts already indexed: the node's index, its writes as
  * `[channel index, value, …]` (null: no writes; no undefined value), its route's index or indexes
- * (null: no route), and the delta's output and attachments. For a caller that has the indexes from
+ * (null: no route), and its output and attachments (undefined: none). For a caller that has the indexes from
  * its own checks; `encodeDeltaText` is this after looking them up.
  */
-export function oneNodeText(n: number, w: Json[] | null, r: Json, d: Pick<NodeDelta, 'o' | 'a'>): string {
+export function oneNodeText(
+  n: number,
+  w: Json[] | null,
+  r: Json,
+  o: Json | undefined,
+  a: Json[] | undefined,
+): string {
   // Trailing absent fields are left out by building the array at its length (no truncation).
-  if (d.a !== undefined && d.a !== null)
-    return JSON.stringify([n, w, r, d.o === undefined ? null : [d.o], d.a]);
-  if (d.o !== undefined) return JSON.stringify([n, w, r, [d.o]]);
+  if (a !== undefined && a !== null) return JSON.stringify([n, w, r, o === undefined ? null : [o], a]);
+  if (o !== undefined) return JSON.stringify([n, w, r, [o]]);
   if (r !== null) return JSON.stringify([n, w, r]);
   if (w !== null) return JSON.stringify([n, w]);
   return JSON.stringify([n]);

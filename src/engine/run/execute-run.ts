@@ -56,8 +56,14 @@ function add<T>(list: T[], item: T, empty: T[]): T[] {
   return list;
 }
 
+type Collected = Extract<NodeResult, { kind: 'ok' | 'suspend' }>;
+
 interface StepWork {
-  deltas: NodeDelta[];
+  /**
+   * The step's deltas once it has collected a second node; null before: a step of one node (the
+   * usual one) commits from `node`, `result` and `pairs` and makes no delta unless it needs one.
+   */
+  deltas: NodeDelta[] | null;
   contracts: ContractView[];
   /** Existing PENDING contracts a suspending node moved to WAITING (`wait_on`). */
   moved: ContractView[];
@@ -65,12 +71,15 @@ interface StepWork {
   artifacts: StepArtifact[];
   /** Every node of the step said it may commit with the run's next transaction. */
   withNext: boolean;
+  /** The step creates or moves no contract and persists no artifact (its lists are empty). */
+  plain: boolean;
   /**
    * The last node collected, its writes as `[channel index, value, …]` (null: none) and whether
    * some value is undefined (left out of the row), and its route's plan (null: several routes):
    * what a step of one node commits from, without reading its writes or the graph again.
    */
   node: NodePlan | null;
+  result: Collected | null;
   pairs: Json[] | null;
   holes: boolean;
   route: RoutePlan | null;
@@ -170,13 +179,15 @@ export async function executeRun(
         );
       }
       const work: StepWork = {
-        deltas: [],
+        deltas: null,
         contracts: NO_VIEWS,
         moved: NO_VIEWS,
         waiting: NO_VIEWS,
         artifacts: NO_ARTIFACTS,
         withNext: true,
+        plain: true,
         node: null,
+        result: null,
         pairs: null,
         holes: false,
         route: null,
@@ -206,8 +217,10 @@ export async function executeRun(
       }
       const committing = commitStep(deps, events, run, plan, state, work);
       const status = typeof committing === 'string' ? committing : await committing;
-      for (let i = 0; i < work.contracts.length; i++) rc.put(work.contracts[i]!);
-      for (let i = 0; i < work.moved.length; i++) rc.put(work.moved[i]!);
+      if (!work.plain) {
+        for (let i = 0; i < work.contracts.length; i++) rc.put(work.contracts[i]!);
+        for (let i = 0; i < work.moved.length; i++) rc.put(work.moved[i]!);
+      }
       // Corrective context belongs to one execution; the next visit of a node starts at attempt 1.
       if (loaded.attempts.size > 0) loaded.attempts.clear();
       if (status !== 'running') return outcome(status);
@@ -284,21 +297,20 @@ function collect(
     const unknown = unknownRoutes(plan.graph, node, route);
     if (unknown.length > 0) return routeUnknown(node, unknown);
   }
+  if (work.node !== null) {
+    // A second node: the step keeps its deltas from now on.
+    work.deltas ??= [deltaOf(work.node.id, work.result!, work.pairs !== null)];
+    work.deltas.push(deltaOf(node, result, pairs !== null));
+  }
   work.node = np;
+  work.result = result;
   work.pairs = pairs;
   work.holes = holes;
   work.route = rp;
   if (result.kind !== 'ok' || result.commitsWithNext !== true) work.withNext = false;
-  // One literal with every field (absent ones undefined): every delta has one shape, where adding
-  // the present fields one by one made a chain of shapes the step's readers had to tell apart.
-  work.deltas.push({
-    n: node,
-    w: pairs !== null ? writes : undefined,
-    o: result.output,
-    a: result.attachments,
-    r: result.route,
-  });
   if (result.kind === 'ok' && !result.contracts && !result.artifacts) return null;
+  // Set before the lists change: a step that fails below is not committed anyway.
+  work.plain = false;
   const now = deps.now();
   for (const nc of result.contracts ?? []) {
     work.contracts = add(
@@ -361,6 +373,26 @@ function collect(
   return null;
 }
 
+/**
+ * A node's delta. One literal with every field (absent ones undefined): every delta has one shape,
+ * where adding the present fields one by one made a chain of shapes the step's readers had to tell apart.
+ */
+function deltaOf(node: string, result: Collected, written: boolean): NodeDelta {
+  return {
+    n: node,
+    w: written ? result.writes : undefined,
+    o: result.output,
+    a: result.attachments,
+    r: result.route,
+  };
+}
+
+/** The step's deltas, in the order its nodes were collected. */
+function deltasOf(work: StepWork): NodeDelta[] {
+  if (work.deltas !== null) return work.deltas;
+  return work.node === null ? [] : [deltaOf(work.node.id, work.result!, work.pairs !== null)];
+}
+
 function unknownChannel(node: string, name: string): RunError {
   return {
     code: 'UNKNOWN_CHANNEL',
@@ -394,31 +426,33 @@ function commitStep(
   const rp = work.route;
   let body: string;
   let terminal: boolean;
-  if (
-    work.deltas.length === 1 &&
-    rp !== null &&
-    work.contracts.length === 0 &&
-    work.waiting.length === 0 &&
-    work.artifacts.length === 0
-  ) {
+  if (work.deltas === null && rp !== null && work.plain) {
     // The usual step: one node, at most one route, nothing else. Its row and state come from what
-    // `collect` indexed (the same row and state as below: a property test holds the row text).
-    const d = work.deltas[0]!;
+    // `collect` indexed (the same row and state as below: a property test holds them to it).
+    const r = work.result!;
     const pairs = work.pairs;
-    body = oneNodeText(work.node!.ix, work.holes ? definedPairs(pairs!) : pairs, rp.ix, d);
-    applyOneNode(state, d, pairs, plan.tables.channels, plan.appends, rp.frontier);
+    body = oneNodeText(
+      work.node!.ix,
+      work.holes ? definedPairs(pairs!) : pairs,
+      rp.ix,
+      r.output,
+      r.attachments,
+    );
+    applyOneNode(state, work.node!.id, r.output, r.attachments, pairs, plan.channels, rp.frontier);
     terminal = rp.terminal;
   } else {
-    const entry: StepEntry = { deltas: work.deltas };
+    const deltas = deltasOf(work);
+    const entry: StepEntry = { deltas };
     if (work.contracts.length > 0) entry.c = work.contracts.map((c) => c.contract_id);
     if (work.waiting.length > 0) entry.z = work.waiting.map((c) => c.contract_id);
     if (work.artifacts.length > 0) entry.f = work.artifacts.map((a) => a.artifact_id);
     body = encodeEntry(graph, entry);
-    applyStep(graph, state, work.deltas);
+    applyStep(graph, state, deltas);
     terminal = reachesTerminal(graph, state.frontier);
   }
   state.seq = seq;
-  const status: RunStatus = work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
+  const status: RunStatus =
+    !work.plain && work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const now = deps.now();
   const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
   if (status === 'running' && work.withNext) {
@@ -477,27 +511,28 @@ function stepWrites(
       miss: leaseLost,
     },
   ];
-  // Most steps create nothing: the loops below are skipped, not entered empty.
-  if (work.contracts.length > 0)
-    for (const c of work.contracts)
-      writes.push({ ...insertContractStatement(run.run_pk, c, now), miss: null });
-  if (work.moved.length > 0)
-    for (const c of work.moved) {
-      const miss = () => new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
-      writes.push({ ...updateContractStatement(c, 'PENDING', now), miss });
-    }
-  if (work.artifacts.length > 0)
-    for (const a of work.artifacts)
-      writes.push({
-        sql: 'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        params: [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
-        miss: null,
-      });
+  // Most steps create nothing: their lists are not looked at.
+  if (!work.plain) addRecordWrites(writes, run, work, seq, now);
   if (status !== 'running')
     writes.push({ ...releaseRunStatement(run.run_pk, owner, status, null, now), miss: leaseLost });
   if (!graph.hasAppendChannel && state.step % deps.snapshotEvery === 0)
     writes.push({ ...snapshotStatement(graph, run.run_pk, state), miss: null });
   return writes;
+}
+
+/** The step's contract and artifact statements, in commit order (see stepWrites). */
+function addRecordWrites(writes: StepWrite[], run: RunRef, work: StepWork, seq: number, now: number): void {
+  for (const c of work.contracts) writes.push({ ...insertContractStatement(run.run_pk, c, now), miss: null });
+  for (const c of work.moved) {
+    const miss = () => new Error(`contract ${c.contract_id} was no longer PENDING when its step committed`);
+    writes.push({ ...updateContractStatement(c, 'PENDING', now), miss });
+  }
+  for (const a of work.artifacts)
+    writes.push({
+      sql: 'INSERT INTO engine_artifacts (artifact_id, run_pk, node_id, seq, artifact_type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      params: [a.artifact_id, run.run_pk, a.node_id, seq, a.artifact_type, JSON.stringify(a.payload), now],
+      miss: null,
+    });
 }
 
 /**

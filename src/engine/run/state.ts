@@ -79,27 +79,35 @@ export function applyStep(graph: CompiledGraph, state: RunState, deltas: readonl
 }
 
 /**
- * `applyStep` of a step of one node whose writes are given as `[channel index, value, …]` (the
- * order and values of `d.w`; null: none), indexes into `channels` (the journal's sorted names, with
- * whether each one appends), going to `frontier`: the same state, without reading the writes again.
+ * `applyStep` of a step of one node (`node`, its output and attachments) whose writes are given as
+ * `[channel index, value, …]` (the order and values of its writes; null: none), indexes into
+ * `channels` (the journal's sorted names, with whether each one appends), going to `frontier`: the
+ * same state, without reading the writes again.
  */
 export function applyOneNode(
   state: RunState,
-  d: NodeDelta,
+  node: string,
+  o: Json | undefined,
+  a: Json[] | undefined,
   pairs: readonly Json[] | null,
-  channels: readonly string[],
-  appends: readonly boolean[],
+  channels: { names: readonly string[]; appends: readonly boolean[] },
   frontier: FrontierEntry[],
 ): void {
   if (pairs !== null) {
     const values = state.channels;
+    const { names, appends } = channels;
     for (let i = 0; i < pairs.length; i += 2) {
       const c = pairs[i] as number;
-      if (appends[c] === true) (values[channels[c]!] as Json[]).push(pairs[i + 1] as Json);
-      else values[channels[c]!] = pairs[i + 1] as Json;
+      if (appends[c] === true) (values[names[c]!] as Json[]).push(pairs[i + 1] as Json);
+      else values[names[c]!] = pairs[i + 1] as Json;
     }
   }
-  applyOutput(state, d);
+  if (o !== undefined || a !== undefined) {
+    const out: { o?: Json; a?: Json[] } = {};
+    if (o !== undefined) out.o = o;
+    if (a !== undefined) out.a = a;
+    state.outputs[node] = out;
+  }
   state.frontier = frontier;
   state.step += 1;
 }

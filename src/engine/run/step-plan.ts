@@ -30,8 +30,8 @@ export interface NodePlan {
 export interface GraphPlan {
   graph: CompiledGraph;
   tables: Tables;
-  /** Per channel index of `tables.channels`: whether it appends. */
-  appends: boolean[];
+  /** The channels by journal index, and whether each appends (see applyOneNode). */
+  channels: { names: readonly string[]; appends: boolean[] };
   nodes: Map<string, NodePlan>;
 }
 
@@ -44,7 +44,10 @@ export function graphPlan(graph: CompiledGraph): GraphPlan {
     p = {
       graph,
       tables: t,
-      appends: t.channels.map((c) => graph.channels.get(c)?.reducer === 'append'),
+      channels: {
+        names: t.channels,
+        appends: t.channels.map((c) => graph.channels.get(c)?.reducer === 'append'),
+      },
       nodes: new Map(),
     };
     plans.set(graph, p);
