@@ -92,6 +92,30 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
     }
   }
 
+  /** `BEGIN IMMEDIATE` and `COMMIT`, a write transaction's ends, kept apart from `control`'s map. */
+  #beginImmediate: StatementSync | null = null;
+  #commit: StatementSync | null = null;
+
+  /** `control('BEGIN IMMEDIATE')`: every write transaction runs it, so it skips the map lookup. */
+  beginImmediate(): void {
+    try {
+      this.#beginImmediate ??= this.#db.prepare('BEGIN IMMEDIATE');
+      this.#beginImmediate.get();
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
+  /** `control('COMMIT')`, as `beginImmediate`. */
+  commit(): void {
+    try {
+      this.#commit ??= this.#db.prepare('COMMIT');
+      this.#commit.get();
+    } catch (err) {
+      throw translateSqliteError(err);
+    }
+  }
+
   get inTransaction(): boolean {
     return this.#db.isTransaction;
   }
@@ -138,6 +162,8 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
   close(): void {
     this.#statements.clear();
     this.#control.clear();
+    this.#beginImmediate = null;
+    this.#commit = null;
     this.#lastStmt = null;
     this.#db.close();
   }

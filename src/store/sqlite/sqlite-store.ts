@@ -217,7 +217,7 @@ export class SqliteStore implements Store {
     options: TransactionOptions = {},
   ): T | typeof STORE_BUSY {
     if (this.#inSyncTransaction) throw nestedTransaction();
-    this.#assertOpen();
+    if (this.#closed) throw storeClosed();
     // A free mutex means no transaction of this store is open, so its async scope need not be
     // looked up; a held one is another transaction in flight (the caller waits its turn) or
     // this store's own, which is a nested call.
@@ -225,13 +225,18 @@ export class SqliteStore implements Store {
       assertNotInTransaction(this);
       return STORE_BUSY;
     }
+    const write = options.mode !== 'read';
     try {
-      this.#begin(options);
+      if (write) this.#conn.beginImmediate();
+      else this.#conn.control('BEGIN DEFERRED');
       this.#inSyncTransaction = true;
       try {
         const result = fn(this.#syncTx);
         this.#inSyncTransaction = false;
-        this.#commit(options);
+        // `#commit`, without looking the options up again.
+        if (telemetry()?.storeCommit) this.#commitTimed();
+        else this.#conn.commit();
+        if (write) this.#committed();
         return result;
       } catch (err) {
         this.#inSyncTransaction = false;
@@ -244,15 +249,21 @@ export class SqliteStore implements Store {
   }
 
   #begin(options: TransactionOptions): void {
-    this.#conn.control(options.mode === 'read' ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+    if (options.mode === 'read') this.#conn.control('BEGIN DEFERRED');
+    else this.#conn.beginImmediate();
   }
 
   #commit(options: TransactionOptions): void {
-    const timed = telemetry()?.storeCommit;
-    const t0 = timed ? performance.now() : 0;
-    this.#conn.control('COMMIT');
-    if (timed) reportCommit(t0);
+    if (telemetry()?.storeCommit) this.#commitTimed();
+    else this.#conn.commit();
     if (options.mode !== 'read') this.#committed();
+  }
+
+  /** COMMIT, timed for the telemetry observer. */
+  #commitTimed(): void {
+    const t0 = performance.now();
+    this.#conn.commit();
+    reportCommit(t0);
   }
 
   /**
@@ -338,7 +349,7 @@ export class SqliteStore implements Store {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new NoemaError('STORE_CLOSED', 'the store is closed');
+    if (this.#closed) throw storeClosed();
   }
 }
 
@@ -347,4 +358,8 @@ function reportCommit(t0: number): void {
   try {
     telemetry()?.storeCommit?.((performance.now() - t0) / 1000);
   } catch {}
+}
+
+function storeClosed(): NoemaError {
+  return new NoemaError('STORE_CLOSED', 'the store is closed');
 }
