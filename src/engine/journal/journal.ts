@@ -42,8 +42,15 @@ export function fencedAppendStatement(
 
 /** The fenced append's text, the same string every time (it is the statement cache's key). */
 export function fencedAppendSql(dialect: Dialect): string {
-  return fencedInsert(dialect.forShare);
+  // The dialect used last, ahead of the map: a run asks for the same text on every step.
+  if (dialect.forShare === lastForShare) return lastFencedSql;
+  lastFencedSql = fencedInsert(dialect.forShare);
+  lastForShare = dialect.forShare;
+  return lastFencedSql;
 }
+
+let lastForShare: string | null = null;
+let lastFencedSql = '';
 
 export function fencedAppendParams(runPk: number, seq: number, body: string, owner: string): SqlValue[] {
   return [jidOf(runPk, seq), body, runPk, owner];

@@ -35,6 +35,7 @@ import {
   graphPlan,
   type NodePlan,
   nodePlan,
+  nodeType,
   type RoutePlan,
   routePlan,
 } from './step-plan.ts';
@@ -197,7 +198,7 @@ export async function executeRun(
         const entry = frontier[i]!;
         const np = nodePlan(plan, entry.node);
         const spec = np.spec;
-        const type = deps.registry.get(spec.type);
+        const type = nodeType(np, deps.registry);
         const ran = type ? runNode(nodeRun, entry, spec, type) : null;
         const result: NodeResult = ran
           ? isPromiseLike(ran)
@@ -455,13 +456,16 @@ function commitStep(
     !work.plain && work.waiting.length > 0 ? 'waiting' : terminal ? 'completed' : 'running';
   const now = deps.now();
   const writes = stepWrites(deps, run, graph, state, work, seq, body, status, now);
+  // A step that leaves the run running and records nothing has no event to describe (emitStep
+  // would emit none): it commits without asking whether the run is observed.
+  const silent = status === 'running' && work.plain;
   if (status === 'running' && work.withNext) {
     // Committed with the run's next transaction (see NodeEffects.commitsWithNext).
     const step = state.step;
     events.carry({
       writes,
       landed: { sql: 'SELECT 1 AS x FROM engine_journal WHERE jid = ?', params: [jidOf(run.run_pk, seq)] },
-      emit: (emit) => emitStep(emit, events, run, step, work, status, now),
+      emit: silent ? null : (emit) => emitStep(emit, events, run, step, work, status, now),
     });
     return status;
   }
@@ -469,9 +473,10 @@ function commitStep(
   const durability = status === 'running' ? MID_RUN_STEP : undefined;
   // Read here, not while committing: nothing runs between the two (the commit is synchronous).
   // Unobserved (the usual case), the commit is its statements alone: no closure per step.
-  const describe = events.observed
-    ? (emit: Emit) => emitStep(emit, events, run, state.step, work, status, now)
-    : null;
+  const describe =
+    !silent && events.observed
+      ? (emit: Emit) => emitStep(emit, events, run, state.step, work, status, now)
+      : null;
   if (events.commitSync(writes, describe, durability) !== STORE_BUSY) return status;
   return events
     .transaction(async (tx, emit) => {

@@ -4,8 +4,9 @@
  * the frontier it leads to and whether that frontier is terminal. The run loop's usual step (one
  * node, at most one route) checks its result, writes its row and updates the state from these.
  */
-import type { NodeSpec } from '../engine.ts';
+import type { NodeSpec, NodeType } from '../engine.ts';
 import { type CompiledGraph, reachesTerminal } from '../graph/compile.ts';
+import type { NodeRegistry } from '../graph/registry.ts';
 import { type Tables, tables } from '../journal/codec.ts';
 import { type FrontierEntry, nextFrontier } from './state.ts';
 
@@ -25,6 +26,9 @@ export interface NodePlan {
   none: RoutePlan;
   /** Routes some connector carries, planned on first choice. */
   routes: Map<string, RoutePlan>;
+  /** The node's type as `registry` last found it (a registered type is never replaced). */
+  registry: NodeRegistry | null;
+  type: NodeType<never> | undefined;
 }
 
 export interface GraphPlan {
@@ -65,10 +69,24 @@ export function nodePlan(gp: GraphPlan, node: string): NodePlan {
       ix: gp.tables.nodeIx.get(node)!,
       none: routeStep(gp.graph, node, undefined, null),
       routes: new Map(),
+      registry: null,
+      type: undefined,
     };
     gp.nodes.set(node, p);
   }
   return p;
+}
+
+/** The node's type in `registry`, if registered there. */
+export function nodeType(np: NodePlan, registry: NodeRegistry): NodeType<never> | undefined {
+  if (np.registry === registry) return np.type;
+  const type = registry.get(np.spec.type);
+  // Only a type found is remembered: one registered later is found then.
+  if (type !== undefined) {
+    np.registry = registry;
+    np.type = type;
+  }
+  return type;
 }
 
 /** The plan of `route` chosen by the node; null when no connector carries it (ROUTE_UNKNOWN). */
