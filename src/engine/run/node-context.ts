@@ -66,12 +66,13 @@ interface Made {
 const NO_NOTES: readonly CorrectiveNote[] = [];
 
 export class StepContext implements NodeContext {
-  readonly step: number;
-  readonly attempt: number;
+  // Declared, not defined: the constructor adds them (in this order), so the context's own fields
+  // are made once, not defined empty and then set.
+  declare readonly step: number;
+  declare readonly attempt: number;
   readonly #r: NodeRun;
   readonly #entry: FrontierEntry;
   readonly #spec: NodeSpec;
-  readonly #type: NodeType<never>;
   readonly #notes: readonly CorrectiveNote[];
   #made: Made | null = null;
 
@@ -79,14 +80,12 @@ export class StepContext implements NodeContext {
     r: NodeRun,
     entry: FrontierEntry,
     spec: NodeSpec,
-    type: NodeType<never>,
     attempt: number,
     notes: readonly CorrectiveNote[],
   ) {
     this.#r = r;
     this.#entry = entry;
     this.#spec = spec;
-    this.#type = type;
     this.step = r.state.step + 1;
     this.attempt = attempt;
     this.#notes = notes;
@@ -173,9 +172,14 @@ export class StepContext implements NodeContext {
   }
 
   // The callbacks are closures (made once per context), so a node may call them detached.
+  /** The node's type: the registry's, as the step ran it (a registered type is never replaced). */
+  #type(): NodeType<never> {
+    return this.#r.deps.registry.get(this.#spec.type)!;
+  }
+
   get perform(): NodeContext['perform'] {
     const made = this.#lazy();
-    made.perform ??= (id) => this.#r.contracts.perform(this.#spec.id, this.#type, id, this.#r.signal);
+    made.perform ??= (id) => this.#r.contracts.perform(this.#spec.id, this.#type(), id, this.#r.signal);
     return made.perform;
   }
 
@@ -186,7 +190,7 @@ export class StepContext implements NodeContext {
       const key = options?.key ?? `#${made.acts++}`;
       return contracts.act(
         this.#spec.id,
-        this.#type,
+        this.#type(),
         // Attempts count from 1, so 0 names an action shared by every attempt of the execution.
         contracts.actId(this.#spec.id, options?.acrossAttempts ? 0 : this.attempt, key),
         action_type,

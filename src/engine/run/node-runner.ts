@@ -43,12 +43,13 @@ function attemptNode(
   type: NodeType<never>,
   notes: readonly CorrectiveNote[],
 ): NodeResult | Promise<NodeResult> {
-  const { deps, run, state } = r;
   const attempt = notes.length + 1;
   // Timed when either end is observed: the finish reports the node's duration.
   const watch = r.events.observes('node.started') || r.events.observes('node.finished');
-  const started = watch ? deps.now() : 0;
+  let started = 0;
   if (watch) {
+    const { deps, run, state } = r;
+    started = deps.now();
     r.events.progress({
       type: 'node.started',
       run_id: run.run_id,
@@ -62,9 +63,7 @@ function attemptNode(
   r.contracts.fault = undefined;
   let returned: NodeResult | PromiseLike<NodeResult>;
   try {
-    returned = type.execute(
-      new StepContext(r, entry, spec, type, attempt, notes) as unknown as NodeContext<never>,
-    );
+    returned = type.execute(new StepContext(r, entry, spec, attempt, notes) as unknown as NodeContext<never>);
   } catch (err) {
     return attempted(r, entry, spec, type, notes, watch, started, failureOf(r, err));
   }
