@@ -54,7 +54,9 @@ for (const kind of selectedStores())
     before(async () => {
       if ('skip' in launched) return;
       ts = await openTestStore(kind);
-      kit = await startAgentKit(ts.store, { script: storyScript() });
+      // 200 ms between the 12 chunks: a browser starved of CPU for a moment (a loaded CI machine) still
+      // sees the answer arrive in parts (at 60 ms it once saw the whole answer first).
+      kit = await startAgentKit(ts.store, { script: storyScript(200) });
       Object.assign(process.env, kit.env);
       served = await serveStore(ts.store);
       page = await launched.browser.newPage({ viewport: { width: 1280, height: 800 } });
