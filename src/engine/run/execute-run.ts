@@ -61,8 +61,8 @@ type Collected = Extract<NodeResult, { kind: 'ok' | 'suspend' }>;
 
 interface StepWork {
   /**
-   * The step's deltas once it has collected a second node; null before: a step of one node (the
-   * usual one) commits from `node`, `result` and `pairs` and makes no delta unless it needs one.
+   * The step's deltas, made as its nodes are collected when it runs several; null for a step of
+   * one node (the usual one), which commits from `node`, `result` and `pairs` (see deltasOf).
    */
   deltas: NodeDelta[] | null;
   contracts: ContractView[];
@@ -179,8 +179,9 @@ export async function executeRun(
           }),
         );
       }
+      const frontier = state.frontier;
       const work: StepWork = {
-        deltas: null,
+        deltas: frontier.length > 1 ? [] : null,
         contracts: NO_VIEWS,
         moved: NO_VIEWS,
         waiting: NO_VIEWS,
@@ -193,7 +194,6 @@ export async function executeRun(
         holes: false,
         route: null,
       };
-      const frontier = state.frontier;
       for (let i = 0; i < frontier.length; i++) {
         const entry = frontier[i]!;
         const np = nodePlan(plan, entry.node);
@@ -298,11 +298,8 @@ function collect(
     const unknown = unknownRoutes(plan.graph, node, route);
     if (unknown.length > 0) return routeUnknown(node, unknown);
   }
-  if (work.node !== null) {
-    // A second node: the step keeps its deltas from now on.
-    work.deltas ??= [deltaOf(work.node.id, work.result!, work.pairs !== null)];
-    work.deltas.push(deltaOf(node, result, pairs !== null));
-  }
+  // Taken now, as the node returned it: later nodes of the step may run (and await) before the commit.
+  if (work.deltas !== null) work.deltas.push(deltaOf(node, result, pairs !== null));
   work.node = np;
   work.result = result;
   work.pairs = pairs;
@@ -388,7 +385,7 @@ function deltaOf(node: string, result: Collected, written: boolean): NodeDelta {
   };
 }
 
-/** The step's deltas, in the order its nodes were collected. */
+/** The step's deltas, in the order its nodes were collected (a step of one node's, made now). */
 function deltasOf(work: StepWork): NodeDelta[] {
   if (work.deltas !== null) return work.deltas;
   return work.node === null ? [] : [deltaOf(work.node.id, work.result!, work.pairs !== null)];
