@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { NoemaError } from '../../core/errors.ts';
 import { incidentLog } from '../../core/incident-log.ts';
 import { telemetry } from '../../core/telemetry.ts';
 import { assertNotInTransaction, runInTransactionScope } from '../nesting.ts';
@@ -115,15 +116,19 @@ class PostgresQueryable implements Omit<Queryable, 'dialect'> {
   constructor(client: pg.Pool | pg.PoolClient) {
     this.client = client;
   }
+  /** The connection a statement is sent on (a transaction's refuses once the transaction ended). */
+  protected conn(): pg.Pool | pg.PoolClient {
+    return this.client;
+  }
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    const r = await exec(this.client, sql, params);
+    const r = await exec(this.conn(), sql, params);
     return { changes: r.rowCount ?? 0 };
   }
   async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return (await exec(this.client, sql, params)).rows as T[];
+    return (await exec(this.conn(), sql, params)).rows as T[];
   }
   async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return (await exec(this.client, sql, params)).rows[0] as T | undefined;
+    return (await exec(this.conn(), sql, params)).rows[0] as T | undefined;
   }
 }
 
@@ -174,6 +179,22 @@ const NO_ACTIVE_TRANSACTION = '25P01';
 
 class PostgresTransaction extends PostgresQueryable implements Transaction {
   readonly dialect = postgresDialect;
+  #ended = false;
+  /**
+   * The transaction committed or rolled back: a statement issued on it later (work still running
+   * after its transaction failed early) is refused, not sent on a pooled connection that may by then
+   * be in another caller's transaction.
+   */
+  end(): void {
+    this.#ended = true;
+  }
+  protected override conn(): pg.PoolClient {
+    if (this.#ended)
+      throw new NoemaError('INTERNAL', 'a statement was issued on a transaction that has ended', {
+        hint: 'await every statement of a transaction before its callback returns',
+      });
+    return this.client as pg.PoolClient;
+  }
   /**
    * In a savepoint, sent as one simple-protocol round trip: a refused notification (payload too
    * large, pg_notify failing) rolls back to the savepoint and rejects, and the transaction goes on.
@@ -181,9 +202,9 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   async notify(channel: string, payload: string): Promise<void> {
     const sql = `SAVEPOINT noema_notify; SELECT pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)}); RELEASE SAVEPOINT noema_notify`;
     try {
-      await this.client.query(sql);
+      await this.conn().query(sql);
     } catch (err) {
-      await this.client
+      await this.conn()
         .query('ROLLBACK TO SAVEPOINT noema_notify; RELEASE SAVEPOINT noema_notify')
         .catch(() => {});
       throw translatePostgresError(err);
@@ -198,7 +219,7 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   /** What `notifyWithCommit` queued, sent by the store with the COMMIT. */
   readonly atCommit: AtCommit[] = [];
   async lockKey(scope: string): Promise<void> {
-    await exec(this.client, 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
+    await exec(this.conn(), 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }
   async lockRows(
     select: string,
@@ -206,7 +227,7 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
     mode: 'update' | 'share' = 'update',
   ): Promise<void> {
     await exec(
-      this.client,
+      this.conn(),
       select + (mode === 'share' ? postgresDialect.forShare : postgresDialect.forUpdate),
       params,
     );
@@ -344,6 +365,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
       broken = true;
     };
     const client = await this.#checkOut(dead);
+    let tx: PostgresTransaction | undefined;
     try {
       // Not awaited: the BEGIN travels with the transaction's first statement on the pipelined
       // connection (a simple-protocol query may carry both of its statements), one round trip less.
@@ -358,9 +380,10 @@ export class PostgresStore extends PostgresQueryable implements Store {
       );
       begin.catch(() => {});
       let result: T;
-      const tx = new PostgresTransaction(client);
+      const open = new PostgresTransaction(client);
+      tx = open;
       try {
-        result = await runInTransactionScope(this, () => fn(tx));
+        result = await runInTransactionScope(this, () => fn(open));
         await begin;
       } catch (err) {
         await begin.catch(() => {
@@ -371,11 +394,12 @@ export class PostgresStore extends PostgresQueryable implements Store {
         });
         throw err;
       }
-      await commitWith(client, tx.atCommit);
+      await commitWith(client, open.atCommit);
       return result;
     } catch (err) {
       throw translatePostgresError(err);
     } finally {
+      tx?.end();
       client.removeListener('error', dead);
       client.release(broken);
     }
