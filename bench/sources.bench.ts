@@ -14,11 +14,10 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
-import { invokeSource, putJsonSchema, putResponseSource } from '../src/sources/index.ts';
+import { invokeSource } from '../src/sources/index.ts';
 import { processLease } from '../src/sources/invocations/process-lease.ts';
 import { PROGRESS_INTERVAL_MS } from '../src/sources/invocations/progress.ts';
 import { finishInvocation, insertRunning } from '../src/sources/invocations/record.ts';
-import { llmChatCompletionsSource } from '../src/sources/llm/source.ts';
 import { newStreamState } from '../src/sources/llm/stream.ts';
 import { appendChunkBatch, llmFinishedColumns, llmRunningColumns } from '../src/sources/llm/trace.ts';
 import { createRedactor } from '../src/sources/redact.ts';
@@ -27,16 +26,8 @@ import type { Store } from '../src/store/store.ts';
 import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { type Bench, measure, summarize } from './lib/harness.ts';
+import { REPLY, REQUEST, SCHEMA, tracingCalls } from './sources/calls.ts';
 import { openCommitFloor } from './sources/commit-floor.ts';
-
-const SCHEMA = { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } };
-const REQUEST = {
-  messages: [
-    { role: 'system' as const, content: 'You are Bob.' },
-    { role: 'user' as const, content: 'Act.' },
-  ],
-};
-const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the vending machine.', effects: [] } };
 
 /**
  * The lifecycle's store work alone — the two transactions `invokeSource` adds around a call
@@ -246,46 +237,8 @@ export default {
       for (const kind of selectedStores()) {
         const { store, url, dispose } = await openTestStore(kind);
         try {
-          const source = await putResponseSource(store, {
-            version: 1,
-            interface: {
-              name: 'llm_chat_completions',
-              model: 'scripted',
-              schema_delivery: 'response_format',
-            },
-          });
-          const resultSchema = await putJsonSchema(store, SCHEMA);
+          const { source, resultSchema, traced, bare } = await tracingCalls(store, env);
           const hashes = { source: source.hash, schema: resultSchema.hash };
-          const traced = async () => {
-            const out = await invokeSource(store, {
-              source,
-              request: REQUEST,
-              kind: 'llm_generation',
-              resultSchema,
-              env,
-            });
-            if (!out.ok) throw out.error;
-          };
-          const bare = async () => {
-            const plan = await llmChatCompletionsSource.plan({
-              iface: source.content.interface,
-              store,
-              request: REQUEST,
-              kind: 'llm_generation',
-              links: {},
-              resultSchema,
-              env,
-              timeoutMs: undefined,
-            });
-            const signal = new AbortController().signal;
-            await plan.execute({
-              signal,
-              source_invocation_id: 'bench',
-              timedOut: () => false,
-              cancelled: () => false,
-              progressed: () => {},
-            });
-          };
           // The floor of a traced call: two raw commits around the same bare call.
           const floor = await openCommitFloor(kind, kind === 'sqlite' ? join(dir, 'floor.db') : url);
           const floored = () => floor.around(bare, REQUEST, REPLY);

@@ -4,13 +4,13 @@
  * on the first selected store, and prints its wall and CPU per run; with a path, writes a CPU profile
  * of the timed runs alone there.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+
 import { uuidv7 } from '../../src/core/ids.ts';
 import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
 import { invokeSource } from '../../src/sources/index.ts';
 import { flowKit } from '../../src/testing/flow-kit.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { startCpuProfile } from '../lib/cpu-profile.ts';
 import { callsOf, SCRIPT, twentyNodes } from './graph.ts';
 
 const side = process.argv[2] ?? 'flow';
@@ -35,21 +35,12 @@ try {
   const op = side === 'flow' ? once : replay;
   for (let i = 0; i < 10; i++) await op();
   const out = process.argv[4];
-  const session = out ? new Session() : null;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
+  const stopProfile = await startCpuProfile(out);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < runs; i++) await op();
   const c = process.cpuUsage(c0);
-  if (session && out) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(out, JSON.stringify(profile));
-    session.disconnect();
-  }
+  await stopProfile();
   console.log(
     `${side}: ${((performance.now() - t0) / runs).toFixed(2)} ms wall, ${((c.user + c.system) / 1000 / runs).toFixed(2)} ms CPU per run`,
   );

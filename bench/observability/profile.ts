@@ -6,14 +6,14 @@
  * thread per turn; with a path, writes a CPU profile of the runs' thread over the timed turns, to
  * set beside the other side's (self time by function) to see what export adds where the runs run.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+
 import { installTelemetry } from '../../src/core/telemetry.ts';
 import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
 import { startObservability } from '../../src/observability/index.ts';
 import { createWorld, createWorldRuntime } from '../../src/runtimes/world/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { startCpuProfile } from '../lib/cpu-profile.ts';
 import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from '../lib/world-turn.ts';
 import { startReceiver } from './receiver.ts';
 
@@ -54,18 +54,9 @@ try {
   for (let i = 0; i < 5; i++) await turn();
   wall = 0;
   cpu = 0;
-  const session = out ? new Session() : null;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
+  const stopProfile = await startCpuProfile(out);
   for (let i = 0; i < turns; i++) await turn();
-  if (session && out) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(out, JSON.stringify(profile));
-    session.disconnect();
-  }
+  await stopProfile();
   console.log(
     `${side}: ${(wall / turns).toFixed(1)} ms wall, ${(cpu / turns).toFixed(1)} ms CPU of the runs' thread per turn`,
   );
