@@ -102,12 +102,7 @@ export function applyOneNode(
       else values[names[c]!] = pairs[i + 1] as Json;
     }
   }
-  if (o !== undefined || a !== undefined) {
-    const out: { o?: Json; a?: Json[] } = {};
-    if (o !== undefined) out.o = o;
-    if (a !== undefined) out.a = a;
-    state.outputs[node] = out;
-  }
+  setOutput(state, node, o, a);
   state.frontier = frontier;
   state.step += 1;
 }
@@ -118,11 +113,16 @@ export function nextFrontier(graph: CompiledGraph, node: string, route: string |
 }
 
 function applyOutput(state: RunState, d: NodeDelta): void {
-  if (d.o === undefined && d.a === undefined) return;
+  setOutput(state, d.n, d.o, d.a);
+}
+
+/** A node's output and attachments, where it has either (the fields present only). */
+function setOutput(state: RunState, node: string, o: Json | undefined, a: Json[] | undefined): void {
+  if (o === undefined && a === undefined) return;
   const out: { o?: Json; a?: Json[] } = {};
-  if (d.o !== undefined) out.o = d.o;
-  if (d.a !== undefined) out.a = d.a;
-  state.outputs[d.n] = out;
+  if (o !== undefined) out.o = o;
+  if (a !== undefined) out.a = a;
+  state.outputs[node] = out;
 }
 
 /**
