@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LruMap } from './lru.ts';
+import { LruMap, lruPerHandle } from './lru.ts';
 
 test('an LruMap never holds more than max entries and evicts the least recently used', () => {
   const evicted: string[] = [];
@@ -19,4 +19,14 @@ test('an LruMap never holds more than max entries and evicts the least recently 
 test('an LruMap refuses a non-positive bound', () => {
   assert.throws(() => new LruMap(0), RangeError);
   assert.throws(() => new LruMap(1.5), RangeError);
+});
+
+test('lruPerHandle: one map per handle, the same one each time', () => {
+  const of = lruPerHandle<string, number>(2);
+  const a = {};
+  const b = {};
+  of(a).set('k', 1);
+  assert.equal(of(a).get('k'), 1);
+  assert.equal(of(b).get('k'), undefined);
+  assert.equal(of(a).max, 2);
 });

@@ -57,3 +57,19 @@ export class LruMap<K, V> {
     this.#map.clear();
   }
 }
+
+/**
+ * One LruMap per handle (a store, a connection), made on its first use and dropped with the handle:
+ * for caches of rows that never change, kept apart per database a process opens.
+ */
+export function lruPerHandle<K, V>(max: number): (handle: object) => LruMap<K, V> {
+  const maps = new WeakMap<object, LruMap<K, V>>();
+  return (handle) => {
+    let map = maps.get(handle);
+    if (!map) {
+      map = new LruMap<K, V>(max);
+      maps.set(handle, map);
+    }
+    return map;
+  };
+}

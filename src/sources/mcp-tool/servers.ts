@@ -4,7 +4,7 @@
  * environment variable — never a secret: tokens come from the environment too.
  */
 import { canonicalJson, invalidInput, NoemaError, sha256Hex } from '../../core/index.ts';
-import { LruMap } from '../../core/lru.ts';
+import { lruPerHandle } from '../../core/lru.ts';
 import { schemas } from '../../core/schema-registry.ts';
 import type { Queryable } from '../../store/store.ts';
 
@@ -79,7 +79,7 @@ export async function getMcpServer(q: Queryable, hash: string): Promise<McpServe
 /** Configs remembered per store handle: far more than the servers one process calls. */
 const SERVERS_CACHED = 256;
 
-const contentsByStore = new WeakMap<object, LruMap<string, string>>();
+const contentsOf = lruPerHandle<string, string>(SERVERS_CACHED);
 
 /**
  * `getMcpServer` for a tool call: a config is content-addressed (its row is never updated nor
@@ -88,11 +88,7 @@ const contentsByStore = new WeakMap<object, LruMap<string, string>>();
  * configs are remembered.
  */
 export async function getMcpServerCached(store: Queryable, hash: string): Promise<McpServerConfig> {
-  let cache = contentsByStore.get(store);
-  if (!cache) {
-    cache = new LruMap<string, string>(SERVERS_CACHED);
-    contentsByStore.set(store, cache);
-  }
+  const cache = contentsOf(store);
   let text = cache.get(hash);
   if (text === undefined) {
     text = await serverContent(store, hash);

@@ -5,7 +5,7 @@
  * (drive.ts) while streaming the session events.
  */
 import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
-import { LruMap } from '../../../core/lru.ts';
+import { lruPerHandle } from '../../../core/lru.ts';
 import { schemas } from '../../../core/schema-registry.ts';
 import type { Json, RunOutcome } from '../../../engine/index.ts';
 import type { AgentContext } from '../context.ts';
@@ -258,16 +258,7 @@ export async function sendMessage(
 
 /** Sessions' agent and user (never changed once created), per store handle, for `sendMessage`. */
 const KNOWN_SESSIONS = 4096;
-const knownByStore = new WeakMap<object, LruMap<string, { agent_hash: string; user_id: string }>>();
-
-function knownSessions(store: object): LruMap<string, { agent_hash: string; user_id: string }> {
-  let known = knownByStore.get(store);
-  if (!known) {
-    known = new LruMap(KNOWN_SESSIONS);
-    knownByStore.set(store, known);
-  }
-  return known;
-}
+const knownSessions = lruPerHandle<string, { agent_hash: string; user_id: string }>(KNOWN_SESSIONS);
 
 /**
  * Thrown in a turn's opening to roll it back: the claim was refused, or the session's row must be

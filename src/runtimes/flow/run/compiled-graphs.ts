@@ -6,7 +6,7 @@
  * `created_at`, so neither is served an older graph.
  */
 import { NoemaError } from '../../../core/errors.ts';
-import { LruMap } from '../../../core/lru.ts';
+import { lruPerHandle } from '../../../core/lru.ts';
 import type { GraphSpec } from '../../../engine/index.ts';
 import type { Queryable, Store } from '../../../store/store.ts';
 import { readSnapshot } from '../flowcharts.ts';
@@ -17,7 +17,7 @@ import { compileFlowchart } from './compile.ts';
 /** Flowcharts whose compiled graph a process keeps (the ones it runs most recently). */
 export const COMPILED_FLOWCHARTS = 256;
 
-const compiled = new WeakMap<Store, LruMap<string, GraphSpec>>();
+const compiledOf = lruPerHandle<string, GraphSpec>(COMPILED_FLOWCHARTS);
 
 /**
  * The engine graph of `fc`'s saved graph, compiled from its stored snapshot (read with `q`, the store
@@ -25,11 +25,7 @@ const compiled = new WeakMap<Store, LruMap<string, GraphSpec>>();
  * that cannot run is FLOWCHART_INVALID (409), not kept.
  */
 export async function compiledGraph(store: Store, fc: Flowchart, q: Queryable = store): Promise<GraphSpec> {
-  let byKey = compiled.get(store);
-  if (!byKey) {
-    byKey = new LruMap(COMPILED_FLOWCHARTS);
-    compiled.set(store, byKey);
-  }
+  const byKey = compiledOf(store);
   const key = `${fc.flowchart_id}\u0000${fc.graph_revision}\u0000${fc.created_at}`;
   const hit = byKey.get(key);
   if (hit) return hit;
