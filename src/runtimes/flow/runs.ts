@@ -141,13 +141,11 @@ async function insertFlowRun(
     } catch (err) {
       // The read was issued first: its failure is the cause of the insert's. Otherwise a failed
       // insert (issued before the snapshot's read) is the cause of the graph's failure.
-      if (
-        !(await reading.then(
-          () => false,
-          () => true,
-        ))
-      )
-        await inserting;
+      const readFailed = await reading.then(
+        () => false,
+        () => true,
+      );
+      if (!readFailed) await inserting;
       throw err;
     }
     try {

@@ -8,24 +8,15 @@
  * share numbers; bounded. A scope with no number noted (new, or forgotten) names 1 (see `named` in
  * record.ts).
  */
-import { LruMap } from '../../core/lru.ts';
+import { type LruMap, lruPerHandle } from '../../core/lru.ts';
 
 /** Scopes remembered per store: far more than the attempts and runs one process calls out in at once. */
 export const SEQ_SCOPES = 1024;
 
 export type SeqCache = LruMap<string, number>;
 
-const byStore = new WeakMap<object, SeqCache>();
-
 /** The cache of one store handle. */
-export function seqCacheOf(store: object): SeqCache {
-  let cache = byStore.get(store);
-  if (!cache) {
-    cache = new LruMap<string, number>(SEQ_SCOPES);
-    byStore.set(store, cache);
-  }
-  return cache;
-}
+export const seqCacheOf: (store: object) => SeqCache = lruPerHandle<string, number>(SEQ_SCOPES);
 
 /** The key of a scope: its kind and id (an attempt id and a run id never share a key). */
 export function seqScopeKey(scope: 'attempt' | 'run', id: string): string {
