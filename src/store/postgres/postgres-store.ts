@@ -365,7 +365,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
       broken = true;
     };
     const client = await this.#checkOut(dead);
-    let tx: PostgresTransaction | undefined;
+    const tx = new PostgresTransaction(client);
     try {
       // Not awaited: the BEGIN travels with the transaction's first statement on the pipelined
       // connection (a simple-protocol query may carry both of its statements), one round trip less.
@@ -380,10 +380,8 @@ export class PostgresStore extends PostgresQueryable implements Store {
       );
       begin.catch(() => {});
       let result: T;
-      const open = new PostgresTransaction(client);
-      tx = open;
       try {
-        result = await runInTransactionScope(this, () => fn(open));
+        result = await runInTransactionScope(this, () => fn(tx));
         await begin;
       } catch (err) {
         await begin.catch(() => {
@@ -394,12 +392,12 @@ export class PostgresStore extends PostgresQueryable implements Store {
         });
         throw err;
       }
-      await commitWith(client, open.atCommit);
+      await commitWith(client, tx.atCommit);
       return result;
     } catch (err) {
       throw translatePostgresError(err);
     } finally {
-      tx?.end();
+      tx.end();
       client.removeListener('error', dead);
       client.release(broken);
     }
