@@ -4,19 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { traceSettings } from '../../src/observability/settings.ts';
-import { type SpanSpec, startSpanExport } from '../../src/observability/span-export.ts';
-import { startOtlpReceiver } from './otlp-receiver.ts';
-
-const span = (i: number): SpanSpec => ({
-  name: `s${i}`,
-  kind: 'internal',
-  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-  spanId: `00f067aa0ba902b${i}`,
-  parent: null,
-  start: 1,
-  end: 2,
-  attributes: {},
-});
+import { startSpanExport } from '../../src/observability/span-export.ts';
+import { numberedSpan, startOtlpReceiver } from './otlp-receiver.ts';
 
 test('OTEL_BSP_* sizes bound the queue and the batch; the defaults are the specification’s', () => {
   const s = traceSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })!;
@@ -52,7 +41,7 @@ test('a queue of OTEL_BSP_MAX_QUEUE_SIZE spans drops the ones past it and counts
     })!,
   );
   try {
-    for (let i = 0; i < 5; i++) spans.emit(span(i));
+    for (let i = 0; i < 5; i++) spans.emit(numberedSpan(i));
     assert.equal(spans.dropped(), 2, 'the three queued are being exported; two more do not fit');
     // The full batch went out as it filled (flush waits for queued spans, not for that export).
     while (receiver.spans.length < 3) await delay(10);

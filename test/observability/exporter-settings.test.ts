@@ -6,21 +6,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { traceSettings } from '../../src/observability/settings.ts';
-import { type SpanSpec, startSpanExport } from '../../src/observability/span-export.ts';
-import { startOtlpReceiver } from './otlp-receiver.ts';
+import { startSpanExport } from '../../src/observability/span-export.ts';
+import { numberedSpan, startOtlpReceiver } from './otlp-receiver.ts';
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
-
-const span = (i: number): SpanSpec => ({
-  name: `s${i}`,
-  kind: 'internal',
-  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-  spanId: `00f067aa0ba902b${i}`,
-  parent: null,
-  start: 1,
-  end: 2,
-  attributes: { 'noema.step': i },
-});
 
 test('timeout and compression: the defaults, the traces variable over the general one, bad values named', () => {
   const plain = traceSettings(ENDPOINT)!;
@@ -75,7 +64,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
         );
         const before = receiver.requests.length;
         try {
-          for (let i = 0; i < 3; i++) spans.emit(span(i));
+          for (let i = 0; i < 3; i++) spans.emit(numberedSpan(i));
           await spans.flush(5_000);
         } finally {
           await spans.shutdown(1_000);
@@ -109,8 +98,8 @@ test('OTEL_EXPORTER_OTLP_TIMEOUT gives up an export the collector does not answe
   const long = await startSpanExport(settings());
   try {
     for (let i = 0; i < 2; i++) {
-      short.emit(span(i));
-      long.emit(span(i));
+      short.emit(numberedSpan(i));
+      long.emit(numberedSpan(i));
     }
     const until = Date.now() + 5_000;
     while (short.dropped() < 2 && Date.now() < until) await delay(20);

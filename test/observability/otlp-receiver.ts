@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
+import type { SpanSpec } from '../../src/observability/span-export.ts';
 
 /**
  * The messages of opentelemetry-proto (`collector/trace/v1/trace_service.proto`, `trace/v1`,
@@ -199,3 +200,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }),
   };
 }
+
+/** A finished span numbered `i` (name `s<i>`, attribute `noema.step` i), for tests of the export itself. */
+export const numberedSpan = (i: number): SpanSpec => ({
+  name: `s${i}`,
+  kind: 'internal',
+  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  spanId: `00f067aa0ba902b${i}`,
+  parent: null,
+  start: 1,
+  end: 2,
+  attributes: { 'noema.step': i },
+});
