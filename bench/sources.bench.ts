@@ -14,7 +14,6 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
-import { invokeSource } from '../src/sources/index.ts';
 import { processLease } from '../src/sources/invocations/process-lease.ts';
 import { PROGRESS_INTERVAL_MS } from '../src/sources/invocations/progress.ts';
 import { finishInvocation, insertRunning } from '../src/sources/invocations/record.ts';
@@ -387,14 +386,7 @@ export default {
           for (let i = 0; i < Math.min(iterations, 1000); i++) {
             await bare();
             txTime = 0;
-            const out = await invokeSource(timed, {
-              source,
-              request: REQUEST,
-              kind: 'llm_generation',
-              resultSchema,
-              env,
-            });
-            if (!out.ok) throw out.error;
+            await traced(timed);
             inTx.push(txTime);
           }
           ctx.row({

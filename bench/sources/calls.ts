@@ -26,8 +26,9 @@ export async function tracingCalls(store: Store, env: Record<string, string>) {
     interface: { name: 'llm_chat_completions', model: 'scripted', schema_delivery: 'response_format' },
   });
   const resultSchema = await putJsonSchema(store, SCHEMA);
-  const traced = async () => {
-    const out = await invokeSource(store, {
+  /** The traced call, through `via` (the store, or a wrapper of it that times its transactions). */
+  const traced = async (via: Store = store) => {
+    const out = await invokeSource(via, {
       source,
       request: REQUEST,
       kind: 'llm_generation',
