@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { isStoreFault } from '../store-fault.ts';
 import { connectError } from './connect-error.ts';
 import { translatePostgresError } from './translate-error.ts';
 
@@ -48,5 +49,13 @@ test('PostgreSQL data exceptions (class 22) are INVALID_INPUT, not untyped error
     const e = translatePostgresError(pgError(code, 'refused value')) as { code: string; status: number };
     assert.equal(e.code, 'INVALID_INPUT', code);
     assert.equal(e.status, 400);
+  }
+});
+
+test('a statement written to a connection the server closed (EPIPE, ECONNRESET) is a retryable STORE_UNAVAILABLE: a store fault a run survives', () => {
+  for (const code of ['EPIPE', 'ECONNRESET', 'ECONNABORTED']) {
+    const e = translatePostgresError(pgError(code, `write ${code}`));
+    assert.equal((e as { code: string }).code, 'STORE_UNAVAILABLE', code);
+    assert.equal(isStoreFault(e), true, code);
   }
 });

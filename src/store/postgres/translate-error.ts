@@ -4,6 +4,9 @@ import { NoemaError } from '../../core/errors.ts';
 const UNAVAILABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  // A statement written to a socket the server had closed (its session terminated, as on a restart).
+  'EPIPE',
+  'ECONNABORTED',
   'ETIMEDOUT',
   '57P01',
   '57P02',
