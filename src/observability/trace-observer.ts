@@ -105,6 +105,16 @@ function uuidv7Time(id: string): number | null {
 /** Calls in flight whose span ids are kept (see `callSpanIds`). */
 const MAX_PENDING_CALLS = 10_000;
 
+/**
+ * Hook calls whose span work waits for a batch (see `later` in traceObserver): at most this many,
+ * or for at most DRAIN_AFTER_MS.
+ */
+const DRAIN_EVERY = 256;
+const DRAIN_AFTER_MS = 50;
+
+/** A hook call put off: an engine event, or a finished invocation with the incoming parent it ran under. */
+type Deferred = { event: EngineEventSeen } | { inv: InvocationFinished; incoming: SpanRef | null };
+
 /** The engine events spans are made of: a node's two ends, and the run's end. */
 const TRACED_EVENTS: ReadonlySet<string> = new Set(['node.started', 'node.finished', 'run.updated']);
 
@@ -219,6 +229,129 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     });
   };
 
+  /** The span work of an engine event: a node's span opened or emitted, the run's emitted. */
+  const spanOfEvent = (e: EngineEventSeen): void => {
+    if (e.type === 'node.started') {
+      withRun(e.run_id, (t) => {
+        const step = finite(e.step);
+        const attempt = finite(e.attempt);
+        t.nodes.set(String(e.node_id), {
+          traceId: t.traceId,
+          spanId: nodeSpanId(e.run_id, String(e.node_id), step, attempt),
+          sampled: t.sampled,
+          remote: false,
+          step,
+          attempt,
+        });
+        if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
+      });
+    } else if (e.type === 'node.finished') {
+      withRun(e.run_id, (t) => {
+        const node_id = String(e.node_id);
+        const open = t.nodes.get(node_id);
+        t.nodes.delete(node_id);
+        if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
+        if (!t.sampled) return;
+        const step = finite(e.step);
+        const attempt = finite(e.attempt);
+        const duration = typeof e.duration_ms === 'number' ? e.duration_ms : 0;
+        spans.emit({
+          name: `noema.node ${String(e.node_type)}`,
+          kind: 'internal',
+          traceId: t.traceId,
+          spanId:
+            open && open.step === step && open.attempt === attempt
+              ? open.spanId
+              : nodeSpanId(e.run_id, node_id, step, attempt),
+          parent: t.ref,
+          start: e.at - duration,
+          end: e.at,
+          attributes: {
+            'noema.run_id': e.run_id,
+            'noema.node_id': node_id,
+            'noema.node_type': String(e.node_type),
+            'noema.step': step,
+            'noema.attempt': attempt,
+            'noema.node.status': String(e.status),
+          },
+          error: e.status === 'fail' ? (typeof e.error === 'string' ? e.error : 'the node failed') : null,
+        });
+      });
+    } else if (e.type === 'run.updated') {
+      const status = String(e.status);
+      if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') return;
+      withRun(e.run_id, (t) => {
+        emitRun(e.run_id, t, status, e.at, e.error);
+        runs.delete(e.run_id);
+      });
+    }
+  };
+
+  /** The span of a finished invocation (`ambient`: the incoming parent of a call outside a run). */
+  const spanOfInvocation = (inv: InvocationFinished, ambient: SpanRef | null): void => {
+    const emit = (t: RunTrace | null) => {
+      const inRun = t && inv.run_id ? t : null;
+      const parent: SpanRef | null = inRun
+        ? ((inv.node_id ? inRun.nodes.get(inv.node_id) : undefined) ?? inRun.ref)
+        : ambient;
+      const traceId = parent?.traceId ?? runTraceId(inv.source_invocation_id);
+      const sampled = parent ? parent.sampled : spans.sampled(traceId, null, 'source');
+      if (inRun) {
+        for (const [key, as] of RUN_LINK_IDS) {
+          const v = inv.links[key];
+          if (typeof v === 'string' || typeof v === 'number') inRun.ids[as] = v;
+        }
+      }
+      const sent = callSpanIds.get(inv.source_invocation_id);
+      if (sent !== undefined) callSpanIds.delete(inv.source_invocation_id);
+      if (!sampled) return;
+      const shape = invocationSpan(inv, captureContent, env);
+      spans.emit({
+        name: shape.name,
+        kind: shape.kind,
+        traceId,
+        spanId: sent ?? invocationSpanId(inv.source_invocation_id),
+        parent,
+        start: inv.started_at,
+        end: inv.ended_at,
+        attributes: shape.attributes,
+        error: inv.status === 'succeeded' ? null : (inv.failure_class ?? inv.status),
+      });
+    };
+    if (inv.run_id) withRun(inv.run_id, emit);
+    else emit(null);
+  };
+
+  /**
+   * Hook calls waiting for their span work. The hooks run between a run's statements and socket
+   * reads, where the same work costs several times what it costs done together: they queue what
+   * they are told and the spans are made a batch at a time, in the order told.
+   */
+  let deferred: Deferred[] = [];
+  let drainTimer: NodeJS.Timeout | null = null;
+  const drain = (): void => {
+    if (drainTimer) clearTimeout(drainTimer);
+    drainTimer = null;
+    const batch = deferred;
+    deferred = [];
+    for (const d of batch) {
+      try {
+        if ('event' in d) spanOfEvent(d.event);
+        else spanOfInvocation(d.inv, d.incoming);
+      } catch (err) {
+        failing.fail('noema: making a span failed; runs go on', { error: (err as Error).message });
+      }
+    }
+  };
+  const later = (d: Deferred): void => {
+    deferred.push(d);
+    if (deferred.length >= DRAIN_EVERY) drain();
+    else if (drainTimer === null) {
+      drainTimer = setTimeout(drain, DRAIN_AFTER_MS);
+      drainTimer.unref();
+    }
+  };
+
   return {
     engineEventTypes: TRACED_EVENTS,
 
@@ -235,94 +368,13 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     },
 
     engineEvent(e: EngineEventSeen) {
-      if (e.type === 'node.started') {
-        withRun(e.run_id, (t) => {
-          const step = finite(e.step);
-          const attempt = finite(e.attempt);
-          t.nodes.set(String(e.node_id), {
-            traceId: t.traceId,
-            spanId: nodeSpanId(e.run_id, String(e.node_id), step, attempt),
-            sampled: t.sampled,
-            remote: false,
-            step,
-            attempt,
-          });
-          if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
-        });
-      } else if (e.type === 'node.finished') {
-        withRun(e.run_id, (t) => {
-          const node_id = String(e.node_id);
-          const open = t.nodes.get(node_id);
-          t.nodes.delete(node_id);
-          if (t.kind === null && typeof e.node_type === 'string') t.kind = runKindOf([e.node_type]);
-          if (!t.sampled) return;
-          const step = finite(e.step);
-          const attempt = finite(e.attempt);
-          const duration = typeof e.duration_ms === 'number' ? e.duration_ms : 0;
-          spans.emit({
-            name: `noema.node ${String(e.node_type)}`,
-            kind: 'internal',
-            traceId: t.traceId,
-            spanId:
-              open && open.step === step && open.attempt === attempt
-                ? open.spanId
-                : nodeSpanId(e.run_id, node_id, step, attempt),
-            parent: t.ref,
-            start: e.at - duration,
-            end: e.at,
-            attributes: {
-              'noema.run_id': e.run_id,
-              'noema.node_id': node_id,
-              'noema.node_type': String(e.node_type),
-              'noema.step': step,
-              'noema.attempt': attempt,
-              'noema.node.status': String(e.status),
-            },
-            error: e.status === 'fail' ? (typeof e.error === 'string' ? e.error : 'the node failed') : null,
-          });
-        });
-      } else if (e.type === 'run.updated') {
-        const status = String(e.status);
-        if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') return;
-        withRun(e.run_id, (t) => {
-          emitRun(e.run_id, t, status, e.at, e.error);
-          runs.delete(e.run_id);
-        });
-      }
+      // The run's stored trace context is read now, so a call it makes before the drain has it.
+      if (!runs.get(e.run_id)) void runTrace(e.run_id);
+      later({ event: e });
     },
 
     invocationFinished(inv: InvocationFinished) {
-      const emit = (t: RunTrace | null) => {
-        const inRun = t && inv.run_id ? t : null;
-        const parent: SpanRef | null = inRun
-          ? ((inv.node_id ? inRun.nodes.get(inv.node_id) : undefined) ?? inRun.ref)
-          : (incoming.getStore() ?? null);
-        const traceId = parent?.traceId ?? runTraceId(inv.source_invocation_id);
-        const sampled = parent ? parent.sampled : spans.sampled(traceId, null, 'source');
-        if (inRun) {
-          for (const [key, as] of RUN_LINK_IDS) {
-            const v = inv.links[key];
-            if (typeof v === 'string' || typeof v === 'number') inRun.ids[as] = v;
-          }
-        }
-        const sent = callSpanIds.get(inv.source_invocation_id);
-        if (sent !== undefined) callSpanIds.delete(inv.source_invocation_id);
-        if (!sampled) return;
-        const shape = invocationSpan(inv, captureContent, env);
-        spans.emit({
-          name: shape.name,
-          kind: shape.kind,
-          traceId,
-          spanId: sent ?? invocationSpanId(inv.source_invocation_id),
-          parent,
-          start: inv.started_at,
-          end: inv.ended_at,
-          attributes: shape.attributes,
-          error: inv.status === 'succeeded' ? null : (inv.failure_class ?? inv.status),
-        });
-      };
-      if (inv.run_id) withRun(inv.run_id, emit);
-      else emit(null);
+      later({ inv, incoming: inv.run_id ? null : (incoming.getStore() ?? null) });
     },
 
     aroundCall<T>(scope: InvocationScope, fn: () => T): T {
@@ -350,6 +402,7 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
     },
 
     async idle() {
+      drain();
       await Promise.all(loading.values());
     },
   };
