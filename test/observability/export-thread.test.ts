@@ -1,11 +1,15 @@
 // Spans are encoded and sent by a thread of their own, never by the thread that runs the runs; a
 // flush holds the process until the thread has sent them, and spans still queued never keep a
-// process from exiting.
+// process from exiting; it runs at a lower priority than the runs' thread.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { traceSettings } from '../../src/observability/settings.ts';
+import { startSpanExport } from '../../src/observability/span-export.ts';
 import { startOtlpReceiver } from './otlp-receiver.ts';
 
 const PROBE = fileURLToPath(new URL('./export-thread-probe.ts', import.meta.url));
@@ -50,6 +54,37 @@ test('spans still queued do not keep a process from exiting', async () => {
     const r = await probe(receiver.url, 5, 'no-flush');
     assert.equal(r.flushed, false);
   } finally {
+    await receiver.close();
+  }
+});
+
+/** The nice value of each of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNiceness(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+test("the export thread runs below the runs' thread's priority, and only it", {
+  skip:
+    process.platform !== 'linux'
+      ? 'nice values are per thread on Linux only'
+      : getPriority() === 19 && 'the tests run at the lowest priority already',
+}, async () => {
+  const receiver = await startOtlpReceiver();
+  const before = threadNiceness();
+  const spans = await startSpanExport(traceSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })!);
+  try {
+    const after = threadNiceness();
+    assert.deepEqual(
+      after.filter((n) => n !== before[0]),
+      [before[0]! + 10],
+      'exactly one new thread, the export thread, is 10 nicer than the main thread',
+    );
+    assert.equal(threadNiceness()[0], before[0], 'the main thread keeps its priority');
+  } finally {
+    await spans.shutdown(1_000);
     await receiver.close();
   }
 });
