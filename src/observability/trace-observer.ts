@@ -102,9 +102,6 @@ function uuidv7Time(id: string): number | null {
   return hex[12] === '7' ? Number.parseInt(hex.slice(0, 12), 16) : null;
 }
 
-/** Calls in flight whose span ids are kept (see `callSpanIds`). */
-const MAX_PENDING_CALLS = 10_000;
-
 /**
  * Hook calls whose span work waits for a batch (see `later` in traceObserver): at most this many,
  * or for at most DRAIN_AFTER_MS.
@@ -134,14 +131,6 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
   const failing = new Incident('NOEMA_OTEL_OBSERVER_FAILED');
   /** Reads of stored trace contexts in flight, so spans of a resumed run wait for theirs. */
   const loading = new Map<string, Promise<RunTrace>>();
-  /** Writes of trace contexts in flight (`idle` waits for them). */
-
-  /**
-   * Span ids of calls whose `traceparent` was sent, until their span is made: each is a hash, and
-   * a call's span comes once, soon after (kept at most MAX_PENDING_CALLS: a call whose end was
-   * never told leaves its id behind).
-   */
-  const callSpanIds = new Map<string, string>();
 
   /** A run's trace; `here`: the run was created in this process (else its run span is another's). */
   const fresh = (
@@ -302,15 +291,13 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
           if (typeof v === 'string' || typeof v === 'number') inRun.ids[as] = v;
         }
       }
-      const sent = callSpanIds.get(inv.source_invocation_id);
-      if (sent !== undefined) callSpanIds.delete(inv.source_invocation_id);
       if (!sampled) return;
       const shape = invocationSpan(inv, captureContent, env);
       spans.emit({
         name: shape.name,
         kind: shape.kind,
         traceId,
-        spanId: sent ?? invocationSpanId(inv.source_invocation_id),
+        spanId: invocationSpanId(inv.source_invocation_id),
         parent,
         start: inv.started_at,
         end: inv.ended_at,
@@ -387,15 +374,10 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       const t = scope.run_id ? runs.get(scope.run_id) : undefined;
       const parent = t ? null : (incoming.getStore() ?? null);
       const traceId = t?.traceId ?? parent?.traceId ?? runTraceId(scope.run_id ?? scope.source_invocation_id);
-      let spanId = callSpanIds.get(scope.source_invocation_id);
-      if (spanId === undefined) {
-        spanId = invocationSpanId(scope.source_invocation_id);
-        if (callSpanIds.size >= MAX_PENDING_CALLS) callSpanIds.clear();
-        callSpanIds.set(scope.source_invocation_id, spanId);
-      }
       return formatTraceparent({
         traceId,
-        spanId,
+        // The id its span will have (derived again when the span is made, in a batch).
+        spanId: invocationSpanId(scope.source_invocation_id),
         // As the span itself will be sampled (see invocationFinished).
         sampled: t?.sampled ?? parent?.sampled ?? spans.sampled(traceId, null, 'source'),
       });
