@@ -1,43 +1,30 @@
 /**
- * One run's event channel in one process: stamps `seq` (claim epoch × 2^32 + index, see
- * EngineEvent.seq), scopes events to the transaction that commits what they describe, and queues
- * progress events until a commit of the same run carries them to other processes.
+ * One run's event channel in one process: stamps `seq` (`stamp.ts`), scopes events to the
+ * transaction that commits what they describe, writes the steps the run carries first in it
+ * (`carried-steps.ts`) with its subscribers' own rows after it, and queues progress events until a
+ * commit of the same run carries them to other processes.
  */
-import { NoemaError } from '../../core/errors.ts';
-import { Incident, warn } from '../../core/warn.ts';
+import { Incident } from '../../core/warn.ts';
 import {
-  type SqlValue,
   STORE_BUSY,
   type SyncTransaction,
   type Transaction,
   type TransactionOptions,
 } from '../../store/store.ts';
 import type { EngineEvent, JoinedCommit } from '../engine.ts';
-import { runWrites, runWritesSync, type StepWrite } from '../run/step-writes.ts';
+import { runWritesSync, type StepWrite } from '../run/step-writes.ts';
 import type { EventBus } from './bus.ts';
+import {
+  type CarriedStep,
+  CarriedSteps,
+  NONE_CARRIED,
+  type RunTransactionBody,
+  type Writing,
+} from './carried-steps.ts';
+import { type Emit, type EventBody, EventStamp } from './stamp.ts';
 
-/** An event before it is stamped: each member of the union without `seq`. */
-export type EventBody = EngineEvent extends infer E
-  ? E extends EngineEvent
-    ? Omit<E, 'seq'>
-    : never
-  : never;
-
-const INDEX_SPAN = 2 ** 32;
-/** Claims a run may have before seqs would pass Number.MAX_SAFE_INTEGER. */
-const MAX_EPOCH = 2 ** 21 - 1;
-
-export function eventSeq(epoch: number, index: number): number {
-  return epoch * INDEX_SPAN + index;
-}
-
-export type Emit = (event: EventBody) => void;
-
-/**
- * The body of a run's transaction. `fenced`: it follows carried steps' writes, which check the
- * run's lease (the transaction fails if it was lost); otherwise nothing in it has checked the lease.
- */
-export type RunTransactionBody<T> = (tx: Transaction, emit: Emit, fenced: boolean) => Promise<T>;
+export type { CarriedStep, RunTransactionBody } from './carried-steps.ts';
+export { type Emit, type EventBody, eventSeq } from './stamp.ts';
 
 /**
  * How long progress events (`ctx.update` of a long node, say) may wait for the run's next commit
@@ -50,49 +37,23 @@ const NOTIFY_ONLY: TransactionOptions = { durability: 'deferred' };
 
 /** Shared empty list, never mutated: most transactions carry no events (nobody observes the run). */
 const NONE: EngineEvent[] = [];
-const NONE_CARRIED: CarriedStep[] = [];
 const NONE_JOINED: JoinedCommit[] = [];
-
-/**
- * A step left to commit with the run's next transaction (`carry`): its statements, the probe that
- * finds its journal row (null: its statements change nothing when run again), whether they check the
- * run's lease (`fenced`), and its events. `tried`: a transaction that wrote it did not report a
- * commit, which may still have landed (its answer lost), so the next one probes first. `writing`:
- * the transaction writing it now, if any; another transaction of the run waits for that one to end
- * before it writes the step or skips it (on PostgreSQL two run on two connections at once).
- */
-export interface CarriedStep {
-  writes: readonly StepWrite[];
-  landed: { sql: string; params: SqlValue[] } | null;
-  /** False: its writes do not check the lease (a node's record); a step's and a settle's do. */
-  fenced?: boolean;
-  emit: ((emit: Emit) => void) | null;
-  tried: boolean;
-  writing: Writing | null;
-}
-
-const isFenced = (c: CarriedStep): boolean => c.fenced !== false;
-
-/** One transaction writing carried steps: its promise settles when it has committed or failed. */
-type Writing = PromiseWithResolvers<void>;
 
 export class RunEvents {
   readonly run_id: string;
   readonly #bus: EventBus;
-  #epoch = -1;
-  #index = 0;
+  readonly #stamp: EventStamp;
   /** Progress events not yet carried by a commit to other processes. */
   #unsent: EngineEvent[] = [];
   /** Events to deliver in-process once no transaction of the run is open (kept in seq order then). */
   #held: EngineEvent[] = [];
   #open = 0;
-  #overflowed = false;
   /** Armed while progress events wait for a commit to carry them (see PROGRESS_LATENCY_MS). */
   #timer: NodeJS.Timeout | null = null;
   /** A timed flush in flight: the run's next transaction waits for it, so commits stay in seq order. */
   #flushing: Promise<void> | null = null;
-  /** Steps left to commit with the run's next transaction, oldest first. */
-  #carried: CarriedStep[] = [];
+  /** Steps left to commit with the run's next transaction. */
+  readonly #carried: CarriedSteps;
   readonly #flushFailing = new Incident('NOEMA_EVENT_FLUSH_FAILED');
   /** `commitSync`'s writes, what describes them and their events while it runs (see there). */
   #syncWrites: readonly StepWrite[] = [];
@@ -103,10 +64,8 @@ export class RunEvents {
   };
   /** The carried steps `commitSync`'s transaction wrote first (see `carry`). */
   #syncSteps: CarriedStep[] = NONE_CARRIED;
-  /** Whether the last `#writeCarriedSync` wrote any step. */
-  #wroteSync = false;
   readonly #syncBody = (tx: SyncTransaction): void => {
-    if (this.#carried.length > 0) this.#syncSteps = this.#writeCarriedSync(tx, this.#syncEmit);
+    if (this.#carried.any) this.#syncSteps = this.#carried.writeSync(tx, this.#syncEmit);
     runWritesSync(tx, this.#syncWrites);
     if (this.#syncDescribe !== null) this.#syncDescribe(this.#syncEmit);
   };
@@ -114,19 +73,13 @@ export class RunEvents {
   constructor(bus: EventBus, run_id: string) {
     this.#bus = bus;
     this.run_id = run_id;
+    this.#stamp = new EventStamp(run_id);
+    this.#carried = new CarriedSteps(bus, run_id);
   }
 
   /** Starts numbering at the claim epoch read (or written) with the claim. */
   claimed(epoch: number): this {
-    if (epoch > MAX_EPOCH) {
-      // Past 2^21 claims seqs would lose precision; they stop increasing across claims instead.
-      warn('NOEMA_EVENT_SEQ_EXHAUSTED', 'noema: a run was claimed 2^21 times; its event seqs may repeat', {
-        run_id: this.run_id,
-        epoch,
-      });
-    }
-    this.#epoch = Math.min(epoch, MAX_EPOCH);
-    this.#index = 0;
+    this.#stamp.claimed(epoch);
     return this;
   }
 
@@ -146,7 +99,7 @@ export class RunEvents {
    */
   progress(body: EventBody): void {
     if (!this.observes(body.type)) return;
-    const e = this.#stamp(body);
+    const e = this.#stamp.stamp(body);
     if (!e) return;
     if (this.#bus.fanOut) {
       this.#unsent.push(e);
@@ -161,97 +114,7 @@ export class RunEvents {
    * attempt record, the next step, the run's end), instead of a transaction of its own.
    */
   carry(step: Omit<CarriedStep, 'tried' | 'writing'>): void {
-    this.#carried.push({ ...step, tried: false, writing: null });
-  }
-
-  /** A carried step being written by a transaction other than `mine`, if any. */
-  #writtenByOther(mine: Writing): CarriedStep | undefined {
-    return this.#carried.find((c) => c.writing !== null && c.writing !== mine);
-  }
-
-  /** After a transaction that wrote carried steps ended (its landed steps already dropped). */
-  #written(mine: Writing | null): void {
-    if (mine === null) return;
-    for (const c of this.#carried) if (c.writing === mine) c.writing = null;
-    mine.resolve();
-  }
-
-  /**
-   * The carried steps' writes, first in a transaction; the ones a lost answer already committed are
-   * skipped. `wrote`: some that check the lease were written.
-   */
-  async #writeCarried(tx: Transaction, emit: Emit): Promise<{ steps: CarriedStep[]; wrote: boolean }> {
-    const steps = [...this.#carried];
-    let wrote = false;
-    for (const c of steps) {
-      if (c.tried && c.landed && (await tx.get(c.landed.sql, c.landed.params))) continue;
-      c.tried = true;
-      if (c.fenced !== false) wrote = true;
-      await runWrites(tx, c.writes);
-      if (c.emit && this.observed) c.emit(emit);
-    }
-    return { steps, wrote };
-  }
-
-  /**
-   * `fn` after the carried steps' writes. Untried steps' writes are only issued before `fn` runs, and
-   * checked after it: `fn`'s statements follow them in the same round trip where the store pipelines
-   * (they run after them either way). A failed carried write is the transaction's error, not what
-   * `fn` met after it.
-   */
-  async #afterCarried<T>(
-    tx: Transaction,
-    emit: Emit,
-    fn: RunTransactionBody<T>,
-    mine: Writing,
-  ): Promise<{ steps: CarriedStep[]; result: T }> {
-    // A step another transaction is writing has landed or not once that one ends: until then this
-    // one can neither skip it nor write it (the same row twice: a unique key conflict).
-    for (let other = this.#writtenByOther(mine); other; other = this.#writtenByOther(mine))
-      await other.writing!.promise;
-    const steps = [...this.#carried];
-    for (const c of steps) c.writing = mine;
-    if (steps.some((c) => c.tried)) {
-      const written = await this.#writeCarried(tx, emit);
-      return { steps: written.steps, result: await fn(tx, emit, written.wrote) };
-    }
-    const checks = steps.map((c) => {
-      c.tried = true;
-      const check = runWrites(tx, c.writes);
-      check.catch(() => {});
-      return check;
-    });
-    // Described now, in commit order; dropped with the transaction if a write is refused.
-    if (this.observed) for (const c of steps) c.emit?.(emit);
-    // Steps carried when the transaction was asked for may have landed with another one meanwhile.
-    let result: T;
-    try {
-      result = await fn(tx, emit, steps.some(isFenced));
-    } catch (err) {
-      for (const check of checks) await check;
-      throw err;
-    }
-    for (const check of checks) await check;
-    return { steps, result };
-  }
-
-  /** `#writeCarried` without a promise; whether it wrote any is left in `#wroteSync` (no allocation). */
-  #writeCarriedSync(tx: SyncTransaction, emit: Emit): CarriedStep[] {
-    const steps = [...this.#carried];
-    this.#wroteSync = false;
-    for (const c of steps) {
-      if (c.tried && c.landed && tx.get(c.landed.sql, c.landed.params)) continue;
-      c.tried = true;
-      if (c.fenced !== false) this.#wroteSync = true;
-      runWritesSync(tx, c.writes);
-      if (c.emit && this.observed) c.emit(emit);
-    }
-    return steps;
-  }
-
-  /** After a commit: the steps it carried are durable (later ones, carried meanwhile, wait). */
-  #landed(steps: CarriedStep[]): void {
-    if (steps.length > 0) this.#carried = this.#carried.filter((c) => !steps.includes(c));
+    this.#carried.add(step);
   }
 
   /**
@@ -278,11 +141,11 @@ export class RunEvents {
       // The carried steps, then `fn`, then the subscribers' own rows.
       const body = async (tx: Transaction): Promise<T> => {
         emitted = NONE;
-        const carrying = this.#carried.length > 0;
+        const carrying = this.#carried.any;
         if (carrying) mine ??= Promise.withResolvers();
         if (!joins) {
           if (!carrying) return fn(tx, emit, false);
-          const c = await this.#afterCarried(tx, emit, fn, mine!);
+          const c = await this.#carried.writeThen(tx, emit, fn, mine!);
           steps = c.steps;
           return c.result;
         }
@@ -290,7 +153,7 @@ export class RunEvents {
         // The subscribers' rows are issued right after the statements the transaction issues first,
         // not once those have answered (one round trip where the store pipelines). A failure of the
         // transaction's own statements is its error; the subscribers' rows then go back with it.
-        const running = carrying ? this.#afterCarried(tx, emit, fn, mine!) : null;
+        const running = carrying ? this.#carried.writeThen(tx, emit, fn, mine!) : null;
         const own = running === null ? fn(tx, emit, false) : null;
         const joining = this.#bus.joinCommit(this.run_id, tx);
         joining.catch(() => {});
@@ -316,7 +179,7 @@ export class RunEvents {
                 await this.#bus.notify(tx, carried.length === 0 ? emitted : [...carried, ...emitted]);
               return r;
             }
-          : this.#carried.length > 0 || joins
+          : this.#carried.any || joins
             ? body
             : // Nothing is ever sent without fan-out: the callback runs as is, without a wrapper's turn.
               (tx) => {
@@ -326,12 +189,12 @@ export class RunEvents {
         options,
       );
       committed = true;
-      this.#landed(steps);
+      this.#carried.landed(steps);
       for (const j of joined) j.committed();
       return result;
     } finally {
       if (!committed) for (const j of joined) j.rolledBack();
-      this.#written(mine);
+      this.#carried.written(mine);
       this.#closed(committed, carried, emitted);
     }
   }
@@ -365,7 +228,7 @@ export class RunEvents {
     this.#open++;
     try {
       committed = store.transactionSync(this.#syncBody, options) !== STORE_BUSY;
-      if (committed) this.#landed(this.#syncSteps);
+      if (committed) this.#carried.landed(this.#syncSteps);
       return committed ? true : STORE_BUSY;
     } finally {
       const emitted = this.#syncEmitted;
@@ -400,15 +263,15 @@ export class RunEvents {
       const out = store.transactionSync((tx) => {
         emitted = NONE;
         let wrote = false;
-        if (this.#carried.length > 0) {
-          steps = this.#writeCarriedSync(tx, emit);
-          wrote = this.#wroteSync;
+        if (this.#carried.any) {
+          steps = this.#carried.writeSync(tx, emit);
+          wrote = this.#carried.wroteSync;
         }
         return fn(tx, emit, wrote);
       }, options);
       if (out === STORE_BUSY) return out;
       committed = true;
-      this.#landed(steps);
+      this.#carried.landed(steps);
       return out;
     } finally {
       this.#closed(committed, NONE, emitted);
@@ -427,13 +290,13 @@ export class RunEvents {
       // A subscriber's rows to write with this commit need a promise (SubscribeOptions.commitWith).
       !this.#bus.joining(this.run_id) &&
       // A carried step another transaction is writing cannot be waited for without a promise.
-      this.#carried.every((c) => c.writing === null)
+      this.#carried.free
     );
   }
 
   /** `list` with the stamped event added (a new list in place of the shared empty one). */
   #collect(list: EngineEvent[], body: EventBody): EngineEvent[] {
-    const e = this.#stamp(body);
+    const e = this.#stamp.stamp(body);
     if (!e) return list;
     const out = list === NONE ? [] : list;
     out.push(e);
@@ -487,28 +350,5 @@ export class RunEvents {
       .finally(() => {
         this.#flushing = null;
       });
-  }
-
-  #stamp(body: EventBody): EngineEvent | null {
-    if (this.#epoch < 0)
-      throw new NoemaError(
-        'INTERNAL',
-        `events of run ${this.run_id} stamped before its claim epoch is known`,
-      );
-    if (this.#index + 1 >= INDEX_SPAN) {
-      if (!this.#overflowed) {
-        this.#overflowed = true;
-        warn(
-          'NOEMA_EVENT_SEQ_EXHAUSTED',
-          'noema: a run emitted 2^32 events in one claim; later events of this claim are not sent',
-          {
-            run_id: this.run_id,
-          },
-        );
-      }
-      return null;
-    }
-    this.#index++;
-    return { ...body, seq: eventSeq(this.#epoch, this.#index) } as EngineEvent;
   }
 }
