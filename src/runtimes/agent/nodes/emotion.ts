@@ -15,7 +15,8 @@ export function emotionNode(deps: AgentNodeDeps): NodeType<null> {
     async execute(ctx): Promise<NodeResult> {
       const session = ctx.state.session as unknown as SessionRef;
       const def = await getAgent(deps.store, session.agent_hash);
-      if (!def.emotion.enabled) return { kind: 'ok', writes: { emotion: null } };
+      // Switched off, the step emits nothing and precedes no call: it commits with the run's next one.
+      if (!def.emotion.enabled) return { kind: 'ok', writes: { emotion: null }, commitsWithNext: true };
       const query = (ctx.state.execution as { query: string }).query;
       const call = await callModel(ctx, {
         source_hash: (def.emotion.llm_source_ref ?? def.llm_source_ref).hash,
