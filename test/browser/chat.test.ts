@@ -102,6 +102,17 @@ for (const kind of selectedStores()) {
         (await page.locator('#ecs-day-error').textContent()) ?? '',
         /must be one of "monday", "tuesday"/,
       );
+      // The page re-reads its live regions when the stream has been quiet for 3 s: the refusal stays
+      // next to its field through that re-read (a form sent back refused is the user's, as typed).
+      const reads = Number(await page.evaluate('document.documentElement.dataset.liveReads ?? 0'));
+      await page.waitForFunction((n) => Number(document.documentElement.dataset.liveReads ?? 0) > n, reads, {
+        timeout: 10_000,
+      });
+      assert.equal(
+        await page.locator('#ecs-day[aria-invalid="true"]').count(),
+        1,
+        'the refusal is still shown',
+      );
 
       await page.getByLabel('day').selectOption('tuesday');
       await page.getByRole('button', { name: 'Send answer' }).click();
