@@ -104,10 +104,10 @@ for (const kind of selectedStores()) {
       );
       // The page re-reads its live regions when the stream has been quiet for 3 s: the refusal stays
       // next to its field through that re-read (a form sent back refused is the user's, as typed).
-      const reads = Number(await page.evaluate('document.documentElement.dataset.liveReads ?? 0'));
-      await page.waitForFunction((n) => Number(document.documentElement.dataset.liveReads ?? 0) > n, reads, {
-        timeout: 10_000,
-      });
+      const reads = (await page.locator('html').getAttribute('data-live-reads')) ?? '0';
+      await page
+        .locator(`html[data-live-reads]:not([data-live-reads="${reads}"])`)
+        .waitFor({ state: 'attached', timeout: 10_000 });
       assert.equal(
         await page.locator('#ecs-day[aria-invalid="true"]').count(),
         1,
