@@ -9,24 +9,11 @@
 import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
 import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
-import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
-import { reasoningReply } from '../../src/testing/strict-replies.ts';
+import { AGENT_SCRIPT, putBenchAgent } from '../lib/agent-interaction.ts';
 import { countingStore } from './counting-store.ts';
 
-const SCRIPT = {
-  rules: [
-    {
-      match: { message_matches: '✓ add' },
-      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
-    },
-  ],
-  default: {
-    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
-  },
-};
-
-const model = await startScriptedModel({ script: SCRIPT as never });
+const model = await startScriptedModel({ script: AGENT_SCRIPT as never });
 const mcp = await startFixtureHttpServer();
 const env = { NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcp.url };
 const tracing = process.env.BENCH_AGENT_TRACE === '1';
@@ -37,25 +24,7 @@ try {
     const { store, counts } = countingStore(raw, tracing ? (l) => lines.push(l) : undefined);
     const runtime = await createAgentRuntime(store, { env });
     try {
-      const llm = await putResponseSource(store, {
-        version: 1,
-        interface: { name: 'llm_chat_completions', model: '@chat', schema_delivery: 'response_format' },
-      });
-      const server = await putMcpServer(store, {
-        version: 1,
-        transport: { type: 'streamable_http', url_env: 'BENCH_MCP_URL' },
-      });
-      const { hash } = await runtime.putAgent({
-        version: 1,
-        label: 'bench',
-        llm_source_ref: { hash: llm.hash },
-        tools: [{ server_ref: { hash: server.hash }, tool_names: ['add'] }],
-        mode: 'fast',
-        max_iterations: 5,
-        emotion: { enabled: false },
-        memory: { long_term_limit: 0, working_memory_turns: 3 },
-        synthesis: { enabled: false, threshold: 3 },
-      });
+      const { hash } = await putBenchAgent(store, runtime);
       const { session_id } = await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' });
       const n = 5;
       let before = { ...counts };

@@ -9,20 +9,10 @@ import { join } from 'node:path';
 import type { AgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
 import type { Store } from '../../src/store/store.ts';
+import { BENCH_AGENT_SCRIPT, BENCH_AGENT_SETTINGS } from '../../src/testing/bench-agent.ts';
 import { startCli } from '../../src/testing/cli.ts';
-import { reasoningReply } from '../../src/testing/strict-replies.ts';
 
-export const AGENT_SCRIPT = {
-  rules: [
-    {
-      match: { message_matches: '✓ add' },
-      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
-    },
-  ],
-  default: {
-    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
-  },
-};
+export const AGENT_SCRIPT = BENCH_AGENT_SCRIPT;
 
 /** The scripted model and the MCP fixture in processes of their own; `env` points the agent at them. */
 export async function startAgentServices(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
@@ -65,11 +55,8 @@ export async function putBenchAgent(store: Store, runtime: AgentRuntime) {
     label: 'bench',
     llm_source_ref: { hash: llm.hash },
     tools: [{ server_ref: { hash: server.hash }, tool_names: ['add'] }],
-    mode: 'fast',
     max_iterations: 5,
-    emotion: { enabled: false },
-    memory: { long_term_limit: 0, working_memory_turns: 3 },
-    synthesis: { enabled: false, threshold: 3 },
+    ...BENCH_AGENT_SETTINGS,
   });
   return { llm, server, ...agent };
 }

@@ -1,79 +1,72 @@
 /**
  * Which of an interaction's commits wait for the disk: every one that stores session events (they
  * are delivered after it, so durably), each call's record (before the call), the run's end and the
- * turn's closing; the run's claim, right after the turn's opening created the run, does not.
+ * turn's closing; the run's claim, right after the turn's opening created the run, does not. An
+ * emotion step switched off (it does nothing and emits no event) commits with the step after it.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Transaction } from '../../store/store.ts';
+import type { Store, Transaction } from '../../store/store.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
+import { BENCH_AGENT_SCRIPT, BENCH_AGENT_SETTINGS } from '../../testing/bench-agent.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { recordingTransactions } from '../../testing/recording-store.ts';
-import { reasoningReply } from '../../testing/strict-replies.ts';
+import { type RecordedTransaction, recordingTransactions } from '../../testing/recording-store.ts';
 
 /** The agent bench's interaction: one tool call in fast mode, no emotion, long-term memory or synthesis. */
-const SCRIPT = {
-  rules: [
-    {
-      match: { message_matches: '✓ add' },
-      reply: { json: reasoningReply({ thinking: 'done', response: 'The sum is 5.' }) },
-    },
-  ],
-  default: {
-    json: reasoningReply({ thinking: 'use add', tool_calls: [{ name: 'add', args: { a: 2, b: 3 } }] }),
-  },
-};
-const DEFINITION = {
-  mode: 'fast',
-  emotion: { enabled: false },
-  memory: { long_term_limit: 0, working_memory_turns: 3 },
-  synthesis: { enabled: false, threshold: 3 },
-};
+const SCRIPT = BENCH_AGENT_SCRIPT;
+const DEFINITION = BENCH_AGENT_SETTINGS;
 
 const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().startsWith(prefix));
 /** A batch of progress events written on its own (a step that outlasted the batch window). */
 const eventsOnly = (sqls: string[]) =>
   sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
 
+/** The transactions of a session's second interaction (its first warms the caches), and its turn. */
+async function secondInteraction(
+  raw: Store,
+): Promise<{ all: RecordedTransaction[]; turn: { status: string; response: string | null } }> {
+  const { store, recorded } = recordingTransactions(raw);
+  const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+  try {
+    const rt = kit.runtime;
+    const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+    await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+    const tx0 = recorded.length;
+    const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+    return { all: recorded.slice(tx0), turn };
+  } finally {
+    await kit.close();
+  }
+}
+
 describeEachStore('agent interaction commits', (factory) => {
   test('the run’s claim does not wait for the disk; what stores events and what acknowledges does', async () => {
     await factory.withStore(async ({ store: raw }) => {
-      const { store, recorded } = recordingTransactions(raw);
-      const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
-      try {
-        const rt = kit.runtime;
-        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
-        await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-        const tx0 = recorded.length;
-        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-        assert.equal(turn.status, 'idle');
-        assert.equal(turn.response, 'The sum is 5.');
-        const all = recorded.slice(tx0);
-        const show = (ts: typeof all) =>
-          ts
-            .map(
-              (t) => `${t.durability}: ${t.sqls.map((s) => s.replace(/\s+/g, ' ').slice(0, 50)).join(' | ')}`,
-            )
-            .join('\n');
+      const { all, turn } = await secondInteraction(raw);
+      assert.equal(turn.status, 'idle');
+      assert.equal(turn.response, 'The sum is 5.');
+      const show = (ts: typeof all) =>
+        ts
+          .map(
+            (t) => `${t.durability}: ${t.sqls.map((s) => s.replace(/\s+/g, ' ').slice(0, 50)).join(' | ')}`,
+          )
+          .join('\n');
 
-        const claims = all.filter((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
-        assert.equal(claims.length, 1, show(all));
-        assert.equal(claims[0]!.durability, 'deferred', 'the run’s claim');
+      const claims = all.filter((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+      assert.equal(claims.length, 1, show(all));
+      assert.equal(claims[0]!.durability, 'deferred', 'the run’s claim');
 
-        // Session events are delivered once their commit returned: it must have waited for the disk.
-        for (const t of all.filter((t) => has(t.sqls, 'INSERT INTO agent_session_events')))
-          assert.equal(t.durability, 'immediate', t.sqls.join('\n'));
+      // Session events are delivered once their commit returned: it must have waited for the disk.
+      for (const t of all.filter((t) => has(t.sqls, 'INSERT INTO agent_session_events')))
+        assert.equal(t.durability, 'immediate', t.sqls.join('\n'));
 
-        // The opening, the three calls' records (each before its call), the run's end and the closing;
-        // a loaded machine may add batches of progress events of their own.
-        const waiting = all.filter((t) => t.durability === 'immediate' && !eventsOnly(t.sqls));
-        assert.equal(waiting.length, 1 + 3 + 1 + 1, show(waiting));
-        assert.equal(waiting.filter((t) => has(t.sqls, 'INSERT INTO source_invocations')).length, 3);
-        assert.ok(has(waiting[0]!.sqls, 'UPDATE agent_sessions'), 'the turn’s opening');
-        assert.ok(has(waiting.at(-1)!.sqls, 'UPDATE agent_sessions'), 'the turn’s closing');
-      } finally {
-        await kit.close();
-      }
+      // The opening, the three calls' records (each before its call), the run's end and the closing;
+      // a loaded machine may add batches of progress events of their own.
+      const waiting = all.filter((t) => t.durability === 'immediate' && !eventsOnly(t.sqls));
+      assert.equal(waiting.length, 1 + 3 + 1 + 1, show(waiting));
+      assert.equal(waiting.filter((t) => has(t.sqls, 'INSERT INTO source_invocations')).length, 3);
+      assert.ok(has(waiting[0]!.sqls, 'UPDATE agent_sessions'), 'the turn’s opening');
+      assert.ok(has(waiting.at(-1)!.sqls, 'UPDATE agent_sessions'), 'the turn’s closing');
     });
   });
 
@@ -197,6 +190,23 @@ describeEachStore('agent interaction commits', (factory) => {
       } finally {
         await kit.close();
       }
+    });
+  });
+
+  test('an emotion step switched off commits with the memory step: one transaction between the run’s claim and the first call’s record, holding both steps', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { all, turn } = await secondInteraction(raw);
+      assert.equal(turn.response, 'The sum is 5.');
+      const show = (ts: typeof all) =>
+        ts.map((t) => t.sqls.map((s) => s.slice(0, 50)).join(' | ')).join('\n');
+      const claim = all.findIndex((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+      const record = all.findIndex((t) => has(t.sqls, 'INSERT INTO source_invocations'));
+      assert.ok(claim >= 0 && record > claim, show(all));
+      const between = all.slice(claim + 1, record).filter((t) => !eventsOnly(t.sqls));
+      assert.equal(between.length, 1, show(between));
+      const journal = between[0]!.sqls.filter((s) => s.trimStart().startsWith('INSERT INTO engine_journal'));
+      assert.equal(journal.length, 2, 'the emotion step and the memory step');
+      assert.equal(between[0]!.durability, 'deferred', 'a step that leaves the run running');
     });
   });
 });
