@@ -2,7 +2,8 @@
  * Agent kernel time per interaction beyond its source calls: one message that makes one MCP tool
  * call (reasoning LLM call → tool → reasoning LLM call), against the zero-latency scripted model
  * and the MCP fixture server, each in its own process. The anchor, in the same run and interleaved
- * call by call (ABBA), is the same three source calls made directly with `invokeSource` — so the
+ * call by call (ABBA), is the same three source calls made directly with `invokeSource`, the LLM
+ * calls with the prompts the interaction beside it sent (read back from its records) — so the
  * difference is what sessions, the engine graph, contracts, journaling and events cost.
  * Anchor from outside: LangGraph.js doing the same interaction shape with its SQLite checkpointer
  * and zero-cost stub model/tool (its framework time per interaction), in a child process.
@@ -66,16 +67,31 @@ export default {
           // The result schema the agent sends: the reply schema in its strict-subset form.
           const schema = await putJsonSchema(store, REASONING_REPLY_DELIVERY);
           const tool = await getResponseSource(store, definition.tools[0]!.source_ref.hash);
-          const messages = (text: string) => [
-            { role: 'system', content: `REASONING CONTEXT ${text}` },
-            { role: 'user', content: 'add 2 and 3' },
-          ];
+          // The anchor sends the agent's own prompts: the messages of the two LLM calls of the
+          // interaction it is paired with (read back from their records, outside the timed calls).
+          // A prompt's words are copied into the full-text index in its running row's commit, so a
+          // shorter prompt would make a lighter anchor than the calls the interaction makes.
+          let prompts: [unknown, unknown] = [[], []];
+          let lastRun = '';
+          const readPrompts = async () => {
+            const rows = await raw.all<{ request_json: string }>(
+              `SELECT request_json FROM source_invocations
+                WHERE run_id = ? AND interface_name = 'llm_chat_completions' ORDER BY invocation_seq`,
+              [lastRun],
+            );
+            if (rows.length !== 2) throw new Error(`the interaction made ${rows.length} LLM calls, not 2`);
+            const [first, second] = rows.map(
+              (r) => (JSON.parse(r.request_json) as { messages: unknown }).messages,
+            );
+            prompts = [first, second];
+          };
 
           const db = { interactions: 0, transactions: 0, autocommit: 0, synchronous: 0, statements: 0 };
           const interaction = async () => {
             const before = { ...counts };
             const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
             if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
+            lastRun = turn.run_id ?? '';
             db.interactions++;
             db.transactions += counts.transactions - before.transactions;
             db.autocommit += counts.autocommit - before.autocommit;
@@ -85,7 +101,7 @@ export default {
           const direct = async () => {
             const a = await invokeSource(store, {
               source: llm,
-              request: { messages: messages('') },
+              request: { messages: prompts[0] },
               kind: 'llm_generation',
               resultSchema: schema,
               env,
@@ -98,7 +114,7 @@ export default {
             });
             const c = await invokeSource(store, {
               source: llm,
-              request: { messages: messages('✓ add') },
+              request: { messages: prompts[1] },
               kind: 'llm_generation',
               resultSchema: schema,
               env,
@@ -109,6 +125,7 @@ export default {
           for (let i = 0; i < 10; i++) {
             await nextConversation();
             await interaction();
+            await readPrompts();
             await direct();
           }
           Object.assign(db, {
@@ -124,12 +141,15 @@ export default {
           const callsCpu: number[] = [];
           for (let i = 0; i < iterations; i++) {
             await nextConversation();
+            // Either way round, the anchor sends the prompts of the interaction made just before it.
             if (i % 2 === 0) {
               await timed(interaction, agent, agentCpu);
+              await readPrompts();
               await timed(direct, calls, callsCpu);
             } else {
               await timed(direct, calls, callsCpu);
               await timed(interaction, agent, agentCpu);
+              await readPrompts();
             }
           }
           const a = summarize(agent);
