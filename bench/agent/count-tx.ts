@@ -9,11 +9,12 @@
 import { startFixtureHttpServer } from '../../src/dev/mcp-fixture-server.ts';
 import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
+import { BENCH_AGENT_SCRIPT } from '../../src/testing/bench-agent.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
-import { AGENT_SCRIPT, putBenchAgent } from '../lib/agent-interaction.ts';
+import { putBenchAgent } from '../lib/agent-interaction.ts';
 import { countingStore } from './counting-store.ts';
 
-const model = await startScriptedModel({ script: AGENT_SCRIPT as never });
+const model = await startScriptedModel({ script: BENCH_AGENT_SCRIPT as never });
 const mcp = await startFixtureHttpServer();
 const env = { NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcp.url };
 const tracing = process.env.BENCH_AGENT_TRACE === '1';

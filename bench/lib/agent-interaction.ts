@@ -12,13 +12,11 @@ import type { Store } from '../../src/store/store.ts';
 import { BENCH_AGENT_SCRIPT, BENCH_AGENT_SETTINGS } from '../../src/testing/bench-agent.ts';
 import { startCli } from '../../src/testing/cli.ts';
 
-export const AGENT_SCRIPT = BENCH_AGENT_SCRIPT;
-
 /** The scripted model and the MCP fixture in processes of their own; `env` points the agent at them. */
 export async function startAgentServices(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'noema-bench-agent-'));
   const scriptFile = join(dir, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify(AGENT_SCRIPT));
+  writeFileSync(scriptFile, JSON.stringify(BENCH_AGENT_SCRIPT));
   const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
   const mcp = startCli(['dev', 'mcp-fixture', '--port', '0']);
   const close = async () => {

@@ -97,7 +97,7 @@ export class CarriedSteps {
     for (const c of steps) {
       if (c.tried && c.landed && (await tx.get(c.landed.sql, c.landed.params))) continue;
       c.tried = true;
-      if (c.fenced !== false) wrote = true;
+      if (isFenced(c)) wrote = true;
       await runWrites(tx, c.writes);
       if (c.emit && this.#observed()) c.emit(emit);
     }
@@ -153,7 +153,7 @@ export class CarriedSteps {
     for (const c of steps) {
       if (c.tried && c.landed && tx.get(c.landed.sql, c.landed.params)) continue;
       c.tried = true;
-      if (c.fenced !== false) this.#wroteSync = true;
+      if (isFenced(c)) this.#wroteSync = true;
       runWritesSync(tx, c.writes);
       if (c.emit && this.#observed()) c.emit(emit);
     }

@@ -12,10 +12,6 @@ import { BENCH_AGENT_SCRIPT, BENCH_AGENT_SETTINGS } from '../../testing/bench-ag
 import { describeEachStore } from '../../testing/each-store.ts';
 import { type RecordedTransaction, recordingTransactions } from '../../testing/recording-store.ts';
 
-/** The agent bench's interaction: one tool call in fast mode, no emotion, long-term memory or synthesis. */
-const SCRIPT = BENCH_AGENT_SCRIPT;
-const DEFINITION = BENCH_AGENT_SETTINGS;
-
 const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().startsWith(prefix));
 /** A batch of progress events written on its own (a step that outlasted the batch window). */
 const eventsOnly = (sqls: string[]) =>
@@ -26,7 +22,10 @@ async function secondInteraction(
   raw: Store,
 ): Promise<{ all: RecordedTransaction[]; turn: { status: string; response: string | null } }> {
   const { store, recorded } = recordingTransactions(raw);
-  const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+  const kit = await startAgentKit(store, {
+    script: BENCH_AGENT_SCRIPT as never,
+    definition: BENCH_AGENT_SETTINGS,
+  });
   try {
     const rt = kit.runtime;
     const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
@@ -73,7 +72,10 @@ describeEachStore('agent interaction commits', (factory) => {
   test('a turn sends none of the statements it can do without: no graph stored again, no run read before its insert, no seq read back, no MCP config read again, no checkpoint deleted for a run that never waited, no session row read before its claim', async () => {
     await factory.withStore(async ({ store: raw }) => {
       const { store, txs, reads } = recordingTransactions(raw);
-      const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+      const kit = await startAgentKit(store, {
+        script: BENCH_AGENT_SCRIPT as never,
+        definition: BENCH_AGENT_SETTINGS,
+      });
       try {
         const rt = kit.runtime;
         const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
@@ -153,7 +155,10 @@ describeEachStore('agent interaction commits', (factory) => {
             }, options);
         },
       });
-      const kit = await startAgentKit(store, { script: SCRIPT as never, definition: DEFINITION });
+      const kit = await startAgentKit(store, {
+        script: BENCH_AGENT_SCRIPT as never,
+        definition: BENCH_AGENT_SETTINGS,
+      });
       try {
         const rt = kit.runtime;
         const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
