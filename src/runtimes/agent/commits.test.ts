@@ -17,11 +17,16 @@ const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().s
 const eventsOnly = (sqls: string[]) =>
   sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
 
-/** The transactions of a session's second interaction (its first warms the caches), and its turn. */
-async function secondInteraction(
-  raw: Store,
-): Promise<{ all: RecordedTransaction[]; turn: { status: string; response: string | null } }> {
-  const { store, recorded } = recordingTransactions(raw);
+/**
+ * A session's second interaction (its first warms the caches): its transactions, the statements it
+ * ran outside them, and its turn.
+ */
+async function secondInteraction(raw: Store): Promise<{
+  all: RecordedTransaction[];
+  reads: string[];
+  turn: { status: string; response: string | null };
+}> {
+  const { store, recorded, reads } = recordingTransactions(raw);
   const kit = await startAgentKit(store, {
     script: BENCH_AGENT_SCRIPT as never,
     definition: BENCH_AGENT_SETTINGS,
@@ -31,8 +36,9 @@ async function secondInteraction(
     const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
     await rt.sendMessage(session_id, { content: 'add 2 and 3' });
     const tx0 = recorded.length;
+    const reads0 = reads.length;
     const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-    return { all: recorded.slice(tx0), turn };
+    return { all: recorded.slice(tx0), reads: reads.slice(reads0), turn };
   } finally {
     await kit.close();
   }
@@ -71,40 +77,26 @@ describeEachStore('agent interaction commits', (factory) => {
 
   test('a turn sends none of the statements it can do without: no graph stored again, no run read before its insert, no seq read back, no MCP config read again, no checkpoint deleted for a run that never waited, no session row read before its claim', async () => {
     await factory.withStore(async ({ store: raw }) => {
-      const { store, txs, reads } = recordingTransactions(raw);
-      const kit = await startAgentKit(store, {
-        script: BENCH_AGENT_SCRIPT as never,
-        definition: BENCH_AGENT_SETTINGS,
-      });
-      try {
-        const rt = kit.runtime;
-        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
-        await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-        txs.length = 0;
-        reads.length = 0;
-        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-        assert.equal(turn.response, 'The sum is 5.');
-        const sent = [...txs.flat(), ...reads].map((s) => s.replace(/\s+/g, ' ').trim());
-        for (const needless of [
-          'INSERT INTO engine_graphs',
-          'SELECT 1 AS x FROM engine_runs',
-          'SELECT invocation_seq FROM source_invocations',
-          'SELECT content FROM mcp_servers',
-          'DELETE FROM graph_checkpoints',
-          // The session's row: its agent and user are known from the first message.
-          'SELECT * FROM agent_sessions',
-        ])
-          assert.deepEqual(
-            sent.filter((s) => s.startsWith(needless)),
-            [],
-            needless,
-          );
-        // What the turn must still write: its run, its three calls and its closing.
-        assert.equal(sent.filter((s) => s.startsWith('INSERT INTO engine_runs')).length, 1);
-        assert.equal(sent.filter((s) => s.startsWith('INSERT INTO source_invocations')).length, 3);
-      } finally {
-        await kit.close();
-      }
+      const { all, reads, turn } = await secondInteraction(raw);
+      assert.equal(turn.response, 'The sum is 5.');
+      const sent = [...all.flatMap((t) => t.sqls), ...reads].map((s) => s.replace(/\s+/g, ' ').trim());
+      for (const needless of [
+        'INSERT INTO engine_graphs',
+        'SELECT 1 AS x FROM engine_runs',
+        'SELECT invocation_seq FROM source_invocations',
+        'SELECT content FROM mcp_servers',
+        'DELETE FROM graph_checkpoints',
+        // The session's row: its agent and user are known from the first message.
+        'SELECT * FROM agent_sessions',
+      ])
+        assert.deepEqual(
+          sent.filter((s) => s.startsWith(needless)),
+          [],
+          needless,
+        );
+      // What the turn must still write: its run, its three calls and its closing.
+      assert.equal(sent.filter((s) => s.startsWith('INSERT INTO engine_runs')).length, 1);
+      assert.equal(sent.filter((s) => s.startsWith('INSERT INTO source_invocations')).length, 3);
     });
   });
 
