@@ -104,8 +104,9 @@ export const searchMigrations: readonly Migration[] = [
   },
   {
     // The copies are written inside the commits of LLM calls, agent messages and world patches:
-    // where indexing costs a commit far more than the row (SQLite), it is done in batches and by
-    // the reader (`catchUpSql`) instead. A rebuild from the rows, where it changes anything.
+    // where indexing costs a commit far more than the row, it is done in batches and by the reader
+    // (`catchUpSql`) instead. A rebuild from the rows, where it changes anything (SQLite; PostgreSQL's
+    // deferred index came with migration 813, and a new database builds it here first).
     id: 811,
     name: 'search_texts_deferred_index',
     up: (d: Dialect) =>
@@ -140,5 +141,17 @@ export const searchMigrations: readonly Migration[] = [
         }),
       ];
     },
+  },
+  {
+    // PostgreSQL kept the index current (a commit of an LLM call's running row wrote a posting row
+    // and three btree entries per distinct word of its prompt, and waited for the disk with them)
+    // until its deferred index queued the rows' ids instead: rebuilt deferred. SQLite's deferred
+    // index is unchanged (migration 811): nothing.
+    id: 813,
+    name: 'search_texts_deferred_postings',
+    up: (d: Dialect) =>
+      d.fullText.upgradeIndexDdl('search_texts', 'search_id', 'text', ['kind'], {
+        deferred: d.fullText.defersIndexing,
+      }),
   },
 ];

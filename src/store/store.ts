@@ -200,11 +200,11 @@ export interface FullTextDialect {
     options?: FullTextIndexOptions,
   ): string[];
   /**
-   * Statements a reader of a `deferred` index runs (each committed, or inside its transaction) before
-   * `matchQuery`, so that the search sees every row committed so far; none where the index is
-   * always current.
+   * Statements a reader of a `deferred` index on `table.column` runs (each committed, or inside its
+   * transaction) before `matchQuery`, so that the search sees every row committed so far (and its own
+   * transaction's); none where the index is always current.
    */
-  catchUpSql(table: string, id: string): string[];
+  catchUpSql(table: string, id: string, column: string): string[];
   /** Whether a `deferred` index is filled later than its rows' commits (else it is kept current). */
   readonly defersIndexing: boolean;
   /** Migration statements removing what `indexDdl` created (to replace an index by a newer one). */
@@ -214,7 +214,13 @@ export interface FullTextDialect {
    * from the rows: a rebuild where the layout changed (PostgreSQL: a `tsvector` column under GIN became
    * a posting table), nothing where the previous layout is the current one (SQLite).
    */
-  upgradeIndexDdl(table: string, id: string, column: string, filters: readonly string[]): string[];
+  upgradeIndexDdl(
+    table: string,
+    id: string,
+    column: string,
+    filters: readonly string[],
+    options?: FullTextIndexOptions,
+  ): string[];
   /**
    * `SELECT <id> AS id` of rows of `table` whose `column` matches any word of `text` and whose filter
    * columns equal the given values: the newest `limit` of them (highest ids; in no particular order),
@@ -236,12 +242,17 @@ export interface FullTextIndexOptions {
   /**
    * Rows written to a hot table may be indexed later than their commit, in batches: where indexing a
    * row costs a commit much more than the row itself (SQLite's FTS5 writes a new segment per
-   * transaction, about 100 µs), the writers' commits add the rows only, and the index takes them in
-   * batches (SQLite: at every 64th id) and whenever a reader runs `catchUpSql`. Ids must grow in commit order
-   * (one writer at a time); a store with concurrent writers keeps such an index current instead.
+   * transaction, about 100 µs; PostgreSQL writes a posting row and three btree entries per distinct
+   * word, hundreds for a prompt), the writers' commits add the rows only, and the index takes them in
+   * batches (at every DEFERRED_INDEX_BATCH-th id) and whenever a reader runs `catchUpSql`. SQLite,
+   * one writer at a time, indexes up to an id (ids commit in their order); PostgreSQL, with concurrent
+   * writers, queues each row's id and indexes what is queued.
    */
   deferred?: boolean;
 }
+
+/** A deferred index takes the rows written since its last batch at every id divisible by this. */
+export const DEFERRED_INDEX_BATCH = 64;
 
 /** The searchable words of a text (letters and digits, lowercased, at most 32, deduplicated). */
 export function searchWords(text: string): string[] {

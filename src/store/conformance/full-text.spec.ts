@@ -29,7 +29,7 @@ async function assertSearchesExact(
   step: string,
   deferred = false,
 ): Promise<void> {
-  if (deferred) for (const sql of db.dialect.fullText.catchUpSql('docs', 'id')) await db.run(sql);
+  if (deferred) for (const sql of db.dialect.fullText.catchUpSql('docs', 'id', 'body')) await db.run(sql);
   const rows = await db.all<{ id: number; scope: string; body: string }>(
     'SELECT id, scope, body FROM docs ORDER BY id DESC',
   );

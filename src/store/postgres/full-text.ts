@@ -4,7 +4,7 @@
  * newest first from btrees, so that finding the newest `limit` matches of a query costs `limit`
  * index entries per query word, however common the word and however large the table or the scope.
  */
-import { type FullTextDialect, type SqlValue, searchWords } from '../store.ts';
+import { DEFERRED_INDEX_BATCH, type FullTextDialect, type SqlValue, searchWords } from '../store.ts';
 
 /**
  * The words of a text, as a row's postings and a query's keys are both cut: the lexemes of the
@@ -14,25 +14,61 @@ const lexemes = (text: string): string => `unnest(to_tsvector('simple', ${text})
 
 /** The posting table of `table.column` (also the prefix of its indexes, functions and triggers). */
 const postings = (table: string, column: string): string => `${table}_${column}_words`;
+/** A deferred index's queue: the ids of rows written and not indexed yet. */
+const pendingOf = (p: string): string => `${p}_pending`;
 
-function indexDdl(table: string, id: string, column: string, filters: readonly string[]): string[] {
+function indexDdl(
+  table: string,
+  id: string,
+  column: string,
+  filters: readonly string[],
+  deferred = false,
+): string[] {
   const p = postings(table, column);
+  const q = pendingOf(p);
   const cols = ['word', ...filters, id].join(', ');
   // The postings of the rows of a transition table `rows` (the new rows of a statement).
   const insertFrom = (rows: string): string =>
     `INSERT INTO ${p} (${cols}) SELECT w.lexeme, ${[...filters, id].map((c) => `r.${c}`).join(', ')} FROM ${rows} r CROSS JOIN LATERAL ${lexemes(`r.${column}`)} w`;
   const deleteOf = (rows: string): string => `DELETE FROM ${p} WHERE ${id} IN (SELECT ${id} FROM ${rows})`;
+  const unqueue = (rows: string): string => `DELETE FROM ${q} WHERE ${id} IN (SELECT ${id} FROM ${rows})`;
   const fn = (name: string, body: string[]): string =>
     `CREATE FUNCTION ${p}_${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body.map((s) => `${s}; `).join('')}RETURN NULL; END $$`;
+  // Deferred: an insert queues its rows' ids, and the queue is indexed in batches — by the insert
+  // of every DEFERRED_INDEX_BATCH-th id, taking the queued rows no other batch holds (it never waits
+  // for another writer), and by a reader's catch-up, which waits for batches in flight so that it
+  // sees every committed row. Ids need not commit in their order: a queued id stays queued until a
+  // batch takes it, whatever ids committed around it. An update or delete takes its rows out of the
+  // queue first (waiting for a batch that holds them to commit) and then rewrites their postings,
+  // so a row's postings are always of its last text.
+  const takeQueued = (lock: string): string =>
+    `WITH taken AS (DELETE FROM ${q} WHERE ${id} IN (SELECT ${id} FROM ${q} ORDER BY ${id} ${lock}) RETURNING ${id}) ${insertFrom(`(SELECT t.* FROM ${table} t JOIN taken ON t.${id} = taken.${id})`)}`;
+  const catchUp = `CREATE FUNCTION ${p}_catch_up(wait boolean) RETURNS void LANGUAGE plpgsql AS $$ BEGIN IF wait THEN ${takeQueued('FOR UPDATE')}; ELSE ${takeQueued('FOR UPDATE SKIP LOCKED')}; END IF; END $$`;
+  const triggers = deferred
+    ? [
+        `CREATE TABLE ${q} (${id} BIGINT PRIMARY KEY)`,
+        catchUp,
+        fn('insert', [
+          `INSERT INTO ${q} (${id}) SELECT ${id} FROM new_rows`,
+          `IF EXISTS (SELECT 1 FROM new_rows WHERE ${id} % ${DEFERRED_INDEX_BATCH} = 0) THEN PERFORM ${p}_catch_up(false); END IF`,
+        ]),
+        fn('delete', [unqueue('old_rows'), deleteOf('old_rows')]),
+        fn('update', [unqueue('old_rows'), deleteOf('old_rows'), insertFrom('new_rows')]),
+        fn('truncate', [`TRUNCATE ${p}`, `TRUNCATE ${q}`]),
+      ]
+    : [
+        fn('insert', [insertFrom('new_rows')]),
+        fn('delete', [deleteOf('old_rows')]),
+        fn('update', [deleteOf('old_rows'), insertFrom('new_rows')]),
+        fn('truncate', [`TRUNCATE ${p}`]),
+      ];
   return [
     `CREATE TABLE ${p} (word TEXT NOT NULL, ${filters.map((f) => `${f} TEXT, `).join('')}${id} BIGINT NOT NULL)`,
     // One trigger per statement (not per row) with the statement's rows as a transition table: a
-    // bulk insert writes its postings in one INSERT … SELECT. An update rewrites the postings of the
-    // rows it touched (their text or filters may have changed); a delete removes theirs.
-    fn('insert', [insertFrom('new_rows')]),
-    fn('delete', [deleteOf('old_rows')]),
-    fn('update', [deleteOf('old_rows'), insertFrom('new_rows')]),
-    fn('truncate', [`TRUNCATE ${p}`]),
+    // bulk insert writes its postings (or queues its ids) in one INSERT … SELECT. An update rewrites
+    // the postings of the rows it touched (their text or filters may have changed); a delete removes
+    // theirs.
+    ...triggers,
     `CREATE TRIGGER ${p}_insert AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${p}_insert()`,
     `CREATE TRIGGER ${p}_delete AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${p}_delete()`,
     `CREATE TRIGGER ${p}_update AFTER UPDATE ON ${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${p}_update()`,
@@ -58,21 +94,24 @@ function dropIndexDdl(table: string, column: string): string[] {
     // with it). Dropping a column rewrites nothing.
     `ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}_tsv`,
     ...['insert', 'delete', 'update', 'truncate'].map((f) => `DROP FUNCTION IF EXISTS ${p}_${f}() CASCADE`),
+    `DROP FUNCTION IF EXISTS ${p}_catch_up(boolean)`,
+    `DROP TABLE IF EXISTS ${pendingOf(p)}`,
     `DROP TABLE IF EXISTS ${p}`,
   ];
 }
 
 export const postgresFullText: FullTextDialect = {
-  // Always current, `deferred` or not: with concurrent writers ids do not commit in their order, so
-  // a batch boundary could pass a row still to commit below it.
-  indexDdl: (table, id, column, filters) => indexDdl(table, id, column, filters),
-  catchUpSql: () => [],
-  defersIndexing: false,
+  indexDdl: (table, id, column, filters, options = {}) =>
+    indexDdl(table, id, column, filters, options.deferred === true),
+  // A reader's catch-up waits for batches in flight: then every committed row is indexed.
+  catchUpSql: (table, _id, column) => [`SELECT ${postings(table, column)}_catch_up(true)`],
+  defersIndexing: true,
   dropIndexDdl,
-  // The index was a `tsvector` column under GIN until the posting table replaced it: rebuilt.
-  upgradeIndexDdl: (table, id, column, filters) => [
+  // The index was a `tsvector` column under GIN until the posting table replaced it, and a deferred
+  // index was kept current until it had a queue: rebuilt.
+  upgradeIndexDdl: (table, id, column, filters, options = {}) => [
     ...dropIndexDdl(table, column),
-    ...indexDdl(table, id, column, filters),
+    ...indexDdl(table, id, column, filters, options.deferred === true),
   ],
   // The newest `limit` matches of w1 | w2 | … are among the union of each word's newest `limit`
   // postings (a match is a posting of one of its words, and fewer than `limit` matches are newer

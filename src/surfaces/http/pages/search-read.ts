@@ -110,7 +110,7 @@ export async function searchTexts(db: Queryable, input: SearchInput): Promise<Se
   const words = searchWords(q);
   const items: SearchHit[] = [];
   // The copies written since the index's last batch (migration 811), indexed before the search.
-  for (const sql of db.dialect.fullText.catchUpSql('search_texts', 'search_id')) await db.run(sql);
+  for (const sql of db.dialect.fullText.catchUpSql('search_texts', 'search_id', 'text')) await db.run(sql);
   let cursor = before;
   for (let batch = 0; batch < BATCHES; batch++) {
     const match = db.dialect.fullText.matchQuery({
