@@ -6,6 +6,7 @@
 // Types only: the SDK (and zod, which it loads: ~20 MB of RSS) is imported on the first MCP call,
 // so a process that never calls an MCP tool (an idle server) does not carry it.
 
+import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { loadOnce } from '../../core/load-once.ts';
@@ -20,6 +21,11 @@ export interface PreparedTransport {
   describe: Record<string, unknown>;
   secrets: string[];
   open(): { transport: Transport; stderr: () => string };
+  /**
+   * Where a session may serve later calls (`sessions.ts`): the server and the credentials it was
+   * opened with. Absent for stdio, whose server is a process of each call's own.
+   */
+  sessionKey?: string;
 }
 
 type Sdk = {
@@ -110,6 +116,9 @@ export async function prepareTransport(config: McpServerConfig, env: Env): Promi
       }),
       stderr: () => '',
     }),
+    sessionKey: createHash('sha256')
+      .update(`${url.href}\n${JSON.stringify(headers)}`)
+      .digest('hex'),
   };
 }
 
@@ -118,6 +127,10 @@ export async function prepareTransport(config: McpServerConfig, env: Env): Promi
  * shared between calls, so the header is set per request, not per transport).
  */
 function tracedFetch(input: string | URL, init?: RequestInit): Promise<Response> {
+  // The server's own stream (a GET) is never opened: Noema's client takes no server-initiated
+  // request (it declares no client capability), and a stream held open would keep a session's
+  // process alive between calls. 405 is how a server says it offers none.
+  if (init?.method === 'GET') return Promise.resolve(new Response(null, { status: 405 }));
   const traceparent = telemetry()?.outgoingTraceparent?.();
   if (!traceparent) return fetch(input, init);
   const headers = new Headers(init?.headers);

@@ -1,13 +1,16 @@
 /**
- * The `mcp_tool` source: calls one tool on a stored MCP server through the official SDK client,
- * one session per invocation. `isError` results fail with the tool's own message.
+ * The `mcp_tool` source: calls one tool on a stored MCP server through the official SDK client, on
+ * a session kept between calls for a streamable HTTP server (`sessions.ts`), on a process of the
+ * call's own for a stdio one. `isError` results fail with the tool's own message.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { invalidInput } from '../../core/errors.ts';
 import { SourceFailure, transportFailure } from '../failure.ts';
 import type { ResponseSource } from '../source.ts';
 import { newClient, prepareTransport } from './connect.ts';
 import { normalizeToolResult, type ToolResultLike, toolText } from './normalize.ts';
 import { getMcpServer, getMcpServerCached } from './servers.ts';
+import { onSession } from './sessions.ts';
 
 // JSON-RPC errors from the server (unknown tool, bad params) carry a numeric code; a request
 // timeout (-32001) is left to the deadline, which names it `timeout`.
@@ -58,15 +61,37 @@ export const mcpToolSource: ResponseSource = {
       secrets: prepared.secrets,
       async execute(ctx) {
         const what = `MCP tool ${iface.tool_name}`;
-        const client = await newClient();
-        const { transport, stderr } = prepared.open();
-        try {
-          await client.connect(transport, { signal: ctx.signal });
-          const result = (await client.callTool(
+        let stderr = () => '';
+        const connect = async () => {
+          const client = await newClient();
+          const opened = prepared.open();
+          stderr = opened.stderr;
+          try {
+            await client.connect(opened.transport, { signal: ctx.signal });
+          } catch (err) {
+            await client.close().catch(() => undefined);
+            throw err;
+          }
+          return client;
+        };
+        const call = async (client: Client) =>
+          (await client.callTool(
             { name: iface.tool_name, arguments: request as Record<string, unknown> },
             undefined,
             { signal: ctx.signal, timeout: 3_600_000 },
           )) as ToolResultLike;
+        try {
+          let result: ToolResultLike;
+          if (prepared.sessionKey) result = await onSession(prepared.sessionKey, connect, call);
+          else {
+            // A stdio server is a process of this call's own.
+            const client = await connect();
+            try {
+              result = await call(client);
+            } finally {
+              await client.close().catch(() => undefined);
+            }
+          }
           const response = { response_json: result as unknown, response_text: toolText(result) || null };
           if (result.isError) {
             throw new SourceFailure(
@@ -89,8 +114,6 @@ export const mcpToolSource: ResponseSource = {
           const log = stderr();
           if (f.failureClass === 'network' && log) f.details.server_stderr = log;
           throw f;
-        } finally {
-          await client.close().catch(() => undefined);
         }
       },
     };
