@@ -158,6 +158,17 @@ export interface Dialect {
    */
   jsonString(expr: string): string;
   /**
+   * A JSON object of the TEXT columns `columns`, each under its own name, as text: character for
+   * character what `JSON.stringify` writes (SQLite `json_object`; PostgreSQL the members joined from
+   * `jsonString`, as its `json_build_object` spaces them).
+   */
+  jsonObjectText(columns: readonly string[]): string;
+  /**
+   * The aggregate of a scalar `expr` over a group's rows as the text of a JSON array, in the order
+   * the rows come (`[]` for none); for `JSON.parse`, spacing unspecified.
+   */
+  jsonArrayAgg(expr: string): string;
+  /**
    * Migration statements creating a row trigger: after each row inserted into (or updated in)
    * `table` for which `when` holds, one row is inserted into `into`. It commits with the write that
    * fired it, so writers of `table` need nothing special (e.g. copying text into a search index).

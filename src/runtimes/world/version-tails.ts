@@ -182,9 +182,10 @@ class TextVersion implements EntityVersion {
 
 /**
  * `changesAfter` for an answer as text, on a cold read: the store writes each version's member of
- * the answer (`entityMember`'s text; an agent's without its memory, which builds on the one before)
- * and hands them over as one text per lineage member, with a JSON index of (byte length, id, is an
- * agent, memory appended, turn), and the environment versions as a JSON list — one statement and
+ * the answer (`entityMember`'s text; an agent's memory, which builds on the one before, is added
+ * here) and hands them over as one text per lineage member, with JSON arrays of each version's byte
+ * length, id, whether it is an agent, memory appended and turn (one aggregate each: far cheaper in
+ * SQLite than one index text joined with `||`), and the environment versions as a JSON list — one statement and
  * one row, where reading the versions as rows built a row object, an entity object and a member
  * string per version (most of a cold text read). Nothing read is kept with the snapshot: a later
  * read as objects reads the versions again.
@@ -196,51 +197,67 @@ async function changesAsText(
 ): Promise<ChangedLayer> {
   const changed: ChangedLayer = { entities: new Map(), environments: new Map() };
   const d = q.dialect;
-  const member = `${d.jsonString('entity_id')} || ':{"kind":' || ${d.jsonString('kind')} || ',"environment_label":' || ${d.jsonString('environment_label')} || ',"state":' || ${d.jsonString('state')} || CASE WHEN kind = 'agent' THEN '' ELSE '}' END`;
+  const member = `${d.jsonString('entity_id')} || ':' || ${d.jsonObjectText(['kind', 'environment_label', 'state'])}`;
   // The rows come in the primary key's order (world, turn, entity); the aggregates take them as
-  // they come, both in the same order, and the fold below orders them by turn if they were not.
+  // they come, all in the same order, and the fold below orders them by turn if they were not.
   const sql = `SELECT (SELECT '[' || string_agg(${d.jsonString('environment_label')} || ',' || ${d.jsonString('content')}, ',' ORDER BY turn) || ']'
         FROM world_environment_versions WHERE world_slug = ? AND turn > ? AND turn <= ?) AS envs,
       ${d.textBytes("string_agg(m, '')")} AS members,
-      '[' || string_agg(octet_length(m) || ',' || ${d.jsonString('entity_id')} || ',' || CASE WHEN kind = 'agent' THEN 1 ELSE 0 END
-        || ',' || ${d.jsonString('memory_append')} || ',' || turn, ',') || ']' AS idx
+      ${d.jsonArrayAgg('octet_length(m)')} AS lengths,
+      ${d.jsonArrayAgg('entity_id')} AS ids,
+      ${d.jsonArrayAgg("CASE WHEN kind = 'agent' THEN 1 ELSE 0 END")} AS agents,
+      ${d.jsonArrayAgg('memory_append')} AS appends,
+      ${d.jsonArrayAgg('turn')} AS turns
     FROM (SELECT turn, entity_id, kind, memory_append, ${member} AS m FROM world_entity_versions
       WHERE world_slug = ? AND turn > ? AND turn <= ? ORDER BY turn) v`;
   // An agent's memory as of the versions folded so far (or the snapshot's).
   const memories = new Map<string, string>();
   for (let m = after.length - 1; m >= 0; m--) {
     const [slug, limit] = after[m]!;
-    const row = await q.get<{ envs: string | null; members: string | Uint8Array | null; idx: string | null }>(
-      sql,
-      [slug, base.turn, limit, slug, base.turn, limit],
-    );
-    if (row?.members != null && row.idx !== null) {
+    const row = await q.get<{
+      envs: string | null;
+      members: string | Uint8Array | null;
+      lengths: string;
+      ids: string;
+      agents: string;
+      appends: string;
+      turns: string;
+    }>(sql, [slug, base.turn, limit, slug, base.turn, limit]);
+    if (row?.members != null) {
       const t = row.members;
       const text = typeof t === 'string' ? Buffer.from(t) : Buffer.from(t.buffer, t.byteOffset, t.byteLength);
-      const idx = JSON.parse(row.idx) as Array<number | string | null>;
-      const n = idx.length / 5;
+      const lengths = JSON.parse(row.lengths) as number[];
+      const ids = JSON.parse(row.ids) as string[];
+      const agents = JSON.parse(row.agents) as number[];
+      const appends = JSON.parse(row.appends) as Array<string | null>;
+      const turns = JSON.parse(row.turns) as number[];
+      const n = lengths.length;
       // Where each version's text starts (and, past the last, ends), in the order read.
       const starts = new Int32Array(n + 1);
       let ordered = true;
       for (let k = 0; k < n; k++) {
-        starts[k + 1] = starts[k]! + (idx[5 * k] as number);
-        if (k > 0 && (idx[5 * k + 4] as number) < (idx[5 * k - 1] as number)) ordered = false;
+        starts[k + 1] = starts[k]! + lengths[k]!;
+        if (k > 0 && turns[k]! < turns[k - 1]!) ordered = false;
       }
       if (starts[n] !== text.length) throw new Error('entity versions read as text do not match their index');
       const order = ordered ? undefined : Array.from({ length: n }, (_, k) => k);
-      order?.sort((a, b) => (idx[5 * a + 4] as number) - (idx[5 * b + 4] as number));
+      order?.sort((a, b) => turns[a]! - turns[b]!);
       for (let j = 0; j < n; j++) {
         const k = order ? order[j]! : j;
-        const id = idx[5 * k + 1] as string;
+        const id = ids[k]!;
         let json = text.subarray(starts[k], starts[k + 1]);
-        if (idx[5 * k + 2] === 1) {
+        if (agents[k] === 1) {
           const before = memories.get(id) ?? base.snapshot.entity(id)?.memory;
-          const append = idx[5 * k + 3] as string | null;
+          const append = appends[k] ?? null;
           const memory = append === null ? (before ?? '') : appendMemory(before, append);
           memories.set(id, memory);
-          json = Buffer.concat([json, Buffer.from(`,"memory":${JSON.stringify(memory)}}`)]);
+          // The member's object without its closing brace, then the memory, then the brace.
+          json = Buffer.concat([
+            json.subarray(0, json.length - 1),
+            Buffer.from(`,"memory":${JSON.stringify(memory)}}`),
+          ]);
         }
-        changed.entities.set(id, new TextVersion(idx[5 * k + 4] as number, id, json));
+        changed.entities.set(id, new TextVersion(turns[k]!, id, json));
       }
     }
     const envs = row?.envs ? (JSON.parse(row.envs) as string[]) : [];

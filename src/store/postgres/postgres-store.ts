@@ -49,6 +49,9 @@ export const postgresDialect: Dialect = {
   textBytes: (expr) => expr,
   textBytesUndecoded: false,
   jsonString: (expr) => `COALESCE(to_json(${expr}::text)::text, 'null')`,
+  jsonObjectText: (columns) =>
+    `'{' || ${columns.map((c, i) => `'${i > 0 ? ',' : ''}"${c}":' || ${postgresDialect.jsonString(c)}`).join(' || ')} || '}'`,
+  jsonArrayAgg: (expr) => `COALESCE(json_agg(${expr})::text, '[]')`,
   // A row trigger runs a function; the condition goes in the trigger's WHEN, so a row it excludes
   // calls nothing.
   rowTriggerDdl: ({ name, table, on, when, into, values }) => [

@@ -31,6 +31,8 @@ export const sqliteDialect: Dialect = {
   textBytes: (expr) => `CAST(${expr} AS BLOB)`,
   textBytesUndecoded: true,
   jsonString: (expr) => `json_quote(${expr})`,
+  jsonObjectText: (columns) => `json_object(${columns.map((c) => `'${c}', ${c}`).join(', ')})`,
+  jsonArrayAgg: (expr) => `json_group_array(${expr})`,
   fullText: sqliteFullText,
   // Write transactions start with BEGIN IMMEDIATE: the whole database is already locked.
   forShare: '',
