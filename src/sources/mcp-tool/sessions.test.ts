@@ -60,6 +60,30 @@ test('calls to one server share a session: the first sends three requests, each 
   }
 });
 
+test('calls that arrive together before any session share the one being opened', async () => {
+  const { store, dispose } = await openTestStore('sqlite');
+  const http = await startFixtureHttpServer();
+  try {
+    await closeSessions();
+    const source = await addTool(store, 'FIRST_MCP_URL');
+    const env = { FIRST_MCP_URL: http.url };
+    const outs = await Promise.all(
+      [1, 2, 3].map((a) => invokeSource(store, { source, request: { a, b: 1 }, kind: 'manual', env })),
+    );
+    assert.deepEqual(
+      outs.map((r) => r.output),
+      [{ sum: 2 }, { sum: 3 }, { sum: 4 }],
+    );
+    // One initialize and its notification, then the three calls.
+    assert.equal(http.requests(), 5);
+    assert.equal(openSessions(), 1);
+  } finally {
+    await closeSessions();
+    await http.close();
+    await dispose();
+  }
+});
+
 test('a session the server forgot (404) is replaced and the call sent again, processed once', async () => {
   const { store, dispose } = await openTestStore('sqlite');
   const server = await statefulServer();
