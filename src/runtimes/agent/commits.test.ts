@@ -18,6 +18,28 @@ const eventsOnly = (sqls: string[]) =>
   sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
 
 /**
+ * A session's second turn on `store` (its first warms the caches); `between` runs after the first.
+ */
+async function secondTurn(
+  store: Store,
+  between: () => void,
+): Promise<{ status: string; response: string | null }> {
+  const kit = await startAgentKit(store, {
+    script: BENCH_AGENT_SCRIPT as never,
+    definition: BENCH_AGENT_SETTINGS,
+  });
+  try {
+    const rt = kit.runtime;
+    const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
+    await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+    between();
+    return await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+  } finally {
+    await kit.close();
+  }
+}
+
+/**
  * A session's second interaction (its first warms the caches): its transactions, the statements it
  * ran outside them, and its turn.
  */
@@ -27,21 +49,13 @@ async function secondInteraction(raw: Store): Promise<{
   turn: { status: string; response: string | null };
 }> {
   const { store, recorded, reads } = recordingTransactions(raw);
-  const kit = await startAgentKit(store, {
-    script: BENCH_AGENT_SCRIPT as never,
-    definition: BENCH_AGENT_SETTINGS,
+  let tx0 = 0;
+  let reads0 = 0;
+  const turn = await secondTurn(store, () => {
+    tx0 = recorded.length;
+    reads0 = reads.length;
   });
-  try {
-    const rt = kit.runtime;
-    const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
-    await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-    const tx0 = recorded.length;
-    const reads0 = reads.length;
-    const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-    return { all: recorded.slice(tx0), reads: reads.slice(reads0), turn };
-  } finally {
-    await kit.close();
-  }
+  return { all: recorded.slice(tx0), reads: reads.slice(reads0), turn };
 }
 
 describeEachStore('agent interaction commits', (factory) => {
@@ -147,46 +161,36 @@ describeEachStore('agent interaction commits', (factory) => {
             }, options);
         },
       });
-      const kit = await startAgentKit(store, {
-        script: BENCH_AGENT_SCRIPT as never,
-        definition: BENCH_AGENT_SETTINGS,
-      });
-      try {
-        const rt = kit.runtime;
-        const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
-        await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+      const turn = await secondTurn(store, () => {
         txs.length = 0;
-        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
-        assert.equal(turn.response, 'The sum is 5.');
-        const withWrites = txs.filter((t) => t.inFlightAtEvents !== null && !eventsOnly(t.sqls));
-        const listed = (t: { sqls: string[] }) => t.sqls.map((q) => q.slice(0, 60)).join('\n');
-        // The opening and the closing issue what follows their session's claim or close with it,
-        // and roll it back if it was refused.
-        const turnEnds = txs.filter((t) => t.sqls[0]?.startsWith('UPDATE agent_sessions'));
-        assert.equal(turnEnds.length, 2, 'the opening and the closing');
-        for (const t of turnEnds)
-          assert.ok(
-            t.inFlightAtEvents! > 0,
-            `events issued after every other statement answered:\n${listed(t)}`,
-          );
-        // The run's own transactions (the calls' records, the run's end) issue the events behind their
-        // statements too, unless the recorder was still writing queued events on another connection
-        // when the transaction began: then they wait for it, whatever the load. So at least one of
-        // them, not each (under CI load one call's record once found the recorder writing).
-        const runTxs = withWrites.filter((t) => !turnEnds.includes(t));
-        assert.ok(runTxs.length >= 1, `${runTxs.length} run transactions with events and other writes`);
+      });
+      assert.equal(turn.response, 'The sum is 5.');
+      const withWrites = txs.filter((t) => t.inFlightAtEvents !== null && !eventsOnly(t.sqls));
+      const listed = (t: { sqls: string[] }) => t.sqls.map((q) => q.slice(0, 60)).join('\n');
+      // The opening and the closing issue what follows their session's claim or close with it,
+      // and roll it back if it was refused.
+      const turnEnds = txs.filter((t) => t.sqls[0]?.startsWith('UPDATE agent_sessions'));
+      assert.equal(turnEnds.length, 2, 'the opening and the closing');
+      for (const t of turnEnds)
         assert.ok(
-          runTxs.some((t) => t.inFlightAtEvents! > 0),
-          `events issued after every other statement answered in each run transaction:\n${runTxs.map(listed).join('\n--\n')}`,
+          t.inFlightAtEvents! > 0,
+          `events issued after every other statement answered:\n${listed(t)}`,
         );
-        for (const t of turnEnds)
-          assert.ok(
-            t.inFlightAt[1]! > 0,
-            `issued after the session's row answered: ${t.sqls[1]?.slice(0, 60)}`,
-          );
-      } finally {
-        await kit.close();
-      }
+      // The run's own transactions (the calls' records, the run's end) issue the events behind their
+      // statements too, unless the recorder was still writing queued events on another connection
+      // when the transaction began: then they wait for it, whatever the load. So at least one of
+      // them, not each (under CI load one call's record once found the recorder writing).
+      const runTxs = withWrites.filter((t) => !turnEnds.includes(t));
+      assert.ok(runTxs.length >= 1, `${runTxs.length} run transactions with events and other writes`);
+      assert.ok(
+        runTxs.some((t) => t.inFlightAtEvents! > 0),
+        `events issued after every other statement answered in each run transaction:\n${runTxs.map(listed).join('\n--\n')}`,
+      );
+      for (const t of turnEnds)
+        assert.ok(
+          t.inFlightAt[1]! > 0,
+          `issued after the session's row answered: ${t.sqls[1]?.slice(0, 60)}`,
+        );
     });
   });
 

@@ -35,17 +35,18 @@ function sessionGone(err: unknown): boolean {
   return (err as { code?: unknown })?.code === 404;
 }
 
-function drop(key: string, s: Session): void {
+/** Forgets the session and closes it (the promise settles once it is closed). */
+function drop(key: string, s: Session): Promise<void> {
   if (sessions.get(key) === s) sessions.delete(key);
   if (s.idle) clearTimeout(s.idle);
-  s.client.then((c) => c.close()).catch(() => undefined);
+  return s.client.then((c) => c.close()).catch(() => undefined);
 }
 
 function done(key: string, s: Session): void {
   s.inFlight--;
   if (s.inFlight > 0 || sessions.get(key) !== s) return;
   s.idle = setTimeout(() => {
-    if (s.inFlight === 0) drop(key, s);
+    if (s.inFlight === 0) void drop(key, s);
   }, IDLE_MS);
   s.idle.unref();
 }
@@ -76,7 +77,7 @@ export async function onSession<T>(
     } catch (err) {
       // A session that could not be opened is never kept.
       done(key, s);
-      drop(key, s);
+      void drop(key, s);
       throw err;
     }
     try {
@@ -85,7 +86,7 @@ export async function onSession<T>(
       return out;
     } catch (err) {
       done(key, s);
-      if (!sessionStillGood(err)) drop(key, s);
+      if (!sessionStillGood(err)) void drop(key, s);
       if (attempt === 0 && sessionGone(err)) continue;
       throw err;
     }
@@ -94,9 +95,7 @@ export async function onSession<T>(
 
 /** Closes every kept session (a process shutting down, a test's end). */
 export async function closeSessions(): Promise<void> {
-  const all = [...sessions.entries()];
-  for (const [key, s] of all) drop(key, s);
-  await Promise.all(all.map(([, s]) => s.client.then((c) => c.close()).catch(() => undefined)));
+  await Promise.all([...sessions.entries()].map(([key, s]) => drop(key, s)));
 }
 
 /** How many sessions are kept (for tests). */
