@@ -231,7 +231,7 @@ export function sessionActionRoutes(app: AppServices): Route[] {
             status,
           );
         if (!waiting || (posted._contract_id && posted._contract_id !== waiting.contract_id))
-          return again({ '': 'this session is not waiting on this form any more' }, 409);
+          return again({ '': 'the session is not waiting on this form any more' }, 409);
         const answer = answerOf(waiting, posted);
         if (Object.keys(answer.errors).length) return again(answer.errors, 422);
         try {
