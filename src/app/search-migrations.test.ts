@@ -1,7 +1,9 @@
 /**
  * Migration 812 (search_texts rebuilt without a sequence row written per copy, where the store's
  * monotonic id writes one) carries every search row with its id, and the prompts and answers of
- * later calls are copied, indexed and found above them, newest first.
+ * later calls are copied, indexed and found above them, newest first. Migration 814: a text longer
+ * than SEARCH_TEXT_CHARS is searchable by its first and last half, so the end of a long prompt (a
+ * conversation's newest message) is found.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -12,6 +14,7 @@ import type { Store } from '../store/store.ts';
 import { searchTexts } from '../surfaces/http/pages/search-read.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { migrations } from './migrations.ts';
+import { SEARCH_TEXT_CHARS } from './search-migrations.ts';
 
 const REPLY = { kind: 'final_patch', patch: { narration: 'Bob waits by the zebra crossing.' } };
 
@@ -111,6 +114,50 @@ describeEachStore('migration 812: search_texts without a sequence row per copy',
         ? await store.all("SELECT seq FROM sqlite_sequence WHERE name = 'search_texts'")
         : [];
       assert.deepEqual(rows, []);
+    } finally {
+      await model.close();
+      await dispose();
+    }
+  });
+});
+
+/** A prompt of `SEARCH_TEXT_CHARS` × 1.5 characters: `first` at its start, `middle` halfway, `last` at its end. */
+const longPrompt = (first: string, middle: string, last: string): string => {
+  const filler = (n: number) => 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, n);
+  const half = (SEARCH_TEXT_CHARS * 3) / 4;
+  return `${first} ${filler(half)} ${middle} ${filler(half)} ${last}`;
+};
+
+const found = async (store: Store, q: string) =>
+  (await searchTexts(store, { q, kind: 'prompt' })).items.map((h) => h.ref_id);
+
+describeEachStore('migration 814: a long text searchable by its first and last half', (factory) => {
+  test("a long prompt's last words are found after the migration, its middle is not; a copy made before keeps its first characters", async () => {
+    const { store, dispose } = await factory.open(migrations.filter((m) => m.id < 814));
+    const model = await startScriptedModel({
+      script: { rules: [], default: { json: REPLY, chunk_chars: 64 } },
+    });
+    try {
+      const env = { NOEMA_LLM_BASE_URL: model.url };
+      const before = await call(store, env, longPrompt('axolotl', 'narwhal', 'quokka'));
+      assert.deepEqual(await found(store, 'axolotl'), [before]);
+      assert.deepEqual(await found(store, 'quokka'), []);
+
+      await migrate(store, migrations);
+      const after = await call(store, env, longPrompt('axolotl', 'narwhal', 'quokka'));
+      assert.deepEqual(await found(store, 'quokka'), [after]);
+      assert.deepEqual(await found(store, 'axolotl'), [after, before]);
+      // The middle is in the copy made before (its first SEARCH_TEXT_CHARS), not in the new one.
+      assert.deepEqual(await found(store, 'narwhal'), [before]);
+      const copy = await store.get<{ text: string }>(
+        "SELECT text FROM search_texts WHERE kind = 'prompt' AND ref_id = ?",
+        [after],
+      );
+      assert.ok(copy!.text.length <= SEARCH_TEXT_CHARS + 3, `copy of ${copy!.text.length} characters`);
+      assert.match(copy!.text, / … /);
+      // A short text is copied whole, as before.
+      const short = await call(store, env, 'Where is the quokka now?');
+      assert.deepEqual(await found(store, 'quokka'), [short, after]);
     } finally {
       await model.close();
       await dispose();

@@ -5,13 +5,34 @@
  */
 import type { Dialect, Migration, RowTrigger } from '../store/index.ts';
 
-/** Characters of each text that are searchable (a long prompt's first ones). */
+/**
+ * Characters of each text that are searchable: all of a shorter one; of a longer one its first and
+ * last half, joined by ` … ` — a long prompt's start (its instructions) and its end (the newest
+ * messages of a conversation and their tool results, which no earlier prompt held).
+ */
 export const SEARCH_TEXT_CHARS = 20_000;
+const HALF = SEARCH_TEXT_CHARS / 2;
 
 /** JSON text with its `\n` escapes as spaces, so a word after a line break is a word. */
-const cut = (expr: string) => `substr(replace(${expr}, '\\n', ' '), 1, ${SEARCH_TEXT_CHARS})`;
+const spaced = (expr: string) => `replace(${expr}, '\\n', ' ')`;
 
-const COPIES: ReadonlyArray<Omit<RowTrigger, 'into'> & { from: string }> = [
+/** How a text is cut for its copy: an SQL expression over the text's expression. */
+type Cut = (expr: string) => string;
+
+/** The searchable part of `expr` (see SEARCH_TEXT_CHARS), in SQL both stores run (migration 814). */
+const firstAndLastHalf: Cut = (expr) =>
+  `CASE WHEN length(${expr}) > ${SEARCH_TEXT_CHARS} THEN ${spaced(`substr(${expr}, 1, ${HALF})`)} || ' … ' || ${spaced(`substr(${expr}, length(${expr}) - ${HALF - 1})`)} ELSE ${spaced(expr)} END`;
+
+/** The searchable part until migration 814: the first SEARCH_TEXT_CHARS characters. */
+const firstChars: Cut = (expr) => `substr(${spaced(expr)}, 1, ${SEARCH_TEXT_CHARS})`;
+
+type Copy = Omit<RowTrigger, 'into'> & { from: string };
+
+/** The copies' row triggers, as `rowTriggerDdl` takes them, each text cut by `cut`. */
+const copyTriggers = (cut: Cut): RowTrigger[] =>
+  copies(cut).map(({ from: _f, ...c }) => ({ ...c, into: 'search_texts' }));
+
+const copies = (cut: Cut): Copy[] => [
   {
     name: 'search_texts_prompt',
     table: 'source_invocations',
@@ -73,7 +94,7 @@ const COPIES: ReadonlyArray<Omit<RowTrigger, 'into'> & { from: string }> = [
 ];
 
 /** The rows already written, copied as the trigger would have (oldest first, so ids grow with time). */
-const backfill = (c: (typeof COPIES)[number]): string => {
+const backfill = (c: Copy): string => {
   const cols = Object.keys(c.values);
   const exprs = Object.values(c.values).map((e) => e.replaceAll('NEW.', 'r.').replaceAll('OLD.', 'r.'));
   return `INSERT INTO search_texts (${cols.join(', ')}) SELECT ${exprs.join(', ')} FROM ${c.table} r WHERE ${c.from.replace(/(\w+) IS/g, 'r.$1 IS')}`;
@@ -97,8 +118,8 @@ export const searchMigrations: readonly Migration[] = [
     name: 'search_texts',
     up: (d: Dialect) => [
       searchTextsDdl('search_texts', d.autoId, d),
-      ...COPIES.map(backfill),
-      ...COPIES.flatMap(({ from: _f, ...c }) => d.rowTriggerDdl({ ...c, into: 'search_texts' })),
+      ...copies(firstChars).map(backfill),
+      ...copyTriggers(firstChars).flatMap((t) => d.rowTriggerDdl(t)),
       ...d.fullText.indexDdl('search_texts', 'search_id', 'text', ['kind']),
     ],
   },
@@ -127,7 +148,7 @@ export const searchMigrations: readonly Migration[] = [
     name: 'search_texts_plain_id',
     up: (d: Dialect) => {
       if (d.growingId === d.autoId) return [];
-      const triggers = COPIES.map(({ from: _f, ...c }) => ({ ...c, into: 'search_texts' }));
+      const triggers = copyTriggers(firstChars);
       return [
         ...triggers.flatMap((t) => d.dropRowTriggerDdl(t.name, t.table)),
         ...d.fullText.dropIndexDdl('search_texts', 'text'),
@@ -153,5 +174,21 @@ export const searchMigrations: readonly Migration[] = [
       d.fullText.upgradeIndexDdl('search_texts', 'search_id', 'text', ['kind'], {
         deferred: d.fullText.defersIndexing,
       }),
+  },
+  {
+    // A text was searchable by its first 20 000 characters: a conversation's prompt grows with every
+    // message, so past that its newest messages and tool results (no earlier prompt held them) were
+    // never searchable. The copies now take the first and last half of a longer text (`cut`). Texts
+    // already copied keep their copy.
+    id: 814,
+    name: 'search_texts_first_and_last_half',
+    up: (d: Dialect) => {
+      // Replaced whole: a row trigger's condition and columns are one definition.
+      const triggers = copyTriggers(firstAndLastHalf);
+      return [
+        ...triggers.flatMap((t) => d.dropRowTriggerDdl(t.name, t.table)),
+        ...triggers.flatMap((t) => d.rowTriggerDdl(t)),
+      ];
+    },
   },
 ];
