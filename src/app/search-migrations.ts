@@ -191,4 +191,16 @@ export const searchMigrations: readonly Migration[] = [
       ];
     },
   },
+  {
+    // PostgreSQL's deferred index took a batch of its queue in the commit of every 64th copy (an LLM
+    // call's running row or finish, mostly) until the store took the batches on a connection of its
+    // own after its writes: the trigger functions replaced, the postings and the queue kept. SQLite's
+    // triggers are unchanged: nothing.
+    id: 815,
+    name: 'search_texts_batches_beside_writers',
+    up: (d: Dialect) =>
+      d.fullText.replaceIndexFunctionsDdl('search_texts', 'search_id', 'text', ['kind'], {
+        deferred: d.fullText.defersIndexing,
+      }),
+  },
 ];

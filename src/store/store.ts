@@ -203,13 +203,7 @@ export interface FullTextDialect {
    * Migration statements creating the index on `table.column` (+ `filters`) for rows keyed by `id`,
    * filled from the rows already in the table.
    */
-  indexDdl(
-    table: string,
-    id: string,
-    column: string,
-    filters: readonly string[],
-    options?: FullTextIndexOptions,
-  ): string[];
+  indexDdl: IndexDdl;
   /**
    * Statements a reader of a `deferred` index on `table.column` runs (each committed, or inside its
    * transaction) before `matchQuery`, so that the search sees every row committed so far (and its own
@@ -225,13 +219,13 @@ export interface FullTextDialect {
    * from the rows: a rebuild where the layout changed (PostgreSQL: a `tsvector` column under GIN became
    * a posting table), nothing where the previous layout is the current one (SQLite).
    */
-  upgradeIndexDdl(
-    table: string,
-    id: string,
-    column: string,
-    filters: readonly string[],
-    options?: FullTextIndexOptions,
-  ): string[];
+  upgradeIndexDdl: IndexDdl;
+  /**
+   * Migration statements replacing, in place, the functions an index's triggers call with the ones
+   * `indexDdl` now creates (PostgreSQL: its trigger functions and a deferred index's catch-up); none
+   * where the triggers hold their statements themselves (SQLite). The postings are not rebuilt.
+   */
+  replaceIndexFunctionsDdl: IndexDdl;
   /**
    * `SELECT <id> AS id` of rows of `table` whose `column` matches any word of `text` and whose filter
    * columns equal the given values: the newest `limit` of them (highest ids; in no particular order),
@@ -249,20 +243,30 @@ export interface FullTextDialect {
   }): { sql: string; params: SqlValue[] } | null;
 }
 
+/** Migration statements about the full-text index on `table.column` (+ `filters`) of rows keyed by `id`. */
+export type IndexDdl = (
+  table: string,
+  id: string,
+  column: string,
+  filters: readonly string[],
+  options?: FullTextIndexOptions,
+) => string[];
+
 export interface FullTextIndexOptions {
   /**
    * Rows written to a hot table may be indexed later than their commit, in batches: where indexing a
    * row costs a commit much more than the row itself (SQLite's FTS5 writes a new segment per
    * transaction, about 100 µs; PostgreSQL writes a posting row and three btree entries per distinct
    * word, hundreds for a prompt), the writers' commits add the rows only, and the index takes them in
-   * batches (at every DEFERRED_INDEX_BATCH-th id) and whenever a reader runs `catchUpSql`. SQLite,
-   * one writer at a time, indexes up to an id (ids commit in their order); PostgreSQL, with concurrent
-   * writers, queues each row's id and indexes what is queued.
+   * batches and whenever a reader runs `catchUpSql`. SQLite, one writer at a time, indexes up to an id
+   * (ids commit in their order) in the commit of every DEFERRED_INDEX_BATCH-th id; PostgreSQL, with
+   * concurrent writers, queues each row's id, and the store indexes what is queued on a connection of
+   * its own shortly after its writes commit (the server does it beside the writers).
    */
   deferred?: boolean;
 }
 
-/** A deferred index takes the rows written since its last batch at every id divisible by this. */
+/** SQLite's deferred index takes the rows written since its last batch at every id divisible by this. */
 export const DEFERRED_INDEX_BATCH = 64;
 
 /** The searchable words of a text (letters and digits, lowercased, at most 32, deduplicated). */

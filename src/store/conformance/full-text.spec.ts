@@ -173,9 +173,13 @@ export function fullTextSpecs(factory: StoreFactory): void {
       );
       await insert(store, 'a', 'apple after the rollback');
       await assertSearchesExact(store, 'rolled back', true);
+      for (const sql of store.dialect.fullText.replaceIndexFunctionsDdl(...INDEX, { deferred: true }))
+        await store.run(sql);
+      await insert(store, 'b', 'apple after its functions were replaced');
+      await assertSearchesExact(store, 'functions replaced in place', true);
     }));
 
-  test('an index built on existing rows, or upgraded in place, finds exactly them and follows writes', () =>
+  test('an index built on existing rows, upgraded or its functions replaced in place, finds exactly them and follows writes', () =>
     factory.withStore(async ({ store }) => {
       await createDocs(store);
       for (let i = 0; i < 30; i++)
@@ -184,6 +188,8 @@ export function fullTextSpecs(factory: StoreFactory): void {
       await assertSearchesExact(store, 'built on existing rows');
       for (const sql of store.dialect.fullText.upgradeIndexDdl(...INDEX)) await store.run(sql);
       await assertSearchesExact(store, 'upgraded');
+      for (const sql of store.dialect.fullText.replaceIndexFunctionsDdl(...INDEX)) await store.run(sql);
+      await assertSearchesExact(store, 'its functions replaced in place');
       await insert(store, 'a', 'apple after the upgrade');
       await store.run("UPDATE docs SET body = 'plum' WHERE body = 'apple pear'");
       await store.run("DELETE FROM docs WHERE body = 'common pear'");

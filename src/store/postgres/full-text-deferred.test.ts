@@ -1,18 +1,33 @@
 /**
  * PostgreSQL's deferred full-text index with concurrent writers: a writer's commit queues its rows'
- * ids and writes no postings; a batch (the insert of every 64th id) takes what is queued and
- * committed, so a row that commits after a higher id's batch stays queued rather than being passed
- * over; and a reader's catch-up waits for a batch in flight, then finds every committed row.
- * PostgreSQL only: SQLite has one writer at a time, its ids commit in their order (the shared specs
- * cover both stores' deferred index with one writer).
+ * ids and writes no postings; the store takes a batch of what is queued and committed on a
+ * connection of its own shortly after its writes, so a row that commits after a batch stays queued
+ * rather than being passed over, and the next batch takes it; a reader's catch-up waits for a batch
+ * in flight, then finds every committed row. PostgreSQL only: SQLite has one writer at a time, its ids
+ * commit in their order and its batches are its writers' (the shared specs cover both stores'
+ * deferred index with one writer).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openTestStore, selectedStores } from '../../testing/stores.ts';
+import { createTestLocation, selectedStores } from '../../testing/stores.ts';
 import type { Store } from '../store.ts';
+import { PostgresStore } from './postgres-store.ts';
 
 const skip = !selectedStores().includes('postgres') && 'PostgreSQL is not in STORES';
 const INDEX = ['docs', 'id', 'body', ['scope']] as const;
+
+/** A store on a database of its own, taking batches `afterMs` after its writes (null: never). */
+async function openStore(afterMs: number | null): Promise<{ store: Store; dispose(): Promise<void> }> {
+  const location = await createTestLocation('postgres');
+  const store = await PostgresStore.connect({ url: location.url, backgroundIndexAfterMs: afterMs });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      await location.drop();
+    },
+  };
+}
 
 async function deferredDocs(store: Store): Promise<void> {
   await store.run('CREATE TABLE docs (id BIGSERIAL PRIMARY KEY, scope TEXT NOT NULL, body TEXT NOT NULL)');
@@ -63,28 +78,48 @@ function heldOpen(store: Store, work: (tx: Pick<Store, 'run'>) => Promise<unknow
   return { worked, release, done };
 }
 
-test('a row committed after a higher id was batched is still indexed, and no writer commit writes postings', {
+test("no writer's commit writes postings; a batch the store takes after them finds every committed row", {
   skip,
 }, async () => {
-  const { store, dispose } = await openTestStore('postgres', null);
+  const { store, dispose } = await openStore(null);
+  try {
+    await deferredDocs(store);
+    for (let id = 1; id <= 70; id++) await insert(store, id, `apple n${id}`);
+    await store.transaction(async (tx) => {
+      for (let id = 71; id <= 90; id++) await insert(tx, id, `apple n${id}`);
+    });
+    // Past the 64th id, where a writer's commit used to take a batch: queued, not indexed.
+    assert.deepEqual(await posted(store, 'apple'), []);
+    assert.equal(await queued(store), 90);
+    assert.deepEqual(await search(store, 'apple'), range(1, 90));
+    assert.deepEqual(await posted(store, 'apple'), range(1, 90));
+    assert.equal(await queued(store), 0);
+  } finally {
+    await dispose();
+  }
+});
+
+test('the store takes a batch after its writes; a row committed after a batch stays queued, and the next batch takes it', {
+  skip,
+}, async () => {
+  const { store, dispose } = await openStore(0);
   // Id 10 is written first and commits last.
   let late: ReturnType<typeof heldOpen> | undefined;
   try {
     await deferredDocs(store);
     late = heldOpen(store, (tx) => insert(tx, 10, 'apple late'));
     await late.worked;
-    for (let id = 11; id <= 64; id++) await insert(store, id, `apple n${id}`);
-    // Id 64's commit took the batch of what was queued and committed: 11 to 64, not 10.
-    assert.deepEqual(await posted(store, 'apple'), range(11, 64));
+    for (let id = 11; id <= 20; id++) await insert(store, id, `apple n${id}`);
+    // A batch after those writes took what was committed: 11 to 20, not 10 (its queue row is not
+    // committed, so no batch sees it, and none waits for it).
+    await until(async () => (await posted(store, 'apple')).length === 10);
+    assert.deepEqual(await posted(store, 'apple'), range(11, 20));
+    assert.equal(await queued(store), 0);
     late.release();
     await late.done;
-    for (let id = 65; id <= 70; id++) await insert(store, id, `apple n${id}`);
-    // Committed, queued, not indexed: their commits wrote no postings.
-    assert.deepEqual(await posted(store, 'apple'), range(11, 64));
-    assert.deepEqual(await search(store, 'apple'), range(10, 70));
-    assert.deepEqual(await posted(store, 'apple'), range(10, 70));
-    const queued = await store.get<{ n: number }>('SELECT count(*)::int AS n FROM docs_body_words_pending');
-    assert.equal(queued?.n, 0);
+    // The late row's commit is a write of the store: a batch follows it.
+    await until(async () => (await queued(store)) === 0);
+    assert.deepEqual(await posted(store, 'apple'), range(10, 20));
   } finally {
     await settle(late);
     await dispose();
@@ -92,13 +127,13 @@ test('a row committed after a higher id was batched is still indexed, and no wri
 });
 
 test("a reader's catch-up waits for a batch in flight, then finds its rows", { skip }, async () => {
-  const { store, dispose } = await openTestStore('postgres', null);
+  const { store, dispose } = await openStore(null);
   let batch: ReturnType<typeof heldOpen> | undefined;
   try {
     await deferredDocs(store);
-    for (let id = 1; id <= 63; id++) await insert(store, id, `pear n${id}`);
-    // Id 64's batch takes 1 to 64 and holds them until its transaction commits.
-    batch = heldOpen(store, (tx) => insert(tx, 64, 'pear n64'));
+    for (let id = 1; id <= 64; id++) await insert(store, id, `pear n${id}`);
+    // A batch, as the store's background one runs, holds 1 to 64 until its transaction commits.
+    batch = heldOpen(store, (tx) => tx.run('SELECT docs_body_words_catch_up(false)'));
     await batch.worked;
     const found = search(store, 'pear');
     // The reader's catch-up waits on the batch's locks rather than answering without its rows.
@@ -115,6 +150,35 @@ test("a reader's catch-up waits for a batch in flight, then finds its rows", { s
     await dispose();
   }
 });
+
+test('a closed store takes no batch after it closes', { skip }, async () => {
+  const location = await createTestLocation('postgres');
+  const writer = await PostgresStore.connect({ url: location.url, backgroundIndexAfterMs: 60_000 });
+  const reader = await PostgresStore.connect({ url: location.url, backgroundIndexAfterMs: null });
+  try {
+    await deferredDocs(writer);
+    await insert(writer, 1, 'plum');
+    // Its batch was 60 s away: closing cancels it (and does not wait for it).
+    await writer.close();
+    assert.equal(await queued(reader), 1);
+  } finally {
+    await writer.close();
+    await reader.close();
+    await location.drop();
+  }
+});
+
+/** Polls `ok` until it holds (at most 10 s): the store's batch runs on a timer of its own. */
+async function until(ok: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error('the background batch did not come');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const queued = async (store: Store): Promise<number> =>
+  (await store.get<{ n: number }>('SELECT count(*)::int AS n FROM docs_body_words_pending'))!.n;
 
 /** Ends a held transaction a failed assertion left open, so the store can close. */
 async function settle(held: ReturnType<typeof heldOpen> | undefined): Promise<void> {

@@ -1,14 +1,16 @@
 /**
  * An idle pooled connection killed by the server (a restart, an operator's pg_terminate_backend)
  * neither crashes the process nor vanishes silently: one line with the store's location, then the
- * pool serves from a new connection. PostgreSQL only: SQLite has no connection pool.
+ * pool serves from a new connection; a closed store's connections are closed when `close()` answers.
+ * PostgreSQL only: SQLite has no connection pool.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { incidentSink } from '../../core/incident-log.ts';
-import { openTestStore, selectedStores } from '../../testing/stores.ts';
+import { createTestLocation, openTestStore, selectedStores } from '../../testing/stores.ts';
 import { waitUntil } from '../../testing/wait.ts';
+import { PostgresStore } from './postgres-store.ts';
 
 test('a terminated idle pool connection is logged once and the store keeps serving', {
   skip: !selectedStores().includes('postgres') && 'PostgreSQL is not in STORES',
@@ -65,5 +67,37 @@ test('a connection ended by the server while a transaction holds it between stat
     incidentSink.write = write;
     await admin.end();
     await ts.dispose();
+  }
+});
+
+test('a closed store leaves no connection on the server, so a database dropped right after reports nothing', {
+  skip: !selectedStores().includes('postgres') && 'PostgreSQL is not in STORES',
+}, async () => {
+  const location = await createTestLocation('postgres');
+  const admin = new pg.Client({ connectionString: location.url });
+  const lines: string[] = [];
+  const write = incidentSink.write;
+  incidentSink.write = (line) => void lines.push(line);
+  try {
+    await admin.connect();
+    let left = 0;
+    // A race while connections closed after `pool.end()` answered: repeated so it shows.
+    for (let i = 0; i < 10; i++) {
+      const store = await PostgresStore.connect({ url: location.url, backgroundIndexAfterMs: null });
+      await Promise.all([1, 2, 3].map(() => store.get('SELECT pg_sleep(0.01)')));
+      await store.close();
+      const r = await admin.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      left += r.rows[0]!.n;
+    }
+    assert.equal(left, 0);
+    await admin.end();
+    await location.drop();
+    assert.deepEqual(lines, []);
+  } finally {
+    incidentSink.write = write;
+    await admin.end().catch(() => {});
+    await location.drop().catch(() => {});
   }
 });

@@ -24,6 +24,7 @@ import type {
   Unlisten,
 } from '../store.ts';
 import { advisoryLockKey } from './advisory-lock.ts';
+import { BACKGROUND_INDEX_AFTER_MS, BackgroundIndex } from './background-index.ts';
 import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
 import { PostgresListener } from './listener.ts';
@@ -76,6 +77,11 @@ export interface PostgresStoreOptions {
   max?: number;
   /** The setting that named `url`, for error messages (default `NOEMA_DB`). */
   setting?: string;
+  /**
+   * Milliseconds from a write to the batch of the deferred full-text indexes' queues the store takes
+   * in the background (default BACKGROUND_INDEX_AFTER_MS); null: none (readers' catch-ups only).
+   */
+  backgroundIndexAfterMs?: number | null;
 }
 
 /**
@@ -243,13 +249,21 @@ export class PostgresStore extends PostgresQueryable implements Store {
   readonly location: string;
   readonly #pool: pg.Pool;
   readonly #listener: PostgresListener;
+  readonly #index: BackgroundIndex;
   #closed = false;
 
-  private constructor(pool: pg.Pool, url: string) {
+  private constructor(pool: pg.Pool, url: string, indexAfterMs: number | null) {
     super(pool);
     this.#pool = pool;
     this.location = redactUrl(url);
     this.#listener = new PostgresListener(url, this.location);
+    this.#index = new BackgroundIndex({
+      run: async (sql) => void (await this.#runDeferred(sql, [])),
+      // On the pool directly: a batch is started by a timer set inside a transaction's scope.
+      all: async (sql) => (await exec(pool, sql, [])).rows,
+      log: incidentLog(`PostgreSQL at ${this.location}: a batch of the full-text indexes' queues`),
+      afterMs: indexAfterMs,
+    });
   }
 
   /** Connects (and checks the server answers) before returning. */
@@ -272,12 +286,20 @@ export class PostgresStore extends PostgresQueryable implements Store {
       await pool.end().catch(() => {});
       throw connectError(err, options.url, options.setting ?? 'NOEMA_DB');
     }
-    return new PostgresStore(pool, options.url);
+    return new PostgresStore(
+      pool,
+      options.url,
+      options.backgroundIndexAfterMs === undefined
+        ? BACKGROUND_INDEX_AFTER_MS
+        : options.backgroundIndexAfterMs,
+    );
   }
 
   override async run(sql: string, params?: readonly SqlValue[]): Promise<RunResult> {
     assertNotInTransaction(this);
-    return super.run(sql, params);
+    const r = await super.run(sql, params);
+    this.#index.wrote();
+    return r;
   }
 
   override async all<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -320,6 +342,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
         observed((performance.now() - t0) / 1000);
       } catch {}
     }
+    this.#index.wrote();
     return r;
   }
 
@@ -396,6 +419,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
         throw err;
       }
       await commitWith(client, tx.atCommit);
+      if (options.mode !== 'read') this.#index.wrote();
       return result;
     } catch (err) {
       throw translatePostgresError(err);
@@ -422,7 +446,29 @@ export class PostgresStore extends PostgresQueryable implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#index.close();
     await this.#listener.close();
-    await this.#pool.end();
+    await endPool(this.#pool);
   }
+}
+
+/**
+ * Ends the pool and waits (at most 2 s) until each of its connections has closed: `pool.end()`
+ * answers once none is left in the pool, before their sockets have closed, and a connection the server
+ * ends meanwhile (a database dropped right after the store closed) would report an error as an idle
+ * connection's.
+ */
+async function endPool(pool: pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  let timer: NodeJS.Timeout | undefined;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) return resolve();
+    pool.on('remove', () => {
+      if (--open === 0) resolve();
+    });
+    timer = setTimeout(resolve, 2_000);
+  });
+  await pool.end();
+  await closed;
+  clearTimeout(timer);
 }

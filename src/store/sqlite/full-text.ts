@@ -64,6 +64,8 @@ export const sqliteFullText: FullTextDialect = {
   ],
   // FTS5's layout (negated ids) is unchanged since its previous rebuild: nothing to upgrade.
   upgradeIndexDdl: () => [],
+  // Its triggers hold their statements: nothing to replace.
+  replaceIndexFunctionsDdl: () => [],
   matchQuery: ({ table, id, column, text, filters, limit, before }) => {
     const words = searchWords(text);
     if (words.length === 0) return null;
