@@ -200,14 +200,20 @@ describeEachStore('HTTP faults on a running server', (factory) => {
         .split('\n')
         .filter((l) => l.startsWith('noema:'));
       // One line from the HTTP surface for the incident, whatever number of requests failed; the
-      // pool may add its own single line for the connection it lost, and the run reclaimer its own
-      // single line for its passes that failed.
+      // pool may add its own single line for the connection it lost, the run reclaimer its own
+      // single line for its passes that failed, and the store's background batches of the search
+      // index one for theirs.
       const surface = lines.filter((l) => /the store is unavailable/.test(l));
       assert.equal(surface.length, 1, server.stderr());
       const pool = lines.filter((l) => /PostgreSQL pool at .*failed/.test(l));
       const reclaim = lines.filter((l) => /reclaiming runs on .*failed/.test(l));
-      assert.ok(pool.length <= 1 && reclaim.length <= 1, server.stderr());
-      assert.equal(lines.length, surface.length + pool.length + reclaim.length, server.stderr());
+      const batches = lines.filter((l) => /a batch of the full-text indexes' queues failed/.test(l));
+      assert.ok(pool.length <= 1 && reclaim.length <= 1 && batches.length <= 1, server.stderr());
+      assert.equal(
+        lines.length,
+        surface.length + pool.length + reclaim.length + batches.length,
+        server.stderr(),
+      );
       assert.doesNotMatch(server.stderr(), /\n\s+at /, 'no stack traces');
     } finally {
       server.child.kill('SIGKILL');
