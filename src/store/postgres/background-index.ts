@@ -14,6 +14,8 @@ import { backgroundCatchUpSql, DEFERRED_INDEXES_SQL } from './full-text.ts';
 export const BACKGROUND_INDEX_AFTER_MS = 50;
 /** How long the list of deferred indexes found in the schema is kept before it is read again. */
 const INDEXES_KEPT_MS = 60_000;
+/** SQLSTATEs of a batch whose function or table was dropped (undefined function, undefined table). */
+const SCHEMA_CHANGED: ReadonlySet<string> = new Set(['42883', '42P01']);
 
 export interface BackgroundIndexOptions {
   /** Runs `sql` committed on its own, without waiting for the disk (postings are derived). */
@@ -55,9 +57,10 @@ export class BackgroundIndex {
       .then(
         () => this.#o.log.ok(),
         (err: unknown) => {
-          // A function dropped since it was found: read the list again next time.
+          // The list is read again next time: a function or table may have gone since it was read.
           this.#indexes = null;
-          this.#o.log.fail(err);
+          // A migration replacing an index while a batch ran is no failure: the next batch finds the new one.
+          if (!SCHEMA_CHANGED.has((err as { code?: unknown } | null)?.code as string)) this.#o.log.fail(err);
         },
       )
       .finally(() => {

@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { incidentSink } from '../../core/incident-log.ts';
 import { createTestLocation, selectedStores } from '../../testing/stores.ts';
 import type { Store } from '../store.ts';
 import { PostgresStore } from './postgres-store.ts';
@@ -165,6 +166,32 @@ test('a closed store takes no batch after it closes', { skip }, async () => {
     await writer.close();
     await reader.close();
     await location.drop();
+  }
+});
+
+test('a batch whose index a migration replaced meanwhile logs nothing, and the next batch finds the new index', {
+  skip,
+}, async () => {
+  const { store, dispose } = await openStore(0);
+  const lines: string[] = [];
+  const write = incidentSink.write;
+  incidentSink.write = (line) => void lines.push(line);
+  try {
+    await deferredDocs(store);
+    await insert(store, 1, 'fig one');
+    await until(async () => (await queued(store)) === 0);
+    // The index dropped: the batch the next write sets off calls a function that is gone.
+    for (const sql of store.dialect.fullText.dropIndexDdl('docs', 'body')) await store.run(sql);
+    await insert(store, 2, 'fig two');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const sql of store.dialect.fullText.indexDdl(...INDEX, { deferred: true })) await store.run(sql);
+    await insert(store, 3, 'fig three');
+    await until(async () => (await queued(store)) === 0);
+    assert.deepEqual(await posted(store, 'fig'), [1, 2, 3]);
+    assert.deepEqual(lines, []);
+  } finally {
+    incidentSink.write = write;
+    await dispose();
   }
 });
 
