@@ -259,7 +259,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
     this.#listener = new PostgresListener(url, this.location);
     this.#index = new BackgroundIndex({
       run: async (sql) => void (await this.#runDeferred(sql, [])),
-      // On the pool directly: a batch is started by a timer set inside a transaction's scope.
+      // On the pool directly, past the checks a caller's statement gets: a timer starts the batch.
       all: async (sql) => (await exec(pool, sql, [])).rows,
       log: incidentLog(`PostgreSQL at ${this.location}: a batch of the full-text indexes' queues`),
       afterMs: indexAfterMs,
