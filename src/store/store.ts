@@ -259,15 +259,12 @@ export interface FullTextIndexOptions {
    * transaction, about 100 µs; PostgreSQL writes a posting row and three btree entries per distinct
    * word, hundreds for a prompt), the writers' commits add the rows only, and the index takes them in
    * batches and whenever a reader runs `catchUpSql`. SQLite, one writer at a time, indexes up to an id
-   * (ids commit in their order) in the commit of every DEFERRED_INDEX_BATCH-th id; PostgreSQL, with
+   * (ids commit in their order) in the commit of every 64th id; PostgreSQL, with
    * concurrent writers, queues each row's id, and the store indexes what is queued on a connection of
    * its own shortly after its writes commit (the server does it beside the writers).
    */
   deferred?: boolean;
 }
-
-/** SQLite's deferred index takes the rows written since its last batch at every id divisible by this. */
-export const DEFERRED_INDEX_BATCH = 64;
 
 /** The searchable words of a text (letters and digits, lowercased, at most 32, deduplicated). */
 export function searchWords(text: string): string[] {

@@ -4,7 +4,10 @@
  * A deferred index is filled in batches: FTS5 writes a new segment at every COMMIT that touched
  * it (about 100 µs, several pages), which a writer of single rows would pay on every commit.
  */
-import { DEFERRED_INDEX_BATCH, type FullTextDialect, type SqlValue, searchWords } from '../store.ts';
+import { type FullTextDialect, type SqlValue, searchWords } from '../store.ts';
+
+/** A deferred index takes the rows written since its last batch at every id divisible by this. */
+const DEFERRED_INDEX_BATCH = 64;
 
 const fts = (table: string) => `${table}_fts`;
 /** A deferred index's one-row table: the highest id it holds (rows above it are not indexed yet). */
