@@ -1,9 +1,11 @@
 /**
  * `node bench/flow/profile.ts [flow|floor] [runs] [out.cpuprofile]`: runs only one side of the flow
  * bench (the 20-node flowchart, or its calls replayed with `invokeSource`) many times after warm-up,
- * on the first selected store, and prints its wall and CPU per run; with a path, writes a CPU profile
- * of the timed runs alone there.
+ * on the first selected store, and prints its wall and CPU per run and the event loop's longest
+ * delays over them (a stall: a checkpoint or a collection on the runs' thread); with a path, writes
+ * a CPU profile of the timed runs alone there.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import { uuidv7 } from '../../src/core/ids.ts';
 import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
@@ -36,13 +38,17 @@ try {
   for (let i = 0; i < 10; i++) await op();
   const out = process.argv[4];
   const stopProfile = await startCpuProfile(out);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < runs; i++) await op();
   const c = process.cpuUsage(c0);
+  loop.disable();
   await stopProfile();
+  const ms = (ns: number) => (ns / 1e6).toFixed(1);
   console.log(
-    `${side}: ${((performance.now() - t0) / runs).toFixed(2)} ms wall, ${((c.user + c.system) / 1000 / runs).toFixed(2)} ms CPU per run`,
+    `${side}: ${((performance.now() - t0) / runs).toFixed(2)} ms wall, ${((c.user + c.system) / 1000 / runs).toFixed(2)} ms CPU per run; event loop delay p99 ${ms(loop.percentile(99))} ms, max ${ms(loop.max)} ms`,
   );
 } finally {
   await kit.close();

@@ -10,7 +10,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { testTempDir } from '../../testing/temp-dir.ts';
 import { STORE_BUSY } from '../store.ts';
-import { COMMITS_PER_CHECKPOINT, INLINE_AFTER_COMMITS } from './checkpointer.ts';
+import { COMMITS_PER_CHECKPOINT, INLINE_AFTER_COMMITS, RESTART_AFTER_FRAMES } from './checkpointer.ts';
+import { SqliteConnection } from './connection.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const PAGE = 4096;
@@ -92,4 +93,38 @@ test('single statements committed on their own (runSync) count as commits: the W
     const count = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM t');
     assert.equal(count?.n, 3 * INLINE_AFTER_COMMITS);
   });
+});
+
+test('a log that commits keep from restarting is copied by the worker while commits wait, never on the store thread', async () => {
+  // The store's own connection checkpointing (milliseconds of copy and fsync on the event loop) is
+  // what this rules out while the worker runs; the worker's connection is not a SqliteConnection.
+  const statement = SqliteConnection.prototype.statement;
+  let onStoreThread = 0;
+  SqliteConnection.prototype.statement = function (sql: string) {
+    if (sql.startsWith('PRAGMA wal_checkpoint')) onStoreThread++;
+    return statement.call(this, sql);
+  };
+  // About five frames a commit: the log passes RESTART_AFTER_FRAMES within four requests.
+  const big = 'y'.repeat(3 * PAGE);
+  const commits = 3 * INLINE_AFTER_COMMITS;
+  assert.ok(4 * COMMITS_PER_CHECKPOINT * 5 > RESTART_AFTER_FRAMES && commits * 5 > 2 * RESTART_AFTER_FRAMES);
+  try {
+    await withStore(async (store, path) => {
+      // In bursts of 16 with a pause of 4 ms after each: they race the worker's copies, which
+      // still finish within INLINE_AFTER_COMMITS commits.
+      for (let i = 0; i < commits; i++) {
+        await store.transaction((tx) => tx.run('INSERT INTO t (body) VALUES (?)', [big]));
+        if (i % 16 === 0) await new Promise((r) => setTimeout(r, 4));
+      }
+      // The log restarted: the file (which never shrinks) holds fewer frames than were written,
+      // about 15 000 without a restart.
+      const pages = walPages(path);
+      assert.ok(pages < (commits * 5) / 2, `the WAL grew to ${pages} pages`);
+      assert.equal(onStoreThread, 0, 'checkpoints on the store thread');
+      const count = await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM t');
+      assert.equal(count?.n, commits);
+    });
+  } finally {
+    SqliteConnection.prototype.statement = statement;
+  }
 });

@@ -148,7 +148,7 @@ export class SqliteStore implements Store {
       // Checkpoints run in a worker thread (see checkpointer.ts), not inside a COMMIT.
       this.#conn.exec('PRAGMA wal_autocheckpoint = 0');
       this.#checkpointer = createCheckpointer(options.path, busyTimeoutMs, {
-        restart: () => setImmediate(() => void this.#checkpointBetweenTransactions()),
+        restart: () => void this.#completeCopy(),
         fallback: () => this.#conn.exec('PRAGMA wal_autocheckpoint = 1000'),
       });
     }
@@ -320,12 +320,17 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Completes a checkpoint the worker could not (commits raced it), between transactions. */
-  async #checkpointBetweenTransactions(): Promise<void> {
+  /**
+   * Completes a copy of the log the worker could not (commits raced it): with the mutex held no
+   * commit runs, so the worker's checkpoint reaches the log's end and the next commit restarts
+   * the log. Transactions wait for it without blocking the event loop; where the worker cannot,
+   * this connection copies the log itself, between transactions.
+   */
+  async #completeCopy(): Promise<void> {
     if (this.#closed) return;
     await this.#mutex.acquire();
     try {
-      if (!this.#closed) this.#checkpoint();
+      if (!this.#closed && !(await this.#checkpointer!.completeCopy())) this.#checkpoint();
     } finally {
       this.#mutex.release();
     }
