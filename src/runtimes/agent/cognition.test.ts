@@ -131,6 +131,53 @@ describeEachStore('agent sessions: reasoning, tools and memory', (factory) => {
     });
   });
 
+  test("a tool call whose arguments break the tool's input schema is rejected and retried, message after message", async () => {
+    await factory.withStore(async ({ store }) => {
+      const bad = {
+        json: reasoningReply({ thinking: 'x', tool_calls: [{ name: 'add', args: { a: 'two', b: 3 } }] }),
+      };
+      const script: ModelScript = {
+        rules: [
+          {
+            match: { any_message_contains: 'Detect the emotion' },
+            reply: { json: { emotion: 'calm', intensity: 0.1, modulation: 'plain' } },
+          },
+          { match: { any_message_contains: 'Extract user insights' }, reply: { json: {} } },
+          // Each message's first reasoning reply calls `add` with a string where a number belongs.
+          {
+            match: { last_message_contains: 'first', any_message_contains: 'WORKING MEMORY' },
+            times: 1,
+            reply: bad,
+          },
+          {
+            match: { last_message_contains: 'second', any_message_contains: 'WORKING MEMORY' },
+            times: 1,
+            reply: bad,
+          },
+        ],
+        default: { json: reasoningReply({ thinking: 'ok now', response: 'fixed' }) },
+      };
+      const kit = await startAgentKit(store, { script });
+      try {
+        const { session_id } = await kit.runtime.createSession({ agent_label: 'calculator', user_id: 'u1' });
+        // The second message checks the arguments against the same tool schema again (compiled once).
+        for (const content of ['first', 'second']) {
+          const events: SessionEvent[] = [];
+          const turn = await kit.runtime.sendMessage(session_id, { content }, (e) => events.push(e));
+          assert.equal(turn.response, 'fixed');
+          assert.equal(events.filter((e) => e.event === 'status' && e.data.phase === 'retry').length, 1);
+          const prompts = (await tracedPrompts(store, turn.run_id)).filter((p) => p.node_id === 'reasoning');
+          assert.equal(prompts.length, 2);
+          assert.match(prompts[1]!.messages.at(-1)!.content, /arguments of add are invalid: \/a /);
+          const run = await kit.runtime.engine.getRun(turn.run_id);
+          assert.equal(run.contracts.filter((c) => c.action_type === 'tool_call').length, 0, 'no call made');
+        }
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+
   test('an unreachable model ends the turn with an error event and frees the session', async () => {
     await factory.withStore(async ({ store }) => {
       const kit = await startAgentKit(store);

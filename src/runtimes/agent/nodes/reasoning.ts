@@ -5,6 +5,7 @@
  * `ecs_request` routed to the ECS node, `memory_update` entries stored as long-term memories.
  * On re-entry it reads the finished contracts' `status`, never observation text.
  */
+import { validateCompiled } from '../../../core/compiled-validators.ts';
 import { schemas } from '../../../core/schema-registry.ts';
 import type {
   ContractView,
@@ -91,7 +92,8 @@ function replyProblem(reply: ReasoningReply, tools: readonly PromptTool[]): stri
     if (!tool)
       return `unknown tool "${call.name}" (available: ${tools.map((t) => t.name).join(', ') || 'none'})`;
     if (tool.input_schema) {
-      const r = schemas.validate(tool.input_schema, call.args);
+      // The definition is cached, so its tools' schemas are the same objects call after call.
+      const r = validateCompiled(tool.input_schema, call.args);
       if (!r.ok)
         return `arguments of ${call.name} are invalid: ${r.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`;
     }

@@ -4,6 +4,8 @@
  * the run of the agent's cognitive graph with the Cogency state as its input, and drives it
  * (drive.ts) while streaming the session events.
  */
+
+import { validateCompiled } from '../../../core/compiled-validators.ts';
 import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
 import { lruPerHandle } from '../../../core/lru.ts';
 import { schemas } from '../../../core/schema-registry.ts';
@@ -228,7 +230,7 @@ export async function sendMessage(
   input: unknown,
   onEvent: (e: SessionEvent) => void = () => {},
 ): Promise<TurnResult> {
-  const r = schemas.validate<{ content: string; mode?: AgentMode }>(MESSAGE_SCHEMA, input);
+  const r = validateCompiled<{ content: string; mode?: AgentMode }>(MESSAGE_SCHEMA, input);
   if (!r.ok)
     throw invalidInput(
       'message is invalid',
