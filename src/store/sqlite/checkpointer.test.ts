@@ -10,7 +10,12 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { testTempDir } from '../../testing/temp-dir.ts';
 import { STORE_BUSY } from '../store.ts';
-import { COMMITS_PER_CHECKPOINT, INLINE_AFTER_COMMITS, RESTART_AFTER_FRAMES } from './checkpointer.ts';
+import {
+  COMMITS_PER_CHECKPOINT,
+  createCheckpointer,
+  INLINE_AFTER_COMMITS,
+  RESTART_AFTER_FRAMES,
+} from './checkpointer.ts';
 import { SqliteConnection } from './connection.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -126,5 +131,29 @@ test('a log that commits keep from restarting is copied by the worker while comm
     });
   } finally {
     SqliteConnection.prototype.statement = statement;
+  }
+});
+
+test('a worker that cannot run answers the copy it was asked for: the store copies the log itself', async () => {
+  // Its file cannot be opened there: the worker fails as it starts, and SQLite's own checkpoints
+  // come back. The caller holding its writers for the copy must not wait forever.
+  const dir = testTempDir('noema-ckpt-');
+  let fellBack = 0;
+  const errors: unknown[] = [];
+  const error = console.error;
+  console.error = (...a: unknown[]) => void errors.push(a);
+  try {
+    const checkpointer = createCheckpointer(join(dir, 'missing', 'n.db'), 1_000, {
+      restart: () => {},
+      fallback: () => void fellBack++,
+    });
+    assert.equal(await checkpointer.completeCopy(), false);
+    assert.equal(fellBack, 1);
+    assert.equal(errors.length, 1, 'one line for the worker that stopped');
+    assert.equal(await checkpointer.completeCopy(), false, 'and at once, once stopped');
+    await checkpointer.close();
+  } finally {
+    console.error = error;
+    rmSync(dir, { recursive: true, force: true });
   }
 });

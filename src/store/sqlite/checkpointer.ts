@@ -123,7 +123,14 @@ export function createCheckpointer(
       settle(r);
     });
     w.on('error', (err) => fail(err.message));
-    exited = new Promise((resolve) => w.once('exit', () => resolve()));
+    exited = new Promise((resolve) =>
+      w.once('exit', () => {
+        // It never exits on its own: gone without a word, no request may be left waiting for it.
+        if (!stopped) fail('it exited');
+        settle({ error: 'the worker exited' });
+        resolve();
+      }),
+    );
     return w;
   };
   const settle = (r: Reply) => {
