@@ -8,23 +8,14 @@
  * `node bench/engine/instructions.ts <size> <steps> [floor]` (the runner passes a sync file prefix);
  * `floor` measures the raw commit floor's loop instead (node:sqlite, BEGIN IMMEDIATE; INSERT; COMMIT).
  */
-import { writeFileSync } from 'node:fs';
 import type { NodeType } from '../../src/engine/index.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
+import { pause } from '../lib/callgrind-sync.ts';
 import { floorDatabase, loopGraph } from './loop.ts';
 
 const size = Number(process.argv[2] ?? 32);
 const steps = Number(process.argv[3] ?? 200);
-const sync = process.env.NOEMA_CALLGRIND_SYNC;
-
-/** Tells the runner where we are, then blocks in a futex (no guest code runs) while it acts. */
-function pause(name: string): void {
-  if (!sync) return;
-  writeFileSync(`${sync}-${name}`, String(process.pid));
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
-}
-
 const msg = 'x'.repeat(size);
 const reason: NodeType<{ steps: number }> = {
   type: 'bench_reason',

@@ -1,10 +1,12 @@
 /**
  * `node bench/observability/profile.ts [off|on] [turns] [out.cpuprofile]`: runs the observability
- * bench's world turn (`bench/lib/world-turn.ts`) many times after warm-up on the first selected
- * store, with nothing installed (`off`) or with span export on to a local receiver (`on`, spans
- * flushed after each turn, outside its time), and prints the wall time and the CPU of the runs'
- * thread per turn; with a path, writes a CPU profile of the runs' thread over the timed turns, to
- * set beside the other side's (self time by function) to see what export adds where the runs run.
+ * bench's world turn (`bench/lib/world-turn.ts`) many times after warm-up (`BENCH_OBS_WARMUP` turns,
+ * 5) on the first selected store, with nothing installed (`off`) or with span export on to a local
+ * receiver (`on`, spans flushed after each turn, outside its time), and prints the wall time and the
+ * CPU of the runs' thread per turn; with a path, writes a CPU profile of the runs' thread over the
+ * timed turns, to set beside the other side's (self time by function) to see what export adds where
+ * the runs run. Under `instructions.sh` the timed turns (and their flushes) are the window callgrind
+ * counts.
  */
 
 import { installTelemetry } from '../../src/core/telemetry.ts';
@@ -13,6 +15,7 @@ import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
 import { startObservability } from '../../src/observability/index.ts';
 import { createWorld, createWorldRuntime } from '../../src/runtimes/world/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
+import { pause } from '../lib/callgrind-sync.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
 import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from '../lib/world-turn.ts';
 import { startReceiver } from './receiver.ts';
@@ -51,12 +54,14 @@ try {
     if (r.status !== 'committed') throw new Error(`turn ${r.status}`);
     await obs.flush();
   };
-  for (let i = 0; i < 5; i++) await turn();
+  for (let i = 0; i < Number(process.env.BENCH_OBS_WARMUP ?? 5); i++) await turn();
   wall = 0;
   cpu = 0;
+  pause('start');
   const stopProfile = await startCpuProfile(out);
   for (let i = 0; i < turns; i++) await turn();
   await stopProfile();
+  pause('end');
   console.log(
     `${side}: ${(wall / turns).toFixed(1)} ms wall, ${(cpu / turns).toFixed(1)} ms CPU of the runs' thread per turn`,
   );
