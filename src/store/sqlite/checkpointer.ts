@@ -8,16 +8,16 @@
  * SQLite restarts the log only when a writer begins with the whole log copied, which commits
  * racing the worker can prevent forever; past `RESTART_AFTER_FRAMES` the store holds its writers
  * back (they wait without blocking the event loop) while the worker copies the rest
- * (`completeCopy`), so the next commit restarts the log: the store's thread never spends the
- * copy's milliseconds and fsync (it did, 16–20 ms a time, before). And if the event loop never turns (a loop of store calls with no I/O cannot hear the worker), the
- * store checkpoints right after the commit that reaches `INLINE_AFTER_COMMITS`, as SQLite would:
- * the WAL stays bounded whatever the caller does.
+ * (`completeCopy`), so the next commit restarts the log: the store's thread does not spend the
+ * copy's milliseconds and fsync. And if the event loop never turns (a loop of store calls with no
+ * I/O cannot hear the worker), the store checkpoints right after the commit that reaches
+ * `INLINE_AFTER_COMMITS`, as SQLite would: the WAL stays bounded whatever the caller does.
  */
 import type { Worker } from 'node:worker_threads';
 
 /** Commits between checkpoint requests to the worker. */
 export const COMMITS_PER_CHECKPOINT = 256;
-/** The log's length (pages) past which the worker's copy is completed with the writers held back. */
+/** The log's length (frames) past which the worker finishes the copy, the writers held back. */
 export const RESTART_AFTER_FRAMES = 4096;
 /** Commits without any completed checkpoint after which the store checkpoints inline. */
 export const INLINE_AFTER_COMMITS = 1024;
