@@ -14,6 +14,7 @@ import { putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
 
 const side = process.argv[2] ?? 'agent';
+if (side !== 'agent' && side !== 'direct') throw new Error('the side is agent or direct');
 const n = Number(process.argv[3] ?? 200);
 const services = await startAgentServices();
 const { store, dispose } = await openTestStore(selectedStores()[0]!);
