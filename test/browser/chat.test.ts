@@ -87,6 +87,18 @@ for (const kind of selectedStores()) {
 
       // A value the schema refuses (a tampered option) comes back next to its field. Tampered and
       // sent in one task of the page, so no live update of the turns can redraw the form in between.
+      // The answer is held until one of the page's re-reads has landed while the form is being sent:
+      // that re-read must not replace the form the refusal is to be shown in.
+      const readsBefore = (await page.locator('html').getAttribute('data-live-reads')) ?? '0';
+      let held = 0;
+      await page.route('**/*', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        held++;
+        await page
+          .locator(`html[data-live-reads]:not([data-live-reads="${readsBefore}"])`)
+          .waitFor({ state: 'attached', timeout: 10_000 });
+        await route.continue();
+      });
       await day.evaluate((s) => {
         const select = s as unknown as {
           options: Array<{ value: string }>;
@@ -98,6 +110,8 @@ for (const kind of selectedStores()) {
         select.form.requestSubmit();
       });
       await page.locator('#ecs-day[aria-invalid="true"]').waitFor();
+      await page.unrouteAll();
+      assert.equal(held, 1, 'the refused answer was held until a re-read had landed');
       assert.match(
         (await page.locator('#ecs-day-error').textContent()) ?? '',
         /must be one of "monday", "tuesday"/,

@@ -12,8 +12,9 @@
  * visible and no stream is open; when the token differs it re-reads the page's regions
  * (`data-live-watched` counts those) and follows the stream the page now names — so a world's page
  * picks up a turn started anywhere, and home shows runs start and finish. A form being filled in
- * (`data-dirty`: typed into, or sent back refused with its errors) keeps its live region as it is
- * until it is sent. Without JavaScript the page is complete, just not live.
+ * (`data-dirty`: typed into, being sent, or sent back refused with its errors) keeps its live region
+ * as it is until it is sent and answered: a re-read landing while a form is sent cannot replace the
+ * form its refusal is to be shown in. Without JavaScript the page is complete, just not live.
  */
 export const LIVE_SCRIPT = `(function(){
 var root=document.documentElement,es=null,timer=null,seen=0,reads=0,last=Date.now(),done=false,quiet=null;
@@ -37,7 +38,7 @@ es.onmessage=function(){count();soon();};es.onopen=soon;
 quiet=setInterval(function(){if(Date.now()-last>3000)soon();},1000);root.setAttribute('data-live','on');}
 function forms(d){document.querySelectorAll('form[data-form]').forEach(function(f){var m=d.querySelector('form[data-form="'+f.getAttribute('data-form')+'"]');if(m&&!f.closest('[data-live-region]'))f.replaceWith(document.importNode(m,true));});}
 document.addEventListener('submit',function(ev){var f=ev.target;if(!f.matches||!f.matches('form[data-enhance]')||!window.fetch)return;
-ev.preventDefault();var b=f.querySelector('[type=submit]');if(b)b.disabled=true;root.setAttribute('data-submitting','on');
+ev.preventDefault();f.setAttribute('data-dirty','');var b=f.querySelector('[type=submit]');if(b)b.disabled=true;root.setAttribute('data-submitting','on');
 fetch(f.action,{method:'POST',body:new URLSearchParams(new FormData(f)),credentials:'same-origin',headers:{accept:'text/html'}}).then(function(r){
 var to=new URL(r.url);if(r.ok&&r.redirected&&(to.pathname!==location.pathname)){location.assign(r.url);return;}
 return r.text().then(function(t){var d=parse(t);if(r.ok){regions(d,true);forms(d);if(d.querySelector('[data-live-src]')){if(es){soon();}else follow();}}
