@@ -229,7 +229,9 @@ export interface FullTextDialect {
   /**
    * `SELECT <id> AS id` of rows of `table` whose `column` matches any word of `text` and whose filter
    * columns equal the given values: the newest `limit` of them (highest ids; in no particular order),
-   * at a cost bounded by the limit, not by how many rows match. `null` when `text` has no searchable word.
+   * at a cost bounded by the limit, not by how many rows match. With `columns`, those columns of the
+   * rows (by their names) instead of `id`: where the index is searched beside the rows (SQLite) the
+   * rows are read once, not again by a join of the caller's. `null` when `text` has no searchable word.
    */
   matchQuery(spec: {
     table: string;
@@ -240,6 +242,8 @@ export interface FullTextDialect {
     limit: number;
     /** Only rows whose id is below this (the next page of a newest-first listing). */
     before?: number;
+    /** Columns of `table` to return instead of `id` (plain column names). */
+    columns?: readonly string[];
   }): { sql: string; params: SqlValue[] } | null;
 }
 

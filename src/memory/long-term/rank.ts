@@ -7,8 +7,17 @@
 const K1 = 1.2;
 const B = 0.75;
 
+/**
+ * Text of printable ASCII and common whitespace only: it has no diacritics, and its letters and
+ * digits are [A-Za-z0-9]. (Other text, control characters included, takes the Unicode path.)
+ */
+const ASCII = /^[\t\n\r -~]*$/;
+
 /** Lowercased letter/digit runs with diacritics removed, as the full-text indexes split text. */
 export function tokens(text: string): string[] {
+  // The same runs as below for ASCII text, without Unicode normalization and property classes
+  // (several times faster: a retrieval tokenizes each of its up to 100 candidates).
+  if (ASCII.test(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return (
     text
       .normalize('NFKD')

@@ -48,8 +48,17 @@ export type MemoryRow = {
   updated_at_ms: number;
 };
 
-export const MEMORY_COLUMNS =
-  'memory_id, scope_kind, scope_id, kind, text, meta_json, created_at_ms, updated_at_ms';
+export const MEMORY_COLUMN_NAMES = [
+  'memory_id',
+  'scope_kind',
+  'scope_id',
+  'kind',
+  'text',
+  'meta_json',
+  'created_at_ms',
+  'updated_at_ms',
+] as const;
+export const MEMORY_COLUMNS = MEMORY_COLUMN_NAMES.join(', ');
 
 /** One search token per scope (letters and digits only, so full-text indexes keep it whole). */
 export function scopeKey(scope: MemoryScope): string {

@@ -9,6 +9,7 @@ import { bm25 } from './rank.ts';
 import {
   checkMemoryId,
   checkScope,
+  MEMORY_COLUMN_NAMES,
   MEMORY_COLUMNS,
   type MemoryRecord,
   type MemoryRow,
@@ -102,6 +103,7 @@ export async function retrieveMemories(
           text: input.query_text,
           filters,
           limit: CANDIDATE_WINDOW,
+          columns: MEMORY_COLUMN_NAMES,
         });
   if (match === null) {
     // No query (or no searchable word in it): the newest memories of the scope.
@@ -119,18 +121,15 @@ export async function retrieveMemories(
   const outer: string[] = [];
   const outerParams: SqlValue[] = [];
   if (input.scope_kind !== undefined && input.scope_id === undefined) {
-    outer.push(' AND m.scope_kind = ?');
+    outer.push('scope_kind = ?');
     outerParams.push(input.scope_kind);
   }
   if (input.kind !== undefined) {
-    outer.push(' AND m.kind = ?');
+    outer.push('kind = ?');
     outerParams.push(input.kind);
   }
-  const columns = MEMORY_COLUMNS.split(', ')
-    .map((c) => `m.${c}`)
-    .join(', ');
   const found = await db.all<MemoryRow>(
-    `SELECT ${columns} FROM (${match.sql}) c JOIN long_term_memories m ON m.memory_id = c.id WHERE 1 = 1${outer.join('')}`,
+    outer.length === 0 ? match.sql : `SELECT * FROM (${match.sql}) m WHERE ${outer.join(' AND ')}`,
     [...match.params, ...outerParams],
   );
   const rows = found.filter(inScope);

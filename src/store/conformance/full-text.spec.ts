@@ -56,6 +56,26 @@ async function assertSearchesExact(
         .map((r) => Number(r.id))
         .sort((x, y) => y - x);
       assert.deepEqual(found, expected, `${step}: "${text}" in ${scope ?? 'every scope'}`);
+      // The same rows with their columns instead of their ids.
+      const withColumns = db.dialect.fullText.matchQuery({
+        table: 'docs',
+        id: 'id',
+        column: 'body',
+        text,
+        filters: scope === undefined ? {} : { scope },
+        limit: LIMIT,
+        columns: ['id', 'scope', 'body'],
+      });
+      const rowsFound = (
+        await db.all<{ id: number; scope: string; body: string }>(withColumns!.sql, withColumns!.params)
+      )
+        .map((r) => ({ id: Number(r.id), scope: r.scope, body: r.body }))
+        .sort((x, y) => y.id - x.id);
+      assert.deepEqual(
+        rowsFound,
+        rows.filter((r) => expected.includes(Number(r.id))).map((r) => ({ ...r, id: Number(r.id) })),
+        `${step}: "${text}" in ${scope ?? 'every scope'}, as rows`,
+      );
       // The next page: the newest matches older than the last one found.
       const before = expected.at(-1);
       if (before === undefined) continue;

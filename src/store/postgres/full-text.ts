@@ -153,7 +153,7 @@ export const postgresFullText: FullTextDialect = {
   // `limit` entries of a btree, newest first (an index-only scan when the visibility map is set), and
   // the union's newest `limit` ids are the answer. The query's words are cut by the same function as
   // the rows' (`lexemes`). The posting table holds the filter values exactly: no recheck on the rows.
-  matchQuery: ({ table, id, column, text, filters, limit, before }) => {
+  matchQuery: ({ table, id, column, text, filters, limit, before, columns }) => {
     const words = searchWords(text);
     if (words.length === 0) return null;
     const cols = Object.keys(filters);
@@ -167,9 +167,11 @@ export const postgresFullText: FullTextDialect = {
     ];
     const filter =
       cols.map((c) => ` AND p.${c} = ?`).join('') + (before === undefined ? '' : ` AND p.${id} < ?`);
-    return {
-      sql: `SELECT n.id FROM (SELECT lexeme AS word FROM ${lexemes('?')}) q CROSS JOIN LATERAL (SELECT p.${id} AS id FROM ${postings(table, column)} p WHERE p.word = q.word${filter} ORDER BY p.${id} DESC LIMIT ?) n GROUP BY n.id ORDER BY n.id DESC LIMIT ?`,
-      params,
-    };
+    const ids = `SELECT n.id FROM (SELECT lexeme AS word FROM ${lexemes('?')}) q CROSS JOIN LATERAL (SELECT p.${id} AS id FROM ${postings(table, column)} p WHERE p.word = q.word${filter} ORDER BY p.${id} DESC LIMIT ?) n GROUP BY n.id ORDER BY n.id DESC LIMIT ?`;
+    // The postings hold the ids and filters only: the rows' columns are read by their primary key.
+    const sql = columns
+      ? `SELECT ${columns.map((c) => `t.${c}`).join(', ')} FROM (${ids}) m JOIN ${table} t ON t.${id} = m.id`
+      : ids;
+    return { sql, params };
   },
 };

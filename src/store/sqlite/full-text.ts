@@ -69,7 +69,7 @@ export const sqliteFullText: FullTextDialect = {
   upgradeIndexDdl: () => [],
   // Its triggers hold their statements: nothing to replace.
   replaceIndexFunctionsDdl: () => [],
-  matchQuery: ({ table, id, column, text, filters, limit, before }) => {
+  matchQuery: ({ table, id, column, text, filters, limit, before, columns }) => {
     const words = searchWords(text);
     if (words.length === 0) return null;
     // Filters are matched as tokens inside the index first (a selective token drives the walk),
@@ -91,7 +91,7 @@ export const sqliteFullText: FullTextDialect = {
     }
     // FTS5 walks the doclists in rowid order (negated ids: newest first) and stops at the LIMIT.
     return {
-      sql: `SELECT -f.rowid AS id FROM ${fts(table)} f JOIN ${table} t ON t.${id} = -f.rowid WHERE ${fts(table)} MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid LIMIT ?`,
+      sql: `SELECT ${columns ? columns.map((c) => `t.${c}`).join(', ') : '-f.rowid AS id'} FROM ${fts(table)} f JOIN ${table} t ON t.${id} = -f.rowid WHERE ${fts(table)} MATCH ?${exact.map((e) => ` AND ${e}`).join('')} ORDER BY f.rowid LIMIT ?`,
       params: [match, ...params, limit],
     };
   },
