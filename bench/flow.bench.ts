@@ -106,7 +106,7 @@ const bench: Bench = {
     '20-node flowchart kernel time per node; artifact write + retention and list p99 at 100k artifacts',
   async run(ctx) {
     const runs = ctx.quick ? 6 : 60;
-    const warmups = ctx.quick ? 2 : 5;
+    const warmups = 5;
     const artifacts = ctx.quick ? 10_000 : 100_000;
     for (const kind of selectedStores()) {
       const { store, dispose } = await openTestStore(kind);

@@ -43,31 +43,29 @@ async function assertSearchesExact(
         )
         .slice(0, LIMIT)
         .map((r) => Number(r.id));
-      const match = db.dialect.fullText.matchQuery({
-        table: 'docs',
-        id: 'id',
-        column: 'body',
-        text,
-        filters: scope === undefined ? {} : { scope },
-        limit: LIMIT,
-      });
-      assert.ok(match);
+      // The query of this text and scope, with `more` of the spec's options.
+      const matchOf = (more: { before?: number; columns?: readonly string[] } = {}) => {
+        const m = db.dialect.fullText.matchQuery({
+          table: 'docs',
+          id: 'id',
+          column: 'body',
+          text,
+          filters: scope === undefined ? {} : { scope },
+          limit: LIMIT,
+          ...more,
+        });
+        assert.ok(m);
+        return m;
+      };
+      const match = matchOf();
       const found = (await db.all<{ id: number }>(match.sql, match.params))
         .map((r) => Number(r.id))
         .sort((x, y) => y - x);
       assert.deepEqual(found, expected, `${step}: "${text}" in ${scope ?? 'every scope'}`);
       // The same rows with their columns instead of their ids.
-      const withColumns = db.dialect.fullText.matchQuery({
-        table: 'docs',
-        id: 'id',
-        column: 'body',
-        text,
-        filters: scope === undefined ? {} : { scope },
-        limit: LIMIT,
-        columns: ['id', 'scope', 'body'],
-      });
+      const withColumns = matchOf({ columns: ['id', 'scope', 'body'] });
       const rowsFound = (
-        await db.all<{ id: number; scope: string; body: string }>(withColumns!.sql, withColumns!.params)
+        await db.all<{ id: number; scope: string; body: string }>(withColumns.sql, withColumns.params)
       )
         .map((r) => ({ id: Number(r.id), scope: r.scope, body: r.body }))
         .sort((x, y) => y.id - x.id);
@@ -88,16 +86,8 @@ async function assertSearchesExact(
         )
         .slice(0, LIMIT)
         .map((r) => Number(r.id));
-      const page2 = db.dialect.fullText.matchQuery({
-        table: 'docs',
-        id: 'id',
-        column: 'body',
-        text,
-        filters: scope === undefined ? {} : { scope },
-        limit: LIMIT,
-        before,
-      });
-      const found2 = (await db.all<{ id: number }>(page2!.sql, page2!.params))
+      const page2 = matchOf({ before });
+      const found2 = (await db.all<{ id: number }>(page2.sql, page2.params))
         .map((r) => Number(r.id))
         .sort((x, y) => y - x);
       assert.deepEqual(found2, older, `${step}: "${text}" in ${scope ?? 'every scope'} before ${before}`);
