@@ -7,7 +7,7 @@
  * - the agent bench's interaction (`bench/lib/agent-interaction.ts`), in blocks of 10 — a
  *   conversation: a new session, then 10 messages — one MCP tool call each, the scripted model and
  *   the MCP fixture each in a process of its own.
- * Each workload runs under five settings, round by round, the order rotated each round (same
+ * Each workload runs under five settings, round by round, in balanced orders (same
  * warm-up, same rounds, medians):
  * - no hooks: `OTEL_SDK_DISABLED=true`, `NOEMA_METRICS=off` — nothing installed, the baseline;
  * - unset: no `OTEL_*` variable, metrics off — also nothing installed (an A/A check of the noise);
@@ -30,7 +30,7 @@
  * `traceparent` header). A build without the hook call sites is not made: what they cost when
  * nothing is installed is estimated instead — the call sites the recorded unit passed times the
  * cost of one unset call site (`telemetry()` answering null), measured here.
- * `BENCH_OBS_WORKLOADS=world|agent` runs one workload; `BENCH_OBS_ROUNDS=n` (default 24; 3 world
+ * `BENCH_OBS_WORKLOADS=world|agent` runs one workload; `BENCH_OBS_ROUNDS=n` (default 30, a multiple of the 10 balanced orders; 3 world
  * rounds and 4 agent blocks in quick mode),
  * `BENCH_OBS_WARMUP=n` untimed rounds of every setting (default 1).
  */
@@ -45,7 +45,7 @@ import type { Store } from '../src/store/store.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { putBenchAgent, startAgentServices } from './lib/agent-interaction.ts';
 import { type Bench, type BenchContext, summarize } from './lib/harness.ts';
-import { formatRatio, type PairedRatio, pairedRatio, verdict } from './lib/paired.ts';
+import { balancedOrders, formatRatio, type PairedRatio, pairedRatio, verdict } from './lib/paired.ts';
 import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from './lib/world-turn.ts';
 import { startReceiver } from './observability/receiver.ts';
 
@@ -145,8 +145,9 @@ function unsetCallSiteNs(): number {
 const p50 = (xs: number[]) => summarize(xs.map((x) => x * 1000)).p50 / 1000;
 
 /**
- * Runs `unit` under every setting, `warmup` untimed rounds then `rounds` timed ones, the settings'
- * order rotated each round, and prints each setting's p50 and the paired ratios of PAIRS.
+ * Runs `unit` under every setting, `warmup` untimed rounds then `rounds` timed ones, the settings in
+ * balanced orders (each follows every other equally often over 10 rounds: what a round leaves behind
+ * falls on every setting alike), and prints each setting's p50 and the paired ratios of PAIRS.
  */
 async function compare(
   ctx: BenchContext,
@@ -159,6 +160,7 @@ async function compare(
   unit: () => Promise<void>,
 ): Promise<void> {
   const started = await startSettings(settings(receiverUrl), store);
+  const orders = balancedOrders(started.length);
   const wall = started.map(() => [] as number[]);
   const flushed = started.map(() => [] as number[]);
   const cpu = started.map(() => [] as number[]);
@@ -168,9 +170,7 @@ async function compare(
   let visits = 0;
   try {
     for (let r = 0; r < warmup + rounds; r++) {
-      const order = started.map((_, i) => (i + r) % started.length);
-      if (r % 2 === 1) order.reverse();
-      for (const i of order) {
+      for (const i of orders[r % orders.length]!) {
         const { obs, hooks } = started[i]!;
         installTelemetry(hooks);
         const c0 = process.cpuUsage();
@@ -324,7 +324,7 @@ async function worldTurns(
         'turn',
         store,
         receiverUrl,
-        Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 3 : 24),
+        Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 3 : 30),
         Number(process.env.BENCH_OBS_WARMUP ?? 1),
         async () => {
           const slug = `w${n++}`;
@@ -359,7 +359,7 @@ async function agentInteractions(
       'block',
       store,
       receiverUrl,
-      Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 4 : 24),
+      Number(process.env.BENCH_OBS_ROUNDS) || (ctx.quick ? 4 : 30),
       Number(process.env.BENCH_OBS_WARMUP ?? 1),
       async () => {
         // A block is a conversation, as the agent bench has them: a new session, then its messages.

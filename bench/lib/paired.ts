@@ -69,3 +69,17 @@ export function verdict(r: PairedRatio, target: number): 'meets' | 'misses' | 'n
 export function formatRatio(r: PairedRatio): string {
   return `${r.p50.toFixed(3)} [${r.low.toFixed(3)}–${r.high.toFixed(3)}]`;
 }
+
+/**
+ * Orders of `n` settings in which each setting follows every other one equally often (a Williams
+ * design: `n` rows for an even `n`, `2n` for an odd one), so what a setting leaves behind — its
+ * garbage, a thread's work still running — falls on every other setting alike. A plain rotation
+ * does not: there a setting always follows the same one or two neighbours. Round `r` takes row
+ * `r % rows.length`.
+ */
+export function balancedOrders(n: number): number[][] {
+  const first: number[] = [];
+  for (let k = 0, lo = 0, hi = n - 1; k < n; k++) first.push(k % 2 === 0 ? lo++ : hi--);
+  const rows = Array.from({ length: n }, (_, r) => first.map((t) => (t + r) % n));
+  return n % 2 === 0 ? rows : [...rows, ...rows.map((row) => [...row].reverse())];
+}
