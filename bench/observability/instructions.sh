@@ -16,18 +16,11 @@ turns=${1:-8}; pairs=${2:-2}
 dir=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source "$dir/bench/lib/callgrind-window.sh"
 count() { # side run -> main-thread instructions per turn
-  local out="$tmp/$1-$2"; mkdir -p "$out"
-  BENCH_OBS_WARMUP=${BENCH_OBS_WARMUP:-3} NOEMA_CALLGRIND_SYNC="$out/sync" STORES=sqlite \
-    valgrind --tool=callgrind --smc-check=all-non-file --separate-threads=yes \
-    --callgrind-out-file="$out/cg.%p" node --predictable "$dir/bench/observability/profile.ts" "$1" "$turns" \
-    > "$out/stdout" 2> "$out/stderr" &
-  local vg=$!
-  wait_for() { while [ ! -f "$out/sync-$1" ]; do kill -0 $vg 2>/dev/null || { tail -5 "$out/stderr" >&2; exit 1; }; sleep 0.2; done; }
-  wait_for start; callgrind_control -z "$(cat "$out/sync-start")" > /dev/null
-  wait_for end; callgrind_control -d "$(cat "$out/sync-end")" > /dev/null
-  wait $vg
-  local n; n=$(grep -h '^summary:' "$out"/cg.*.1-01 | awk '{print $2}')
+  local out="$tmp/$1-$2" n
+  n=$(BENCH_OBS_WARMUP=${BENCH_OBS_WARMUP:-3} STORES=sqlite \
+    callgrind_window "$out" node --predictable "$dir/bench/observability/profile.ts" "$1" "$turns")
   echo $((n / turns)) > "$out/per-turn"
 }
 for p in $(seq 1 "$pairs"); do
