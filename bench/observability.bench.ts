@@ -3,7 +3,8 @@
  * receiver ≤ 1.05 × export off, CPU and p50; export unconfigured: no measurable difference), on
  * every selected store, for two workloads set up by the benches that own them:
  * - the world bench's turn (`bench/lib/world-turn.ts`): 100 subjects, one ambient source, one tool
- *   call and a final patch each, against the zero-latency scripted model and toys in this process;
+ *   call and a final patch each, against the zero-latency scripted model and the toys, each in a
+ *   process of its own (as a user's providers are: their serving is not the runs' thread's work);
  * - the agent bench's interaction (`bench/lib/agent-interaction.ts`), in blocks of 10 — a
  *   conversation: a new session, then 10 messages — one MCP tool call each, the scripted model and
  *   the MCP fixture each in a process of its own.
@@ -36,8 +37,7 @@
  */
 
 import { installTelemetry, type Telemetry, telemetry } from '../src/core/telemetry.ts';
-import { startScriptedModel } from '../src/dev/scripted-model/index.ts';
-import { startToyServices, toySources } from '../src/dev/toys/index.ts';
+import { toySources } from '../src/dev/toys/index.ts';
 import { type Observability, startObservability } from '../src/observability/index.ts';
 import { createAgentRuntime } from '../src/runtimes/agent/index.ts';
 import { createWorld, createWorldRuntime } from '../src/runtimes/world/index.ts';
@@ -46,7 +46,7 @@ import { openTestStore, selectedStores } from '../src/testing/stores.ts';
 import { putBenchAgent, startAgentServices } from './lib/agent-interaction.ts';
 import { type Bench, type BenchContext, summarize } from './lib/harness.ts';
 import { balancedOrders, formatRatio, type PairedRatio, pairedRatio, verdict } from './lib/paired.ts';
-import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from './lib/world-turn.ts';
+import { putTurnWorkflow, startTurnServices, TURN_SUBJECTS, turnScenario } from './lib/world-turn.ts';
 import { startReceiver } from './observability/receiver.ts';
 
 const BLOCK = 10;
@@ -382,29 +382,19 @@ export default {
     'world turn and agent interactions with OTLP export on (local receiver) and metrics on vs off (both stores)',
   async run(ctx) {
     const receiver = await startReceiver();
-    const model = await startScriptedModel({
-      script: { rules: turnModelRules(TURN_SUBJECTS) },
-      record: false,
-    });
-    const toys = await startToyServices();
+    const turn = await startTurnServices(TURN_SUBJECTS);
     const agent = await startAgentServices();
     try {
       for (const kind of selectedStores()) {
         if (WORKLOADS.has('world'))
-          await worldTurns(
-            ctx,
-            kind,
-            { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' },
-            receiver.url,
-          );
+          await worldTurns(ctx, kind, turn.env, receiver.url);
         if (WORKLOADS.has('agent')) await agentInteractions(ctx, kind, agent.env, receiver.url);
       }
       const got = await receiver.stats();
       if (got.requests === 0) throw new Error('the receiver got no export: export was not on');
       ctx.log(`the receiver took ${got.requests} OTLP requests, ${got.bytes} bytes`);
     } finally {
-      await model.close();
-      await toys.close();
+      await turn.close();
       await agent.close();
       await receiver.close();
     }

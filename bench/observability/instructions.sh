@@ -4,8 +4,8 @@
 # process of its own, the two sides of a pair at once (valgrind runs a process's threads one at a
 # time; the counts do not depend on the machine's load):
 #   bench/observability/instructions.sh [turns=8] [pairs=2]
-# Counts the main thread (the runs', with the in-process scripted model and toys, as the bench has
-# them) over the timed turns and their flushes, after BENCH_OBS_WARMUP (3) turns; the export thread is
+# Counts the main thread (the runs'; the scripted model and toys serve from processes of their own, as
+# in the bench) over the timed turns and their flushes, after BENCH_OBS_WARMUP (3) turns; the export thread is
 # not counted. Prints each side's instructions per turn, and on ÷ off. A pair of 8 turns takes about
 # 10 minutes on the 2-core development machine. Not exact as the engine's count is: runs of the same
 # side differ by up to 5 % (where a full collection falls in the window, and the 50 ms timers of span

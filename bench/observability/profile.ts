@@ -1,6 +1,6 @@
 /**
  * `node bench/observability/profile.ts [off|on] [turns] [out.cpuprofile]`: runs the observability
- * bench's world turn (`bench/lib/world-turn.ts`) many times after warm-up (`BENCH_OBS_WARMUP` turns,
+ * bench's world turn (`bench/lib/world-turn.ts`, its model and toys in processes of their own) many times after warm-up (`BENCH_OBS_WARMUP` turns,
  * 5) on the first selected store, with nothing installed (`off`) or with span export on to a local
  * receiver (`on`, spans flushed after each turn, outside its time), and prints the wall time and the
  * CPU of the runs' thread per turn; with a path, writes a CPU profile of the runs' thread over the
@@ -10,14 +10,13 @@
  */
 
 import { installTelemetry } from '../../src/core/telemetry.ts';
-import { startScriptedModel } from '../../src/dev/scripted-model/index.ts';
-import { startToyServices, toySources } from '../../src/dev/toys/index.ts';
+import { toySources } from '../../src/dev/toys/index.ts';
 import { startObservability } from '../../src/observability/index.ts';
 import { createWorld, createWorldRuntime } from '../../src/runtimes/world/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { pause } from '../lib/callgrind-sync.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
-import { putTurnWorkflow, TURN_SUBJECTS, turnModelRules, turnScenario } from '../lib/world-turn.ts';
+import { putTurnWorkflow, startTurnServices, TURN_SUBJECTS, turnScenario } from '../lib/world-turn.ts';
 import { startReceiver } from './receiver.ts';
 
 const side = process.argv[2] ?? 'on';
@@ -26,10 +25,9 @@ const turns = Number(process.argv[3] ?? 30);
 const out = process.argv[4];
 
 const receiver = await startReceiver();
-const model = await startScriptedModel({ script: { rules: turnModelRules(TURN_SUBJECTS) }, record: false });
-const toys = await startToyServices();
+const services = await startTurnServices(TURN_SUBJECTS);
 const { store, dispose } = await openTestStore(selectedStores()[0]!);
-const env = { ...toys.env, NOEMA_LLM_BASE_URL: model.url, NOEMA_LLM_MODEL: 'scripted' };
+const env = services.env;
 const obs = await startObservability({
   env: side === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : { OTEL_SDK_DISABLED: 'true' },
   metrics: false,
@@ -70,7 +68,6 @@ try {
   await runtime.close();
   await obs.shutdown(3_000);
   await dispose();
-  await toys.close();
-  await model.close();
+  await services.close();
   await receiver.close();
 }
