@@ -56,7 +56,9 @@ export function memoryNode(deps: AgentNodeDeps): NodeType<null> {
         working_memory_turns: Math.min(def.memory.working_memory_turns, Math.ceil(history.length / 2)),
         long_term: memory.relevant_long_term_memory,
       });
-      return { kind: 'ok', writes: { memory: memory as unknown as Json } };
+      // Its step commits with the run's next transaction (the next call's record): it only read, so a
+      // crash before then reads again, and no agent node writes outside the engine before its record.
+      return { kind: 'ok', writes: { memory: memory as unknown as Json }, commitsWithNext: true };
     },
   };
 }
