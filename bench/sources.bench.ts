@@ -5,9 +5,9 @@
  * commits (the floor of a traced call: the running row committed before the request, the finished
  * row before the answer, on a bare connection; bench/sources/commit-floor.ts), in interleaved calls.
  * Target: the time tracing adds ≤ 1.5× the time the two raw commits add (p50s, same run). A
- * diagnostic row splits the added
- * time: the two lifecycle transactions as they run inside traced calls (timed around
- * `store.transaction` in a separate pass, so the main rows are measured without the wrapper).
+ * diagnostic row splits the added time: the two lifecycle transactions as they run inside traced
+ * calls (timed around `store.transaction` in a separate pass, so the main rows are measured without
+ * the wrapper), beside the floor's two commits timed inside its calls in the same pass.
  */
 
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
@@ -264,7 +264,6 @@ export default {
           ];
           for (let i = 0; i < iterations; i++)
             for (const k of PERMUTATIONS[i % PERMUTATIONS.length]!) await sides[k]!();
-          await floor.close();
           // The store writes alone, timed right after an untraced call as they run in invokeSource:
           // with the fetch path's work in between, caches are cold and the same writes cost more
           // than in a tight loop of writes (the row below this one).
@@ -383,17 +382,24 @@ export default {
               return typeof v === 'function' ? v.bind(target) : v;
             },
           });
+          // Beside them, the floor's two commits as they run around its calls, interleaved call by call.
+          const floorCommits: number[] = [];
           for (let i = 0; i < Math.min(iterations, 1000); i++) {
             await bare();
             txTime = 0;
             await traced(timed);
             inTx.push(txTime);
+            await floored();
+            floorCommits.push(floor.lastCommitsUs);
           }
+          await floor.close();
           ctx.row({
             case: `lifecycle transactions inside traced calls [${kind}]`,
             metric: 'p50 per call (both)',
             unit: 'µs',
             value: summarize(inTx).p50,
+            anchor: "the floor's two raw commits inside its calls",
+            anchor_value: summarize(floorCommits).p50,
           });
           const base = summarize(a);
           const withTrace = summarize(b);

@@ -12,6 +12,8 @@ import type { StoreKind } from '../../src/testing/stores.ts';
 export interface CommitFloor {
   /** Commits the running row, awaits `call`, commits the finished row with `response`. */
   around(call: () => Promise<void>, request: unknown, response: unknown): Promise<void>;
+  /** Microseconds the last `around` spent in its two commits (the statements, the call left out). */
+  readonly lastCommitsUs: number;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,16 @@ const CREATE =
 /** `path` is a SQLite file of the floor's own (kind `sqlite`) or the store's PostgreSQL URL. */
 export async function openCommitFloor(kind: StoreKind, location: string): Promise<CommitFloor> {
   let id = 0;
+  let lastCommitsUs = 0;
+  /** Runs `commit`, adding its time to lastCommitsUs. */
+  const timed = async <T>(commit: () => T | Promise<T>): Promise<T> => {
+    const t0 = process.hrtime.bigint();
+    try {
+      return await commit();
+    } finally {
+      lastCommitsUs += Number(process.hrtime.bigint() - t0) / 1000;
+    }
+  };
   if (kind === 'sqlite') {
     const db = new DatabaseSync(location);
     db.exec('PRAGMA journal_mode = WAL');
@@ -35,9 +47,13 @@ export async function openCommitFloor(kind: StoreKind, location: string): Promis
     return {
       async around(call, request, response) {
         const n = ++id;
-        running.run(n, JSON.stringify(request), Date.now());
+        lastCommitsUs = 0;
+        await timed(() => running.run(n, JSON.stringify(request), Date.now()));
         await call();
-        finished.run(JSON.stringify(response), Date.now(), n);
+        await timed(() => finished.run(JSON.stringify(response), Date.now(), n));
+      },
+      get lastCommitsUs() {
+        return lastCommitsUs;
       },
       async close() {
         db.close();
@@ -58,9 +74,13 @@ export async function openCommitFloor(kind: StoreKind, location: string): Promis
   return {
     async around(call, request, response) {
       const n = ++id;
-      await client.query({ ...running, values: [n, JSON.stringify(request), Date.now()] });
+      lastCommitsUs = 0;
+      await timed(() => client.query({ ...running, values: [n, JSON.stringify(request), Date.now()] }));
       await call();
-      await client.query({ ...finished, values: [JSON.stringify(response), Date.now(), n] });
+      await timed(() => client.query({ ...finished, values: [JSON.stringify(response), Date.now(), n] }));
+    },
+    get lastCommitsUs() {
+      return lastCommitsUs;
     },
     async close() {
       await client.end();
