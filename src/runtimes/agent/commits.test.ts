@@ -215,4 +215,27 @@ describeEachStore('agent interaction commits', (factory) => {
       );
     });
   });
+
+  test('every step between the run’s claim and its end commits with a call’s record: no transaction of steps alone', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { all, turn } = await secondInteraction(raw);
+      assert.equal(turn.response, 'The sum is 5.');
+      const show = (ts: typeof all) =>
+        ts.map((t) => t.sqls.map((s) => s.slice(0, 50)).join(' | ')).join('\n');
+      const claim = all.findIndex((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+      const end = all.findIndex((t) => has(t.sqls, 'UPDATE engine_runs SET status = ?'));
+      assert.ok(claim >= 0 && end > claim, show(all));
+      const between = all.slice(claim + 1, end).filter((t) => !eventsOnly(t.sqls));
+      // The three calls' records and finishes; the reasoning step routing to the tool and the tool step
+      // ride in the records after them.
+      assert.deepEqual(
+        between.filter(
+          (t) => !has(t.sqls, 'INSERT INTO source_invocations') && !has(t.sqls, 'UPDATE source_invocations'),
+        ),
+        [],
+        show(between),
+      );
+      assert.equal(between.length, 6, show(between));
+    });
+  });
 });

@@ -47,4 +47,38 @@ describeEachStore('agent session events commit with their step', (factory) => {
       }
     });
   });
+
+  test('the memory step’s memory event is stored before the first reasoning call is sent', async () => {
+    await factory.withStore(async ({ store }) => {
+      let seen: string[] | null = null;
+      let session_id = '';
+      const kit = await startAgentKit(store, {
+        async onRequest(request) {
+          // The emotion call comes first; the memory step runs between it and the reasoning call.
+          if (seen || JSON.stringify(request.body).includes('Detect the emotion')) return;
+          const rows = await store.all<{ event: string }>(
+            'SELECT event FROM agent_session_events WHERE session_id = ? ORDER BY seq',
+            [session_id],
+          );
+          seen = rows.map((r) => r.event);
+        },
+      });
+      try {
+        const rt = kit.runtime;
+        ({ session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' }));
+        const turn = await rt.sendMessage(session_id, { content: 'add 2 and 3' });
+        assert.equal(turn.status, 'idle');
+        assert.ok(seen, 'the reasoning model was asked');
+        assert.ok((seen as string[]).includes('memory'), `stored then: ${(seen as string[]).join(' ')}`);
+        const events = await rt.events(session_id);
+        assert.deepEqual(
+          events.map((e) => e.id),
+          events.map((_, i) => i + 1),
+        );
+        assert.equal(events.filter((e) => e.event === 'memory').length, 1);
+      } finally {
+        await kit.close();
+      }
+    });
+  });
 });

@@ -277,11 +277,13 @@ export function reasoningNode(deps: AgentNodeDeps): NodeType<null> {
             payload: { name: c.name, args: c.args, ...target } as unknown as Json,
           };
         });
+        // The step (its new contracts with it) commits with the tool's first record, which performs them.
         return {
           kind: 'ok',
           route: 'tool',
           contracts,
           writes: { ...base, execution: core as unknown as Json },
+          commitsWithNext: true,
         };
       }
       // Seed 000: the ECS request becomes an `ecs_request` contract in pending_executions; the ECS

@@ -24,7 +24,9 @@ export function toolNode(): NodeType<null> {
           observation: done.observation,
         });
       }
-      return { kind: 'ok' };
+      // Its step commits with the run's next transaction (the next call's record): every contract it
+      // performed is settled already, and its `tool_result` events are queued for that transaction.
+      return { kind: 'ok', commitsWithNext: true };
     },
   };
 }
