@@ -386,8 +386,7 @@ export default {
     const agent = await startAgentServices();
     try {
       for (const kind of selectedStores()) {
-        if (WORKLOADS.has('world'))
-          await worldTurns(ctx, kind, turn.env, receiver.url);
+        if (WORKLOADS.has('world')) await worldTurns(ctx, kind, turn.env, receiver.url);
         if (WORKLOADS.has('agent')) await agentInteractions(ctx, kind, agent.env, receiver.url);
       }
       const got = await receiver.stats();
