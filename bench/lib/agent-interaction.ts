@@ -3,39 +3,23 @@
  * tool call (reasoning LLM call → tool `add` → reasoning LLM call), against the zero-latency
  * scripted model and the MCP fixture server, each in a process of its own.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { putMcpServer, putResponseSource } from '../../src/sources/index.ts';
 import type { Store } from '../../src/store/store.ts';
 import { BENCH_AGENT_SCRIPT, BENCH_AGENT_SETTINGS } from '../../src/testing/bench-agent.ts';
-import { startCli } from '../../src/testing/cli.ts';
+import { scriptedModel, startDevServices } from './dev-services.ts';
 
 /** The scripted model and the MCP fixture in processes of their own; `env` points the agent at them. */
 export async function startAgentServices(): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-bench-agent-'));
-  const scriptFile = join(dir, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify(BENCH_AGENT_SCRIPT));
-  const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
-  const mcp = startCli(['dev', 'mcp-fixture', '--port', '0']);
-  const close = async () => {
-    model.child.kill('SIGTERM');
-    mcp.child.kill('SIGTERM');
-    await model.exited;
-    await mcp.exited;
+  const { urls, close } = await startDevServices([
+    scriptedModel(BENCH_AGENT_SCRIPT),
+    { args: ['dev', 'mcp-fixture', '--port', '0'], ready: /NOEMA_MCP_FIXTURE_URL=(\S+)/ },
+  ]);
+  const [modelUrl, mcpUrl] = urls;
+  return {
+    env: { NOEMA_LLM_BASE_URL: modelUrl!, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcpUrl! },
+    close,
   };
-  try {
-    const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
-    const [, mcpUrl] = await mcp.waitFor(/NOEMA_MCP_FIXTURE_URL=(\S+)/);
-    return {
-      env: { NOEMA_LLM_BASE_URL: modelUrl!, NOEMA_LLM_MODEL: 'scripted', BENCH_MCP_URL: mcpUrl! },
-      close,
-    };
-  } catch (err) {
-    await close();
-    throw err;
-  }
 }
 
 /** The bench's agent (fast mode, the `add` tool, no emotion, memory or synthesis), stored. */

@@ -4,9 +4,6 @@
  * (the toy drinking fountain) and a final patch, against the zero-latency scripted model — 400
  * source calls a turn.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../src/core/index.ts';
 import type { ScriptRule } from '../../src/dev/scripted-model/index.ts';
 import { TOY_URL_ENV } from '../../src/dev/toys/index.ts';
@@ -20,7 +17,7 @@ import {
   putWorldPatchSchema,
 } from '../../src/runtimes/world/index.ts';
 import type { Store } from '../../src/store/store.ts';
-import { startCli } from '../../src/testing/cli.ts';
+import { scriptedModel, startDevServices } from './dev-services.ts';
 
 export const TURN_SUBJECTS = 100;
 
@@ -175,30 +172,17 @@ export async function turnScenario(
 export async function startTurnServices(
   subjects: number,
 ): Promise<{ env: Record<string, string>; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'noema-bench-turn-'));
-  const scriptFile = join(dir, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify({ rules: turnModelRules(subjects) }));
-  const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
-  const toys = startCli(['dev', 'toys', '--port', '0']);
-  const close = async () => {
-    model.child.kill('SIGTERM');
-    toys.child.kill('SIGTERM');
-    await model.exited;
-    await toys.exited;
+  const { urls, close } = await startDevServices([
+    scriptedModel({ rules: turnModelRules(subjects) }),
+    { args: ['dev', 'toys', '--port', '0'], ready: /toy services serving on (\S+)/ },
+  ]);
+  const [modelUrl, toysUrl] = urls;
+  return {
+    env: {
+      ...Object.fromEntries(TOY_URL_ENV.map((name) => [name, toysUrl!])),
+      NOEMA_LLM_BASE_URL: modelUrl!,
+      NOEMA_LLM_MODEL: 'scripted',
+    },
+    close,
   };
-  try {
-    const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
-    const [, toysUrl] = await toys.waitFor(/toy services serving on (\S+)/);
-    return {
-      env: {
-        ...Object.fromEntries(TOY_URL_ENV.map((name) => [name, toysUrl!])),
-        NOEMA_LLM_BASE_URL: modelUrl!,
-        NOEMA_LLM_MODEL: 'scripted',
-      },
-      close,
-    };
-  } catch (err) {
-    await close();
-    throw err;
-  }
 }

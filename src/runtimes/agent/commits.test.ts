@@ -17,6 +17,13 @@ const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().s
 const eventsOnly = (sqls: string[]) =>
   sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
 
+/** The run's claim's statement. */
+const RUN_CLAIM = "UPDATE engine_runs SET status = 'running'";
+
+/** Transactions as their statements' beginnings, one line each (for assertion messages). */
+const show = (ts: readonly RecordedTransaction[]) =>
+  ts.map((t) => t.sqls.map((s) => s.slice(0, 50)).join(' | ')).join('\n');
+
 /**
  * A session's second turn on `store` (its first warms the caches); `between` runs after the first.
  */
@@ -71,7 +78,7 @@ describeEachStore('agent interaction commits', (factory) => {
           )
           .join('\n');
 
-      const claims = all.filter((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+      const claims = all.filter((t) => has(t.sqls, RUN_CLAIM));
       assert.equal(claims.length, 1, show(all));
       assert.equal(claims[0]!.durability, 'deferred', 'the run’s claim');
 
@@ -198,9 +205,7 @@ describeEachStore('agent interaction commits', (factory) => {
     await factory.withStore(async ({ store: raw }) => {
       const { all, turn } = await secondInteraction(raw);
       assert.equal(turn.response, 'The sum is 5.');
-      const show = (ts: typeof all) =>
-        ts.map((t) => t.sqls.map((s) => s.slice(0, 50)).join(' | ')).join('\n');
-      const claim = all.findIndex((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+      const claim = all.findIndex((t) => has(t.sqls, RUN_CLAIM));
       const record = all.findIndex((t) => has(t.sqls, 'INSERT INTO source_invocations'));
       assert.ok(claim >= 0 && record > claim, show(all));
       const between = all.slice(claim + 1, record).filter((t) => !eventsOnly(t.sqls));
@@ -220,9 +225,7 @@ describeEachStore('agent interaction commits', (factory) => {
     await factory.withStore(async ({ store: raw }) => {
       const { all, turn } = await secondInteraction(raw);
       assert.equal(turn.response, 'The sum is 5.');
-      const show = (ts: typeof all) =>
-        ts.map((t) => t.sqls.map((s) => s.slice(0, 50)).join(' | ')).join('\n');
-      const claim = all.findIndex((t) => has(t.sqls, "UPDATE engine_runs SET status = 'running'"));
+      const claim = all.findIndex((t) => has(t.sqls, RUN_CLAIM));
       const end = all.findIndex((t) => has(t.sqls, 'UPDATE engine_runs SET status = ?'));
       assert.ok(claim >= 0 && end > claim, show(all));
       const between = all.slice(claim + 1, end).filter((t) => !eventsOnly(t.sqls));
