@@ -96,6 +96,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     if (typeof traceparent === 'string') withIncomingTraceparent(traceparent, () => void listener(req, res));
     else void listener(req, res);
   });
+  // An idle keep-alive connection outlives the usual idle timeouts of proxies and client pools (60 s):
+  // a server that closes its side first races the request a client sends on it at that moment, which
+  // the client sees as a reset (and does not retry for a POST). Node's default is 5 s.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   // Requests Node's parser refuses (bad header bytes, overflowing headers…); a client that resets
   // mid-request is not a server failure.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -125,6 +130,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     },
   };
 }
+
+/** How long an idle keep-alive connection is held open. */
+export const KEEP_ALIVE_MS = 65_000;
 
 /** The error envelope for a request the app never saw; the connection is closed after it. */
 function envelopeResponse(err: NoemaError): Response {

@@ -107,16 +107,12 @@ export async function worldPage(
   url?: URL,
   csrf?: string,
 ): Promise<ViewResult> {
-  const world = await getWorld(store, { world_slug: slug, ...(turn !== undefined ? { turn } : {}) });
-  const cursor = pageCursor(url);
-  const window = await turnWindow(
-    store,
-    slug,
-    cursor,
-    TIMELINE_TURNS,
-    turn === undefined ? undefined : world.turn,
-  );
+  // Whether the page is live, and the watched list, are read before the world: a turn that commits
+  // between these reads and the world's then shows as committed, and one that has not yet committed
+  // keeps the page live (or its watch token stale) — a page drawn stale is never also a still page.
   const running = await runningAttempt(store, slug);
+  // Between two turns of one "Run turn" press nothing runs: the page stays live until the last.
+  const queued = turn === undefined ? queuedTurns(slug) : 0;
   // The latest view follows turns started anywhere: it watches the world's newest attempt.
   const watch =
     turn === undefined
@@ -128,8 +124,15 @@ export async function worldPage(
           >,
         )
       : '';
-  // Between two turns of one "Run turn" press nothing runs: the page stays live until the last.
-  const queued = turn === undefined ? queuedTurns(slug) : 0;
+  const world = await getWorld(store, { world_slug: slug, ...(turn !== undefined ? { turn } : {}) });
+  const cursor = pageCursor(url);
+  const window = await turnWindow(
+    store,
+    slug,
+    cursor,
+    TIMELINE_TURNS,
+    turn === undefined ? undefined : world.turn,
+  );
   const committedId = world.turn > 0 ? await committedAttemptId(store, slug, world.turn) : null;
   const committed = committedId ? await getAttempt(store, { attempt_id: committedId }) : null;
   const changes = committed ? committed.patches.flatMap((p) => transitionRows(p, committed, true)) : [];
