@@ -10,7 +10,7 @@
  * the wrapper), beside the floor's two commits timed inside its calls in the same pass.
  */
 
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
@@ -22,8 +22,8 @@ import { appendChunkBatch, llmFinishedColumns, llmRunningColumns } from '../src/
 import { createRedactor } from '../src/sources/redact.ts';
 import { openStore } from '../src/store/index.ts';
 import type { Store } from '../src/store/store.ts';
-import { startCli } from '../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../src/testing/stores.ts';
+import { scriptedModel, startDevServices } from './lib/dev-services.ts';
 import { type Bench, measure, summarize } from './lib/harness.ts';
 import { REPLY, REQUEST, SCHEMA, tracingCalls } from './sources/calls.ts';
 import { openCommitFloor } from './sources/commit-floor.ts';
@@ -227,11 +227,10 @@ export default {
     // The model runs in its own process, as a real one would, so its work does not share
     // this event loop with the store writes being measured.
     const dir = mkdtempSync(join(tmpdir(), 'noema-bench-'));
-    const scriptFile = join(dir, 'script.json');
-    writeFileSync(scriptFile, JSON.stringify({ rules: [], default: { json: REPLY, chunk_chars: 16 } }));
-    const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
-    const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
-    const env = { NOEMA_LLM_BASE_URL: modelUrl! };
+    const model = await startDevServices([
+      scriptedModel({ rules: [], default: { json: REPLY, chunk_chars: 16 } }),
+    ]);
+    const env = { NOEMA_LLM_BASE_URL: model.urls[0]! };
     try {
       for (const kind of selectedStores()) {
         const { store, url, dispose } = await openTestStore(kind);
@@ -482,8 +481,7 @@ export default {
         }
       }
     } finally {
-      model.child.kill('SIGTERM');
-      await model.exited;
+      await model.close();
     }
   },
 } satisfies Bench;

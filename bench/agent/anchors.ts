@@ -5,11 +5,10 @@
  * Each returns per-interaction framework µs, or why it could not run.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCli } from '../../src/testing/cli.ts';
 import { anchorsDir, anchorsMissing } from '../engine/anchors.ts';
+import { scriptedModel, startDevServices } from '../lib/dev-services.ts';
 
 function run(
   node: string,
@@ -64,26 +63,21 @@ export async function mastraAgentAnchor(
 ): Promise<{ node: string; interactionUs: number[]; wallUs: number[] } | string> {
   const installError = anchorsMissing();
   if (installError) return installError;
-  const dir = mkdtempSync(join(tmpdir(), 'noema-bench-mastra-'));
-  const scriptFile = join(dir, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify(MASTRA_SCRIPT));
-  const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
+  const model = await startDevServices([scriptedModel(MASTRA_SCRIPT)]);
   try {
-    const [, url] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
+    const url = model.urls[0]!;
     const probe = run(process.execPath, 'anchor-mastra.mjs', ['probe']);
     if (!probe.ok) return `Mastra could not be loaded: ${probe.error}`;
     const r = run(process.execPath, 'anchor-mastra.mjs', [
       'run',
       String(iterations),
-      url!,
+      url,
       String(conversation),
     ]);
     return r.ok
       ? (r.json as { node: string; interactionUs: number[]; wallUs: number[] })
       : `Mastra agent anchor failed: ${r.error}`;
   } finally {
-    model.child.kill('SIGTERM');
-    await model.exited;
-    rmSync(dir, { recursive: true, force: true });
+    await model.close();
   }
 }

@@ -6,23 +6,18 @@
  * CPU profile of the timed calls, to set beside the other side's.
  */
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startCli } from '../../src/testing/cli.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
+import { scriptedModel, startDevServices } from '../lib/dev-services.ts';
 import { REPLY, tracingCalls } from './calls.ts';
 
 const side = process.argv[2] ?? 'traced';
 const calls = Number(process.argv[3] ?? 2000);
 const out = process.argv[4];
-const dir = mkdtempSync(join(tmpdir(), 'noema-sources-profile-'));
-const scriptFile = join(dir, 'script.json');
-writeFileSync(scriptFile, JSON.stringify({ rules: [], default: { json: REPLY, chunk_chars: 16 } }));
-const model = startCli(['dev', 'scripted-model', '--script', scriptFile, '--port', '0']);
-const [, modelUrl] = await model.waitFor(/NOEMA_LLM_BASE_URL=(\S+)/);
-const env = { NOEMA_LLM_BASE_URL: modelUrl! };
+const model = await startDevServices([
+  scriptedModel({ rules: [], default: { json: REPLY, chunk_chars: 16 } }),
+]);
+const env = { NOEMA_LLM_BASE_URL: model.urls[0]! };
 const { store, dispose } = await openTestStore(selectedStores()[0]!);
 try {
   const { traced, bare } = await tracingCalls(store, env);
@@ -39,6 +34,5 @@ try {
   );
 } finally {
   await dispose();
-  model.child.kill('SIGTERM');
-  await model.exited;
+  await model.close();
 }
