@@ -2,6 +2,7 @@
  * The migration runner: one ordered list serves both dialects. Each subsystem owns its
  * migrations; the application assembles the list (`src/app/migrations.ts`).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { NoemaError } from '../core/errors.ts';
 import type { Dialect, Store } from './store.ts';
 
@@ -45,15 +46,31 @@ async function isCurrent(store: Store, migrations: readonly Migration[]): Promis
   return migrations.every((m) => applied.has(m.id));
 }
 
+/** Times the pending migrations' transaction is tried when the database gives it up as busy. */
+const MIGRATE_ATTEMPTS = 5;
+
 /**
- * Applies every migration not yet recorded in `schema_migrations`, each in its own
- * transaction with its record. Refuses (changing nothing) a store whose schema has
- * migrations this code does not know. The whole run holds `lockKey('noema:migrations')` so
- * processes starting together apply each migration once.
+ * Applies every migration not yet recorded in `schema_migrations`, in one transaction with their
+ * records. Refuses (changing nothing) a store whose schema has migrations this code does not know.
+ * The whole run holds `lockKey('noema:migrations')` so processes starting together apply each
+ * migration once. A transaction the database rolled back as busy (STORE_BUSY: a deadlock with
+ * another session's locks — a deferred full-text batch, a process of the version before — or a lock
+ * timeout) changed nothing and is tried again, a few times, after a short pause.
  */
 export async function migrate(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
   assertWellFormed(migrations);
   if (await isCurrent(store, migrations)) return { applied: [], current: migrations.at(-1)?.id ?? 0 };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migratePending(store, migrations);
+    } catch (err) {
+      if (!(err instanceof NoemaError && err.code === 'STORE_BUSY') || attempt >= MIGRATE_ATTEMPTS) throw err;
+      await delay(25 * attempt + Math.random() * 25);
+    }
+  }
+}
+
+async function migratePending(store: Store, migrations: readonly Migration[]): Promise<MigrationReport> {
   const applied: MigrationReport['applied'] = [];
   await store.transaction(async (tx) => {
     await tx.lockKey('noema:migrations');
