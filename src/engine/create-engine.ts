@@ -25,6 +25,7 @@ import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
 import { appendUnfenced, createdState, type LoadedRun, loadState } from './journal/journal.ts';
+import { recordClaimedAttempt } from './run/attempts.ts';
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
@@ -77,6 +78,9 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   // (claim epoch 1) follows nothing that could have written its journal, snapshots or contracts
   // (a resume or a cancel starts an epoch too), so the claim that finds one here reads none of them.
   const createdHere = new LruMap<string, string | null>(CREATED_HERE);
+  // Runs created claimed here (`claim`), not yet executed: `continueRun` executes the row as created,
+  // without a claim of its own (which, the lease being ours, would start a second claim epoch).
+  const claimedAtCreation = new LruMap<string, RunRow>(CREATED_HERE);
   // A frozen graph (deeply: a runtime's compiled graph, kept and reused) cannot change, so it is
   // encoded and hashed once, not on every run created from it.
   const frozenHashes = new WeakMap<GraphSpec, { body: string; graph_hash: string }>();
@@ -229,7 +233,13 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       const created = { run_id, created_at: now, nodes: graph.nodes, input };
       const inputBody = Object.keys(input).length > 0 ? JSON.stringify({ k: 'i', w: input }) : null;
       const reserve = opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
-      const reserved = executes && reserve > 0 ? { owner, until: now + reserve } : null;
+      const claim = executes && opts.claim === true;
+      const reserved = claim
+        ? { owner, until: now + deps.leaseMs }
+        : executes && reserve > 0
+          ? { owner, until: now + reserve }
+          : null;
+      let createdPk = 0;
       const create = async (tx: Transaction) => {
         const stored =
           storedGraphs.get(graph_hash) === true
@@ -239,7 +249,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
                 [graph_hash, body, now],
               );
         // Issued with the graph's insert (one round trip where the store pipelines); checked after it.
-        const inserted = insertRun(tx, run_id, graph_hash, now, reserved);
+        const inserted = insertRun(tx, run_id, graph_hash, now, reserved, claim);
         inserted.catch(() => {});
         // The graph's types are issued after the run's insert: checked after it, in issue order.
         const types =
@@ -256,7 +266,12 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         }
         await types;
         if (runPk === null) throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
+        createdPk = runPk;
+        // Claimed at its creation: its first attempt, as `claimRun` records it.
+        const attempt = claim ? recordClaimedAttempt(tx, run_id, owner, now) : null;
+        attempt?.catch(() => {});
         if (inputBody !== null) await appendUnfenced(tx, runPk, 1, inputBody);
+        await attempt;
         // The observers' rows of the run (its trace context) commit with it.
         const rows = telemetry()?.runRows?.(created);
         if (rows) for (const r of rows) await tx.run(r.sql, r.params as SqlValue[]);
@@ -273,14 +288,28 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         storedGraphs.delete(graph_hash);
         throw err;
       }
-      // With the caller's transaction, it may yet roll back: then no claim finds the run.
+      // With the caller's transaction, it may yet roll back: then no claim finds the run (and a run
+      // created claimed is not continued: its caller's transaction failed).
       if (executes) createdHere.set(run_id, inputBody);
+      if (claim)
+        claimedAtCreation.set(run_id, {
+          run_pk: createdPk,
+          run_id,
+          graph_hash,
+          status: 'running',
+          lease_owner: owner,
+          lease_expires_at: reserved!.until,
+          event_epoch: 1,
+          error: null,
+          created_at: now,
+          updated_at: now,
+        });
       telemetry()?.runCreated?.(created);
       return { run_id, graph_hash };
     },
 
     async start(graph, opts) {
-      const { run_id } = await engine.createRun(graph, { ...opts, reserve: true });
+      const { run_id } = await engine.createRun(graph, { ...opts, claim: true });
       return engine.continueRun(run_id);
     },
 
@@ -288,6 +317,11 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       if (!executes) return untilStopped(run_id);
       const here = claimedHere.get(run_id);
       if (here) return here;
+      const created = claimedAtCreation.get(run_id);
+      if (created) {
+        claimedAtCreation.delete(run_id);
+        return execute(created);
+      }
       const row = await claimRun(store, run_id, owner, deps.now(), deps.leaseMs, options);
       if (row) return execute(row);
       const current = await getRunOrThrow(store, run_id);

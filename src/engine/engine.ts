@@ -210,6 +210,14 @@ export interface StartOptions {
    * are left to others).
    */
   reserve?: boolean | number;
+  /**
+   * `createRun` only: the caller executes the run in this process right after (`continueRun`), so
+   * it is created claimed — `running` under this engine's lease, its first attempt recorded — and
+   * the claim `continueRun` would commit on its own rides in the creation's transaction. A creator
+   * that dies before executing it leaves it to any process once that lease passes, as a claimed run
+   * whose process died. Ignored by an engine that executes nothing (its runs are left to others).
+   */
+  claim?: boolean;
 }
 
 export interface Engine {

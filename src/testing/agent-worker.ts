@@ -3,8 +3,10 @@
  * ECS form; `respond <json>` records an answer; `background` finishes queued profile updates;
  * `send <json [session_id, content]>` sends a message. NOEMA_DB names the store; the LLM and MCP
  * variables come from the environment. Prints one JSON line (`send` also one when the turn starts).
- * AGENT_AFTER_CLAIM (send): `exit` dies right after the session's claim committed (before the run
- * exists); a number of ms blocks this process that long there. AGENT_CLAIM_LEASE_MS sets the claim lease.
+ * AGENT_AFTER_CLAIM (send): `exit` dies right after the turn's opening committed (the session's
+ * claim, the message and the run created claimed by this process's engine, before it executes); a
+ * number of ms blocks this process that long there. AGENT_CLAIM_LEASE_MS sets the session's claim
+ * lease, AGENT_LEASE_MS the engine's.
  */
 import { migrations } from '../app/migrations.ts';
 import { createAgentRuntime, type SessionEvent } from '../runtimes/agent/index.ts';
@@ -31,7 +33,7 @@ try {
     const turn = await runtime.sendMessage(session_id, { content }, (e) => {
       if (e.id === 1 || e.data.phase === 'reasoning' || e.data.phase === 'started')
         console.log(JSON.stringify({ started: e.data.run_id, event: e.event, phase: e.data.phase ?? null }));
-      // The `started` event is delivered once the claim committed and before the run is created.
+      // The `started` event is delivered once the opening committed, before the run executes.
       if (e.data.phase === 'started' && afterClaim === 'exit') process.exit(3);
       if (e.data.phase === 'started' && afterClaim)
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(afterClaim));

@@ -55,6 +55,8 @@ function normalize(r: RunRow): RunRow {
 /**
  * A queued run. `reserved`: its creator executes it next, so no other process claims it while the
  * reservation lasts (as long as a lease: a creator that died before executing it leaves it to others).
+ * `claimed`: the run is inserted already claimed by `reserved.owner` — `running`, claim epoch 1, as
+ * `claimRun` would leave it (its attempt is the caller's to record, `recordClaimedAttempt`).
  * Null when a run with this id exists already: nothing was written, and the transaction goes on (the
  * insert says so itself, with no read of its own before it).
  */
@@ -64,11 +66,21 @@ export async function insertRun(
   graph_hash: string,
   now: number,
   reserved: { owner: string; until: number } | null = null,
+  claimed = false,
 ): Promise<number | null> {
   const row = await tx.get<{ run_pk: number }>(
-    `INSERT INTO engine_runs (run_id, graph_hash, status, lease_owner, lease_expires_at, created_at, updated_at)
-     VALUES (?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_pk`,
-    [run_id, graph_hash, reserved?.owner ?? null, reserved?.until ?? 0, now, now],
+    `INSERT INTO engine_runs (run_id, graph_hash, status, lease_owner, lease_expires_at, created_at, updated_at, event_epoch)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_pk`,
+    [
+      run_id,
+      graph_hash,
+      claimed ? 'running' : 'queued',
+      reserved?.owner ?? null,
+      reserved?.until ?? 0,
+      now,
+      now,
+      claimed ? 1 : 0,
+    ],
   );
   return row === undefined ? null : Number(row.run_pk);
 }

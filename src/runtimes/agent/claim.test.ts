@@ -48,7 +48,8 @@ describeEachStore('agent session claims across processes', (factory) => {
       try {
         const rt = kit.runtime;
         const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
-        // The other process stops for 1.5 s right after its turn opened (claim and queued run), before executing it.
+        // The other process stops for 1.5 s right after its turn opened (the session's claim and the run
+        // created claimed by its engine), before executing it.
         const other = sendFromProcess(
           { ...kit.env, NOEMA_DB: url, AGENT_AFTER_CLAIM: '1500' },
           session_id,
@@ -65,10 +66,13 @@ describeEachStore('agent session claims across processes', (factory) => {
           'the claim names its owner',
         );
         assert.ok(Number(claimed.claim_expires_at) > Date.now(), 'the claim holds a lease');
-        assert.equal((await rt.engine.getRun(claimed.run_id)).status, 'queued');
+        const run = (await store.get('SELECT status, lease_owner FROM engine_runs WHERE run_id = ?', [
+          claimed.run_id,
+        ])) as { status: string; lease_owner: string };
+        assert.deepEqual({ ...run }, { status: 'running', lease_owner: claimed.claim_owner });
 
-        // The run is queued, not yet executing, and the claim is live: the session is busy, and the
-        // run is left to its creator.
+        // The run is its creator's, not yet executing, and the claim is live: the session is busy, and
+        // the run is left to its creator.
         await assert.rejects(rt.sendMessage(session_id, { content: 'second' }), {
           code: 'SESSION_BUSY',
           retryable: true,
@@ -97,7 +101,7 @@ describeEachStore('agent session claims across processes', (factory) => {
     });
   });
 
-  test('a process that died right after its turn opened leaves a queued run, finished once the claim lease expired', async () => {
+  test('a process that died right after its turn opened leaves its run claimed, finished once the leases expired', async () => {
     await factory.withStore(async ({ store, url }) => {
       const kit = await startAgentKit(store, {
         script,
@@ -107,7 +111,13 @@ describeEachStore('agent session claims across processes', (factory) => {
         const rt = kit.runtime;
         const { session_id } = await rt.createSession({ agent_label: 'calculator', user_id: 'ada' });
         const other = sendFromProcess(
-          { ...kit.env, NOEMA_DB: url, AGENT_AFTER_CLAIM: 'exit', AGENT_CLAIM_LEASE_MS: '1500' },
+          {
+            ...kit.env,
+            NOEMA_DB: url,
+            AGENT_AFTER_CLAIM: 'exit',
+            AGENT_CLAIM_LEASE_MS: '1500',
+            AGENT_LEASE_MS: '1500',
+          },
           session_id,
           'first',
         );
@@ -116,8 +126,9 @@ describeEachStore('agent session claims across processes', (factory) => {
           session_id,
         ])) as { status: string; run_id: string };
         assert.equal(dead.status, 'running');
-        // The claim, the message and the run landed together: the run is there, queued.
-        assert.equal((await rt.engine.getRun(dead.run_id)).status, 'queued');
+        // The claim, the message and the run landed together: the run is there, claimed by the dead
+        // process's engine.
+        assert.equal((await rt.engine.getRun(dead.run_id)).status, 'running');
 
         let turn = null;
         let refused = 0;

@@ -1,8 +1,8 @@
 /**
  * Which of an interaction's commits wait for the disk: every one that stores session events (they
  * are delivered after it, so durably), each call's record (before the call), the run's end and the
- * turn's closing; the run's claim, right after the turn's opening created the run, does not. The
- * steps before the first call (an emotion step switched off, the memory step) commit with its record.
+ * turn's closing. The turn's opening creates the run claimed: no claim commits on its own. The steps
+ * before the first call (an emotion step switched off, the memory step) commit with its record.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -17,8 +17,10 @@ const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().s
 const eventsOnly = (sqls: string[]) =>
   sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
 
-/** The run's claim's statement. */
-const RUN_CLAIM = "UPDATE engine_runs SET status = 'running'";
+/** A claim of a queued run on its own (`claimRun`). */
+const CLAIM_UPDATE = "UPDATE engine_runs SET status = 'running'";
+/** Every claim records the run's attempt: the transaction that holds it is the run's claim. */
+const claims = (t: RecordedTransaction) => has(t.sqls, 'INSERT INTO engine_run_attempts');
 
 /** Transactions as their statements' beginnings, one line each (for assertion messages). */
 const show = (ts: readonly RecordedTransaction[]) =>
@@ -66,7 +68,7 @@ async function secondInteraction(raw: Store): Promise<{
 }
 
 describeEachStore('agent interaction commits', (factory) => {
-  test('the run’s claim does not wait for the disk; what stores events and what acknowledges does', async () => {
+  test('the run is claimed in the turn’s opening, with no claim of its own; what stores events and what acknowledges waits for the disk', async () => {
     await factory.withStore(async ({ store: raw }) => {
       const { all, turn } = await secondInteraction(raw);
       assert.equal(turn.status, 'idle');
@@ -78,9 +80,17 @@ describeEachStore('agent interaction commits', (factory) => {
           )
           .join('\n');
 
-      const claims = all.filter((t) => has(t.sqls, RUN_CLAIM));
-      assert.equal(claims.length, 1, show(all));
-      assert.equal(claims[0]!.durability, 'deferred', 'the run’s claim');
+      assert.deepEqual(
+        all.filter((t) => has(t.sqls, CLAIM_UPDATE)),
+        [],
+        `a claim of its own:\n${show(all)}`,
+      );
+      const claiming = all.filter(claims);
+      assert.equal(claiming.length, 1, show(all));
+      assert.ok(
+        has(claiming[0]!.sqls, 'UPDATE agent_sessions') && has(claiming[0]!.sqls, 'INSERT INTO engine_runs'),
+        `the run is claimed where the opening creates it:\n${show(claiming)}`,
+      );
 
       // Session events are delivered once their commit returned: it must have waited for the disk.
       for (const t of all.filter((t) => has(t.sqls, 'INSERT INTO agent_session_events')))
@@ -205,7 +215,7 @@ describeEachStore('agent interaction commits', (factory) => {
     await factory.withStore(async ({ store: raw }) => {
       const { all, turn } = await secondInteraction(raw);
       assert.equal(turn.response, 'The sum is 5.');
-      const claim = all.findIndex((t) => has(t.sqls, RUN_CLAIM));
+      const claim = all.findIndex(claims);
       const record = all.findIndex((t) => has(t.sqls, 'INSERT INTO source_invocations'));
       assert.ok(claim >= 0 && record > claim, show(all));
       const between = all.slice(claim + 1, record).filter((t) => !eventsOnly(t.sqls));
@@ -225,7 +235,7 @@ describeEachStore('agent interaction commits', (factory) => {
     await factory.withStore(async ({ store: raw }) => {
       const { all, turn } = await secondInteraction(raw);
       assert.equal(turn.response, 'The sum is 5.');
-      const claim = all.findIndex((t) => has(t.sqls, RUN_CLAIM));
+      const claim = all.findIndex(claims);
       const end = all.findIndex((t) => has(t.sqls, 'UPDATE engine_runs SET status = ?'));
       assert.ok(claim >= 0 && end > claim, show(all));
       const between = all.slice(claim + 1, end).filter((t) => !eventsOnly(t.sqls));

@@ -53,12 +53,12 @@ describeEachStore('flowchart run commits', (factory) => {
               has(t, 'UPDATE engine_contracts'),
             t.join('\n'),
           );
-        // The commits of the run: its creation and claim (2); a node whose finish has no writes of its
+        // The commits of the run: its creation, claimed in the same transaction (1); a node whose finish has no writes of its
         // own (start, recall, the end: its row and an artifact no node reads) none of its own; one with
         // writes of its own (triaged) one; per model call its record and its finish (summarize, and
         // route, whose artifact rides the next commit: 2 each); a node that also writes after its call
         // one more (remember, plan: 3); the run's end (1).
-        assert.equal(txs.length, 2 + 2 + 3 + 0 + 3 + 1 + 2 + 1, txs.map((t) => t.join(' | ')).join('\n'));
+        assert.equal(txs.length, 1 + 2 + 3 + 0 + 3 + 1 + 2 + 1, txs.map((t) => t.join(' | ')).join('\n'));
         // Durability: a model call's record (before the call) and the run's end wait for the disk; a
         // node's own writes (after its calls, or of a node that makes none) precede no call and
         // acknowledge nothing, so they do not.
@@ -89,6 +89,13 @@ describeEachStore('flowchart run commits', (factory) => {
         assert.ok(
           has(txs[0]!, 'FROM flowcharts') && has(txs[0]!, 'INSERT INTO flowchart_runs'),
           txs[0]!.join('\n'),
+        );
+        // The run is created claimed (its attempt recorded there), with no claim of its own after it.
+        assert.ok(has(txs[0]!, 'INSERT INTO engine_run_attempts'), txs[0]!.join('\n'));
+        assert.deepEqual(
+          txs.filter((t) => has(t, "UPDATE engine_runs SET status = 'running'")),
+          [],
+          'a claim of its own',
         );
       } finally {
         await kit.close();

@@ -96,21 +96,16 @@ export function createFlowRun(
   flowchart_id: string,
   input: StartFlowRunInput = {},
 ): Promise<CreatedFlowRun> {
-  return insertFlowRun(store, engine, flowchart_id, input, undefined);
+  return insertFlowRun(store, engine, flowchart_id, input, false);
 }
-
-/**
- * A run executed here at once need not wait for the disk when it is created: its claim, right after,
- * commits synchronously before anything is sent or told, and PostgreSQL flushes its WAL in order.
- */
-const CLAIMED_NEXT: TransactionOptions = { durability: 'deferred' };
 
 async function insertFlowRun(
   store: Store,
   engine: Engine,
   flowchart_id: string,
   input: StartFlowRunInput,
-  options: TransactionOptions | undefined,
+  /** Executed here at once: the run is created claimed (`StartOptions.claim`). */
+  claim: boolean,
 ): Promise<CreatedFlowRun> {
   const flowchart_run_id = uuidv7();
   const request_id = input.request_id ?? uuidv7();
@@ -153,13 +148,14 @@ async function insertFlowRun(
         run_id: flowchart_run_id,
         input: { input: input.input ?? {} },
         tx,
+        claim,
       });
     } catch (err) {
       await inserting;
       throw err;
     }
     await inserting;
-  }, options);
+  });
   rememberRunMeta({ flowchart_run_id, flowchart_id, request_id, correlation_id });
   return { flowchart_run_id, flowchart_id, request_id, correlation_id, created_at };
 }
@@ -171,7 +167,7 @@ export async function runFlowchart(
   flowchart_id: string,
   input: StartFlowRunInput = {},
 ): Promise<{ flowchart_run_id: string; outcome: RunOutcome }> {
-  const { flowchart_run_id } = await insertFlowRun(store, engine, flowchart_id, input, CLAIMED_NEXT);
+  const { flowchart_run_id } = await insertFlowRun(store, engine, flowchart_id, input, true);
   return { flowchart_run_id, outcome: await engine.continueRun(flowchart_run_id) };
 }
 

@@ -116,9 +116,11 @@ async function previousReasoning(
  * waiting) the turn is settled now; if its run is still `running`, this process takes it over when
  * the engine lease has expired (the engine replays the journal: finished calls are not made again,
  * an interrupted model call is made again) — a live owner keeps it and the caller gets SESSION_BUSY
- * as usual. A turn opens with its run queued in the same transaction; a queued run is left to its
- * creator while the claim's lease lasts, then taken over. A claim without a run (rows written before
- * turns opened that way) frees the session once the claim's lease expired.
+ * as usual. A turn opens with its run created claimed by its creator's engine in the same
+ * transaction, so a run opened and not yet executed is held by that lease as a run mid-execution is.
+ * A run queued under a claim (turns opened before runs were created claimed) is left to its creator
+ * while the claim's lease lasts, then taken over; a claim without a run (rows written before turns
+ * opened with their run) frees the session once the claim's lease expired.
  */
 function settleStaleTurn(cx: AgentContext, session: SessionRow): Promise<void> {
   const run_id = session.run_id;
@@ -141,7 +143,8 @@ async function settle(cx: AgentContext, session: SessionRow, run_id: string): Pr
     await releaseExpiredClaim(cx.store, session.session_id, run_id);
     return;
   }
-  // A queued run under a claim that still holds is its creator's, about to execute it.
+  // A queued run under a claim that still holds is its creator's, about to execute it (a turn opened
+  // before runs were created claimed).
   if (run.status === 'queued' && Number(session.claim_expires_at ?? 0) > Date.now()) return;
   // Taken by this process meanwhile (a claim of its reclaimer): one driver per turn. driveRun marks
   // the run driven before its first await.
@@ -216,11 +219,13 @@ export function sessionBusy(session_id: string, now: SessionRow | null): NoemaEr
 }
 
 /**
- * The claim of a run the turn's opening created (durably, with its `started` event) does not wait
- * for the disk: it tells nobody anything (no session event goes with it) and precedes every call of
- * the run, whose first record commits synchronously and flushes it. A database server crash before
- * then leaves the run queued under the session's claim, as a process killed between the opening and
- * the claim does; the turn is taken over as then.
+ * The turn's opening creates its run claimed, in the opening's transaction. Should that claim have
+ * been lost to the engine's memory (more runs opened here than it remembers before this one was
+ * continued), `continueRun` claims it on its own: that claim does not wait for the disk. It tells
+ * nobody anything (no session event goes with it) and precedes every call of the run, whose first
+ * record commits synchronously and flushes it. A database server crash before then leaves the run
+ * under the session's claim, as a process killed between the opening and the claim does; the turn is
+ * taken over as then.
  */
 const RUN_CLAIM = { durability: 'deferred' } as const;
 
@@ -329,8 +334,8 @@ async function openTurn(
         cx.engine.createRun(graph, {
           run_id,
           tx,
-          // Its creator's while the session's claim holds (a queued run under it is left to its creator).
-          reserve: cx.claimLeaseMs,
+          // Created claimed, executed right after by `driveRun`: no claim transaction of its own.
+          claim: true,
           input: {
             session: ref as unknown as Json,
             execution: execution as unknown as Json,
