@@ -239,8 +239,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         : executes && reserve > 0
           ? { owner, until: now + reserve }
           : null;
-      let createdPk = 0;
-      const create = async (tx: Transaction) => {
+      const create = async (tx: Transaction): Promise<number> => {
         const stored =
           storedGraphs.get(graph_hash) === true
             ? null
@@ -266,7 +265,6 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         }
         await types;
         if (runPk === null) throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
-        createdPk = runPk;
         // Claimed at its creation: its first attempt, as `claimRun` records it.
         const attempt = claim ? recordClaimedAttempt(tx, run_id, owner, now) : null;
         attempt?.catch(() => {});
@@ -277,11 +275,13 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         if (rows) for (const r of rows) await tx.run(r.sql, r.params as SqlValue[]);
         // Left to another process: the workers waiting for work hear of it with the commit.
         if (!executes) await announceQueued(tx);
+        return runPk;
       };
+      let run_pk: number;
       try {
-        if (opts.tx) await create(opts.tx);
+        if (opts.tx) run_pk = await create(opts.tx);
         else {
-          await store.transaction(create);
+          run_pk = await store.transaction(create);
           storedGraphs.set(graph_hash, true);
         }
       } catch (err) {
@@ -293,7 +293,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       if (executes) createdHere.set(run_id, inputBody);
       if (claim)
         claimedAtCreation.set(run_id, {
-          run_pk: createdPk,
+          run_pk,
           run_id,
           graph_hash,
           status: 'running',
@@ -378,7 +378,11 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       };
     },
 
-    cancel: (run_id, options) => cancelRun(deps, run_id, options),
+    cancel: (run_id, options) => {
+      // A run created claimed here and cancelled before it executed is not executed from memory.
+      claimedAtCreation.delete(run_id);
+      return cancelRun(deps, run_id, options);
+    },
 
     async getRun(run_id, options) {
       const row = await getRunOrThrow(store, run_id);

@@ -155,4 +155,18 @@ describeEachStore('engine: a run claimed by the engine that created it', (factor
         await other.close();
       }
     }));
+
+  test('a run created claimed and cancelled before it executed is not executed: its outcome is cancelled', async () =>
+    factory.withStore(async ({ store }) => {
+      const engine = createEngine(store, { fanOut: false });
+      registerKit(engine);
+      try {
+        const { run_id } = await engine.createRun(GRAPH, { claim: true });
+        await engine.cancel(run_id);
+        assert.equal((await engine.continueRun(run_id)).status, 'cancelled');
+        assert.deepEqual((await engine.getRun(run_id)).state.messages ?? [], []);
+      } finally {
+        await engine.close();
+      }
+    }));
 });

@@ -14,7 +14,7 @@ import {
   type RunStatus,
   sourcesExecutor,
 } from '../../engine/index.ts';
-import type { Store, TransactionOptions } from '../../store/store.ts';
+import type { Store } from '../../store/store.ts';
 import { getFlowchart } from './flowcharts.ts';
 import { endNode, llmNode, startNode } from './nodes/basic.ts';
 import { decisionNode } from './nodes/decision.ts';
