@@ -1,8 +1,11 @@
 /**
  * `npm run bench [-- <name>…] [-- --quick]`: runs every benchmark in bench/<name>.bench.ts
- * (or the named ones), prints a table each and writes bench/results/<name>.json.
+ * (or the named ones), prints a table each and writes bench/results/<name>.json. Temporary files
+ * (stores, scripts, compile caches, of this process and the processes it starts) go to a folder of
+ * the run's own (TMPDIR), removed at its end.
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Bench, type BenchRow, createContext, printTable, writeResult } from './lib/harness.ts';
 
@@ -19,6 +22,8 @@ if (unknown.length > 0) {
   console.error(`bench: unknown benchmark ${unknown.join(', ')} (available: ${available.join(', ')})`);
   process.exit(2);
 }
+const scratch = mkdtempSync(join(tmpdir(), 'noema-bench-run-'));
+process.env.TMPDIR = scratch;
 let failed = false;
 for (const name of wanted.length > 0 ? wanted : available) {
   const mod = (await import(join(dir, `${name}.bench.ts`))) as { default: Bench };
@@ -35,4 +40,5 @@ for (const name of wanted.length > 0 ? wanted : available) {
   printTable(result);
   console.log(`results: ${writeResult(join(dir, 'results'), result)}`);
 }
+rmSync(scratch, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -10,7 +10,7 @@
  * the wrapper), beside the floor's two commits timed inside its calls in the same pass.
  */
 
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uuidv7 } from '../src/core/ids.ts';
@@ -482,6 +482,7 @@ export default {
       }
     } finally {
       await model.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   },
 } satisfies Bench;

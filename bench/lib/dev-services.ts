@@ -3,7 +3,7 @@
  * mcp-fixture`), each in a process of its own as a user's providers are: their serving is not the
  * measured process's work.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli } from '../../src/testing/cli.ts';
@@ -12,15 +12,19 @@ import { startCli } from '../../src/testing/cli.ts';
 export interface DevService {
   args: string[];
   ready: RegExp;
+  /** A folder of the service's own (its script), removed once it stopped. */
+  dir?: string;
 }
 
 /** `noema dev scripted-model` answering with `script` (written to a file of its own). */
 export function scriptedModel(script: unknown): DevService {
-  const scriptFile = join(mkdtempSync(join(tmpdir(), 'noema-bench-script-')), 'script.json');
+  const dir = mkdtempSync(join(tmpdir(), 'noema-bench-script-'));
+  const scriptFile = join(dir, 'script.json');
   writeFileSync(scriptFile, JSON.stringify(script));
   return {
     args: ['dev', 'scripted-model', '--script', scriptFile, '--port', '0'],
     ready: /NOEMA_LLM_BASE_URL=(\S+)/,
+    dir,
   };
 }
 
@@ -32,6 +36,7 @@ export async function startDevServices(
   const close = async () => {
     for (const r of running) r.child.kill('SIGTERM');
     await Promise.all(running.map((r) => r.exited));
+    for (const s of services) if (s.dir) rmSync(s.dir, { recursive: true, force: true });
   };
   try {
     const urls: string[] = [];
