@@ -232,13 +232,10 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       const now = deps.now();
       const created = { run_id, created_at: now, nodes: graph.nodes, input };
       const inputBody = Object.keys(input).length > 0 ? JSON.stringify({ k: 'i', w: input }) : null;
-      const reserve = opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
       const claim = executes && opts.claim === true;
-      const reserved = claim
-        ? { owner, until: now + deps.leaseMs }
-        : executes && reserve > 0
-          ? { owner, until: now + reserve }
-          : null;
+      // A run created claimed is held as long as a claim's lease; a reserved one as long as asked.
+      const hold = !executes ? 0 : claim || opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
+      const reserved = hold > 0 ? { owner, until: now + hold } : null;
       const create = async (tx: Transaction): Promise<number> => {
         const stored =
           storedGraphs.get(graph_hash) === true

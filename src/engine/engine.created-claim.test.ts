@@ -33,6 +33,10 @@ const GRAPH: GraphSpec = {
 
 const CLAIM_UPDATE = "UPDATE engine_runs SET status = 'running'";
 
+/** The recorded transactions that claim a run. */
+const claimsIn = <T extends { sqls: string[] }>(recorded: readonly T[]): T[] =>
+  recorded.filter((t) => t.sqls.some((q) => q.trimStart().startsWith(CLAIM_UPDATE)));
+
 /** The run's attempts as [attempt, worker]. */
 async function attempts(q: Queryable, run_id: string): Promise<Array<[number, string]>> {
   const rows = await q.all<{ attempt: number; worker_id: string }>(
@@ -83,16 +87,12 @@ describeEachStore('engine: a run claimed by the engine that created it', (factor
       const engine = createEngine(store, { fanOut: false });
       registerKit(engine);
       try {
-        const claims = () =>
-          recorded.filter((t) =>
-            t.sqls.some((q) => q.trimStart().startsWith("UPDATE engine_runs SET status = 'running'")),
-          );
         const a = await engine.createRun(GRAPH, { reserve: true });
         assert.equal((await engine.continueRun(a.run_id, { durability: 'deferred' })).status, 'completed');
         const b = await engine.createRun(GRAPH, { reserve: true });
         assert.equal((await engine.continueRun(b.run_id)).status, 'completed');
         assert.deepEqual(
-          claims().map((t) => t.durability),
+          claimsIn(recorded).map((t) => t.durability),
           ['deferred', 'immediate'],
         );
       } finally {
@@ -119,11 +119,7 @@ describeEachStore('engine: a run claimed by the engine that created it', (factor
         );
         const before = recorded.length;
         assert.equal((await engine.continueRun(run_id)).status, 'completed');
-        assert.deepEqual(
-          recorded.slice(before).filter((t) => t.sqls.some((q) => q.trimStart().startsWith(CLAIM_UPDATE))),
-          [],
-          'a claim of its own',
-        );
+        assert.deepEqual(claimsIn(recorded.slice(before)), [], 'a claim of its own');
         assert.deepEqual(await attempts(raw, run_id), [[1, engine.owner]]);
         assert.deepEqual((await engine.getRun(run_id)).state.messages, ['zero', 'one']);
       } finally {
