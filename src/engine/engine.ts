@@ -137,6 +137,7 @@ export type {
   EventGap,
   EventGapReason,
   JoinedCommit,
+  RunStop,
   SubscribeOptions,
 } from './events/types.ts';
 

@@ -12,6 +12,7 @@ import type {
   EngineEventListener,
   EventGap,
   JoinedCommit,
+  RunStop,
   SubscribeOptions,
 } from '../engine.ts';
 import { encodeBatches, type NotifyMessage, payloadHead } from './encode.ts';
@@ -113,15 +114,32 @@ export class EventBus {
     return false;
   }
 
-  /** Lets the run's participants write into `tx` (SubscribeOptions.commitWith); what each wrote. */
-  async joinCommit(run_id: string, tx: Transaction): Promise<JoinedCommit[]> {
+  /** Whether a subscriber of `run_id` writes with the transaction that ends it (CommitParticipant.stop). */
+  stops(run_id: string): boolean {
+    const run = this.#runs.get(run_id);
+    if (run === undefined) return false;
+    for (const sub of run.subs) if (sub.commitWith?.stop !== undefined) return true;
+    return false;
+  }
+
+  /**
+   * Lets the run's participants write into `tx` (SubscribeOptions.commitWith); what each wrote. With
+   * `stop`, `tx` ends the run: a participant that writes with the run's end does so whatever it holds.
+   */
+  async joinCommit(run_id: string, tx: Transaction, stop?: RunStop): Promise<JoinedCommit[]> {
     const run = this.#runs.get(run_id);
     if (run === undefined) return [];
     const joined: JoinedCommit[] = [];
     try {
       for (const sub of [...run.subs]) {
-        if (!sub.commitWith?.pending()) continue;
-        const j = await sub.commitWith.join(tx);
+        const p = sub.commitWith;
+        if (p === undefined) continue;
+        const j =
+          stop !== undefined && p.stop !== undefined
+            ? await p.stop(tx, stop)
+            : p.pending()
+              ? await p.join(tx)
+              : null;
         if (j) joined.push(j);
       }
     } catch (err) {

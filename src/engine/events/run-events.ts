@@ -11,7 +11,7 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '../../store/store.ts';
-import type { EngineEvent, JoinedCommit } from '../engine.ts';
+import type { EngineEvent, JoinedCommit, RunStop } from '../engine.ts';
 import { runWritesSync, type StepWrite } from '../run/step-writes.ts';
 import type { EventBus } from './bus.ts';
 import {
@@ -83,6 +83,11 @@ export class RunEvents {
     return this;
   }
 
+  /** Whether a subscriber writes with the transaction that ends the run (CommitParticipant.stop). */
+  get stops(): boolean {
+    return this.#bus.stops(this.run_id);
+  }
+
   /** Whether anyone could observe an event of the run (of any type). */
   get observed(): boolean {
     return this.#bus.observed(this.run_id);
@@ -121,8 +126,9 @@ export class RunEvents {
    * Runs `fn` in one transaction. Events passed to `emit` describe what it commits: they go to other
    * processes with this commit (with the progress events not yet sent) and to this process's
    * subscribers after it; a rollback drops them and keeps the progress events for the next commit.
+   * With `stop`, the transaction ends the run (CommitParticipant.stop).
    */
-  async transaction<T>(fn: RunTransactionBody<T>, options?: TransactionOptions): Promise<T> {
+  async transaction<T>(fn: RunTransactionBody<T>, options?: TransactionOptions, stop?: RunStop): Promise<T> {
     if (this.#flushing) await this.#flushing;
     const carried = this.#unsent.length > 0 ? this.#unsent : NONE;
     if (carried !== NONE) this.#unsent = [];
@@ -155,7 +161,7 @@ export class RunEvents {
         // transaction's own statements is its error; the subscribers' rows then go back with it.
         const running = carrying ? this.#carried.writeThen(tx, emit, fn, mine!) : null;
         const own = running === null ? fn(tx, emit, false) : null;
-        const joining = this.#bus.joinCommit(this.run_id, tx);
+        const joining = this.#bus.joinCommit(this.run_id, tx, stop);
         joining.catch(() => {});
         let r: T;
         try {

@@ -3,6 +3,7 @@
  * subscribers receive, in `seq` order, and what tells them they may have missed some.
  */
 import type { Transaction } from '../../store/store.ts';
+import type { ContractView } from '../execution-contract.ts';
 import type { Json } from '../graph/spec.ts';
 import type { ContractStatus, RunError, RunStatus } from '../status.ts';
 
@@ -135,10 +136,27 @@ export interface JoinedCommit {
   rolledBack(): void;
 }
 
+/** How a run stops in the transaction that ends it here (see CommitParticipant.stop). */
+export interface RunStop {
+  status: 'completed' | 'failed';
+  error: RunError | null;
+  /** The run's state channels and contracts as that transaction leaves them (RunOutcome.final). */
+  state: Record<string, Json>;
+  contracts: ContractView[];
+}
+
 /** See SubscribeOptions.commitWith. */
 export interface CommitParticipant {
   /** Whether it holds anything to write (checked before a commit that could skip it). */
   pending(): boolean;
   /** Writes what it holds into `tx`; null when it had nothing. Its failure fails the transaction. */
   join(tx: Transaction): Promise<JoinedCommit | null>;
+  /**
+   * Called instead of `join` in the transaction that ends the run in this process (completed or
+   * failed; not a suspension), whether or not it holds anything: writes what it holds and what goes
+   * with the run's end (a runtime's closing of what the run was for), so both commit together. Its
+   * failure fails that transaction, and with it the run's end: what it cannot write (a closing
+   * someone else did), it leaves out instead of failing.
+   */
+  stop?(tx: Transaction, stop: RunStop): Promise<JoinedCommit | null>;
 }

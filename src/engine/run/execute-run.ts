@@ -9,7 +9,7 @@ import { incidentLog } from '../../core/incident-log.ts';
 import { warn } from '../../core/warn.ts';
 import { STORE_BUSY, type TransactionOptions } from '../../store/store.ts';
 import { insertContractStatement, updateContractStatement } from '../contracts/contract-store.ts';
-import type { ContractView, NodeResult, RunError, RunOutcome, RunStatus } from '../engine.ts';
+import type { ContractView, NodeResult, RunError, RunOutcome, RunStatus, RunStop } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import { type CompiledGraph, reachesTerminal } from '../graph/compile.ts';
 import { encodeEntry, oneNodeText } from '../journal/codec.ts';
@@ -97,6 +97,11 @@ export async function executeRun(
       at: deps.now(),
     });
   }
+  // What a participant writing with the run's end is told (CommitParticipant.stop), when one is.
+  const stopOf = (status: RunStop['status'], error: RunError | null, work?: StepWork): RunStop | undefined =>
+    events.stops
+      ? { status, error, state: state.channels, contracts: work ? contractsAfter(rc, work) : rc.all() }
+      : undefined;
   let stepped = false;
   try {
     for (;;) {
@@ -104,7 +109,7 @@ export async function executeRun(
       if (state.frontier.length === 0) {
         return outcome(
           'failed',
-          await finish(deps, events, run, state, 'failed', {
+          await finish(deps, events, run, state, stopOf, 'failed', {
             code: 'DEAD_END',
             message: 'no node to run and no terminal reached',
           }),
@@ -113,12 +118,12 @@ export async function executeRun(
       // After a step's commit the frontier is known not to be terminal (the commit would have
       // completed the run): only a run's first frontier is checked here.
       if (!stepped && reachesTerminal(graph, state.frontier)) {
-        return outcome('completed', await finish(deps, events, run, state, 'completed', null));
+        return outcome('completed', await finish(deps, events, run, state, stopOf, 'completed', null));
       }
       if (state.step >= graph.maxSteps) {
         return outcome(
           'failed',
-          await finish(deps, events, run, state, 'failed', {
+          await finish(deps, events, run, state, stopOf, 'failed', {
             code: 'STEP_LIMIT',
             message: `the run reached max_steps (${graph.maxSteps})`,
           }),
@@ -146,9 +151,9 @@ export async function executeRun(
           result.kind === 'fail'
             ? { code: result.code, message: result.message, node_id: spec.id }
             : collect(deps, plan, np, result, work, schemas, rc.byId);
-        if (error) return outcome('failed', await finish(deps, events, run, state, 'failed', error));
+        if (error) return outcome('failed', await finish(deps, events, run, state, stopOf, 'failed', error));
       }
-      const committing = commitStep(deps, events, run, plan, state, work);
+      const committing = commitStep(deps, events, run, plan, state, work, stopOf);
       const status = typeof committing === 'string' ? committing : await committing;
       if (!work.plain) {
         for (let i = 0; i < work.contracts.length; i++) rc.put(work.contracts[i]!);
@@ -173,7 +178,7 @@ export async function executeRun(
     // Anything else, left `running`, would be reclaimed after lease expiry and fail the same way forever.
     const error: RunError = { code: 'INTERNAL', message: (err as Error | null)?.message || String(err) };
     try {
-      return outcome('failed', await finish(deps, events, run, state, 'failed', error));
+      return outcome('failed', await finish(deps, events, run, state, stopOf, 'failed', error));
     } catch (finishErr) {
       if (finishErr instanceof LeaseLost)
         return outcome('running', { code: 'LEASE_LOST', message: 'another process holds this run now' });
@@ -205,6 +210,7 @@ function commitStep(
   plan: GraphPlan,
   state: RunState,
   work: StepWork,
+  stopOf: StopOf,
 ): RunStatus | Promise<RunStatus> {
   const graph = plan.graph;
   const seq = state.seq + 1;
@@ -261,13 +267,30 @@ function commitStep(
     !silent && events.observed
       ? (emit: Emit) => emitStep(emit, events, run, state.step, work, status, now)
       : null;
-  if (events.commitSync(writes, describe, durability) !== STORE_BUSY) return status;
+  // The run's end with a participant writing in it goes through a transaction it can join.
+  const stop = status === 'completed' ? stopOf(status, null, work) : undefined;
+  if (stop === undefined && events.commitSync(writes, describe, durability) !== STORE_BUSY) return status;
   return events
-    .transaction(async (tx, emit) => {
-      await runWrites(tx, writes);
-      if (events.observed) emitStep(emit, events, run, state.step, work, status, now);
-    }, durability)
+    .transaction(
+      async (tx, emit) => {
+        await runWrites(tx, writes);
+        if (events.observed) emitStep(emit, events, run, state.step, work, status, now);
+      },
+      durability,
+      stop,
+    )
     .then(() => status);
+}
+
+type StopOf = (status: RunStop['status'], error: RunError | null, work?: StepWork) => RunStop | undefined;
+
+/** The run's contracts as the step's commit leaves them (`rc` takes the step's after it committed). */
+function contractsAfter(rc: RunContracts, work: StepWork): ContractView[] {
+  if (work.plain || work.contracts.length + work.moved.length === 0) return rc.all();
+  const byId = new Map(rc.byId);
+  for (const c of work.contracts) byId.set(c.contract_id, c);
+  for (const c of work.moved) byId.set(c.contract_id, c);
+  return [...byId.values()];
 }
 
 const leaseLost = (): Error => new LeaseLost();
@@ -378,13 +401,18 @@ async function finish(
   events: RunEvents,
   run: RunRef,
   state: RunState,
+  stopOf: StopOf,
   status: 'completed' | 'failed',
   error: RunError | null,
 ): Promise<RunError | null> {
   const now = deps.now();
-  await events.transaction(async (tx, emit) => {
-    if (!(await releaseRun(tx, run.run_pk, deps.owner, status, error, now))) throw new LeaseLost();
-    emit({ type: 'run.updated', run_id: run.run_id, status, step: state.step, at: now, error });
-  });
+  await events.transaction(
+    async (tx, emit) => {
+      if (!(await releaseRun(tx, run.run_pk, deps.owner, status, error, now))) throw new LeaseLost();
+      emit({ type: 'run.updated', run_id: run.run_id, status, step: state.step, at: now, error });
+    },
+    undefined,
+    stopOf(status, error),
+  );
   return error;
 }

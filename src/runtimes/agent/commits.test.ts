@@ -17,6 +17,8 @@ const has = (sqls: string[], prefix: string) => sqls.some((s) => s.trimStart().s
 const eventsOnly = (sqls: string[]) =>
   sqls.every((s) => s.trimStart().startsWith('INSERT INTO agent_session_events') || s.includes('pg_notify'));
 
+/** The run's end: its status released with the transaction that ends it. */
+const RUN_END = 'UPDATE engine_runs SET status = ?';
 /** A claim of a queued run on its own (`claimRun`). */
 const CLAIM_UPDATE = "UPDATE engine_runs SET status = 'running'";
 /** Every claim records the run's attempt: the transaction that holds it is the run's claim. */
@@ -96,13 +98,47 @@ describeEachStore('agent interaction commits', (factory) => {
       for (const t of all.filter((t) => has(t.sqls, 'INSERT INTO agent_session_events')))
         assert.equal(t.durability, 'immediate', t.sqls.join('\n'));
 
-      // The opening, the three calls' records (each before its call), the run's end and the closing;
-      // a loaded machine may add batches of progress events of their own.
+      // The opening, the three calls' records (each before its call), and the run's end with the
+      // turn's closing; a loaded machine may add batches of progress events of their own.
       const waiting = all.filter((t) => t.durability === 'immediate' && !eventsOnly(t.sqls));
-      assert.equal(waiting.length, 1 + 3 + 1 + 1, show(waiting));
+      assert.equal(waiting.length, 1 + 3 + 1, show(waiting));
       assert.equal(waiting.filter((t) => has(t.sqls, 'INSERT INTO source_invocations')).length, 3);
       assert.ok(has(waiting[0]!.sqls, 'UPDATE agent_sessions'), 'the turn’s opening');
-      assert.ok(has(waiting.at(-1)!.sqls, 'UPDATE agent_sessions'), 'the turn’s closing');
+      assert.ok(has(waiting.at(-1)!.sqls, RUN_END), 'the run’s end');
+      assert.ok(has(waiting.at(-1)!.sqls, 'UPDATE agent_sessions'), 'the turn’s closing, with the run’s end');
+    });
+  });
+
+  test('the turn closes in the transaction that ends its run: the reply, the session freed and `done` commit with the run’s completion, after its last step’s events', async () => {
+    await factory.withStore(async ({ store: raw }) => {
+      const { all, turn } = await secondInteraction(raw);
+      assert.equal(turn.response, 'The sum is 5.');
+      const ends = all.filter((t) => has(t.sqls, RUN_END));
+      assert.equal(ends.length, 1, show(all));
+      const end = ends[0]!.sqls.map((s) => s.trimStart());
+      const at = (prefix: string) => end.findIndex((s) => s.startsWith(prefix));
+      assert.ok(
+        at('UPDATE agent_sessions') > at(RUN_END),
+        `the session is freed after the run ends:\n${show(ends)}`,
+      );
+      assert.ok(at('INSERT INTO agent_session_messages') > at('UPDATE agent_sessions'), 'the reply');
+      assert.ok(at('INSERT INTO agent_session_events') > at('UPDATE agent_sessions'), 'the closing events');
+      // No transaction after it writes the session (no closing of its own).
+      const after = all.slice(all.indexOf(ends[0]!) + 1);
+      assert.deepEqual(
+        after.filter(
+          (t) => has(t.sqls, 'UPDATE agent_sessions') || has(t.sqls, 'INSERT INTO agent_session_messages'),
+        ),
+        [],
+        show(after),
+      );
+      // The stored stream: the last step's events, then execution_state and done, done last.
+      const events = await raw.all<{ event: string; run_id: string }>(
+        'SELECT event, run_id FROM agent_session_events ORDER BY session_id, seq',
+      );
+      const mine = events.filter((e) => e.run_id === events.at(-1)!.run_id).map((e) => e.event);
+      assert.deepEqual(mine.slice(-2), ['execution_state', 'done'], mine.join(' '));
+      assert.ok(mine.includes('text'), `the last step's text is stored before done: ${mine.join(' ')}`);
     });
   });
 
@@ -184,15 +220,25 @@ describeEachStore('agent interaction commits', (factory) => {
       assert.equal(turn.response, 'The sum is 5.');
       const withWrites = txs.filter((t) => t.inFlightAtEvents !== null && !eventsOnly(t.sqls));
       const listed = (t: { sqls: string[] }) => t.sqls.map((q) => q.slice(0, 60)).join('\n');
-      // The opening and the closing issue what follows their session's claim or close with it,
-      // and roll it back if it was refused.
-      const turnEnds = txs.filter((t) => t.sqls[0]?.startsWith('UPDATE agent_sessions'));
-      assert.equal(turnEnds.length, 2, 'the opening and the closing');
+      // The opening issues what follows the session's claim with it, and rolls it back if it was
+      // refused; the closing, in the run's end, issues the reply with the closing events.
+      const opening = txs.filter((t) => t.sqls[0]?.startsWith('UPDATE agent_sessions'));
+      assert.equal(opening.length, 1, 'the opening');
+      const closing = txs.filter(
+        (t) => !opening.includes(t) && t.sqls.some((q) => q.startsWith('UPDATE agent_sessions')),
+      );
+      assert.equal(closing.length, 1, 'the closing');
+      const turnEnds = [...opening, ...closing];
       for (const t of turnEnds)
         assert.ok(
           t.inFlightAtEvents! > 0,
           `events issued after every other statement answered:\n${listed(t)}`,
         );
+      const closeAt = closing[0]!.sqls.findIndex((q) => q.startsWith('UPDATE agent_sessions'));
+      assert.ok(
+        closing[0]!.inFlightAt[closeAt]! > 0,
+        `the session's close issued behind the run's end, not after its answers:\n${listed(closing[0]!)}`,
+      );
       // The run's own transactions (the calls' records, the run's end) issue the events behind their
       // statements too, unless the recorder was still writing queued events on another connection
       // when the transaction began: then they wait for it, whatever the load. So at least one of
@@ -203,11 +249,10 @@ describeEachStore('agent interaction commits', (factory) => {
         runTxs.some((t) => t.inFlightAtEvents! > 0),
         `events issued after every other statement answered in each run transaction:\n${runTxs.map(listed).join('\n--\n')}`,
       );
-      for (const t of turnEnds)
-        assert.ok(
-          t.inFlightAt[1]! > 0,
-          `issued after the session's row answered: ${t.sqls[1]?.slice(0, 60)}`,
-        );
+      assert.ok(
+        opening[0]!.inFlightAt[1]! > 0,
+        `issued after the session's row answered: ${opening[0]!.sqls[1]?.slice(0, 60)}`,
+      );
     });
   });
 
@@ -236,7 +281,7 @@ describeEachStore('agent interaction commits', (factory) => {
       const { all, turn } = await secondInteraction(raw);
       assert.equal(turn.response, 'The sum is 5.');
       const claim = all.findIndex(claims);
-      const end = all.findIndex((t) => has(t.sqls, 'UPDATE engine_runs SET status = ?'));
+      const end = all.findIndex((t) => has(t.sqls, RUN_END));
       assert.ok(claim >= 0 && end > claim, show(all));
       const between = all.slice(claim + 1, end).filter((t) => !eventsOnly(t.sqls));
       // The three calls' records and finishes; the reasoning step routing to the tool and the tool step

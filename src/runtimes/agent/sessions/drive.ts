@@ -5,6 +5,7 @@
  * `graph_checkpoints` row (seed 000) and emits `ecs`; `failed` frees the session and emits `error`.
  */
 import type { Json, RunOutcome, RunView } from '../../../engine/index.ts';
+import type { Transaction } from '../../../store/store.ts';
 import type { AgentContext } from '../context.ts';
 import { getAgent } from '../definition.ts';
 import type { ExecutionCore } from '../nodes/deps.ts';
@@ -12,7 +13,7 @@ import { executionStateOf } from '../nodes/reasoning.ts';
 import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
 import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
-import type { SessionEventRecorder } from './events.ts';
+import type { AddEvent, Issued, SessionEventRecorder } from './events.ts';
 import { followElsewhere, relayStored } from './follow.ts';
 import { appendMessage, closeTurn, type SessionRow, type SessionStatus } from './session-store.ts';
 
@@ -127,7 +128,23 @@ async function drive(
   const elsewhere = engine.executes
     ? undefined
     : () => relayStored(cx, session.session_id, run_id, rec).then(() => {});
-  // Executed here: the events the run's nodes report commit with the run's own transactions.
+  // Executed here: the events the run's nodes report commit with the run's own transactions, and a
+  // run that completes or fails closes the turn in the transaction that ends it (one commit that waits
+  // for the disk, not two).
+  if (engine.executes)
+    rec.closeWithRun(async (tx, stop, add, issued): Promise<ClosedWithRun | undefined> => {
+      let c: Closing;
+      try {
+        c = closingOf(session, run_id, stop, stop.status, stop.error, answered);
+      } catch {
+        return undefined; // left to the closing after the run (which reports what is wrong)
+      }
+      // Awaited, not issued: the run's end must commit whatever it answers (a turn another driver
+      // closed gets nothing more of this one's).
+      const closed = await closeTurn(tx, session.session_id, run_id, session, 'idle', c.turnDone, c.context);
+      if (closed) await c.write(tx, add, issued);
+      return { closed, response: c.response, execution: c.execution };
+    });
   const unsubscribe = await engine.subscribe(
     run_id,
     (e) => rec.fromEngine(e),
@@ -154,6 +171,12 @@ async function drive(
     throw err;
   }
   await unsubscribe();
+  const atEnd = rec.closedWithRun<ClosedWithRun>();
+  if (atEnd !== null) {
+    const { closed, response, execution } = atEnd.report;
+    if (closed && outcome.status === 'completed') await queueProfile(cx, session, execution);
+    return { session_id: session.session_id, run_id, status: 'idle', outcome, response };
+  }
   if (outcome.status === 'running' || outcome.status === 'queued') {
     await rec.flush();
     return { session_id: session.session_id, run_id, status: 'running', outcome, response: null };
@@ -163,14 +186,9 @@ async function drive(
   // the checkpoint, which stores the whole GraphState).
   const view = outcome.status === 'waiting' || !outcome.final ? await engine.getRun(run_id) : null;
   const run = view ?? outcome.final!;
-  const execution = executionStateOfRun(run);
-  const executionEvent = execution as unknown as Record<string, unknown>;
-  // A checkpoint is written only for a run waiting on an ECS form (its ecs_request contract): a run
-  // that never asked for one has none to delete.
-  const checkpointed = answered !== undefined || run.contracts.some((c) => c.action_type === 'ecs_request');
-
   // The turn closes in one transaction: transcript, session status and the closing events.
   if (view && outcome.status === 'waiting') {
+    const execution = executionStateOfRun(run);
     const waiting = outcome.waiting[0]!;
     const form = (waiting.payload as { form?: Json }).form ?? null;
     await closeWith(
@@ -182,64 +200,95 @@ async function drive(
       async (tx, add) => {
         if (answered) await deleteCheckpoint(tx, session.session_id, answered);
         await writeCheckpoint(tx, session.session_id, view, waiting.contract_id);
-        await add('execution_state', executionEvent);
+        await add('execution_state', execution as unknown as Record<string, unknown>);
         await add('ecs', { contract_id: waiting.contract_id, status: waiting.status, form });
       },
       elsewhere,
     );
     return { session_id: session.session_id, run_id, status: 'waiting', outcome, response: null };
   }
-  if (outcome.status === 'completed') {
-    const closed = await closeWith(
-      rec,
-      session,
-      run_id,
-      'idle',
-      { turnDone: true, context: run.state.reasoning ?? null },
-      async (tx, add, issued) => {
-        // Issued together with the events after them (one round trip where the store pipelines).
-        if (checkpointed) issued(deleteRunCheckpoint(tx, session.session_id, run_id));
-        if (execution.response)
-          issued(
-            appendMessage(tx, session.session_id, run_id, { role: 'assistant', content: execution.response }),
-          );
-        await add('execution_state', executionEvent);
-        await add('done', {
-          response: execution.response,
-          stop_reason: execution.stop_reason,
-          iterations: execution.iteration,
-          mode: execution.effective_mode,
-        });
-      },
-      elsewhere,
-    );
-    // The profile update follows the turn's one closing (its closer queues it).
-    if (closed) {
-      const def = await getAgent(store, session.agent_hash);
-      if (def.synthesis.enabled) await queueProfileUpdate(cx, session, execution);
-    }
-    return { session_id: session.session_id, run_id, status: 'idle', outcome, response: execution.response };
-  }
-  const error = outcome.error ?? {
-    code: `RUN_${outcome.status.toUpperCase()}`,
-    message: `run ${outcome.status}`,
-  };
-  await closeWith(
+  const c = closingOf(
+    session,
+    run_id,
+    run,
+    outcome.status === 'completed' ? 'completed' : 'failed',
+    outcome.error ?? { code: `RUN_${outcome.status.toUpperCase()}`, message: `run ${outcome.status}` },
+    answered,
+  );
+  const closed = await closeWith(
     rec,
     session,
     run_id,
     'idle',
-    { turnDone: false, context: run.state.reasoning ?? null },
-    async (tx, add) => {
-      if (checkpointed) await deleteRunCheckpoint(tx, session.session_id, run_id);
-      await add('execution_state', executionEvent);
-      await add('error', {
-        code: error.code,
-        message: error.message,
-        node_id: 'node_id' in error ? (error.node_id ?? null) : null,
-      });
-    },
+    { turnDone: c.turnDone, context: c.context },
+    c.write,
     elsewhere,
   );
-  return { session_id: session.session_id, run_id, status: 'idle', outcome, response: null };
+  // The profile update follows the turn's one closing (its closer queues it).
+  if (closed && outcome.status === 'completed') await queueProfile(cx, session, c.execution);
+  return { session_id: session.session_id, run_id, status: 'idle', outcome, response: c.response };
+}
+
+/** What the closing written with the run's end reports (SessionEventRecorder.closedWithRun). */
+interface ClosedWithRun {
+  closed: boolean;
+  response: string | null;
+  execution: ExecutionState;
+}
+
+type Closing = ReturnType<typeof closingOf>;
+
+/**
+ * The closing of a turn whose run completed or failed: the session's reasoning, the answer in the
+ * dialogue and the closing events (`execution_state`, then `done` or `error`).
+ */
+function closingOf(
+  session: SessionRow,
+  run_id: string,
+  run: Pick<RunView, 'state' | 'contracts'>,
+  status: 'completed' | 'failed',
+  error: { code: string; message: string; node_id?: string | null } | null,
+  /** The ECS contract this continuation answered: its run's checkpoint goes. */
+  answered: string | undefined,
+) {
+  const execution = executionStateOfRun(run);
+  // A checkpoint is written only for a run waiting on an ECS form (its ecs_request contract): a run
+  // that never asked for one has none to delete.
+  const checkpointed = answered !== undefined || run.contracts.some((c) => c.action_type === 'ecs_request');
+  const completed = status === 'completed';
+  const write = async (tx: Transaction, add: AddEvent, issued: Issued): Promise<void> => {
+    // Issued together with the events after them (one round trip where the store pipelines).
+    if (checkpointed) issued(deleteRunCheckpoint(tx, session.session_id, run_id));
+    if (completed && execution.response)
+      issued(
+        appendMessage(tx, session.session_id, run_id, { role: 'assistant', content: execution.response }),
+      );
+    await add('execution_state', execution as unknown as Record<string, unknown>);
+    if (completed)
+      await add('done', {
+        response: execution.response,
+        stop_reason: execution.stop_reason,
+        iterations: execution.iteration,
+        mode: execution.effective_mode,
+      });
+    else
+      await add('error', {
+        code: error?.code ?? 'RUN_FAILED',
+        message: error?.message ?? 'run failed',
+        node_id: error?.node_id ?? null,
+      });
+  };
+  return {
+    execution,
+    turnDone: completed,
+    context: run.state.reasoning ?? null,
+    response: completed ? execution.response : null,
+    write,
+  };
+}
+
+/** Queues the background profile update of a completed turn, when the agent synthesizes profiles. */
+async function queueProfile(cx: AgentContext, session: SessionRow, execution: ExecutionState): Promise<void> {
+  const def = await getAgent(cx.store, session.agent_hash);
+  if (def.synthesis.enabled) await queueProfileUpdate(cx, session, execution);
 }

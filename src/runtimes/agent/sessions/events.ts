@@ -4,7 +4,7 @@
  * with a per-session sequence id (the SSE `id:`) before it is delivered, so a client resumes from
  * `Last-Event-ID` in any process. The process executing a run records it from the engine's events.
  */
-import type { CommitParticipant, EngineEvent, Json } from '../../../engine/index.ts';
+import type { CommitParticipant, EngineEvent, JoinedCommit, Json, RunStop } from '../../../engine/index.ts';
 import type { Queryable, Store, Transaction } from '../../../store/store.ts';
 
 export const SESSION_EVENT_NAMES = [
@@ -172,6 +172,26 @@ export function listenForSessionEvents(store: Store): Promise<unknown> {
   return p;
 }
 
+/** Adds a closing event, written after the queued ones in the same statement. */
+export type AddEvent = (event: SessionEventName, body: Record<string, unknown>) => Promise<void>;
+/**
+ * Hands over a statement issued and not awaited (or a check of its answer): the events are issued
+ * after it without waiting for its answer, and it is awaited before theirs, so its failure is the
+ * transaction's.
+ */
+export type Issued = (statement: Promise<unknown>) => void;
+
+/**
+ * A turn's closing written in the transaction that ends its run (`SessionEventRecorder.closeWithRun`):
+ * its writes and events, and what it reports once that transaction committed.
+ */
+export type ClosingWithRun<R> = (
+  tx: Transaction,
+  stop: RunStop,
+  add: AddEvent,
+  issued: Issued,
+) => Promise<R | undefined>;
+
 /** How long a progress event may wait to be written with the rest of its step. */
 export const EVENT_BATCH_MS = 50;
 
@@ -204,6 +224,10 @@ export class SessionEventRecorder {
 
   /** The id of the last stored event delivered (0 before any): where relaying resumes. */
   lastDelivered = 0;
+
+  /** The closing to write with the run's end (`closeWithRun`), and its report once that committed. */
+  #closing: ClosingWithRun<unknown> | null = null;
+  #closed: { report: unknown } | null = null;
 
   constructor(store: Store, session_id: string, run_id: string, deliver: (e: SessionEvent) => void) {
     this.#store = store;
@@ -333,34 +357,82 @@ export class SessionEventRecorder {
    */
   readonly participant: CommitParticipant = {
     pending: () => this.#pending.some((q) => !q.live),
-    join: async (tx) => {
-      // A drain writing on another connection ends first (on one connection it cannot be writing now).
-      while (this.#writing) await this.#writing;
-      const queued = this.#pending.splice(0);
-      const end = this.#hold();
-      let written: SessionEvent[];
-      try {
-        written = await this.#append(tx, queued);
-      } catch (err) {
-        this.#pending.unshift(...queued);
-        end();
-        throw err;
-      }
-      return {
-        committed: () => {
-          end();
-          this.#delivered(queued, written);
-        },
-        rolledBack: () => {
-          end();
-          this.#pending.unshift(...queued);
-        },
-      };
-    },
+    join: (tx) => this.#joinRun(tx, null),
+    stop: (tx, stop) => this.#joinRun(tx, stop),
   };
+
+  /**
+   * The participant's writes: the queued events and, in the transaction that ends the run (`stop`),
+   * the closing given to `closeWithRun` with the events it adds.
+   */
+  async #joinRun(tx: Transaction, stop: RunStop | null): Promise<JoinedCommit | null> {
+    const closing = stop === null ? null : this.#closing;
+    if (closing === null && !this.participant.pending()) return null;
+    // A drain writing on another connection ends first (on one connection it cannot be writing now).
+    while (this.#writing) await this.#writing;
+    const queued = this.#pending.splice(0);
+    const end = this.#hold();
+    const batch: Queued[] = [...queued];
+    let written: SessionEvent[];
+    let report: unknown;
+    try {
+      if (closing === null) written = await this.#append(tx, queued);
+      else {
+        const statements: Promise<unknown>[] = [];
+        report = await closing(
+          tx,
+          stop!,
+          (event, body) => {
+            batch.push({ live: false, event, body });
+            return Promise.resolve();
+          },
+          (statement) => {
+            statement.catch(() => {});
+            statements.push(statement);
+          },
+        );
+        const appending = this.#append(tx, batch);
+        appending.catch(() => {});
+        for (const st of statements) await st;
+        written = await appending;
+      }
+    } catch (err) {
+      this.#pending.unshift(...queued);
+      end();
+      throw err;
+    }
+    return {
+      committed: () => {
+        end();
+        // A closing that wrote nothing (undefined) leaves the turn to close after the run.
+        if (closing !== null && report !== undefined) this.#closed = { report };
+        this.#delivered(batch, written);
+      },
+      rolledBack: () => {
+        end();
+        this.#pending.unshift(...queued);
+      },
+    };
+  }
+
+  /**
+   * Writes `closing` in the transaction that ends the run executing here (completed or failed;
+   * `participant.stop`), after the events still queued: the turn's closing then waits for the disk
+   * once with the run's end instead of after it. `closedWithRun` reports what it returned once that
+   * committed; a closing that returns undefined must have written nothing.
+   */
+  closeWithRun<R>(closing: ClosingWithRun<R>): void {
+    this.#closing = closing;
+  }
+
+  /** What the closing written with the run's end returned; null while (or unless) it has not committed. */
+  closedWithRun<R>(): { report: R } | null {
+    return this.#closed as { report: R } | null;
+  }
 
   fromEngine(e: EngineEvent & { origin?: string }): void {
     if (e.origin) return; // another process executes (and records) that part of the run
+    if (this.#closed) return; // the turn's closing, written with the run's end, was its last event
     const mapped = sessionEventOf(e);
     if (mapped) void this.record(mapped.event, mapped.body);
   }
@@ -387,17 +459,11 @@ export class SessionEventRecorder {
    * the last step's progress goes with the closing.
    */
   async commitWith<T>(
-    fn: (
-      tx: Transaction,
-      add: (event: SessionEventName, body: Record<string, unknown>) => Promise<void>,
-      /**
-       * Hands over a statement `fn` issued and need not wait for (or a check of its answer): the
-       * events are issued after it without waiting for that answer either (one round trip where the
-       * store pipelines), and it is awaited before theirs, so its failure — or the refusal its check
-       * throws — is the transaction's error and rolls it back.
-       */
-      issued: (statement: Promise<unknown>) => void,
-    ) => Promise<T>,
+    /**
+     * `issued` hands over a statement `fn` need not wait for (one round trip where the store
+     * pipelines): its failure — or the refusal its check throws — is the transaction's error.
+     */
+    fn: (tx: Transaction, add: AddEvent, issued: Issued) => Promise<T>,
   ): Promise<T> {
     while (this.#draining || this.#writing) await (this.#draining ?? this.#writing);
     this.#throwError();
