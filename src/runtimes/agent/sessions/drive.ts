@@ -3,6 +3,8 @@
  * and settles the session: `completed` stores the answer in the dialogue, frees the session and
  * queues the background profile update (after `done`, never before); `waiting` writes the
  * `graph_checkpoints` row (seed 000) and emits `ecs`; `failed` frees the session and emits `error`.
+ * A run executed here that completes or fails is settled in the transaction that ends it
+ * (`SessionEventRecorder.closeWithRun`); any other stop, after it.
  */
 import type { Json, RunOutcome, RunView } from '../../../engine/index.ts';
 import type { Transaction } from '../../../store/store.ts';
@@ -116,7 +118,7 @@ async function drive(
   rec: SessionEventRecorder,
   answered?: string,
 ): Promise<TurnResult> {
-  const { store, engine } = cx;
+  const { engine } = cx;
   // Executed and closed by the process that claims it (this engine executes none): its stored events
   // are relayed here; a turn that process did not close is closed here, as by any racing closer.
   let followed: RunOutcome | null = null;
