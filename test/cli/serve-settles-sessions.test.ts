@@ -1,38 +1,33 @@
 /**
- * A turn whose run finished but whose session was never closed — the process died between the run's
- * last step and the turn's closing transaction — is no engine work, so no reclaimer claims it. A
- * running `noema serve` settles it anyway (the answer in the transcript, the session idle, one
- * `done`), without waiting for the session's next message.
+ * A turn whose run stopped but whose session was never closed — the process died between the run's
+ * stop and the turn's closing transaction — is no engine work, so no reclaimer claims it. A running
+ * `noema serve` settles it anyway, without waiting for the session's next message. A run that
+ * completes or fails closes its turn in the transaction that ends it (`src/runtimes/agent/commits.test.ts`),
+ * so the turn left this way is one whose run suspended for an ECS form: its closing (the checkpoint,
+ * the session `waiting`, one `ecs`) is written by serve.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ModelScript } from '../../src/dev/scripted-model/index.ts';
 import { startAgentKit } from '../../src/testing/agent-kit.ts';
 import { startCli } from '../../src/testing/cli.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { FaultyStore } from '../../src/testing/faulty-store.ts';
-import { reasoningReply } from '../../src/testing/strict-replies.ts';
-
-const script: ModelScript = {
-  rules: [],
-  default: { json: reasoningReply({ thinking: 't', response: 'the answer' }) },
-};
 
 describeEachStore('noema serve settles turns left unclosed', (factory) => {
-  test('a session whose run completed but whose closing never committed is closed by serve', async () => {
+  test('a session whose run suspended for a form but whose closing never committed is closed by serve', async () => {
     await factory.withStore(async ({ store, url }) => {
       const faulty = new FaultyStore(store);
+      // The kit's default script asks for an ECS form when asked to book a slot.
       const kit = await startAgentKit(faulty, {
-        script,
         definition: { emotion: { enabled: false }, synthesis: { enabled: false, threshold: 3 } },
       });
       let session_id = '';
       try {
         ({ session_id } = await kit.runtime.createSession({ agent_label: 'calculator', user_id: 'ada' }));
-        // The turn's closing (the session's conditional UPDATE) fails where it happens, in the store:
-        // the run has completed, the closing transaction rolls back.
-        faulty.arm({ matching: /turn_count = turn_count/ });
-        await kit.runtime.sendMessage(session_id, { content: 'hello' }).catch(() => null);
+        // The turn's closing (its checkpoint's insert) fails where it happens, in the store: the run
+        // has suspended, the closing transaction rolls back.
+        faulty.arm({ matching: /INSERT INTO graph_checkpoints/ });
+        await kit.runtime.sendMessage(session_id, { content: 'please book a slot' }).catch(() => null);
         faulty.disarm();
       } finally {
         // The process that ran the turn is gone.
@@ -44,7 +39,7 @@ describeEachStore('noema serve settles turns left unclosed', (factory) => {
       )) as { status: string; run_status: string };
       assert.deepEqual(
         { ...left },
-        { status: 'running', run_status: 'completed' },
+        { status: 'running', run_status: 'waiting' },
         'the state a crash there leaves',
       );
 
@@ -64,20 +59,21 @@ describeEachStore('noema serve settles turns left unclosed', (factory) => {
             }
           ).status;
         }
-        assert.equal(status, 'idle', 'serve closed the turn');
-        const answers = await store.all<{ content: string }>(
-          "SELECT content FROM agent_session_messages WHERE session_id = ? AND role = 'assistant'",
+        assert.equal(status, 'waiting', 'serve closed the turn');
+        const checkpoints = await store.all<{ contract_id: string }>(
+          'SELECT contract_id FROM graph_checkpoints WHERE session_id = ?',
           [session_id],
         );
-        assert.deepEqual(
-          answers.map((a) => a.content),
-          ['the answer'],
-        );
-        const done = await store.all(
-          "SELECT seq FROM agent_session_events WHERE session_id = ? AND event = 'done'",
+        assert.equal(checkpoints.length, 1, 'the form’s checkpoint');
+        const ecs = await store.all<{ data: string }>(
+          "SELECT data FROM agent_session_events WHERE session_id = ? AND event = 'ecs'",
           [session_id],
         );
-        assert.equal(done.length, 1, 'one closing');
+        assert.equal(ecs.length, 1, 'one closing');
+        assert.equal(
+          (JSON.parse(ecs[0]!.data) as { contract_id: string }).contract_id,
+          checkpoints[0]!.contract_id,
+        );
       } finally {
         serve.child.kill('SIGTERM');
         await serve.exited;
