@@ -25,6 +25,7 @@ import type {
 } from '../store.ts';
 import { advisoryLockKey } from './advisory-lock.ts';
 import { BACKGROUND_INDEX_AFTER_MS, BackgroundIndex } from './background-index.ts';
+import { coalesceWrites } from './coalesced-writes.ts';
 import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
 import { PostgresListener } from './listener.ts';
@@ -279,7 +280,10 @@ export class PostgresStore extends PostgresQueryable implements Store {
     // An idle client dying (server restart) must not crash the process; the pool replaces it.
     const poolLog = incidentLog(`PostgreSQL pool at ${redactUrl(options.url)}: an idle connection`);
     pool.on('error', (err) => poolLog.fail(err));
-    pool.on('connect', () => poolLog.ok());
+    pool.on('connect', (client) => {
+      poolLog.ok();
+      coalesceWrites(client);
+    });
     try {
       await pool.query('SELECT 1');
     } catch (err) {
