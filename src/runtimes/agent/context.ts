@@ -5,7 +5,7 @@
 import type { Engine } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { AgentNodeDeps } from './nodes/deps.ts';
-import type { SessionEventRecorder } from './sessions/events.ts';
+import type { SessionEventRecorder } from './sessions/recorder.ts';
 
 export interface AgentContext {
   store: Store;

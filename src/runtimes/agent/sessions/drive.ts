@@ -15,8 +15,8 @@ import { executionStateOf } from '../nodes/reasoning.ts';
 import { queueProfileUpdate } from '../profiles/synthesizer.ts';
 import type { ChatMessage, ExecutionState, Notification } from '../state/execution-state.ts';
 import { deleteCheckpoint, deleteRunCheckpoint, writeCheckpoint } from './checkpoints.ts';
-import type { AddEvent, Issued, SessionEventRecorder } from './events.ts';
 import { followElsewhere, relayStored } from './follow.ts';
+import type { AddEvent, Issued, SessionEventRecorder } from './recorder.ts';
 import { appendMessage, closeTurn, type SessionRow, type SessionStatus } from './session-store.ts';
 
 export interface TurnResult {

@@ -11,7 +11,8 @@ import type { Json } from '../../../engine/index.ts';
 import type { AgentContext } from '../context.ts';
 import { getCheckpointOrThrow, recordResponse } from './checkpoints.ts';
 import { driveRun, type TurnResult } from './drive.ts';
-import { type SessionEvent, SessionEventRecorder } from './events.ts';
+import type { SessionEvent } from './events.ts';
+import { SessionEventRecorder } from './recorder.ts';
 import { claimSession, findSession, getSessionOrThrow } from './session-store.ts';
 
 const RESPOND_SCHEMA = {

@@ -10,12 +10,8 @@ import type { AgentContext } from '../context.ts';
 import type { ExecutionCore } from '../nodes/deps.ts';
 import { executionStateOf } from '../nodes/reasoning.ts';
 import type { ChatMessage, Notification } from '../state/execution-state.ts';
-import {
-  listenForSessionEvents,
-  listSessionEvents,
-  onSessionEvents,
-  type SessionEventRecorder,
-} from './events.ts';
+import { listenForSessionEvents, listSessionEvents, onSessionEvents } from './events.ts';
+import type { SessionEventRecorder } from './recorder.ts';
 import type { SessionRow } from './session-store.ts';
 
 /**

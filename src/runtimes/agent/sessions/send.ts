@@ -20,7 +20,8 @@ import type { AgentMode } from '../state/execution-state.ts';
 import { initialMode } from '../state/mode.ts';
 import { newReasoningContext, type ReasoningContext } from '../state/reasoning-context.ts';
 import { driveRun, type TurnResult } from './drive.ts';
-import { type SessionEvent, SessionEventRecorder } from './events.ts';
+import type { SessionEvent } from './events.ts';
+import { SessionEventRecorder } from './recorder.ts';
 import {
   appendMessage,
   claimSession,
