@@ -26,12 +26,22 @@ test('a migration the database aborts as a deadlock victim is applied on a later
   skip: selectedStores().includes('postgres') ? false : 'PostgreSQL is not among the selected stores',
 }, async () => {
   const location = await createTestLocation('postgres');
-  const store = await openStore({ kind: 'postgres', url: location.url }, { migrations: [tables] });
   const other = new pg.Client({ connectionString: location.url });
   await other.connect();
+  // The store's sessions look for deadlocks 5 s into a wait (the server's default is 1 s): a
+  // deadlock found only when the migration has waited that long, with room for this test's own
+  // session to close the cycle first on a loaded machine (after it, the migration looks no more).
+  const db = (await other.query('SELECT current_database() AS name')).rows[0].name as string;
+  await other.query(`ALTER DATABASE "${db}" SET deadlock_timeout = '5s'`);
+  const store = await openStore({ kind: 'postgres', url: location.url }, { migrations: [tables] }).catch(
+    async (err: unknown) => {
+      await other.end();
+      throw err;
+    },
+  );
   try {
-    // The other session reads busy_b, and waits long before looking for deadlocks: the
-    // migration's session (the server's default, 1 s) finds the deadlock and is its victim.
+    // The other session reads busy_b, and waits longer still before looking for deadlocks: the
+    // migration's session finds the deadlock and is its victim.
     await other.query('BEGIN');
     await other.query("SET LOCAL deadlock_timeout = '20s'");
     await other.query('SELECT * FROM busy_b');
