@@ -162,6 +162,18 @@ export default {
             anchor: 'the 3 source calls alone',
             anchor_value: c.p50,
           });
+          // The figure docs/performance.md states (interaction ÷ its calls), against the issue's target;
+          // the row's ratio column keeps the harness's sense (above 1: the target is met).
+          const ratio = a.p50 / c.p50;
+          ctx.row({
+            case: `interaction ÷ its 3 source calls alone [${kind}]`,
+            metric: 'p50 ratio',
+            unit: '×',
+            value: ratio,
+            anchor: 'target',
+            anchor_value: 1.3,
+            ratio: Math.round((1.3 / ratio) * 1000) / 1000,
+          });
           ctx.row({
             case: `interaction with one tool call [${kind}]`,
             metric: 'p99',
