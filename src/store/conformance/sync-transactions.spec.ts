@@ -33,6 +33,38 @@ export function syncTransactionSpecs(factory: StoreFactory): void {
     });
   });
 
+  test('a statement that failed inside a synchronous transaction fails it even when the failure was caught there', async (t) => {
+    await factory.withStore(async ({ store }) => {
+      if (!store.transactionSync) return t.skip(NO_SYNC);
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+      let caught: unknown = null;
+      assert.throws(
+        () =>
+          store.transactionSync!((tx) => {
+            tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['b', 2]);
+            try {
+              tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 3]);
+            } catch (err) {
+              caught = err;
+            }
+            return 'returned';
+          }),
+        (err: Error & { code?: string; cause?: unknown }) =>
+          err.code === 'INTERNAL' && err.cause === caught && caught !== null,
+      );
+      assert.deepEqual(
+        (await store.all<{ id: string }>('SELECT id FROM t')).map((r) => r.id),
+        ['a'],
+      );
+      // The next transaction starts clean.
+      assert.equal(
+        store.transactionSync((tx) => tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['c', 3]).changes),
+        1,
+      );
+    });
+  });
+
   test('a synchronous transaction that throws leaves nothing behind and rethrows', async (t) => {
     await factory.withStore(async ({ store }) => {
       if (!store.transactionSync) return t.skip(NO_SYNC);

@@ -52,6 +52,48 @@ export function transactionSpecs(factory: StoreFactory): void {
     });
   });
 
+  test('a statement that failed inside a transaction fails it even when the failure was caught there: nothing is written, and the next transactions work', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+      // Once with a notification queued for the COMMIT, where the store sends them with it.
+      for (const notified of [false, true]) {
+        let caught: unknown = null;
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['b', 2]);
+            await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 3]).catch((err) => {
+              caught = err;
+            });
+            if (notified) tx.notifyWithCommit?.('noema_conformance', 'x');
+            return 'resolved';
+          }),
+          (err: Error & { code?: string; cause?: unknown }) => {
+            assert.equal(err.code, 'INTERNAL');
+            assert.match(err.message, /failed inside the transaction/);
+            assert.equal(err.cause, caught, 'the statement that failed is the cause');
+            return true;
+          },
+        );
+        assert.equal((caught as { code?: string } | null)?.code, 'CONFLICT');
+        const ids = await store.all<{ id: string }>(
+          "SELECT id FROM t WHERE id NOT LIKE 'next-%' ORDER BY id",
+        );
+        assert.deepEqual(
+          ids.map((r) => r.id),
+          ['a'],
+          'the statement before the failure is not committed',
+        );
+        // A pool hands the connection just released out first: it must not be left in the transaction.
+        for (let i = 0; i < 3; i++)
+          await store.transaction(async (tx) => {
+            await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', [`next-${notified}-${i}`, i]);
+          });
+        assert.equal((await store.all('SELECT id FROM t')).length, 1 + 3 * (notified ? 2 : 1));
+      }
+    });
+  });
+
   test('using the store itself inside its transaction is a NESTED_TRANSACTION error', async () => {
     await factory.withStore(async ({ store }) => {
       await store.run(TABLE);

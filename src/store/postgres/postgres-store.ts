@@ -26,6 +26,7 @@ import type {
 import { advisoryLockKey } from './advisory-lock.ts';
 import { BACKGROUND_INDEX_AFTER_MS, BackgroundIndex } from './background-index.ts';
 import { coalesceWrites } from './coalesced-writes.ts';
+import { type AtCommit, commitWith, StatementFailures } from './commit.ts';
 import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
 import { PostgresListener } from './listener.ts';
@@ -131,65 +132,33 @@ class PostgresQueryable implements Omit<Queryable, 'dialect'> {
     return this.client;
   }
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    const r = await exec(this.conn(), sql, params);
+    const r = await this.exec(sql, params);
     return { changes: r.rowCount ?? 0 };
   }
   async all<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return (await exec(this.conn(), sql, params)).rows as T[];
+    return (await this.exec(sql, params)).rows as T[];
   }
   async get<T extends Row = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return (await exec(this.conn(), sql, params)).rows[0] as T | undefined;
+    return (await this.exec(sql, params)).rows[0] as T | undefined;
+  }
+  protected exec(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+    return exec(this.conn(), sql, params);
   }
 }
-
-interface AtCommit {
-  sql: string;
-  settled: ((refused: Error | null) => void) | undefined;
-}
-
-/**
- * COMMIT, with the notifications queued for it in the same round trip, in a savepoint: one the
- * server refuses is rolled back to the savepoint and the transaction commits without them (a
- * second round trip, on that path only), as `notify` would have. If the COMMIT itself fails the
- * transaction is over, the savepoint with it, and the COMMIT's error stands.
- */
-async function commitWith(client: pg.PoolClient, notes: readonly AtCommit[]): Promise<void> {
-  // Timed only for an installed observer (store commit latency metric).
-  if (!telemetry()?.storeCommit) return commitWithNotes(client, notes);
-  const t0 = performance.now();
-  await commitWithNotes(client, notes);
-  try {
-    telemetry()?.storeCommit?.((performance.now() - t0) / 1000);
-  } catch {}
-}
-
-async function commitWithNotes(client: pg.PoolClient, notes: readonly AtCommit[]): Promise<void> {
-  if (notes.length === 0) {
-    await client.query('COMMIT');
-    return;
-  }
-  const selects = notes.map((n) => n.sql).join('; ');
-  let refused: Error | null = null;
-  try {
-    await client.query(`SAVEPOINT noema_notify; ${selects}; RELEASE SAVEPOINT noema_notify; COMMIT`);
-  } catch (err) {
-    try {
-      await client.query('ROLLBACK TO SAVEPOINT noema_notify; RELEASE SAVEPOINT noema_notify; COMMIT');
-    } catch (again) {
-      // No transaction block any more: the COMMIT failed, not a notification.
-      throw (again as { code?: string }).code === NO_ACTIVE_TRANSACTION ? err : again;
-    }
-    refused = translatePostgresError(err) as Error;
-  }
-  for (const n of notes) n.settled?.(refused);
-}
-
-/** SQLSTATE no_active_sql_transaction (ROLLBACK TO SAVEPOINT outside a transaction block). */
-const NO_ACTIVE_TRANSACTION = '25P01';
 
 class PostgresTransaction extends PostgresQueryable implements Transaction {
   readonly dialect = postgresDialect;
   #ended = false;
+  /** A statement the server refused aborts the transaction: one that failed cannot commit. */
+  readonly failures = new StatementFailures();
+  protected override async exec(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+    try {
+      return await exec(this.conn(), sql, params);
+    } catch (err) {
+      this.failures.saw(err);
+      throw err;
+    }
+  }
   /**
    * The transaction committed or rolled back: a statement issued on it later (work still running
    * after its transaction failed early) is refused, not sent on a pooled connection that may by then
@@ -422,7 +391,7 @@ export class PostgresStore extends PostgresQueryable implements Store {
         });
         throw err;
       }
-      await commitWith(client, tx.atCommit);
+      await commitWith(client, tx.atCommit, tx.failures);
       if (options.mode !== 'read') this.#index.wrote();
       return result;
     } catch (err) {

@@ -70,8 +70,25 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
     try {
       this.#db.exec(sql);
     } catch (err) {
-      throw translateSqliteError(err);
+      throw this.#failed(err);
     }
+  }
+
+  /**
+   * The first statement SQLite refused since the last BEGIN (its translated error), or null: a
+   * transaction holding one cannot commit (`../failed-statement.ts`). Parameters refused before
+   * SQLite saw them do not count, as PostgreSQL never sees them either.
+   */
+  #failure: unknown = null;
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  #failed(err: unknown): unknown {
+    const e = translateSqliteError(err);
+    if (this.#failure === null && (err as { code?: unknown } | null)?.code === 'ERR_SQLITE_ERROR')
+      this.#failure = e;
+    return e;
   }
 
   /**
@@ -86,6 +103,7 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
         stmt = this.#db.prepare(sql);
         this.#control.set(sql, stmt);
       }
+      if (sql !== 'COMMIT' && sql !== 'ROLLBACK') this.#failure = null;
       stmt.get();
     } catch (err) {
       throw translateSqliteError(err);
@@ -100,6 +118,7 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
   beginImmediate(): void {
     try {
       this.#beginImmediate ??= this.#db.prepare('BEGIN IMMEDIATE');
+      this.#failure = null;
       this.#beginImmediate.get();
     } catch (err) {
       throw translateSqliteError(err);
@@ -127,7 +146,7 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
       if (typeof r.changes !== 'number') r.changes = Number(r.changes);
       return r as RunResult;
     } catch (err) {
-      throw translateSqliteError(err);
+      throw this.#failed(err);
     }
   }
 
@@ -135,7 +154,7 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
     try {
       return this.statement(sql).all(...bind(params)) as T[];
     } catch (err) {
-      throw translateSqliteError(err);
+      throw this.#failed(err);
     }
   }
 
@@ -143,7 +162,7 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
     try {
       return this.statement(sql).get(...bind(params)) as T | undefined;
     } catch (err) {
-      throw translateSqliteError(err);
+      throw this.#failed(err);
     }
   }
 

@@ -1,6 +1,7 @@
 /** The embedded store on `node:sqlite`: one connection, WAL, cached statements, serialized transactions. */
 import { NoemaError } from '../../core/errors.ts';
 import { telemetry } from '../../core/telemetry.ts';
+import { failedInsideTransaction } from '../failed-statement.ts';
 import { Mutex } from '../mutex.ts';
 import { assertNotInTransaction, nestedTransaction, runInTransactionScope } from '../nesting.ts';
 import {
@@ -235,6 +236,7 @@ export class SqliteStore implements Store {
       try {
         const result = fn(this.#syncTx);
         this.#inSyncTransaction = false;
+        this.#assertNoFailure();
         // `#commit`, without looking the options up again.
         if (telemetry()?.storeCommit) this.#commitTimed();
         else this.#conn.commit();
@@ -256,9 +258,16 @@ export class SqliteStore implements Store {
   }
 
   #commit(options: TransactionOptions): void {
+    this.#assertNoFailure();
     if (telemetry()?.storeCommit) this.#commitTimed();
     else this.#conn.commit();
     if (options.mode !== 'read') this.#committed();
+  }
+
+  /** Before a COMMIT: a statement the callback saw fail (and went on) fails the transaction. */
+  #assertNoFailure(): void {
+    const failure = this.#conn.failure;
+    if (failure !== null) throw failedInsideTransaction(failure);
   }
 
   /** COMMIT, timed for the telemetry observer. */
