@@ -198,15 +198,14 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   /** What `notifyWithCommit` queued, sent by the store with the COMMIT. */
   readonly atCommit: AtCommit[] = [];
   async lockKey(scope: string): Promise<void> {
-    await exec(this.conn(), 'SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
+    await this.exec('SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }
   async lockRows(
     select: string,
     params: readonly SqlValue[] = [],
     mode: 'update' | 'share' = 'update',
   ): Promise<void> {
-    await exec(
-      this.conn(),
+    await this.exec(
       select + (mode === 'share' ? postgresDialect.forShare : postgresDialect.forUpdate),
       params,
     );
