@@ -6,8 +6,11 @@
  * A subscriber is replayed the run's stored events first (from the start, or after a `last_event_id`
  * this process delivered), then continues live, with no event twice and none missing in between.
  */
+
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Engine } from '../../../engine/index.ts';
 import { type FlowEvent, RUN_UPDATED, toFlowEvent } from '../../../runtimes/flow/index.ts';
+import { isStoreFault } from '../../../store/index.ts';
 import type { Store } from '../../../store/store.ts';
 import type { ResyncInfo, RunFeeds } from '../events/feed.ts';
 import { flowEventKey, storedFlowEvents } from './replay.ts';
@@ -21,6 +24,9 @@ export interface FlowSubscriber {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/** Pauses before each new try of an event's read the store refused for a moment (ms). */
+const RESOLVE_RETRY_MS = [20, 100, 500];
 
 interface Sent {
   /** Position in this fan-out's stream (1, 2, …). */
@@ -144,9 +150,24 @@ export class FlowRunFanout {
     this.#chain = this.#chain.then(fn).catch(() => {});
   }
 
+  /**
+   * The seed event `event` stands for, read from the store, sent with its id. A read the store
+   * refuses for a moment (an outage, a busy pool) is tried again a few times, the run's later events
+   * waiting behind it in order; one that still fails is dropped here and sent at the run's end
+   * (`#recover`), without its id.
+   */
   async #resolve(event: Parameters<typeof toFlowEvent>[2], id: number | null): Promise<void> {
-    const e = await toFlowEvent(this.#store, this.run, event).catch(() => null);
-    if (e) this.#send(e, id);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const e = await toFlowEvent(this.#store, this.run, event);
+        if (e) this.#send(e, id);
+        return;
+      } catch (err) {
+        const pause = RESOLVE_RETRY_MS[attempt];
+        if (pause === undefined || !isStoreFault(err)) return;
+        await delay(pause);
+      }
+    }
   }
 
   /** After a gap: the events missed meanwhile, read from the store, each sent once. */
