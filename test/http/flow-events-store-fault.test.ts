@@ -1,5 +1,5 @@
 // A flowchart run's live events when the server's store fails a read for a moment: the read that
-// resolves an engine event into its seed event (the node run it names) is refused once, as a pool
+// resolves an engine event into its seed event (the node run or the artifact it names) is refused once, as a pool
 // that cannot hand out a connection or a server restart refuses it. The event still goes out live,
 // with its id, rather than being dropped and read back at the run's end without one. A real
 // socket.io-client against a real server, on both stores.
@@ -16,25 +16,30 @@ import { testTempDir } from '../../src/testing/temp-dir.ts';
 import type { Loose } from './helpers.ts';
 
 const TOKEN = 'flow-store-fault-token-0123456789';
-const NODE_RUN_READ = /^SELECT \* FROM flowchart_node_runs WHERE node_run_id = \?$/;
+/** The reads that resolve a node's signals: its node run, and an artifact it persisted. */
+const READS = [
+  /^SELECT \* FROM flowchart_node_runs WHERE node_run_id = \?$/,
+  /^SELECT \* FROM node_artifacts WHERE artifact_id = \?$/,
+];
 
-/** `store`, whose first read of a node run by its id (outside a transaction) fails as an outage. */
-function failingOnce(store: Store): { store: Store; failed: () => boolean } {
-  let failed = false;
+/** `store`, whose first read of each kind in READS (outside a transaction) fails as an outage. */
+function failingOnce(store: Store): { store: Store; failed: () => number } {
+  const failed = new Set<RegExp>();
   const proxy = new Proxy(store, {
     get(target, key) {
       const value = Reflect.get(target, key, target);
       if (key !== 'get') return typeof value === 'function' ? value.bind(target) : value;
       return (sql: string, params?: unknown[]) => {
-        if (!failed && NODE_RUN_READ.test(sql)) {
-          failed = true;
-          return Promise.reject(storeOutage('a node run read refused once'));
+        const read = READS.find((r) => r.test(sql) && !failed.has(r));
+        if (read) {
+          failed.add(read);
+          return Promise.reject(storeOutage(`a read refused once: ${sql}`));
         }
         return target.get(sql, params as never);
       };
     },
   });
-  return { store: proxy, failed: () => failed };
+  return { store: proxy, failed: () => failed.size };
 }
 
 describeEachStore('flowchart events when a read fails for a moment', (factory) => {
@@ -78,17 +83,27 @@ describeEachStore('flowchart events when a read fails for a moment', (factory) =
           ).item.status;
         for (let i = 0; i < 1500 && (await status()) !== 'completed'; i++) await sleep(20);
         assert.equal(await status(), 'completed');
-        assert.ok(faulty.failed(), 'a node run read was refused while the run streamed');
+        assert.equal(
+          faulty.failed(),
+          2,
+          'a node run read and an artifact read were refused while the run streamed',
+        );
 
         // What the server sent, replayed: every event with the id it went out with live.
         const got: Loose[] = [];
         socket.on('flowchart.node.updated', (body: Loose) => got.push(body));
         socket.on('flowchart.run.updated', (body: Loose) => got.push(body));
+        socket.on('flowchart:node_artifact:persisted', (body: Loose) => got.push(body));
         await socket
           .timeout(5000)
           .emitWithAck('flowchart:subscribe', { flowchart_id, flowchart_run_id: run });
         for (let i = 0; i < 500 && !got.some((g) => g.status === 'completed'); i++) await sleep(20);
-        assert.equal(got.filter((g) => 'node_run_id' in g).length, 16, 'every node update, once');
+        assert.equal(
+          got.filter((g) => g.event === 'flowchart.node.updated').length,
+          16,
+          'every node update, once',
+        );
+        assert.equal(got.filter((g) => 'artifact_id' in g).length, 5, 'every artifact, once');
         const without = got.filter((g) => !Number.isSafeInteger(g.id));
         assert.deepEqual(without, [], 'every event carries the id it went out with');
       } finally {

@@ -5,6 +5,7 @@
  * reach other processes whole); `subscribeFlowRun` reads the rows and emits the full events, in order.
  */
 import type { Engine, EngineEvent, Json, RunStatus } from '../../../engine/index.ts';
+import { isStoreFault } from '../../../store/index.ts';
 import type { Queryable } from '../../../store/store.ts';
 import { findNodeArtifact, getNodeArtifact, type NodeArtifact } from '../artifacts/read.ts';
 import { getNodeRun, type NodeRun, type NodeRunStatus } from './node-runs.ts';
@@ -129,8 +130,12 @@ async function resolve(q: Queryable, s: Signal): Promise<FlowEvent | null> {
     return nodeUpdatedEvent(nr);
   }
   if (s.flow_event === ARTIFACT_PERSISTED && typeof s.artifact_id === 'number') {
-    // Retention may already have removed it (a TTL shorter than the run); then there is nothing to announce.
-    const a = await getNodeArtifact(q, s.artifact_id).catch(() => null);
+    // Retention may already have removed it (a TTL shorter than the run); then there is nothing to
+    // announce. A store that cannot read it now says so (the caller may try again).
+    const a = await getNodeArtifact(q, s.artifact_id).catch((err: unknown) => {
+      if (isStoreFault(err)) throw err;
+      return null;
+    });
     return a ? nodeArtifactPersistedEvent(a) : null;
   }
   if (
