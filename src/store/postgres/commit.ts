@@ -65,29 +65,20 @@ async function abort(client: pg.PoolClient, cause: unknown): Promise<never> {
   throw failedInsideTransaction(cause);
 }
 
-/** A COMMIT of an aborted transaction answers ROLLBACK, without an error. */
-function committed(result: pg.QueryResult | pg.QueryResult[]): boolean {
-  const last = Array.isArray(result) ? result.at(-1) : result;
-  return last?.command === 'COMMIT';
-}
-
 async function commitWithNotes(client: pg.PoolClient, notes: readonly AtCommit[]): Promise<void> {
   if (notes.length === 0) {
-    if (!committed(await client.query('COMMIT'))) throw failedInsideTransaction(ABORTED);
+    // A COMMIT of an aborted transaction answers ROLLBACK, without an error.
+    if ((await client.query('COMMIT')).command !== 'COMMIT') throw failedInsideTransaction(ABORTED);
     return;
   }
   const selects = notes.map((n) => n.sql).join('; ');
   let refused: Error | null = null;
   try {
-    const r = await client.query(
-      `SAVEPOINT noema_notify; ${selects}; RELEASE SAVEPOINT noema_notify; COMMIT`,
-    );
-    if (!committed(r)) throw failedInsideTransaction(ABORTED);
+    // In an aborted transaction the SAVEPOINT itself is refused, so this never answers ROLLBACK.
+    await client.query(`SAVEPOINT noema_notify; ${selects}; RELEASE SAVEPOINT noema_notify; COMMIT`);
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'INTERNAL') throw err;
     // Aborted before the notifications: nothing of it may commit, and the connection must leave it.
-    if (code === ABORTED_TRANSACTION) return abort(client, err);
+    if ((err as { code?: string }).code === ABORTED_TRANSACTION) return abort(client, err);
     try {
       await client.query('ROLLBACK TO SAVEPOINT noema_notify; RELEASE SAVEPOINT noema_notify; COMMIT');
     } catch (again) {
