@@ -7,6 +7,7 @@ import { sha256Hex } from '../core/hash.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { LruMap } from '../core/lru.ts';
 import { telemetry } from '../core/telemetry.ts';
+import { FaultPatience } from '../store/index.ts';
 import type { SqlValue, Store, Transaction } from '../store/store.ts';
 import { contractsOfRun, getContractOrThrow } from './contracts/contract-store.ts';
 import type {
@@ -137,11 +138,19 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
   async function untilStopped(run_id: string): Promise<RunOutcome> {
     let wake = () => {};
     const unsubscribe = await deps.bus.subscribe(run_id, () => wake()).catch(() => null);
+    // A read the store refuses for a moment is tried again at the next poll, as long as the engine
+    // executing the run could still hold it: that run goes on meanwhile.
+    const patience = new FaultPatience(deps.leaseMs);
     try {
       for (;;) {
-        const row = await getRunOrThrow(store, run_id);
-        if (row.status !== 'queued' && row.status !== 'running')
-          return outcomeOf(deps, row, await graphOf(row.graph_hash));
+        try {
+          const row = await getRunOrThrow(store, run_id);
+          if (row.status !== 'queued' && row.status !== 'running')
+            return outcomeOf(deps, row, await graphOf(row.graph_hash));
+          patience.succeeded();
+        } catch (err) {
+          patience.forgive(err);
+        }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, STOP_POLL_MS);
           wake = () => {

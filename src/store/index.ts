@@ -12,4 +12,4 @@ export {
 export { LISTENER_APPLICATION_NAME } from './postgres/application-name.ts';
 export { redactUrl } from './redact-url.ts';
 export type * from './store.ts';
-export { isStoreFault } from './store-fault.ts';
+export { FaultPatience, isStoreFault } from './store-fault.ts';

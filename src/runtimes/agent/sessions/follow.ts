@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunOutcome } from '../../../engine/index.ts';
+import { FaultPatience } from '../../../store/index.ts';
 import type { AgentContext } from '../context.ts';
 import type { ExecutionCore } from '../nodes/deps.ts';
 import { executionStateOf } from '../nodes/reasoning.ts';
@@ -84,9 +85,17 @@ export async function followElsewhere(
     },
   );
   let closed = false;
+  // A read of the stored events the store refuses for a moment is tried again at the next poll, as
+  // long as the process executing the turn could still hold its claim: the turn goes on there.
+  const patience = new FaultPatience(cx.claimLeaseMs);
   try {
     for (;;) {
-      closed = await relayStored(cx, session.session_id, run_id, rec);
+      try {
+        closed = await relayStored(cx, session.session_id, run_id, rec);
+        patience.succeeded();
+      } catch (err) {
+        patience.forgive(err);
+      }
       if (closed) break;
       if (failure) throw (failure as { err: unknown }).err;
       // Past a claim's lease after the run stopped, the process that executed it failed to close the
