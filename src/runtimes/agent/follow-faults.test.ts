@@ -50,6 +50,11 @@ describeEachStore('a turn followed from another process, when the store refuses 
       const api = await createAgentRuntime(refusing.store, { env: kit.env, executes: false });
       try {
         const { session_id } = await api.createSession({ agent_label: 'calculator', user_id: 'ada' });
+        // The stopped run's view, read once the turn closed, refused once too (as its store read would be).
+        const getRun = api.engine.getRun.bind(api.engine);
+        let viewRefusals = 1;
+        api.engine.getRun = (run_id, options) =>
+          viewRefusals-- > 0 ? Promise.reject(storeOutage('the run view refused')) : getRun(run_id, options);
         const relayed: SessionEvent[] = [];
         failures = 3; // the follower's first three reads of the stored events
         const turn = api.sendMessage(session_id, { content: 'hello' }, (e) => relayed.push(e));
@@ -63,6 +68,7 @@ describeEachStore('a turn followed from another process, when the store refuses 
         const result = await turn;
         assert.equal(result.response, 'back');
         assert.equal(refusing.refused(), 3, 'the reads were refused');
+        assert.equal(viewRefusals, -1, 'the run view was read again after it was refused');
         const stored = await kit.runtime.events(session_id);
         const ids = (es: Array<{ id?: number | null }>) => es.map((e) => e.id).filter((id) => id != null);
         assert.ok(ids(stored).length >= 3, `the turn stored its events: ${JSON.stringify(stored)}`);

@@ -117,7 +117,7 @@ export async function followElsewhere(
   if (!closed) return { closed: false, outcome: final };
   let response: string | null = null;
   if (final.status === 'completed') {
-    const run = await cx.engine.getRun(run_id);
+    const run = await readRun(cx, run_id, patience);
     response = executionStateOf(
       run.state.execution as unknown as ExecutionCore,
       (run.state.messages ?? []) as unknown as ChatMessage[],
@@ -135,4 +135,16 @@ export async function followElsewhere(
       response,
     },
   };
+}
+
+/** The stopped run's view, a read the store refuses for a moment tried again as the relay's are. */
+async function readRun(cx: AgentContext, run_id: string, patience: FaultPatience) {
+  for (;;) {
+    try {
+      return await cx.engine.getRun(run_id);
+    } catch (err) {
+      patience.forgive(err);
+    }
+    await sleep(RELAY_POLL_MS);
+  }
 }
