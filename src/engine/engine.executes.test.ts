@@ -5,20 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachStore } from '../testing/each-store.ts';
-import { humanGraph, registerKit } from '../testing/engine-kit.ts';
+import { appendGraph, humanGraph, registerKit } from '../testing/engine-kit.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
-import type { GraphSpec } from './engine.ts';
-
-const appendGraph: GraphSpec = {
-  entry: 'a',
-  channels: { messages: { reducer: 'append' } },
-  nodes: [
-    { id: 'a', type: 'append', config: { text: 'done' } },
-    { id: 'end', type: 'terminal' },
-  ],
-  connectors: [{ from: 'a', to: 'end' }],
-};
 
 describeEachStore('an engine that does not execute', (factory) => {
   test('start leaves the run queued for another engine and resolves with its outcome once it stopped', async () =>

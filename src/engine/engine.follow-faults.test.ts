@@ -6,56 +6,25 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Store } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
-import { registerKit } from '../testing/engine-kit.ts';
-import { storeOutage } from '../testing/faulty-store.ts';
+import { appendGraph, registerKit } from '../testing/engine-kit.ts';
+import { refusingReads } from '../testing/faulty-store.ts';
 import { createEngine } from './create-engine.ts';
-import type { GraphSpec } from './engine.ts';
-
-const graph: GraphSpec = {
-  entry: 'a',
-  channels: { messages: { reducer: 'append' } },
-  nodes: [
-    { id: 'a', type: 'append', config: { text: 'done' } },
-    { id: 'end', type: 'terminal' },
-  ],
-  connectors: [{ from: 'a', to: 'end' }],
-};
 
 /** The follower's read of a run's row. */
 const RUN_READ = /^SELECT \* FROM engine_runs WHERE run_id = \?$/;
-
-/** `store` whose reads of a run's row fail as an outage while `failing()` says so, counted. */
-function refusingRunReads(store: Store, failing: () => boolean): { store: Store; refused: () => number } {
-  let refused = 0;
-  const proxy = new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target);
-      if (key !== 'get') return typeof value === 'function' ? value.bind(target) : value;
-      return (sql: string, params?: unknown[]) => {
-        if (RUN_READ.test(sql) && failing()) {
-          refused++;
-          return Promise.reject(storeOutage(`a run read refused: ${sql}`));
-        }
-        return target.get(sql, params as never);
-      };
-    },
-  });
-  return { store: proxy, refused: () => refused };
-}
 
 describeEachStore('an engine that does not execute, when the store refuses a read', (factory) => {
   test('the wait for a run executed elsewhere outlives reads refused for a moment', async () =>
     factory.withStore(async ({ store }) => {
       let failures = 0;
-      const refusing = refusingRunReads(store, () => failures-- > 0);
+      const refusing = refusingReads(store, 'get', RUN_READ, () => failures-- > 0);
       const api = createEngine(refusing.store, { executes: false });
       const worker = createEngine(store);
       registerKit(api);
       registerKit(worker);
       try {
-        const { run_id } = await api.createRun(graph);
+        const { run_id } = await api.createRun(appendGraph);
         failures = 3; // the wait's first three reads of the run
         const waited = api.continueRun(run_id);
         const claimed = await worker.claimNext();
@@ -73,11 +42,11 @@ describeEachStore('an engine that does not execute, when the store refuses a rea
   test('an outage past the run lease is the wait’s error', async () =>
     factory.withStore(async ({ store }) => {
       let down = false;
-      const refusing = refusingRunReads(store, () => down);
+      const refusing = refusingReads(store, 'get', RUN_READ, () => down);
       const api = createEngine(refusing.store, { executes: false, leaseMs: 400 });
       registerKit(api);
       try {
-        const { run_id } = await api.createRun(graph);
+        const { run_id } = await api.createRun(appendGraph);
         down = true;
         const started = Date.now();
         await assert.rejects(api.continueRun(run_id), (err: { code?: string }) => {

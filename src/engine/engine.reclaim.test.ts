@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Store } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
-import { humanGraph, registerKit } from '../testing/engine-kit.ts';
+import { appendGraph, humanGraph, registerKit } from '../testing/engine-kit.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { createEngine } from './create-engine.ts';
 import type { GraphSpec, NodeType, RunOutcome } from './engine.ts';
@@ -10,16 +10,6 @@ import { startRunReclaimer } from './reclaimer.ts';
 import { runAttempts } from './run/attempts.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const appendGraph: GraphSpec = {
-  entry: 'a',
-  channels: { messages: { reducer: 'append' } },
-  nodes: [
-    { id: 'a', type: 'append', config: { text: 'done' } },
-    { id: 'end', type: 'terminal' },
-  ],
-  connectors: [{ from: 'a', to: 'end' }],
-};
 
 /** What a process that died mid-run leaves: the run `running` under a lease that has expired. */
 async function abandon(store: Store, run_id: string): Promise<void> {

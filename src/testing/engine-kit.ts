@@ -246,3 +246,14 @@ export const humanGraph: GraphSpec = {
     { from: 'after', to: 'end' },
   ],
 };
+
+/** One append node, then the end: a run that completes in one step. */
+export const appendGraph: GraphSpec = {
+  entry: 'a',
+  channels: { messages: { reducer: 'append' } },
+  nodes: [
+    { id: 'a', type: 'append', config: { text: 'done' } },
+    { id: 'end', type: 'terminal' },
+  ],
+  connectors: [{ from: 'a', to: 'end' }],
+};

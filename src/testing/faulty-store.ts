@@ -272,3 +272,31 @@ export class FaultyStore implements Store {
     return this.inner.close();
   }
 }
+
+/**
+ * `store` whose reads outside a transaction (`method`) of statements matching `sql` fail as an outage
+ * while `failing()` says so (asked once per such read), as a pool that cannot hand out a connection or
+ * a server restarting refuses them; `refused()` counts them.
+ */
+export function refusingReads(
+  store: Store,
+  method: 'get' | 'all',
+  sql: RegExp,
+  failing: () => boolean,
+): { store: Store; refused: () => number } {
+  let refused = 0;
+  const proxy = new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (key !== method) return typeof value === 'function' ? value.bind(target) : value;
+      return (text: string, params?: readonly SqlValue[]) => {
+        if (sql.test(text) && failing()) {
+          refused++;
+          return Promise.reject(storeOutage(`a read refused: ${text}`));
+        }
+        return target[method](text, params);
+      };
+    },
+  });
+  return { store: proxy, refused: () => refused };
+}

@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ModelScript } from '../../dev/scripted-model/index.ts';
-import type { Store } from '../../store/store.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
-import { storeOutage } from '../../testing/faulty-store.ts';
+import { refusingReads, storeOutage } from '../../testing/faulty-store.ts';
 import { reasoningReply } from '../../testing/strict-replies.ts';
 import { createAgentRuntime } from './runtime.ts';
 import type { SessionEvent } from './sessions/events.ts';
@@ -22,31 +21,12 @@ const script: ModelScript = {
 /** The follower's read of a session's stored events. */
 const EVENTS_READ = /^SELECT seq, event, data, at FROM agent_session_events WHERE session_id = \?/;
 
-/** `store` whose reads of stored session events fail as an outage while `failing()` says so. */
-function refusingEventReads(store: Store, failing: () => boolean): { store: Store; refused: () => number } {
-  let refused = 0;
-  const proxy = new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target);
-      if (key !== 'all') return typeof value === 'function' ? value.bind(target) : value;
-      return (sql: string, params?: unknown[]) => {
-        if (EVENTS_READ.test(sql) && failing()) {
-          refused++;
-          return Promise.reject(storeOutage(`an event read refused: ${sql}`));
-        }
-        return target.all(sql, params as never);
-      };
-    },
-  });
-  return { store: proxy, refused: () => refused };
-}
-
 describeEachStore('a turn followed from another process, when the store refuses a read', (factory) => {
   test('the follower outlives reads refused for a moment and relays every event once, in order', async () =>
     factory.withStore(async ({ store }) => {
       const kit = await startAgentKit(store, { script, definition: { emotion: { enabled: false } } });
       let failures = 0;
-      const refusing = refusingEventReads(store, () => failures-- > 0);
+      const refusing = refusingReads(store, 'all', EVENTS_READ, () => failures-- > 0);
       const api = await createAgentRuntime(refusing.store, { env: kit.env, executes: false });
       try {
         const { session_id } = await api.createSession({ agent_label: 'calculator', user_id: 'ada' });
