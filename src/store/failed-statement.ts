@@ -18,3 +18,17 @@ export function failedInsideTransaction(cause: unknown): NoemaError {
     },
   );
 }
+
+/**
+ * A write inside a read transaction (`TransactionOptions.mode: 'read'`): refused on both backends
+ * (PostgreSQL's `BEGIN READ ONLY`, SQLite's `PRAGMA query_only` for the transaction's length). A
+ * caller's error, not the store's state.
+ */
+export function writeInReadTransaction(cause: unknown): NoemaError {
+  const what = (cause as { message?: unknown } | null)?.message;
+  return new NoemaError(
+    'INTERNAL',
+    `a write inside a read transaction was refused: ${typeof what === 'string' ? what : String(cause)}`,
+    { hint: "a transaction that writes must not be opened with mode: 'read'", cause },
+  );
+}

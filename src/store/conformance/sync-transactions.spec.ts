@@ -33,6 +33,25 @@ export function syncTransactionSpecs(factory: StoreFactory): void {
     });
   });
 
+  test('a synchronous read transaction refuses writes (INTERNAL, nothing written) and writes are accepted after it', async (t) => {
+    await factory.withStore(async ({ store }) => {
+      if (!store.transactionSync) return t.skip(NO_SYNC);
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+      assert.throws(
+        () =>
+          store.transactionSync!((tx) => tx.run('UPDATE t SET n = 5 WHERE id = ?', ['a']), { mode: 'read' }),
+        (err: { code?: string }) => {
+          assert.equal(err.code, 'INTERNAL', String(err));
+          return true;
+        },
+      );
+      assert.equal(Number((await store.get<{ n: number }>('SELECT n FROM t'))?.n), 1, 'nothing written');
+      store.transactionSync((tx) => tx.run('UPDATE t SET n = 2 WHERE id = ?', ['a']));
+      assert.equal(Number((await store.get<{ n: number }>('SELECT n FROM t'))?.n), 2);
+    });
+  });
+
   test('a statement that failed inside a synchronous transaction fails it even when the failure was caught there', async (t) => {
     await factory.withStore(async ({ store }) => {
       if (!store.transactionSync) return t.skip(NO_SYNC);

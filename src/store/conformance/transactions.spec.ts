@@ -214,6 +214,42 @@ export function transactionSpecs(factory: StoreFactory): void {
 }
 
 export function errorSpecs(factory: StoreFactory): void {
+  test('a read transaction refuses writes on every backend: INTERNAL, nothing written, and the store keeps working', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+      // Read, then write: the write is refused, whether the callback lets it through or catches it.
+      for (const caught of [false, true]) {
+        await assert.rejects(
+          store.transaction(
+            async (tx) => {
+              await tx.get('SELECT n FROM t WHERE id = ?', ['a']);
+              const write = tx.run('UPDATE t SET n = n + 1 WHERE id = ?', ['a']);
+              if (caught) await write.catch(() => {});
+              else await write;
+            },
+            { mode: 'read' },
+          ),
+          (err: { code?: string }) => {
+            assert.equal(err.code, 'INTERNAL', String(err));
+            return true;
+          },
+        );
+      }
+      const row = await store.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['a']);
+      assert.equal(Number(row?.n), 1, 'nothing written');
+      // A read transaction still reads, and the next write transaction writes.
+      const read = await store.transaction((tx) => tx.get<{ n: number }>('SELECT n FROM t'), {
+        mode: 'read',
+      });
+      assert.equal(Number(read?.n), 1);
+      await store.transaction(async (tx) => {
+        await tx.run('UPDATE t SET n = 2 WHERE id = ?', ['a']);
+      });
+      assert.equal(Number((await store.get<{ n: number }>('SELECT n FROM t'))?.n), 2);
+    });
+  });
+
   test('a duplicate key is a typed CONFLICT error on every backend, and the store keeps working', async () => {
     await factory.withStore(async ({ store }) => {
       await store.run(TABLE);

@@ -1,5 +1,9 @@
 /** Maps pg errors to typed NoemaErrors, so both backends fail with the same codes. */
 import { NoemaError } from '../../core/errors.ts';
+import { writeInReadTransaction } from '../failed-statement.ts';
+
+/** SQLSTATE read_only_sql_transaction: a write inside `BEGIN READ ONLY` (`mode: 'read'`). */
+const READ_ONLY_TRANSACTION = '25006';
 
 const UNAVAILABLE = new Set([
   'ECONNREFUSED',
@@ -63,6 +67,7 @@ export function translatePostgresError(err: unknown): unknown {
       cause: err,
     });
   }
+  if (code === READ_ONLY_TRANSACTION) return writeInReadTransaction(err);
   if (code === '23505') {
     return new NoemaError('CONFLICT', `a record with the same key already exists: ${message}`, {
       status: 409,

@@ -5,9 +5,13 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { LruMap } from '../../core/lru.ts';
+import { writeInReadTransaction } from '../failed-statement.ts';
 import { assertStorableParams, isStorableText } from '../params.ts';
 import type { Queryable, Row, RunResult, SqlValue } from '../store.ts';
 import { translateSqliteError } from './translate-error.ts';
+
+/** SQLite's primary result code for a write it refused because the connection is read-only. */
+const SQLITE_READONLY = 8;
 
 /**
  * Parameters as node:sqlite takes them: booleans as 0/1; the caller's array itself when it has none.
@@ -85,7 +89,10 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
   }
 
   #failed(err: unknown): unknown {
-    const e = translateSqliteError(err);
+    const e =
+      this.#readOnly && ((err as { errcode?: unknown }).errcode as number) === SQLITE_READONLY
+        ? writeInReadTransaction(err)
+        : translateSqliteError(err);
     if (this.#failure === null && (err as { code?: unknown } | null)?.code === 'ERR_SQLITE_ERROR')
       this.#failure = e;
     return e;
@@ -96,14 +103,41 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
    * Through `get()`, which returns nothing for a statement without rows: `run()` would build a
    * `{ changes, lastInsertRowid }` object twice per transaction that nobody reads.
    */
-  control(sql: 'BEGIN IMMEDIATE' | 'BEGIN DEFERRED' | 'COMMIT' | 'ROLLBACK'): void {
+  /** Whether writes are refused now (`beginRead` to `endRead`). */
+  #readOnly = false;
+
+  /**
+   * `BEGIN DEFERRED` for a read transaction, its writes refused until `endRead` (`PRAGMA
+   * query_only`), as PostgreSQL's `BEGIN READ ONLY` refuses them.
+   */
+  beginRead(): void {
+    this.control('BEGIN DEFERRED');
+    this.control('PRAGMA query_only = 1');
+    this.#readOnly = true;
+  }
+
+  /** After a read transaction's COMMIT or ROLLBACK: writes are accepted again. */
+  endRead(): void {
+    this.#readOnly = false;
+    this.control('PRAGMA query_only = 0');
+  }
+
+  control(
+    sql:
+      | 'BEGIN IMMEDIATE'
+      | 'BEGIN DEFERRED'
+      | 'COMMIT'
+      | 'ROLLBACK'
+      | 'PRAGMA query_only = 1'
+      | 'PRAGMA query_only = 0',
+  ): void {
     try {
       let stmt = this.#control.get(sql);
       if (!stmt) {
         stmt = this.#db.prepare(sql);
         this.#control.set(sql, stmt);
       }
-      if (sql !== 'COMMIT' && sql !== 'ROLLBACK') this.#failure = null;
+      if (sql.startsWith('BEGIN')) this.#failure = null;
       stmt.get();
     } catch (err) {
       throw translateSqliteError(err);

@@ -209,6 +209,8 @@ export class SqliteStore implements Store {
       } catch (err) {
         this.#rollback();
         throw err;
+      } finally {
+        if (options.mode === 'read') this.#conn.endRead();
       }
     } finally {
       this.#mutex.release();
@@ -231,7 +233,7 @@ export class SqliteStore implements Store {
     const write = options.mode !== 'read';
     try {
       if (write) this.#conn.beginImmediate();
-      else this.#conn.control('BEGIN DEFERRED');
+      else this.#conn.beginRead();
       this.#inSyncTransaction = true;
       try {
         const result = fn(this.#syncTx);
@@ -246,6 +248,8 @@ export class SqliteStore implements Store {
         this.#inSyncTransaction = false;
         this.#rollback();
         throw err;
+      } finally {
+        if (!write) this.#conn.endRead();
       }
     } finally {
       this.#mutex.release();
@@ -253,7 +257,7 @@ export class SqliteStore implements Store {
   }
 
   #begin(options: TransactionOptions): void {
-    if (options.mode === 'read') this.#conn.control('BEGIN DEFERRED');
+    if (options.mode === 'read') this.#conn.beginRead();
     else this.#conn.beginImmediate();
   }
 
