@@ -83,7 +83,16 @@ function countingStore(store: Store): {
     bySql: process.env.BENCH_WORLD_STATEMENTS === '1' ? new Map<string, number>() : null,
     timing: process.env.BENCH_WORLD_SQL_TIME === '1' ? newSqlTiming() : null,
   };
-  const STATEMENTS = new Set<string | symbol>(['run', 'get', 'all', 'lockKey', 'lockRows', 'notify']);
+  const STATEMENTS = new Set<string | symbol>([
+    'run',
+    'get',
+    'all',
+    'lockKey',
+    'lockRows',
+    'notify',
+    'write',
+    'writeOne',
+  ]);
   const counting = <T extends object>(target: T, shape?: string[]): T => {
     // Statements of this handle not yet answered: one issued behind them rides their round trip
     // on a store that pipelines (see Transaction), so it is not counted as a wait of its own.

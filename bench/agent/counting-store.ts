@@ -74,6 +74,14 @@ export function countingStore(
               notify: (c, p) => tx.notify(c, p),
               lockKey: (s) => tx.lockKey(s),
               lockRows: (s, p, m) => tx.lockRows(s, p, m),
+              write: (sql, p) => {
+                note(sql, statements, true);
+                tx.write(sql, p);
+              },
+              writeOne: (sql, p, miss) => {
+                note(sql, statements, true);
+                tx.writeOne(sql, p, miss);
+              },
             } as Transaction),
           options,
         )

@@ -3,6 +3,7 @@ import { describeEachStore } from '../testing/each-store.ts';
 import { concurrencySpecs } from './conformance/concurrency.spec.ts';
 import { durabilitySpecs } from './conformance/durability.spec.ts';
 import { fullTextSpecs } from './conformance/full-text.spec.ts';
+import { issuedWriteSpecs } from './conformance/issued-writes.spec.ts';
 import { listenSpecs } from './conformance/listen.spec.ts';
 import { lockSpecs } from './conformance/locks.spec.ts';
 import { migrationSpecs } from './conformance/migrations.spec.ts';
@@ -28,3 +29,4 @@ describeEachStore('store: single statements in one round trip', singleStatementS
 describeEachStore('store: full-text search', fullTextSpecs);
 describeEachStore('store: row triggers', rowTriggerSpecs);
 describeEachStore('store: statements issued before earlier ones answer', pipeliningSpecs);
+describeEachStore('store: writes issued without waiting for their answers', issuedWriteSpecs);

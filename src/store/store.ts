@@ -70,6 +70,21 @@ export interface Transaction extends Queryable {
    * `share` only writers. A no-op where write transactions already exclude each other (SQLite).
    */
   lockRows(select: string, params?: readonly SqlValue[], mode?: 'update' | 'share'): Promise<void>;
+  /**
+   * Issues a write whose answer the callback does not wait for. Its failure is the transaction's
+   * error (the transaction rolls back): at once where statements are synchronous (SQLite), else
+   * when the transaction ends. Where the store pipelines (PostgreSQL) the COMMIT is sent right behind
+   * the statements the callback issued, and their answers are awaited after it: a transaction whose
+   * callback waits for no answer takes one round trip, its BEGIN, statements and COMMIT together.
+   */
+  write(sql: string, params?: readonly SqlValue[]): void;
+  /**
+   * `write` of one INSERT, UPDATE or DELETE (without RETURNING) that must change exactly one row,
+   * else the transaction fails with `miss()` (a lease fence or a compare-and-set lost). The check is
+   * made by the database itself where the COMMIT does not wait for the answer (PostgreSQL), so a
+   * statement that changed no row aborts the transaction before its COMMIT.
+   */
+  writeOne(sql: string, params: readonly SqlValue[], miss: () => Error): void;
 }
 
 /**

@@ -122,6 +122,14 @@ export class FaultyStore implements Store {
         this.#statement(select);
         return tx.lockRows(select, params, mode);
       },
+      write: (sql, params) => {
+        this.#statement(sql);
+        tx.write(sql, params);
+      },
+      writeOne: (sql, params, miss) => {
+        this.#statement(sql);
+        tx.writeOne(sql, params, miss);
+      },
     };
   }
 

@@ -29,6 +29,7 @@ import { coalesceWrites } from './coalesced-writes.ts';
 import { type AtCommit, commitWith, StatementFailures } from './commit.ts';
 import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
+import { exactlyOneRow, IssuedWrites } from './issued-writes.ts';
 import { PostgresListener } from './listener.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -197,6 +198,14 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   }
   /** What `notifyWithCommit` queued, sent by the store with the COMMIT. */
   readonly atCommit: AtCommit[] = [];
+  /** The statements `write` and `writeOne` issued, settled (never rejecting): awaited after the COMMIT is sent. */
+  readonly issued = new IssuedWrites(this.failures);
+  write(sql: string, params: readonly SqlValue[] = []): void {
+    this.issued.add(this.exec(sql, params));
+  }
+  writeOne(sql: string, params: readonly SqlValue[], miss: () => Error): void {
+    this.issued.add(this.exec(exactlyOneRow(sql), params), miss);
+  }
   async lockKey(scope: string): Promise<void> {
     await this.exec('SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }
@@ -385,12 +394,14 @@ export class PostgresStore extends PostgresQueryable implements Store {
         await begin.catch(() => {
           broken = true;
         });
+        // A write the server refused is the cause of what the callback met after it (25P02).
+        const cause = await tx.issued.cause();
         await client.query('ROLLBACK').catch(() => {
           broken = true;
         });
-        throw err;
+        throw cause ?? err;
       }
-      await commitWith(client, tx.atCommit, tx.failures);
+      await tx.issued.settledWith(commitWith(client, tx.atCommit, tx.failures));
       if (options.mode !== 'read') this.#index.wrote();
       return result;
     } catch (err) {
