@@ -27,13 +27,23 @@ const graph: GraphSpec = {
   ],
 };
 
-/** `store` whose transactions count their statements issued and not yet answered. */
+/**
+ * `store` whose transactions count their statements issued and not yet answered: a statement's
+ * promise until it settles; a write issued without waiting (`write`, `writeOne`), whose answer the
+ * store awaits only behind the COMMIT, until its transaction has ended.
+ */
 function countingOutstanding(store: Store): { store: Store; outstanding: () => number } {
   let n = 0;
-  const counted = (tx: Transaction): Transaction =>
+  const counted = (tx: Transaction, issued: { n: number }): Transaction =>
     new Proxy(tx, {
       get(t, k) {
         const v = Reflect.get(t, k);
+        if (k === 'write' || k === 'writeOne')
+          return (...args: unknown[]) => {
+            n++;
+            issued.n++;
+            return (v as (...a: unknown[]) => void).apply(t, args);
+          };
         if (k !== 'run' && k !== 'get' && k !== 'all') return typeof v === 'function' ? v.bind(t) : v;
         return (sql: string, params?: never) => {
           n++;
@@ -49,8 +59,14 @@ function countingOutstanding(store: Store): { store: Store; outstanding: () => n
   const wrapped = new Proxy(store, {
     get(target, key) {
       if (key === 'transaction')
-        return (fn: (tx: Transaction) => Promise<unknown>, options?: never) =>
-          target.transaction((tx) => fn(counted(tx)), options);
+        return (fn: (tx: Transaction) => Promise<unknown>, options?: never) => {
+          const issued = { n: 0 };
+          return target
+            .transaction((tx) => fn(counted(tx, issued)), options)
+            .finally(() => {
+              n -= issued.n;
+            });
+        };
       // Every commit through `transaction`, where the participants join.
       if (key === 'transactionSync' || key === 'runSync') return undefined;
       const v = Reflect.get(target, key);

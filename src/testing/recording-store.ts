@@ -46,10 +46,10 @@ export function recordingTransactions(store: Store): {
     new Proxy(tx, {
       get(t, k) {
         const v = bind(t, k);
-        if (k !== 'run' && k !== 'get' && k !== 'all') return v;
-        return (sql: string, params?: unknown) => {
+        if (k !== 'run' && k !== 'get' && k !== 'all' && k !== 'write' && k !== 'writeOne') return v;
+        return (sql: string, ...rest: unknown[]) => {
           sqls.push(sql);
-          return v(sql, params);
+          return v(sql, ...rest);
         };
       },
     });

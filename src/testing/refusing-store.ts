@@ -10,6 +10,13 @@ export function refusingStore(store: Store, refusal: (sql: string) => Error | nu
   const refusing = <T extends Transaction | SyncTransaction>(tx: T): T =>
     new Proxy(tx, {
       get(target, key) {
+        if (key === 'write' || key === 'writeOne')
+          // Refused as the store refuses an issued write: the transaction's error, thrown at once here.
+          return (sql: string, ...rest: unknown[]) => {
+            const err = refusal(sql);
+            if (err) throw err;
+            return (Reflect.get(target, key) as (sql: string, ...rest: unknown[]) => void)(sql, ...rest);
+          };
         if (key !== 'run') return Reflect.get(target, key);
         return (sql: string, params?: readonly SqlValue[]) => {
           const err = refusal(sql);

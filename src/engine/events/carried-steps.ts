@@ -4,7 +4,7 @@
  * and keeping two transactions of the run (two connections on PostgreSQL) from writing one twice.
  */
 import type { SqlValue, SyncTransaction, Transaction } from '../../store/store.ts';
-import { runWrites, runWritesSync, type StepWrite } from '../run/step-writes.ts';
+import { issueWrites, runWritesSync, type StepWrite } from '../run/step-writes.ts';
 import type { EventBus } from './bus.ts';
 import type { Emit } from './stamp.ts';
 
@@ -98,17 +98,17 @@ export class CarriedSteps {
       if (c.tried && c.landed && (await tx.get(c.landed.sql, c.landed.params))) continue;
       c.tried = true;
       if (isFenced(c)) wrote = true;
-      await runWrites(tx, c.writes);
+      issueWrites(tx, c.writes);
       if (c.emit && this.#observed()) c.emit(emit);
     }
     return { steps, wrote };
   }
 
   /**
-   * `fn` after the carried steps' writes. Untried steps' writes are only issued before `fn` runs, and
-   * checked after it: `fn`'s statements follow them in the same round trip where the store pipelines
+   * `fn` after the carried steps' writes. Untried steps' writes are only issued before `fn` runs
+   * (`issueWrites`): `fn`'s statements follow them in the same round trip where the store pipelines
    * (they run after them either way). A failed carried write is the transaction's error, not what
-   * `fn` met after it.
+   * `fn` met after it (the store's rule for issued writes).
    */
   async writeThen<T>(
     tx: Transaction,
@@ -126,23 +126,14 @@ export class CarriedSteps {
       const written = await this.#write(tx, emit);
       return { steps: written.steps, result: await fn(tx, emit, written.wrote) };
     }
-    const checks = steps.map((c) => {
+    for (const c of steps) {
       c.tried = true;
-      const check = runWrites(tx, c.writes);
-      check.catch(() => {});
-      return check;
-    });
+      issueWrites(tx, c.writes);
+    }
     // Described now, in commit order; dropped with the transaction if a write is refused.
     if (this.#observed()) for (const c of steps) c.emit?.(emit);
     // Steps carried when the transaction was asked for may have landed with another one meanwhile.
-    let result: T;
-    try {
-      result = await fn(tx, emit, steps.some(isFenced));
-    } catch (err) {
-      for (const check of checks) await check;
-      throw err;
-    }
-    for (const check of checks) await check;
+    const result = await fn(tx, emit, steps.some(isFenced));
     return { steps, result };
   }
 

@@ -157,6 +157,11 @@ export interface CommitParticipant {
    * with the run's end (a runtime's closing of what the run was for), so both commit together. Its
    * failure fails that transaction, and with it the run's end: what it cannot write (a closing
    * someone else did), it leaves out instead of failing.
+   *
+   * `join` and `stop` run while the transaction's own statements are in flight. Where those were
+   * refused (the run's lease lost: a fence the database checks, `Transaction.writeOne`), the
+   * database may have aborted the transaction already: a participant's statement then fails, and its
+   * `join` or `stop` rejects instead of returning; the transaction fails with the refusal.
    */
   stop?(tx: Transaction, stop: RunStop): Promise<JoinedCommit | null>;
 }

@@ -16,8 +16,8 @@ import {
 import {
   insertContract,
   insertContractFencedStatement,
-  updateContract,
   updateContractFencedStatement,
+  updateContractStatement,
   viewOf,
 } from '../contracts/contract-store.ts';
 import { engineFailure, failureOf } from '../contracts/failure.ts';
@@ -25,7 +25,7 @@ import { createContract, isFinal, transition } from '../contracts/transitions.ts
 import type { ActionOutcome, ContractStatus, ContractView, Json, NodeType } from '../engine.ts';
 import type { Emit, RunEvents } from '../events/run-events.ts';
 import type { TransitionEntry } from '../journal/entries.ts';
-import { appendFenced } from '../journal/journal.ts';
+import { fencedAppendStatement } from '../journal/journal.ts';
 import { ContractLists } from './contract-lists.ts';
 import { hasStatus, type MoveExtra, nextView, settleMove } from './contract-moves.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
@@ -35,6 +35,7 @@ import type { RunState } from './state.ts';
 
 const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
 
+const leaseLost = (): Error => new LeaseLost();
 /**
  * A joined settle commits like the invocation's own finish would alone: deferred. It precedes no
  * call (the next call's RUNNING commit is synchronous and flushes it, the WAL being flushed in
@@ -197,7 +198,8 @@ export class RunContracts extends ContractLists {
       if (next === null) return;
       // No journal row: the lease fences the contract's own update (see #runningJoin).
       const n = next as ContractView;
-      if (!(await this.#fencedWrite(tx, this.#settleStatement(n, from.status)))) throw new LeaseLost();
+      const w = this.#settleStatement(n, from.status);
+      tx.writeOne(w.sql, w.params, leaseLost);
       this.#emitTransitions(emit, n, from.status);
     }, SETTLE_WITH_FINISH);
     if (next === null) return;
@@ -297,20 +299,12 @@ export class RunContracts extends ContractLists {
         const value = await this.#commit(
           next,
           fresh ? null : c.status,
-          async (tx) => {
-            // Issued before the executor's record and checked after it: where the store pipelines,
-            // the two travel in one round trip. A lost lease still commits nothing (thrown before COMMIT).
-            const fenced = tx.run(move.sql, move.params);
-            fenced.catch(() => {});
-            let value: T;
-            try {
-              value = await write(tx);
-            } catch (err) {
-              if ((await fenced).changes !== 1) throw new LeaseLost();
-              throw err;
-            }
-            if ((await fenced).changes !== 1) throw new LeaseLost();
-            return value;
+          (tx) => {
+            // Issued before the executor's record, its fence checked by the store (writeOne): where
+            // the store pipelines, the move, the record and the COMMIT travel in one round trip. A
+            // lost lease commits nothing and is the transaction's error.
+            tx.writeOne(move.sql, move.params, leaseLost);
+            return write(tx);
           },
           false,
           false,
@@ -399,11 +393,6 @@ export class RunContracts extends ContractLists {
     return { dialect: this.#deps.store.dialect, runPk: this.#run.run_pk, owner: this.#deps.owner };
   }
 
-  /** Runs a lease-fenced write; false when it changed no row (the lease or the contract moved). */
-  async #fencedWrite(tx: Transaction, w: { sql: string; params: SqlValue[] }): Promise<boolean> {
-    return (await tx.run(w.sql, w.params)).changes === 1;
-  }
-
   #sawFault(err: unknown): unknown {
     if (this.fault === undefined) this.fault = err;
     return err;
@@ -422,7 +411,8 @@ export class RunContracts extends ContractLists {
       next,
       c.status,
       async (tx) => {
-        if (!(await updateContract(tx, next, c.status, now))) throw new LeaseLost();
+        const u = updateContractStatement(next, c.status, now);
+        tx.writeOne(u.sql, u.params, leaseLost);
       },
       retry,
     );
@@ -456,11 +446,16 @@ export class RunContracts extends ContractLists {
         await this.#events.transaction(async (tx, emit) => {
           // A retry finding the contract already moved knows the earlier COMMIT landed.
           if (attempt > 0 && (await hasStatus(tx, next))) return;
-          if (
-            journaled &&
-            !(await appendFenced(tx, store, this.#run.run_pk, seq, JSON.stringify(entry), owner))
-          )
-            throw new LeaseLost();
+          if (journaled) {
+            const a = fencedAppendStatement(
+              store.dialect,
+              this.#run.run_pk,
+              seq,
+              JSON.stringify(entry),
+              owner,
+            );
+            tx.writeOne(a.sql, a.params, leaseLost);
+          }
           value = await write(tx);
           this.#emitTransitions(emit, next, from);
         });

@@ -29,7 +29,7 @@ import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs
 import { applyOneNode, applyStep, type RunState } from './state.ts';
 import { type GraphPlan, graphPlan, nodePlan, nodeType } from './step-plan.ts';
 import { collect, definedPairs, deltasOf, newStepWork, type StepWork } from './step-work.ts';
-import { runWrites, type StepWrite } from './step-writes.ts';
+import { issueWrites, type StepWrite } from './step-writes.ts';
 
 export async function executeRun(
   deps: EngineDeps,
@@ -273,7 +273,7 @@ function commitStep(
   return events
     .transaction(
       async (tx, emit) => {
-        await runWrites(tx, writes);
+        issueWrites(tx, writes);
         if (events.observed) emitStep(emit, events, run, state.step, work, status, now);
       },
       durability,

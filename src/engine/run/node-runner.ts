@@ -6,7 +6,7 @@
 import { isNoemaError } from '../../core/errors.ts';
 import type { CorrectiveNote, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
 import type { AttemptEntry } from '../journal/entries.ts';
-import { appendFenced } from '../journal/journal.ts';
+import { fencedAppendStatement } from '../journal/journal.ts';
 import { LeaseLost } from './deps.ts';
 import { type NodeRun, StepContext } from './node-context.ts';
 
@@ -173,8 +173,14 @@ async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
   const { store, owner } = r.deps;
   const seq = r.state.seq + 1;
   await r.events.transaction(async (tx) => {
-    if (!(await appendFenced(tx, store, r.run.run_pk, seq, JSON.stringify(entry), owner)))
-      throw new LeaseLost();
+    const { sql, params } = fencedAppendStatement(
+      store.dialect,
+      r.run.run_pk,
+      seq,
+      JSON.stringify(entry),
+      owner,
+    );
+    tx.writeOne(sql, params, () => new LeaseLost());
   });
   r.state.seq = seq;
   r.attempts.set(entry.n, [...(r.attempts.get(entry.n) ?? []), entry]);

@@ -1,8 +1,9 @@
 /**
  * A step's commit as a list of statements, built once and run by either transaction: synchronously
- * where the store can (no promise per statement) or awaited. Both runners check the same fences.
+ * where the store can (no promise per statement) or issued without waiting for their answers. Both
+ * runners check the same fences.
  */
-import type { RunResult, SqlValue, SyncTransaction, Transaction } from '../../store/store.ts';
+import type { SqlValue, SyncTransaction, Transaction } from '../../store/store.ts';
 
 export interface StepWrite {
   sql: string;
@@ -19,28 +20,17 @@ export function runWritesSync(tx: SyncTransaction, writes: readonly StepWrite[])
   }
 }
 
-const handled = (): void => {};
-
 /**
- * Issues every write before awaiting any (the statements are independent: a store that pipelines
- * sends them in one round trip, see Transaction), then checks them in order. The writes are issued
- * when this returns, so statements issued after it run after them.
+ * Issues every write without waiting for any answer (`Transaction.write`, `writeOne`): a store that
+ * pipelines sends them, and the COMMIT behind them, in one round trip. A failed write or a check lost
+ * is the transaction's error — thrown here where the store's statements are synchronous, else when
+ * the transaction ends (the database itself then aborts it at that statement). Statements issued
+ * after this call run after these.
  */
-export function runWrites(tx: Transaction, writes: readonly StepWrite[]): Promise<void> {
-  const issued = new Array<Promise<RunResult>>(writes.length);
+export function issueWrites(tx: Transaction, writes: readonly StepWrite[]): void {
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i]!;
-    issued[i] = tx.run(w.sql, w.params);
-    // Checked below, in order; one rejecting while an earlier one is awaited is not unhandled.
-    issued[i]!.catch(handled);
-  }
-  return checkWrites(writes, issued);
-}
-
-async function checkWrites(writes: readonly StepWrite[], issued: Array<Promise<RunResult>>): Promise<void> {
-  for (let i = 0; i < writes.length; i++) {
-    const r = await issued[i]!;
-    const miss = writes[i]!.miss;
-    if (miss !== null && r.changes !== 1) throw miss();
+    if (w.miss === null) tx.write(w.sql, w.params);
+    else tx.writeOne(w.sql, w.params, w.miss);
   }
 }

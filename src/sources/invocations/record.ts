@@ -211,7 +211,8 @@ export function runningRowCommitted(row: RunningRow, seq: number): void {
 export async function insertRunningRow(tx: Transaction, row: RunningRow): Promise<number> {
   const { sql, scope, given, params } = row;
   if (scope === null) {
-    await tx.run(sql.given, params);
+    // Its answer is not needed: where the store pipelines, the COMMIT goes right behind it.
+    tx.write(sql.given, params);
     return given;
   }
   const guess = named(row);

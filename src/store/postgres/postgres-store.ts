@@ -200,12 +200,13 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   readonly atCommit: AtCommit[] = [];
   /** The statements `write` and `writeOne` issued, settled (never rejecting): awaited after the COMMIT is sent. */
   readonly issued = new IssuedWrites(this.failures);
-  write(sql: string, params: readonly SqlValue[] = []): void {
+  // Bound to the transaction (fields, not methods): a wrapper that hands them on unbound still works.
+  readonly write = (sql: string, params: readonly SqlValue[] = []): void => {
     this.issued.add(this.exec(sql, params));
-  }
-  writeOne(sql: string, params: readonly SqlValue[], miss: () => Error): void {
+  };
+  readonly writeOne = (sql: string, params: readonly SqlValue[], miss: () => Error): void => {
     this.issued.add(this.exec(exactlyOneRow(sql), params), miss);
-  }
+  };
   async lockKey(scope: string): Promise<void> {
     await this.exec('SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }

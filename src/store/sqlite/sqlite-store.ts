@@ -77,13 +77,14 @@ class SqliteTransaction implements Transaction {
   get<T extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
     return this.#conn.get<T>(sql, params);
   }
-  // Statements run as they are issued here: a failure or a miss throws at once.
-  write(sql: string, params?: readonly SqlValue[]): void {
+  // Statements run as they are issued here: a failure or a miss throws at once. Bound to the
+  // transaction (fields, not methods): a wrapper that hands them on unbound still works.
+  readonly write = (sql: string, params?: readonly SqlValue[]): void => {
     this.#conn.runSync(sql, params);
-  }
-  writeOne(sql: string, params: readonly SqlValue[], miss: () => Error): void {
+  };
+  readonly writeOne = (sql: string, params: readonly SqlValue[], miss: () => Error): void => {
     if (this.#conn.runSync(sql, params).changes !== 1) throw miss();
-  }
+  };
   async notify(): Promise<void> {}
   // Write transactions hold the database's write lock from BEGIN IMMEDIATE: nothing to add.
   async lockKey(): Promise<void> {}
