@@ -92,6 +92,7 @@ function countingStore(store: Store): {
     'notify',
     'write',
     'writeOne',
+    'writeReturning',
   ]);
   const counting = <T extends object>(target: T, shape?: string[]): T => {
     // Statements of this handle not yet answered: one issued behind them rides their round trip

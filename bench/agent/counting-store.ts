@@ -82,6 +82,10 @@ export function countingStore(
                 note(sql, statements, true);
                 tx.writeOne(sql, p, miss);
               },
+              writeReturning: (sql, p, rows) => {
+                note(sql, statements, true);
+                tx.writeReturning(sql, p, rows);
+              },
             } as Transaction),
           options,
         )

@@ -25,8 +25,8 @@ import { RunEvents } from './events/run-events.ts';
 import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
-import { appendUnfenced, createdState, type LoadedRun, loadState } from './journal/journal.ts';
-import { recordClaimedAttempt } from './run/attempts.ts';
+import { createdState, type LoadedRun, loadState, unfencedAppendStatement } from './journal/journal.ts';
+import { claimedAttemptStatement } from './run/attempts.ts';
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
 import { executeRun } from './run/execute-run.ts';
@@ -271,14 +271,19 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
         }
         await types;
         if (runPk === null) throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
-        // Claimed at its creation: its first attempt, as `claimRun` records it.
-        const attempt = claim ? recordClaimedAttempt(tx, run_id, owner, now) : null;
-        attempt?.catch(() => {});
-        if (inputBody !== null) await appendUnfenced(tx, runPk, 1, inputBody);
-        await attempt;
+        // Issued without waiting for their answers (the COMMIT goes behind them where the store
+        // pipelines). Claimed at its creation: its first attempt, as `claimRun` records it.
+        if (claim) {
+          const a = claimedAttemptStatement(run_id, owner, now);
+          tx.write(a.sql, a.params);
+        }
+        if (inputBody !== null) {
+          const j = unfencedAppendStatement(runPk, 1, inputBody);
+          tx.write(j.sql, j.params);
+        }
         // The observers' rows of the run (its trace context) commit with it.
         const rows = telemetry()?.runRows?.(created);
-        if (rows) for (const r of rows) await tx.run(r.sql, r.params as SqlValue[]);
+        if (rows) for (const r of rows) tx.write(r.sql, r.params as SqlValue[]);
         // Left to another process: the workers waiting for work hear of it with the commit.
         if (!executes) await announceQueued(tx);
         return runPk;

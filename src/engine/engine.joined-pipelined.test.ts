@@ -38,7 +38,7 @@ function countingOutstanding(store: Store): { store: Store; outstanding: () => n
     new Proxy(tx, {
       get(t, k) {
         const v = Reflect.get(t, k);
-        if (k === 'write' || k === 'writeOne')
+        if (k === 'write' || k === 'writeOne' || k === 'writeReturning')
           return (...args: unknown[]) => {
             n++;
             issued.n++;

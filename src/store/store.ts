@@ -85,6 +85,16 @@ export interface Transaction extends Queryable {
    * statement that changed no row aborts the transaction before its COMMIT.
    */
   writeOne(sql: string, params: readonly SqlValue[], miss: () => Error): void;
+  /**
+   * `write` of a statement with RETURNING whose rows the callback needs only once the transaction
+   * has ended: `rows` is called with them as the statement answers, before the transaction settles
+   * (on PostgreSQL after its COMMIT was sent). A callback must not decide from them whether to commit.
+   */
+  writeReturning<T extends Row = Row>(
+    sql: string,
+    params: readonly SqlValue[],
+    rows: (rows: T[]) => void,
+  ): void;
 }
 
 /**

@@ -130,6 +130,10 @@ export class FaultyStore implements Store {
         this.#statement(sql);
         tx.writeOne(sql, params, miss);
       },
+      writeReturning: (sql, params, rows) => {
+        this.#statement(sql);
+        tx.writeReturning(sql, params, rows);
+      },
     };
   }
 

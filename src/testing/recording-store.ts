@@ -46,7 +46,15 @@ export function recordingTransactions(store: Store): {
     new Proxy(tx, {
       get(t, k) {
         const v = bind(t, k);
-        if (k !== 'run' && k !== 'get' && k !== 'all' && k !== 'write' && k !== 'writeOne') return v;
+        if (
+          k !== 'run' &&
+          k !== 'get' &&
+          k !== 'all' &&
+          k !== 'write' &&
+          k !== 'writeOne' &&
+          k !== 'writeReturning'
+        )
+          return v;
         return (sql: string, ...rest: unknown[]) => {
           sqls.push(sql);
           return v(sql, ...rest);

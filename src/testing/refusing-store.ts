@@ -10,7 +10,7 @@ export function refusingStore(store: Store, refusal: (sql: string) => Error | nu
   const refusing = <T extends Transaction | SyncTransaction>(tx: T): T =>
     new Proxy(tx, {
       get(target, key) {
-        if (key === 'write' || key === 'writeOne')
+        if (key === 'write' || key === 'writeOne' || key === 'writeReturning')
           // Refused as the store refuses an issued write: the transaction's error, thrown at once here.
           return (sql: string, ...rest: unknown[]) => {
             const err = refusal(sql);

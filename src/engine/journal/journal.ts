@@ -81,11 +81,20 @@ export async function appendUnfenced(
   seq: number,
   body: string,
 ): Promise<boolean> {
-  const r = await tx.run('INSERT INTO engine_journal (jid, body) VALUES (?, ?) ON CONFLICT DO NOTHING', [
-    jidOf(runPk, seq),
-    body,
-  ]);
-  return r.changes === 1;
+  const { sql, params } = unfencedAppendStatement(runPk, seq, body);
+  return (await tx.run(sql, params)).changes === 1;
+}
+
+/** `appendUnfenced`'s statement, for a caller that issues it itself. */
+export function unfencedAppendStatement(
+  runPk: number,
+  seq: number,
+  body: string,
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: 'INSERT INTO engine_journal (jid, body) VALUES (?, ?) ON CONFLICT DO NOTHING',
+    params: [jidOf(runPk, seq), body],
+  };
 }
 
 /** Appends at the run's next sequence number, computed in the same statement (caller holds the run row). */

@@ -3,7 +3,7 @@
  * `worker_id` (the engine owner its lease names), `host`, `pid` — written in the claim's transaction.
  */
 import { hostname } from 'node:os';
-import type { Queryable } from '../../store/store.ts';
+import type { Queryable, SqlValue } from '../../store/store.ts';
 
 const HOST = hostname();
 
@@ -42,12 +42,22 @@ export function recordClaimedAttempt(
   owner: string,
   now: number,
 ): Promise<unknown> {
-  return tx.run(
-    `INSERT INTO engine_run_attempts (run_pk, attempt, worker_id, host, pid, claimed_at)
+  const { sql, params } = claimedAttemptStatement(run_id, owner, now);
+  return tx.run(sql, params);
+}
+
+/** `recordClaimedAttempt`'s statement, for a caller that issues it itself. */
+export function claimedAttemptStatement(
+  run_id: string,
+  owner: string,
+  now: number,
+): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `INSERT INTO engine_run_attempts (run_pk, attempt, worker_id, host, pid, claimed_at)
      SELECT run_pk, event_epoch, ?, ?, ?, ? FROM engine_runs WHERE run_id = ? AND status = 'running' AND lease_owner = ?
      ON CONFLICT (run_pk, attempt) DO NOTHING`,
-    [owner, HOST, process.pid, now, run_id, owner],
-  );
+    params: [owner, HOST, process.pid, now, run_id, owner],
+  };
 }
 
 /** A run's attempts, oldest first (at most the last 1000). */

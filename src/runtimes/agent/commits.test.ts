@@ -190,6 +190,16 @@ describeEachStore('agent interaction commits', (factory) => {
               const counted = new Proxy(tx, {
                 get(inner, k) {
                   const v = Reflect.get(inner, k);
+                  if (k === 'write' || k === 'writeOne' || k === 'writeReturning')
+                    // Issued without waiting: its answer is awaited only behind the COMMIT.
+                    return (sql: string, ...rest: unknown[]) => {
+                      t.sqls.push(sql.trim());
+                      t.inFlightAt.push(inFlight);
+                      if (sql.trimStart().startsWith('INSERT INTO agent_session_events'))
+                        t.inFlightAtEvents = inFlight;
+                      inFlight++;
+                      return (v as (s: string, ...r: unknown[]) => void).call(inner, sql, ...rest);
+                    };
                   if (k !== 'run' && k !== 'get' && k !== 'all')
                     return typeof v === 'function' ? v.bind(inner) : v;
                   return (sql: string, params?: never) => {

@@ -8,6 +8,8 @@ import {
   insertRunningRowAloneAsync,
   insertRunningRowSync,
   type RunningRow,
+  SeqNameTaken,
+  unnamed,
 } from './record.ts';
 
 /**
@@ -36,8 +38,16 @@ export async function commitRunning(
     if (alone !== undefined) return alone;
   }
   const running: TransactionRunner = options.running ?? ((write) => store.transaction(write));
-  return running(async (tx) => {
-    await lease.touch(tx, now);
-    return insertRunningRow(tx, row);
-  });
+  const commit = (r: RunningRow) =>
+    running(async (tx) => {
+      await lease.touch(tx, now);
+      return insertRunningRow(tx, r);
+    });
+  try {
+    return await commit(row);
+  } catch (err) {
+    // The seq the row named was taken (rolled back, nothing written): once more, allocating one.
+    if (!(err instanceof SeqNameTaken)) throw err;
+    return commit(unnamed(row));
+  }
 }

@@ -207,7 +207,25 @@ export function runningRowCommitted(row: RunningRow, seq: number): void {
   if (row.scopeKey !== null && row.seqs !== null) seqCommitted(row.seqs, row.scopeKey, seq);
 }
 
-/** Inserts a running row; returns its `invocation_seq`. */
+/**
+ * The seq a running row named for itself (`named`) was held by another row of its scope (a call made
+ * at the same time, a run resumed by another process): its transaction is refused and rolled back.
+ */
+export class SeqNameTaken extends Error {
+  constructor() {
+    super('the invocation_seq this call named was taken; its transaction is made again without naming one');
+  }
+}
+
+/** The same row, inserted without naming its seq (after `SeqNameTaken`): the allocating insert. */
+export function unnamed(row: RunningRow): RunningRow {
+  return { ...row, seqs: null };
+}
+
+/**
+ * Inserts a running row; returns its `invocation_seq`. A seq it names is taken: the transaction fails
+ * with `SeqNameTaken` (its caller makes it again with `unnamed(row)`).
+ */
 export async function insertRunningRow(tx: Transaction, row: RunningRow): Promise<number> {
   const { sql, scope, given, params } = row;
   if (scope === null) {
@@ -216,7 +234,12 @@ export async function insertRunningRow(tx: Transaction, row: RunningRow): Promis
     return given;
   }
   const guess = named(row);
-  if (guess !== null && (await tx.run(guess.sql, guess.params)).changes === 1) return guess.seq;
+  if (guess !== null) {
+    // Not waited for either: if another row holds the seq, the database refuses the transaction
+    // (SeqNameTaken) and the caller makes it again without naming one (`commitRunning`).
+    tx.writeOne(guess.sql, guess.params, () => new SeqNameTaken());
+    return guess.seq;
+  }
   const insert = scope === 'attempt' ? sql.inAttempt : sql.inRun;
   const key = [params[0]!];
   for (let i = 0; i < SEQ_TRIES; i++) {

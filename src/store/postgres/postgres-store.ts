@@ -207,6 +207,13 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   readonly writeOne = (sql: string, params: readonly SqlValue[], miss: () => Error): void => {
     this.issued.add(this.exec(exactlyOneRow(sql), params), miss);
   };
+  readonly writeReturning = <T extends Row = Row>(
+    sql: string,
+    params: readonly SqlValue[],
+    rows: (rows: T[]) => void,
+  ): void => {
+    this.issued.add(this.exec(sql, params).then((r) => rows(r.rows as T[])));
+  };
   async lockKey(scope: string): Promise<void> {
     await this.exec('SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);
   }
@@ -390,7 +397,6 @@ export class PostgresStore extends PostgresQueryable implements Store {
       let result: T;
       try {
         result = await runInTransactionScope(this, () => fn(tx));
-        await begin;
       } catch (err) {
         await begin.catch(() => {
           broken = true;
@@ -402,7 +408,19 @@ export class PostgresStore extends PostgresQueryable implements Store {
         });
         throw cause ?? err;
       }
-      await tx.issued.settledWith(commitWith(client, tx.atCommit, tx.failures));
+      // Sent without waiting for the BEGIN's answer, which travels with the statements: a callback
+      // that waited for none commits in one round trip. The BEGIN fails only with its connection,
+      // which fails the COMMIT too; its error is then the one reported.
+      const committing = tx.issued.settledWith(commitWith(client, tx.atCommit, tx.failures));
+      committing.catch(() => {});
+      try {
+        await begin;
+      } catch (err) {
+        broken = true;
+        await committing.catch(() => {});
+        throw err;
+      }
+      await committing;
       if (options.mode !== 'read') this.#index.wrote();
       return result;
     } catch (err) {

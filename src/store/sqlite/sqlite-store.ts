@@ -85,6 +85,13 @@ class SqliteTransaction implements Transaction {
   readonly writeOne = (sql: string, params: readonly SqlValue[], miss: () => Error): void => {
     if (this.#conn.runSync(sql, params).changes !== 1) throw miss();
   };
+  readonly writeReturning = <T extends Row = Row>(
+    sql: string,
+    params: readonly SqlValue[],
+    rows: (rows: T[]) => void,
+  ): void => {
+    rows(this.#conn.allSync<T>(sql, params));
+  };
   async notify(): Promise<void> {}
   // Write transactions hold the database's write lock from BEGIN IMMEDIATE: nothing to add.
   async lockKey(): Promise<void> {}

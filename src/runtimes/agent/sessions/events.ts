@@ -6,7 +6,7 @@
  * (`recorder.ts`).
  */
 import type { EngineEvent, Json } from '../../../engine/index.ts';
-import type { Queryable, Store, Transaction } from '../../../store/store.ts';
+import type { Queryable, SqlValue, Store, Transaction } from '../../../store/store.ts';
 
 export const SESSION_EVENT_NAMES = [
   'status',
@@ -84,6 +84,37 @@ export async function appendSessionEvents(
   );
   const first = Math.min(...rows.map((r) => Number(r.seq)));
   return items.map((it, i) => ({ id: first + i, event: it.event, data: datas[i]!, at }));
+}
+
+/**
+ * `appendSessionEvents` in a transaction, issued without waiting for its answer
+ * (`Transaction.writeReturning`): `stored` gets the events with their ids once it answered, before
+ * the transaction settles.
+ */
+export function issueSessionEvents(
+  tx: Transaction,
+  session_id: string,
+  run_id: string,
+  items: ReadonlyArray<{ event: SessionEventName; body: Record<string, unknown> }>,
+  stored: (events: Array<SessionEvent & { id: number }>) => void,
+): void {
+  if (items.length === 0) return stored([]);
+  const at = Date.now();
+  const datas = items.map((it) => ({ session_id, run_id, ...it.body }));
+  const params: SqlValue[] = [session_id, run_id, at, session_id];
+  for (let i = 0; i < items.length; i++) params.push(items[i]!.event, JSON.stringify(datas[i]));
+  tx.writeReturning<{ seq: number }>(
+    `INSERT INTO agent_session_events (session_id, seq, run_id, event, data, at)
+     SELECT ?, top.seq + v.column1, ?, v.column2, v.column3, ?
+       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_session_events WHERE session_id = ?) top,
+            (VALUES ${items.map((_, i) => `(${i + 1}, ?, ?)`).join(', ')}) v
+     RETURNING seq`,
+    params,
+    (rows) => {
+      const first = Math.min(...rows.map((r) => Number(r.seq)));
+      stored(items.map((it, i) => ({ id: first + i, event: it.event, data: datas[i]!, at })));
+    },
+  );
 }
 
 /** Events after `after` (a Last-Event-ID), oldest first, at most `limit`. */

@@ -8,6 +8,7 @@ import type { Store, Transaction } from '../../../store/store.ts';
 import {
   announce,
   appendSessionEvents,
+  issueSessionEvents,
   type LiveEventName,
   type SessionEvent,
   type SessionEventName,
@@ -42,11 +43,14 @@ type Queued =
   | { live: false; event: SessionEventName; body: Record<string, unknown> }
   | { live: true; event: LiveEventName; body: Record<string, unknown> };
 
-/** What `#writeWith` wrote: `fn`'s result, the events to deliver in order, the stored ones written. */
+/**
+ * What `#writeWith` wrote: `fn`'s result, the events to deliver in order, the stored ones written
+ * (filled in as their insert answers, before its transaction settles).
+ */
 interface Written<T> {
   result: T;
   batch: Queued[];
-  written: SessionEvent[];
+  written: { events: SessionEvent[] };
 }
 
 /**
@@ -237,7 +241,7 @@ export class SessionEventRecorder {
         end();
         // A closing that wrote nothing (undefined) leaves the turn to close after the run.
         if (w.result !== undefined) this.#closed = { report: w.result };
-        this.#delivered(w.batch, w.written);
+        this.#delivered(w.batch, w.written.events);
       },
       rolledBack: () => {
         end();
@@ -273,10 +277,15 @@ export class SessionEventRecorder {
       for (const st of statements) await st;
       throw err;
     }
-    const appending = this.#append(tx, batch);
-    appending.catch(() => {});
+    // Issued without waiting for its answer: where the store pipelines, the COMMIT goes behind it.
+    const written = { events: [] as SessionEvent[] };
+    const stored = batch.filter((b) => !b.live) as Array<Extract<Queued, { live: false }>>;
+    issueSessionEvents(tx, this.session_id, this.run_id, stored, (events) => {
+      written.events = events;
+    });
+    if (stored.length > 0) await announce(this.#store, tx, this.session_id);
     for (const st of statements) await st;
-    return { result, batch, written: await appending };
+    return { result, batch, written };
   }
 
   /**
@@ -343,7 +352,7 @@ export class SessionEventRecorder {
       this.#pending.unshift(...queued);
       throw err;
     }
-    this.#delivered(w.batch, w.written);
+    this.#delivered(w.batch, w.written.events);
     return w.result;
   }
 }
