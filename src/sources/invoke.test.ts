@@ -254,6 +254,54 @@ describeEachStore('invokeSource', (factory) => {
     }
   });
 
+  test('in a caller’s transaction, a seq this process names that another writer took rolls that transaction back, and it is made again with the next seq', async () => {
+    const { store, dispose } = await factory.open();
+    const toys = await startToyServices();
+    try {
+      const source = await putResponseSource(store, toySources.weather);
+      const other = new Proxy(store, {
+        get(target, key) {
+          const v = Reflect.get(target, key);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const links = { attempt_id: 'taken-in-tx' };
+      const call = { source, request: { turn: 1 }, kind: 'ambient_context' as const, env: toys.env, links };
+      assert.equal((await invokeSource(store, call)).invocation_seq, 1);
+      assert.equal((await invokeSource(other, call)).invocation_seq, 2);
+      // This process names 2 in its caller's transaction: refused there (nothing of it written), and
+      // the transaction is made again, allocating 3. The caller's own write in it commits once.
+      let bodies = 0;
+      const out = await invokeSource(store, call, {
+        running: (write) =>
+          store.transaction(async (tx) => {
+            bodies++;
+            await tx.run('INSERT INTO noema_meta (key, value) VALUES (?, ?)', [`caller-${bodies}`, 'x']);
+            return write(tx);
+          }),
+      });
+      assert.equal(out.invocation_seq, 3);
+      assert.equal(bodies, 2, 'the caller’s transaction was made twice');
+      const metas = await store.all<{ key: string }>("SELECT key FROM noema_meta WHERE key LIKE 'caller-%'");
+      assert.deepEqual(
+        metas.map((r) => r.key),
+        ['caller-2'],
+        'the refused transaction wrote nothing',
+      );
+      const seqs = await store.all<{ invocation_seq: number | string }>(
+        'SELECT invocation_seq FROM source_invocations WHERE attempt_id = ? ORDER BY invocation_seq',
+        ['taken-in-tx'],
+      );
+      assert.deepEqual(
+        seqs.map((r) => Number(r.invocation_seq)),
+        [1, 2, 3],
+      );
+    } finally {
+      await toys.close();
+      await dispose();
+    }
+  });
+
   test('a request failing its input schema, a bad turn or a bad kind is refused before anything is recorded', async () => {
     const { store, dispose } = await factory.open();
     try {
