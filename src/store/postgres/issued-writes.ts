@@ -15,8 +15,17 @@ import type { StatementFailures } from './commit.ts';
  * count, which the server cannot fold away beforehand.
  */
 export function exactlyOneRow(sql: string): string {
-  return `WITH noema_written AS (${sql} RETURNING 1) SELECT 1 / (COUNT(*) = 1)::int AS one FROM noema_written`;
+  let checked = checkedTexts.get(sql);
+  if (checked === undefined) {
+    checked = `WITH noema_written AS (${sql} RETURNING 1) SELECT 1 / (COUNT(*) = 1)::int AS one FROM noema_written`;
+    // The callers' texts are of a fixed shape (a few per process): each is built once.
+    if (checkedTexts.size < CHECKED_TEXTS) checkedTexts.set(sql, checked);
+  }
+  return checked;
 }
+
+const CHECKED_TEXTS = 256;
+const checkedTexts = new Map<string, string>();
 
 const DIVISION_BY_ZERO = '22012';
 
