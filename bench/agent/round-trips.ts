@@ -9,9 +9,9 @@
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { REASONING_REPLY_DELIVERY } from '../../src/runtimes/agent/reply-schema.ts';
 import { getResponseSource, invokeSource, putJsonSchema } from '../../src/sources/index.ts';
+import { countPgRoundTrips, type PgCounts } from '../../src/testing/pg-round-trips.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
 import { putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
-import { countPgRoundTrips, type PgCounts } from '../lib/pg-round-trips.ts';
 
 const tracing = process.env.BENCH_AGENT_TRACE === '1';
 const { counts, lines } = countPgRoundTrips(tracing);

@@ -11,8 +11,8 @@ import { uuidv7 } from '../../src/core/ids.ts';
 import { createFlowchart, runFlowchart } from '../../src/runtimes/flow/index.ts';
 import { invokeSource } from '../../src/sources/index.ts';
 import { flowKit } from '../../src/testing/flow-kit.ts';
+import { countPgRoundTrips, type PgCounts } from '../../src/testing/pg-round-trips.ts';
 import { openTestStore, testPostgresUrl } from '../../src/testing/stores.ts';
-import { countPgRoundTrips, type PgCounts } from '../lib/pg-round-trips.ts';
 import { callsOf, SCRIPT, twentyNodes } from './graph.ts';
 
 const tracing = process.env.BENCH_FLOW_TRACE === '1';

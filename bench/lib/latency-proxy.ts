@@ -15,16 +15,19 @@ if (!listen || !target || !(delay! >= 0)) {
 /** Forwards `from`'s data to `to`, each chunk `delay` ms after it arrived, in arrival order. */
 function delayed(from: Socket, to: Socket): void {
   const queue: Array<{ at: number; chunk: Buffer }> = [];
-  let timer: NodeJS.Timeout | null = null;
+  let scheduled = false;
   const flush = () => {
-    timer = null;
     const now = performance.now();
     while (queue.length > 0 && queue[0]!.at <= now) to.write(queue.shift()!.chunk);
-    if (queue.length > 0) timer = setTimeout(flush, Math.max(0, queue[0]!.at - now));
+    scheduled = queue.length > 0;
+    if (scheduled) setTimeout(flush, Math.max(0, queue[0]!.at - now));
   };
   from.on('data', (chunk: Buffer) => {
     queue.push({ at: performance.now() + delay!, chunk });
-    timer ??= setTimeout(flush, delay!);
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(flush, delay!);
+    }
   });
   from.on('end', () => to.end());
   from.on('error', () => to.destroy());
@@ -38,4 +41,6 @@ createServer((client) => {
   delayed(server, client);
   server.on('close', () => client.destroy());
   client.on('close', () => server.destroy());
-}).listen(listen, '127.0.0.1', () => console.log(`latency proxy 127.0.0.1:${listen} -> ${target}, ${delay} ms each way`));
+}).listen(listen, '127.0.0.1', () =>
+  console.log(`latency proxy 127.0.0.1:${listen} -> ${target}, ${delay} ms each way`),
+);

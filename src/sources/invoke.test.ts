@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startToyServices, toySources } from '../dev/toys/index.ts';
+import type { Store } from '../store/store.ts';
 import { describeEachStore } from '../testing/each-store.ts';
 import { refusingStore } from '../testing/refusing-store.ts';
 import {
@@ -12,6 +13,16 @@ import {
   putJsonSchema,
   putResponseSource,
 } from './index.ts';
+
+/** Another process: its own handle on the same database (its seq cache and lease its own). */
+function anotherProcess(store: Store): Store {
+  return new Proxy(store, {
+    get(target, key) {
+      const v = Reflect.get(target, key);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
 
 describeEachStore('invokeSource', (factory) => {
   test('its writes are single statements committed on their own (synchronously, or in one round trip) once the lease is registered', async () => {
@@ -214,13 +225,7 @@ describeEachStore('invokeSource', (factory) => {
     const toys = await startToyServices();
     try {
       const source = await putResponseSource(store, toySources.weather);
-      // Another process: its own handle on the same database (its seq cache and lease its own).
-      const other = new Proxy(store, {
-        get(target, key) {
-          const v = Reflect.get(target, key);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
-      });
+      const other = anotherProcess(store);
       const links = { attempt_id: 'shared' };
       const call = { source, request: { turn: 1 }, kind: 'ambient_context' as const, env: toys.env, links };
       assert.equal((await invokeSource(store, call)).invocation_seq, 1);
@@ -259,12 +264,7 @@ describeEachStore('invokeSource', (factory) => {
     const toys = await startToyServices();
     try {
       const source = await putResponseSource(store, toySources.weather);
-      const other = new Proxy(store, {
-        get(target, key) {
-          const v = Reflect.get(target, key);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
-      });
+      const other = anotherProcess(store);
       const links = { attempt_id: 'taken-in-tx' };
       const call = { source, request: { turn: 1 }, kind: 'ambient_context' as const, env: toys.env, links };
       assert.equal((await invokeSource(store, call)).invocation_seq, 1);

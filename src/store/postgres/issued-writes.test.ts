@@ -6,38 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pg from 'pg';
 import { describeEachStore } from '../../testing/each-store.ts';
-
-/** Counts round trips on every `pg` client of this process: a query sent while none is in flight starts one. */
-function countRoundTrips(): { count: () => number } {
-  let roundTrips = 0;
-  const inFlight = new WeakMap<object, number>();
-  type Query = (this: pg.Client, config: unknown, ...rest: unknown[]) => unknown;
-  const query = pg.Client.prototype.query as unknown as Query;
-  (pg.Client.prototype as unknown as { query: Query }).query = function (config, ...rest) {
-    const n = inFlight.get(this) ?? 0;
-    if (n === 0) roundTrips++;
-    inFlight.set(this, n + 1);
-    const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
-    // The pool's own queries (outside a transaction) pass a callback and get no promise.
-    const last = rest.at(-1);
-    if (typeof last === 'function') {
-      rest[rest.length - 1] = (...args: unknown[]) => {
-        done();
-        return last(...args);
-      };
-      return query.call(this, config, ...rest);
-    }
-    const out = query.call(this, config, ...rest) as Promise<unknown> | undefined;
-    out?.then(done, done);
-    return out;
-  };
-  return { count: () => roundTrips };
-}
+import { countPgRoundTrips } from '../../testing/pg-round-trips.ts';
 
 // Before any store connects: a connection binds its client's `query` as it is handed out.
-const trips = countRoundTrips();
+const { counts } = countPgRoundTrips(false);
+const trips = { count: () => counts.roundTrips };
 
 describeEachStore('PostgreSQL: writes issued without waiting, and the COMMIT behind them', (factory) => {
   test('a transaction of issued writes and a notification is one round trip; an awaited write adds one', async (t) => {

@@ -98,7 +98,10 @@ export function issueSessionEvents(
   items: ReadonlyArray<{ event: SessionEventName; body: Record<string, unknown> }>,
   stored: (events: Array<SessionEvent & { id: number }>) => void,
 ): void {
-  if (items.length === 0) return stored([]);
+  if (items.length === 0) {
+    stored([]);
+    return;
+  }
   const at = Date.now();
   const datas = items.map((it) => ({ session_id, run_id, ...it.body }));
   const params: SqlValue[] = [session_id, run_id, at, session_id];

@@ -1,5 +1,5 @@
 /**
- * Counts PostgreSQL round trips at the `pg` client, for the benches' `round-trips.ts` scripts: a
+ * Counts PostgreSQL round trips at the `pg` client, for the benches' `round-trips.ts` scripts and the tests: a
  * query sent while none of its connection's is in flight starts one (on the pipelined connection,
  * the queries sent before the first answer share it); COMMITs are counted as waiting for the disk or
  * not (`synchronous_commit = off`). An autocommit statement (outside BEGIN … COMMIT) waits for the
