@@ -196,6 +196,9 @@ describeEachStore('invokeSource', (factory) => {
           running: (write) =>
             store.transaction(async (tx) => {
               const out = await write(tx);
+              // The row is issued, not yet known executed (PostgreSQL pipelines it): a read answered
+              // behind it on the same connection says it is in place, uncommitted.
+              await tx.get('SELECT 1 AS x');
               inserted();
               await released;
               return out;
