@@ -88,7 +88,8 @@ export interface Transaction extends Queryable {
   /**
    * `write` of a statement with RETURNING whose rows the callback needs only once the transaction
    * has ended: `rows` is called with them as the statement answers, before the transaction settles
-   * (on PostgreSQL after its COMMIT was sent). A callback must not decide from them whether to commit.
+   * (on PostgreSQL after its COMMIT was sent). A callback must not decide from them whether to commit,
+   * and `rows` must not throw (by then the transaction may have committed).
    */
   writeReturning<T extends Row = Row>(
     sql: string,
