@@ -2,7 +2,7 @@
  * Journal persistence: appending rows fenced by the run's lease, periodic snapshots, and rebuilding a
  * run's state from the latest snapshot plus the rows after it (append channels read every step row).
  */
-import type { Dialect, Queryable, RunResult, SqlValue, Store, Transaction } from '../../store/store.ts';
+import type { Dialect, Queryable, SqlValue, Transaction } from '../../store/store.ts';
 import type { Json } from '../engine.ts';
 import type { CompiledGraph } from '../graph/compile.ts';
 import { leaseHeldSql } from '../run/lease-fence.ts';
@@ -12,24 +12,11 @@ import type { AttemptEntry } from './entries.ts';
 import { jidOf, runRange, seqOf } from './key.ts';
 
 /**
- * Appends one row if (and only if) `owner` holds the run's lease and `seq` is free. Returns false when
- * fenced out: another process claimed the run. The dialect's `forShare` makes a concurrent claim wait
+ * A journal row appended if (and only if) `owner` holds the run's lease and `seq` is free: the
+ * statement changes no row when fenced out (another process claimed the run; issue it with
+ * `Transaction.writeOne`). The dialect's `forShare` makes a concurrent claim wait
  * for this transaction instead of slipping in between the check and the insert.
  */
-export function appendFenced(
-  tx: Transaction,
-  store: Store,
-  runPk: number,
-  seq: number,
-  body: string,
-  owner: string,
-): Promise<boolean> {
-  // Not an async function: one promise (the statement's) instead of two.
-  const { sql, params } = fencedAppendStatement(store.dialect, runPk, seq, body, owner);
-  return tx.run(sql, params).then(appended);
-}
-
-/** `appendFenced`'s statement, for a caller that runs it itself: it changed one row unless fenced out. */
 export function fencedAppendStatement(
   dialect: Dialect,
   runPk: number,
@@ -56,10 +43,6 @@ export function fencedAppendParams(runPk: number, seq: number, body: string, own
   return [jidOf(runPk, seq), body, runPk, owner];
 }
 
-function appended(r: RunResult): boolean {
-  return r.changes === 1;
-}
-
 // The statement text is the statement cache's key: built once per dialect, not on every step.
 const fencedSql = new Map<string, string>();
 
@@ -74,18 +57,7 @@ function fencedInsert(forShare: string): string {
   return sql;
 }
 
-/** Appends without a lease (resume and cancel hold the contract/run row instead). */
-export async function appendUnfenced(
-  tx: Transaction,
-  runPk: number,
-  seq: number,
-  body: string,
-): Promise<boolean> {
-  const { sql, params } = unfencedAppendStatement(runPk, seq, body);
-  return (await tx.run(sql, params)).changes === 1;
-}
-
-/** `appendUnfenced`'s statement, for a caller that issues it itself. */
+/** A journal row appended without a lease: a run's first, in the transaction that creates it. */
 export function unfencedAppendStatement(
   runPk: number,
   seq: number,

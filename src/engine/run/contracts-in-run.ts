@@ -28,14 +28,13 @@ import type { TransitionEntry } from '../journal/entries.ts';
 import { fencedAppendStatement } from '../journal/journal.ts';
 import { ContractLists } from './contract-lists.ts';
 import { hasStatus, type MoveExtra, nextView, settleMove } from './contract-moves.ts';
-import { type EngineDeps, LeaseLost } from './deps.ts';
+import { type EngineDeps, LeaseLost, leaseLost } from './deps.ts';
 import type { LeaseFence } from './lease-fence.ts';
 import { type FinishedWrite, joinedTransitions, type RunningJoin, runningJoined } from './running-join.ts';
 import type { RunState } from './state.ts';
 
 const RESULT_RETRY_DELAYS_MS = [25, 100, 400];
 
-const leaseLost = (): Error => new LeaseLost();
 /**
  * A joined settle commits like the invocation's own finish would alone: deferred. It precedes no
  * call (the next call's RUNNING commit is synchronous and flushes it, the WAL being flushed in
@@ -234,7 +233,7 @@ export class RunContracts extends ContractLists {
   #carrySettle(n: ContractView, from: ContractStatus): void {
     const w = this.#settleStatement(n, from);
     this.#events.carry({
-      writes: [{ sql: w.sql, params: w.params, miss: () => new LeaseLost() }],
+      writes: [{ sql: w.sql, params: w.params, miss: leaseLost }],
       landed: {
         sql: 'SELECT 1 AS x FROM engine_contracts WHERE contract_id = ? AND status = ?',
         params: [n.contract_id, n.status],

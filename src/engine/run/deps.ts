@@ -19,3 +19,6 @@ export interface EngineDeps {
 export class LeaseLost extends Error {
   override name = 'LeaseLost';
 }
+
+/** A lease fence's miss (`StepWrite.miss`, `Transaction.writeOne`). */
+export const leaseLost = (): Error => new LeaseLost();

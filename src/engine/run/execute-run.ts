@@ -23,7 +23,7 @@ import {
 import { jidOf } from '../journal/key.ts';
 import { loadSchemas } from '../schemas.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
-import { type EngineDeps, LeaseLost } from './deps.ts';
+import { type EngineDeps, LeaseLost, leaseLost } from './deps.ts';
 import { isPromiseLike, type NodeRun, runNode } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun, releaseRunStatement } from './runs.ts';
 import { applyOneNode, applyStep, type RunState } from './state.ts';
@@ -292,8 +292,6 @@ function contractsAfter(rc: RunContracts, work: StepWork): ContractView[] {
   for (const c of work.moved) byId.set(c.contract_id, c);
   return [...byId.values()];
 }
-
-const leaseLost = (): Error => new LeaseLost();
 
 /** The step's statements, in commit order: journal row (fenced), contracts, artifacts, release, snapshot. */
 function stepWrites(

@@ -7,7 +7,7 @@ import { isNoemaError } from '../../core/errors.ts';
 import type { CorrectiveNote, NodeContext, NodeResult, NodeSpec, NodeType } from '../engine.ts';
 import type { AttemptEntry } from '../journal/entries.ts';
 import { fencedAppendStatement } from '../journal/journal.ts';
-import { LeaseLost } from './deps.ts';
+import { LeaseLost, leaseLost } from './deps.ts';
 import { type NodeRun, StepContext } from './node-context.ts';
 
 export type { NodeRun } from './node-context.ts';
@@ -180,7 +180,7 @@ async function journalAttempt(r: NodeRun, entry: AttemptEntry): Promise<void> {
       JSON.stringify(entry),
       owner,
     );
-    tx.writeOne(sql, params, () => new LeaseLost());
+    tx.writeOne(sql, params, leaseLost);
   });
   r.state.seq = seq;
   r.attempts.set(entry.n, [...(r.attempts.get(entry.n) ?? []), entry]);

@@ -98,11 +98,6 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
     return e;
   }
 
-  /**
-   * Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK), prepared once per connection.
-   * Through `get()`, which returns nothing for a statement without rows: `run()` would build a
-   * `{ changes, lastInsertRowid }` object twice per transaction that nobody reads.
-   */
   /** Whether writes are refused now (`beginRead` to `endRead`). */
   #readOnly = false;
 
@@ -122,6 +117,11 @@ export class SqliteConnection implements Omit<Queryable, 'dialect'> {
     this.control('PRAGMA query_only = 0');
   }
 
+  /**
+   * Runs a transaction-control statement (BEGIN/COMMIT/ROLLBACK), prepared once per connection.
+   * Through `get()`, which returns nothing for a statement without rows: `run()` would build a
+   * `{ changes, lastInsertRowid }` object twice per transaction that nobody reads.
+   */
   control(
     sql:
       | 'BEGIN IMMEDIATE'

@@ -56,34 +56,53 @@ export async function appendSessionEvent(
   return { id: Number(row!.seq), event, data, at };
 }
 
+type EventItems = ReadonlyArray<{ event: SessionEventName; body: Record<string, unknown> }>;
+
 /**
- * `appendSessionEvent` for several events in one statement: the next sequence ids, in order (each
- * row's offset is a literal of the VALUES list, so the ids follow the list whatever order rows go in).
+ * Several events in one statement, at the next sequence ids in order (each row's offset is a literal
+ * of the VALUES list, so the ids follow the list whatever order rows go in), and the events once its
+ * rows (their ids) came back.
  */
+function insertSessionEvents(
+  session_id: string,
+  run_id: string,
+  items: EventItems,
+): {
+  sql: string;
+  params: SqlValue[];
+  stored: (rows: Array<{ seq: number }>) => Array<SessionEvent & { id: number }>;
+} {
+  const at = Date.now();
+  const datas = items.map((it) => ({ session_id, run_id, ...it.body }));
+  const params: SqlValue[] = [session_id, run_id, at, session_id];
+  for (let i = 0; i < items.length; i++) params.push(items[i]!.event, JSON.stringify(datas[i]));
+  return {
+    sql: `INSERT INTO agent_session_events (session_id, seq, run_id, event, data, at)
+     SELECT ?, top.seq + v.column1, ?, v.column2, v.column3, ?
+       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_session_events WHERE session_id = ?) top,
+            (VALUES ${items.map((_, i) => `(${i + 1}, ?, ?)`).join(', ')}) v
+     RETURNING seq`,
+    params,
+    stored: (rows) => {
+      const first = Math.min(...rows.map((r) => Number(r.seq)));
+      return items.map((it, i) => ({ id: first + i, event: it.event, data: datas[i]!, at }));
+    },
+  };
+}
+
+/** `appendSessionEvent` for several events in one statement (`insertSessionEvents`). */
 export async function appendSessionEvents(
   q: Queryable,
   session_id: string,
   run_id: string,
-  items: ReadonlyArray<{ event: SessionEventName; body: Record<string, unknown> }>,
+  items: EventItems,
 ): Promise<Array<SessionEvent & { id: number }>> {
   if (items.length <= 1)
     return items.length === 0
       ? []
       : [await appendSessionEvent(q, session_id, run_id, items[0]!.event, items[0]!.body)];
-  const at = Date.now();
-  const datas = items.map((it) => ({ session_id, run_id, ...it.body }));
-  const params: string[] = [];
-  for (let i = 0; i < items.length; i++) params.push(items[i]!.event, JSON.stringify(datas[i]));
-  const rows = await q.all<{ seq: number }>(
-    `INSERT INTO agent_session_events (session_id, seq, run_id, event, data, at)
-     SELECT ?, top.seq + v.column1, ?, v.column2, v.column3, ?
-       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_session_events WHERE session_id = ?) top,
-            (VALUES ${items.map((_, i) => `(${i + 1}, ?, ?)`).join(', ')}) v
-     RETURNING seq`,
-    [session_id, run_id, at, session_id, ...params],
-  );
-  const first = Math.min(...rows.map((r) => Number(r.seq)));
-  return items.map((it, i) => ({ id: first + i, event: it.event, data: datas[i]!, at }));
+  const insert = insertSessionEvents(session_id, run_id, items);
+  return insert.stored(await q.all<{ seq: number }>(insert.sql, insert.params));
 }
 
 /**
@@ -95,29 +114,15 @@ export function issueSessionEvents(
   tx: Transaction,
   session_id: string,
   run_id: string,
-  items: ReadonlyArray<{ event: SessionEventName; body: Record<string, unknown> }>,
+  items: EventItems,
   stored: (events: Array<SessionEvent & { id: number }>) => void,
 ): void {
   if (items.length === 0) {
     stored([]);
     return;
   }
-  const at = Date.now();
-  const datas = items.map((it) => ({ session_id, run_id, ...it.body }));
-  const params: SqlValue[] = [session_id, run_id, at, session_id];
-  for (let i = 0; i < items.length; i++) params.push(items[i]!.event, JSON.stringify(datas[i]));
-  tx.writeReturning<{ seq: number }>(
-    `INSERT INTO agent_session_events (session_id, seq, run_id, event, data, at)
-     SELECT ?, top.seq + v.column1, ?, v.column2, v.column3, ?
-       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_session_events WHERE session_id = ?) top,
-            (VALUES ${items.map((_, i) => `(${i + 1}, ?, ?)`).join(', ')}) v
-     RETURNING seq`,
-    params,
-    (rows) => {
-      const first = Math.min(...rows.map((r) => Number(r.seq)));
-      stored(items.map((it, i) => ({ id: first + i, event: it.event, data: datas[i]!, at })));
-    },
-  );
+  const insert = insertSessionEvents(session_id, run_id, items);
+  tx.writeReturning<{ seq: number }>(insert.sql, insert.params, (rows) => stored(insert.stored(rows)));
 }
 
 /** Events after `after` (a Last-Event-ID), oldest first, at most `limit`. */
