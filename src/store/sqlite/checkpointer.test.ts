@@ -87,6 +87,35 @@ test('a loop that never yields to the event loop still keeps the WAL bounded', a
   });
 });
 
+test('a loop that never yields never starts the worker, which could not be heard there', async () => {
+  // The worker is loaded through process.getBuiltinModule('node:worker_threads') when it starts.
+  const getBuiltinModule = process.getBuiltinModule;
+  let started = 0;
+  process.getBuiltinModule = ((id: string) => {
+    if (id === 'node:worker_threads') started++;
+    return getBuiltinModule(id);
+  }) as typeof process.getBuiltinModule;
+  try {
+    await withStore(async (store) => {
+      for (let i = 0; i < 2 * INLINE_AFTER_COMMITS + 10; i++) {
+        await store.transaction((tx) => tx.run('INSERT INTO t (body) VALUES (?)', [body]));
+      }
+      // The event loop turns: the request the loop made is dropped, the store having checkpointed inline.
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(started, 0, 'the worker started');
+      // Commits with the event loop turning between them ask the worker again.
+      for (let i = 0; i < COMMITS_PER_CHECKPOINT; i++) {
+        await store.transaction((tx) => tx.run('INSERT INTO t (body) VALUES (?)', [body]));
+        if (i % 16 === 0) await new Promise((r) => setImmediate(r));
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(started, 1, 'the worker started once');
+    });
+  } finally {
+    process.getBuiltinModule = getBuiltinModule;
+  }
+});
+
 test('single statements committed on their own (runSync) count as commits: the WAL stays bounded', async () => {
   await withStore(async (store, path) => {
     // Synchronous from start to end: only the inline checkpoint can bound this log.

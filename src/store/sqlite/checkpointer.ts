@@ -12,6 +12,11 @@
  * copy's milliseconds and fsync. And if the event loop never turns (a loop of store calls with no
  * I/O cannot hear the worker), the store checkpoints right after the commit that reaches
  * `INLINE_AFTER_COMMITS`, as SQLite would: the WAL stays bounded whatever the caller does.
+ *
+ * A request waits for the event loop's next turn. A loop that never turns cannot hear the worker,
+ * and the inline checkpoint does the work there, so where one ran before the turn came the
+ * request is dropped: a process that only ever commits in such loops (an engine run of
+ * synchronous nodes, a script) never starts the worker, whose start costs about 45 ms of CPU.
  */
 import type { Worker } from 'node:worker_threads';
 
@@ -91,6 +96,10 @@ export function createCheckpointer(
   let sinceCheckpoint = 0;
   /** The request in flight: resolved with the worker's reply (or an error when it stopped). */
   let inFlight: Promise<Reply> | null = null;
+  /** A request waits for the event loop to turn (see above). */
+  let asking = false;
+  /** The store checkpointed inline since that request was made. */
+  let inlineSinceAsked = false;
   let answer: ((r: Reply) => void) | null = null;
   let exited: Promise<void> | null = null;
   const running = new Int32Array(new SharedArrayBuffer(4));
@@ -148,16 +157,26 @@ export function createCheckpointer(
     worker.postMessage('checkpoint');
     return reply;
   };
+  /** The periodic request, on the event loop's turn after the commit that made it. */
+  const ask = () => {
+    asking = false;
+    if (stopped || inFlight || inlineSinceAsked) return;
+    void request().then((r) => {
+      // Copied up to where it began; commits made meanwhile keep the log from restarting.
+      if (!('error' in r) && r.log > RESTART_AFTER_FRAMES) hooks.restart();
+    });
+  };
   return {
     committed() {
       if (stopped) return false;
       sinceCheckpoint += 1;
       if (sinceCheckpoint >= INLINE_AFTER_COMMITS) return true;
-      if (++commits % COMMITS_PER_CHECKPOINT === 0 && !inFlight)
-        void request().then((r) => {
-          // Copied up to where it began; commits made meanwhile keep the log from restarting.
-          if (!('error' in r) && r.log > RESTART_AFTER_FRAMES) hooks.restart();
-        });
+      if (++commits % COMMITS_PER_CHECKPOINT === 0 && !inFlight && !asking) {
+        asking = true;
+        inlineSinceAsked = false;
+        // Unref'd: a process about to exit needs no checkpoint (the last connection's close makes one).
+        setImmediate(ask).unref();
+      }
       return false;
     },
     async completeCopy() {
@@ -167,6 +186,7 @@ export function createCheckpointer(
     },
     checkpointed() {
       sinceCheckpoint = 0;
+      inlineSinceAsked = true;
     },
     awaitWorkerCheckpoint(ms) {
       Atomics.wait(running, 0, 1, ms);
