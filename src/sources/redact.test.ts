@@ -89,6 +89,19 @@ test('a secret holding a quote, backslash or control character is redacted in JS
   );
 });
 
+test('a "__proto__" key is kept as a member of the redacted copy, in a JSON value and in headers', () => {
+  const secret = 'zz-secret-zz';
+  const r = createRedactor([secret]);
+  const body = JSON.parse(`{"__proto__":{"note":"${secret}"},"a":1}`) as Record<string, unknown>;
+  const copy = r.json(body);
+  assert.equal(JSON.stringify(copy), `{"__proto__":{"note":"${REDACTED}"},"a":1}`);
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype, 'the copy has the usual prototype');
+  assert.equal(r.jsonText(body), JSON.stringify(copy));
+  const headers = JSON.parse(`{"__proto__":"${secret}","x-a":"b"}`) as Record<string, string>;
+  assert.equal(JSON.stringify(r.headers(headers)), `{"__proto__":"${REDACTED}","x-a":"b"}`);
+  assert.equal(r.headersText(headers), JSON.stringify(r.headers(headers)));
+});
+
 test('headersText equals JSON.stringify of the redacted headers for any headers', () => {
   const secret = 'zz-secret-"zz';
   const r = createRedactor([secret]);

@@ -110,7 +110,7 @@ function buildRedactor(values: readonly string[]): Redactor {
   const json = <T>(value: T): T => walk(value, text) as T;
   const headers = (h: Record<string, string>): Record<string, string> => {
     const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(h)) out[k] = isSecretName(k) ? REDACTED : text(v);
+    for (const [k, v] of Object.entries(h)) setOwn(out, k, isSecretName(k) ? REDACTED : text(v));
     return out;
   };
   const secretFree = (raw: string) => !NEEDS_WALK.test(raw) && !forms.some((v) => raw.includes(v));
@@ -183,8 +183,19 @@ function walk(value: unknown, text: (s: string) => string): unknown {
   if (Array.isArray(value)) return value.map((v) => walk(v, text));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[text(k)] = isSecretName(k) ? REDACTED : walk(v, text);
+    for (const [k, v] of Object.entries(value))
+      setOwn(out, text(k), isSecretName(k) ? REDACTED : walk(v, text));
     return out;
   }
   return value;
+}
+
+/**
+ * `out[key] = value` as an own property for every key: assigned, a `__proto__` key (valid in a JSON
+ * body, a header name) would set the copy's prototype instead, and the redacted copy would lose it.
+ */
+function setOwn<T>(out: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
