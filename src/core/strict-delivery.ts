@@ -15,6 +15,7 @@
  */
 import { validateCompiled } from './compiled-validators.ts';
 import { NoemaError } from './errors.ts';
+import { setOwn } from './own.ts';
 import type { JsonSchema } from './schema-registry.ts';
 import { type StrictViolation, strictSubsetViolations } from './strict-schema.ts';
 
@@ -297,9 +298,10 @@ export function fromStrictDelivery(value: unknown, schema: JsonSchema): unknown 
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
       const sub = schema.properties[key] as JsonSchema | undefined;
-      if (sub === undefined) out[key] = v;
+      // A model's `"__proto__"` member stays a member: assigned, the copy would inherit its fields.
+      if (sub === undefined) setOwn(out, key, v);
       else if (v === null && !required.has(key) && !acceptsNull(sub)) continue;
-      else out[key] = fromStrictDelivery(v, sub);
+      else setOwn(out, key, fromStrictDelivery(v, sub));
     }
     return out;
   }

@@ -155,6 +155,24 @@ describe('strict delivery', () => {
     assert.equal(validateCompiled(contract, outOfBounds).ok, false, 'the contract refuses 602');
   });
 
+  test('a "__proto__" member of a reply stays a member of what it reads back as, never its prototype', () => {
+    const schema = {
+      type: 'object',
+      required: ['action'],
+      properties: { action: { type: 'string' }, extra: { type: 'object' } },
+    };
+    const reply = JSON.parse('{"__proto__":{"action":"delete"},"extra":{"__proto__":{"admin":true}}}');
+    const back = fromStrictDelivery(reply, schema) as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(back), Object.prototype);
+    assert.equal(back.action, undefined, 'no field comes from the member');
+    assert.deepEqual(Object.keys(back), ['__proto__', 'extra']);
+    assert.equal(
+      JSON.stringify(back),
+      '{"__proto__":{"action":"delete"},"extra":{"__proto__":{"admin":true}}}',
+    );
+    assert.equal(validateCompiled(schema, back).ok, false, 'the contract still lacks its action');
+  });
+
   test('keywords with no strict-subset form are refused with pointer and provider rule', () => {
     const d = toStrictDelivery({
       type: 'object',

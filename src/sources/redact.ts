@@ -5,6 +5,8 @@
  * characters, which PostgreSQL text columns refuse.
  */
 
+import { setOwn } from '../core/own.ts';
+
 export const REDACTED = '[REDACTED]';
 /** What a NUL character in any recorded text becomes (U+FFFD, the replacement character). */
 export const NUL_REPLACEMENT = '\uFFFD';
@@ -188,14 +190,4 @@ function walk(value: unknown, text: (s: string) => string): unknown {
     return out;
   }
   return value;
-}
-
-/**
- * `out[key] = value` as an own property for every key: assigned, a `__proto__` key (valid in a JSON
- * body, a header name) would set the copy's prototype instead, and the redacted copy would lose it.
- */
-function setOwn<T>(out: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__')
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  else out[key] = value;
 }
