@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { NoemaError } from '../../core/errors.ts';
+import { setOwn } from '../../core/own.ts';
 import type { Store } from '../../store/store.ts';
 import { assembleScenario } from './assemble.ts';
 import {
@@ -117,7 +118,7 @@ export async function applyBundle(store: Store, dir: string): Promise<AppliedBun
       return { hash };
     }
     const out: Obj = {};
-    for (const [k, v] of Object.entries(obj)) out[k] = await resolveRefs(v, base, k, key);
+    for (const [k, v] of Object.entries(obj)) setOwn(out, k, await resolveRefs(v, base, k, key));
     return out;
   };
   const scenarioPath = join(root, 'scenario.json');
