@@ -10,7 +10,7 @@ import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { REASONING_REPLY_DELIVERY } from '../../src/runtimes/agent/reply-schema.ts';
 import { getResponseSource, invokeSource, putJsonSchema } from '../../src/sources/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
-import { putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
+import { benchConversation, putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
 
 const side = process.argv[2] ?? 'agent';
@@ -21,18 +21,9 @@ const { store, dispose } = await openTestStore(selectedStores()[0]!);
 const runtime = await createAgentRuntime(store, { env: services.env });
 try {
   const { llm, hash, definition } = await putBenchAgent(store, runtime);
-  let session_id = '';
-  let sent = 0;
-  let lastRun = '';
-  const interaction = async () => {
-    if (sent++ % 10 === 0)
-      session_id = (await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' })).session_id;
-    const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
-    if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
-    lastRun = turn.run_id ?? '';
-  };
+  const interaction = benchConversation(runtime, hash);
   // The direct side sends the prompts of an interaction made before it, read back from its records.
-  await interaction();
+  const lastRun = (await interaction()).run_id ?? '';
   const rows = await store.all<{ request_json: string }>(
     `SELECT request_json FROM source_invocations
       WHERE run_id = ? AND interface_name = 'llm_chat_completions' ORDER BY invocation_seq`,

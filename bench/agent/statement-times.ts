@@ -9,7 +9,7 @@
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { SqliteConnection } from '../../src/store/sqlite/connection.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
-import { putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
+import { benchConversation, putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
 
 const n = Number(process.argv[2] ?? 300);
 /** Milliseconds and calls by statement, while `timing` is on. */
@@ -41,14 +41,7 @@ const { store, dispose } = await openTestStore('sqlite');
 const runtime = await createAgentRuntime(store, { env: services.env });
 try {
   const { hash } = await putBenchAgent(store, runtime);
-  let session_id = '';
-  let sent = 0;
-  const interaction = async () => {
-    if (sent++ % 10 === 0)
-      session_id = (await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' })).session_id;
-    const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
-    if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
-  };
+  const interaction = benchConversation(runtime, hash);
   for (let i = 0; i < 200; i++) await interaction();
   timing = true;
   for (let i = 0; i < n; i++) await interaction();

@@ -48,7 +48,8 @@ export function message(size: number): string {
   return 'x'.repeat(size);
 }
 
-function benchTypes(msg: string, stamps: bigint[]): NodeType<never>[] {
+/** The loop's two node types, each stamping `stamps` with the time it runs. */
+export function benchTypes(msg: string, stamps: bigint[]): NodeType<never>[] {
   const reason: NodeType<{ steps: number }> = {
     type: 'bench_reason',
     execute(ctx) {

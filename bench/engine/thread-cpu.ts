@@ -7,29 +7,19 @@
  * after it. The difference between the two CPU figures is what runs off the main thread; run it
  * with `--single-threaded` or `--single-threaded-gc` to see how much of that is V8's.
  */
-import { createEngine, type NodeType } from '../../src/engine/index.ts';
+import { createEngine } from '../../src/engine/index.ts';
 import { openTestStore } from '../../src/testing/stores.ts';
 import { loopGraph } from './loop.ts';
+import { benchTypes, message } from './noema-cases.ts';
 
 const steps = Number(process.argv[2] ?? 2000);
 const warmup = Number(process.argv[3] ?? 20);
-const message = 'x'.repeat(32);
-const reason: NodeType<{ steps: number }> = {
-  type: 'bench_reason',
-  execute(ctx) {
-    if (ctx.step > ctx.config.steps) return { kind: 'ok', route: 'done' };
-    return { kind: 'ok', writes: { messages: message }, route: 'tool' };
-  },
-};
-const tool: NodeType<null> = {
-  type: 'bench_tool',
-  execute: () => ({ kind: 'ok', writes: { messages: message } }),
-};
 
 const t = await openTestStore('sqlite');
 try {
   const engine = createEngine(t.store, { fanOut: false });
-  for (const type of [reason, tool] as NodeType<never>[]) engine.register(type);
+  // The engine bench's node types: each stamps the time it runs, as there.
+  for (const type of benchTypes(message(32), [])) engine.register(type);
   await engine.start(loopGraph(warmup));
   await t.store.get('PRAGMA wal_checkpoint(TRUNCATE)');
   const thread0 = process.threadCpuUsage();

@@ -42,3 +42,19 @@ export async function putBenchAgent(store: Store, runtime: AgentRuntime) {
   });
   return { llm, server, ...agent };
 }
+
+/**
+ * The bench's conversation: each call sends one message (the tool call), in a new session every 10
+ * messages as a user's conversations go, and checks the reply.
+ */
+export function benchConversation(runtime: AgentRuntime, hash: string) {
+  let session_id = '';
+  let sent = 0;
+  return async () => {
+    if (sent++ % 10 === 0)
+      session_id = (await runtime.createSession({ agent_ref: { hash }, user_id: 'bench' })).session_id;
+    const turn = await runtime.sendMessage(session_id, { content: 'add 2 and 3' });
+    if (turn.response !== 'The sum is 5.') throw new Error(`unexpected reply ${turn.response}`);
+    return turn;
+  };
+}
