@@ -1,8 +1,8 @@
 /**
  * What a super-step gathers from its nodes before it commits (`StepWork`): each node's result checked
  * and indexed once (`collect`) — its writes against the graph's channels, its route against the
- * node's connectors — with the contracts, artifacts and waits it creates. The run loop
- * (execute-run.ts) runs the nodes and commits what is gathered here.
+ * node's connectors — with the contracts, artifacts and waits it creates. The step
+ * (step.ts) runs the nodes and commits what is gathered here.
  */
 import { uuidv7 } from '../../core/ids.ts';
 import type { JsonSchema, SchemaRegistry } from '../../core/schema-registry.ts';
