@@ -3,8 +3,9 @@
  * on the real Noema server (Hono, auth guard, negotiation, links, budget) against a bare node:http
  * handler answering the same JSON after the same store call (the floor), in one run, on SQLite. Load
  * comes from autocannon in its own process (10 connections, fixed duration, 127.0.0.1); each side is
- * measured in alternating rounds and the median round is reported. Ratios: req/s Noema ÷ floor, p99
- * floor ÷ Noema (1 = no cost; below 1 = slower than the floor).
+ * measured in alternating rounds and the median round is reported. Ratios: req/s Noema ÷ floor
+ * (1 = no cost; below 1 = slower than the floor), and beside it the server's CPU per request
+ * answered (this process's, where both servers run, over the load), Noema ÷ floor.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -25,6 +26,8 @@ const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.
 interface Load {
   rps: number;
   p99: number;
+  /** This process's CPU (where both servers run) per request answered, µs. */
+  cpuUs: number;
 }
 
 /** Runs autocannon in a child process for `seconds` (bounded by a kill timer) and reads its JSON. */
@@ -41,6 +44,7 @@ function load(url: string, seconds: number): Promise<Load> {
       `authorization=Bearer ${TOKEN}`,
       url,
     ]);
+    const cpu0 = process.cpuUsage();
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -48,16 +52,21 @@ function load(url: string, seconds: number): Promise<Load> {
     const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 20) * 1000);
     child.on('exit', (code) => {
       clearTimeout(timer);
+      const cpu = process.cpuUsage(cpu0);
       try {
         const r = JSON.parse(out) as {
-          requests: { average: number };
+          requests: { average: number; total: number };
           latency: { p99: number };
           non2xx: number;
           errors: number;
         };
         if (r.non2xx > 0 || r.errors > 0)
           return reject(new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`));
-        resolve({ rps: r.requests.average, p99: r.latency.p99 });
+        resolve({
+          rps: r.requests.average,
+          p99: r.latency.p99,
+          cpuUs: (cpu.user + cpu.system) / Math.max(1, r.requests.total),
+        });
       } catch {
         reject(new Error(`autocannon exited ${code}: ${out.slice(0, 200)}`));
       }
@@ -148,6 +157,18 @@ const bench: Bench = {
           anchor: 'node:http floor',
           anchor_value: floorRps,
           ratio: Math.round((rps / floorRps) * 1000) / 1000,
+        });
+        const cpu = median(n.map((x) => x.cpuUs));
+        const floorCpu = median(f.map((x) => x.cpuUs));
+        ctx.row({
+          case: c.name,
+          metric:
+            "server CPU per request, µs (median of rounds; the bench process's, where both servers run)",
+          unit: 'µs',
+          value: cpu,
+          anchor: 'node:http floor',
+          anchor_value: floorCpu,
+          ratio: Math.round((cpu / floorCpu) * 1000) / 1000,
         });
         ctx.row({
           case: c.name,

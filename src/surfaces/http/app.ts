@@ -19,7 +19,7 @@ import { renderErrorPage } from './html/pages.ts';
 import { joinPieces } from './json-pieces.ts';
 import type { Reply, Route, RouteContext } from './route.ts';
 import { homeRoutes } from './routes/home.ts';
-import { securityHeaders } from './security-headers.ts';
+import { presetHeader, securityHeaders } from './security-headers.ts';
 
 export type AppEnv = {
   Bindings: HttpBindings;
@@ -51,7 +51,7 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
   app.use('*', async (c, next) => {
     const requestId = randomUUID();
     c.set('requestId', requestId);
-    c.header('x-request-id', requestId);
+    presetHeader(c, 'x-request-id', requestId);
     const correlationId = c.req.header('x-correlation-id');
     if (correlationId !== undefined) {
       if (!CORRELATION_ID.test(correlationId)) {
@@ -60,7 +60,7 @@ export function buildApp(options: AppOptions): Hono<AppEnv> {
         });
       }
       c.set('correlationId', correlationId);
-      c.header('x-correlation-id', correlationId);
+      presetHeader(c, 'x-correlation-id', correlationId);
     }
     await next();
   });
@@ -194,6 +194,8 @@ function toResponse(c: Context<AppEnv>, reply: Reply): Response {
   if (reply instanceof Response) return reply;
   if ('html' in reply) return c.html(reply.html, (reply.status ?? 200) as 200);
   if ('jsonPieces' in reply) return jsonPiecesResponse(c, reply.jsonPieces, reply.status ?? 200);
+  if ('jsonText' in reply)
+    return c.body(reply.jsonText, (reply.status ?? 200) as 200, { 'content-type': 'application/json' });
   return c.json(reply.json as object, (reply.status ?? 200) as 200);
 }
 

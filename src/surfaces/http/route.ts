@@ -17,6 +17,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** What a handler returns: a JSON (or HTML) reply, or a ready `Response` (streams, redirects). */
 export type Reply =
   | { status?: number; json: unknown }
+  /** JSON already serialized (an answer measured against its budget as this text). */
+  | { status?: number; jsonText: string }
   /** JSON already serialized as UTF-8, in pieces sent in order (a large world's answer). */
   | { status?: number; jsonPieces: readonly Uint8Array[] }
   | { status?: number; html: string }

@@ -9,12 +9,18 @@ import { NoemaError } from '../../../core/errors.ts';
 
 const PREVIEW_CHARS = 2_000;
 
+/**
+ * The items of a list answer that fit `maxChars`, and the JSON text of `build(kept)` when measuring
+ * made it (null: no budget, nothing measured), so the answer is not serialized twice.
+ */
 export function fitList<T>(
   items: T[],
   maxChars: number | null,
   build: (kept: T[]) => unknown,
-): { kept: T[]; truncated: boolean } {
-  if (maxChars === null || jsonSize(build(items)) <= maxChars) return { kept: items, truncated: false };
+): { kept: T[]; truncated: boolean; json: string | null } {
+  if (maxChars === null) return { kept: items, truncated: false, json: null };
+  const whole = JSON.stringify(build(items));
+  if (whole.length <= maxChars) return { kept: items, truncated: false, json: whole };
   let lo = 0;
   let hi = items.length;
   // Invariant: lo items fit, hi items do not.
@@ -23,12 +29,23 @@ export function fitList<T>(
     if (jsonSize(build(items.slice(0, mid))) <= maxChars) lo = mid;
     else hi = mid;
   }
-  if (jsonSize(build(items.slice(0, lo))) > maxChars) throw tooSmall(maxChars, jsonSize(build([])));
-  return { kept: items.slice(0, lo), truncated: true };
+  const kept = items.slice(0, lo);
+  const json = JSON.stringify(build(kept));
+  if (json.length > maxChars) throw tooSmall(maxChars, jsonSize(build([])));
+  return { kept, truncated: true, json };
 }
 
-export function fitRecord(record: Record<string, unknown>, maxChars: number | null): Record<string, unknown> {
-  if (maxChars === null || jsonSize(record) <= maxChars) return record;
+/**
+ * The record, or its largest fields cut to previews so it fits `maxChars`; with the JSON text of
+ * what is returned when measuring made it (null: no budget, nothing measured).
+ */
+export function fitRecord(
+  record: Record<string, unknown>,
+  maxChars: number | null,
+): { fitted: Record<string, unknown>; json: string | null } {
+  if (maxChars === null) return { fitted: record, json: null };
+  const whole = JSON.stringify(record);
+  if (whole.length <= maxChars) return { fitted: record, json: whole };
   const out: Record<string, unknown> = { ...record };
   const cut: string[] = [];
   const bySize = Object.keys(out)
@@ -43,8 +60,9 @@ export function fitRecord(record: Record<string, unknown>, maxChars: number | nu
     cut.push(key);
   }
   const fitted = { ...out, truncated: true, truncated_fields: cut };
-  if (jsonSize(fitted) > maxChars) throw tooSmall(maxChars, jsonSize(fitted));
-  return fitted;
+  const json = JSON.stringify(fitted);
+  if (json.length > maxChars) throw tooSmall(maxChars, json.length);
+  return { fitted, json };
 }
 
 function tooSmall(maxChars: number, min: number): NoemaError {

@@ -101,9 +101,9 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
       has_more: cut || page.next_cursor !== null,
       truncated: cut,
     });
-    const { kept } = fitList(withLinks, q.budget.maxChars, (k) => build(k));
+    const { kept, json } = fitList(withLinks, q.budget.maxChars, (k) => build(k));
     const body = build(kept);
-    if (format === 'json') return { json: body };
+    if (format === 'json') return json === null ? { json: body } : { jsonText: json };
     const next = new URLSearchParams(params);
     if (body.next_cursor) next.set('cursor', body.next_cursor);
     return {
@@ -130,11 +130,10 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
     const record = await kind.get(kctx, checkKey(kind, rawKey));
     services.failures?.storeAnswered();
     const links = linksOf(catalog, kind, record);
-    const fitted = fitRecord({ ...record, links }, budget.maxChars);
-    if (fitted.truncated === true && Array.isArray(fitted.truncated_fields) && links.self) {
-      fitted.links = { ...links, full: `${links.self}?full=true` };
-    }
-    if (format === 'json') return { json: fitted };
+    const { fitted, json } = fitRecord({ ...record, links }, budget.maxChars);
+    const cut = fitted.truncated === true && Array.isArray(fitted.truncated_fields) && links.self;
+    if (cut) fitted.links = { ...links, full: `${links.self}?full=true` };
+    if (format === 'json') return json === null || cut ? { json: fitted } : { jsonText: json };
     const view = await viewOf(kind.kind)?.(kctx, record, ctx.url, ctx.csrfToken);
     return {
       html: renderDetailPage({
