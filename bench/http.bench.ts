@@ -1,6 +1,7 @@
 /**
- * The HTTP surface's cost: `GET /healthz` and a catalog detail route (`GET /source-invocations/:id`)
- * on the real Noema server (Hono, auth guard, negotiation, links, budget) against a bare node:http
+ * The HTTP surface's cost: `GET /healthz`, a catalog detail route (`GET /source-invocations/:id`)
+ * and an MCP tool call (`POST /mcp/world`, `get_json_schema`) on the real Noema server (Hono, auth
+ * guard, negotiation, links, budget; the MCP SDK's server and transport) against a bare node:http
  * handler answering the same JSON after the same store call (the floor), in one run, on SQLite. Load
  * comes from autocannon in its own process (10 connections, fixed duration, 127.0.0.1); each side is
  * measured in alternating rounds and the median round is reported. Ratios: req/s Noema ÷ floor
@@ -15,12 +16,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startToyServices, toySources } from '../src/dev/toys/index.ts';
-import { getSourceInvocation, invokeSource, putResponseSource } from '../src/sources/index.ts';
+import { WORLD_PATCH_SCHEMA_HASH } from '../src/runtimes/world/index.ts';
+import { getJsonSchema, getSourceInvocation, invokeSource, putResponseSource } from '../src/sources/index.ts';
 import { startNoemaHttp } from '../src/surfaces/http/start.ts';
 import { openTestStore } from '../src/testing/stores.ts';
 import type { Bench } from './lib/harness.ts';
 
 const TOKEN = 'bench-token-0123456789abcdef';
+const MCP_ACCEPT = 'application/json, text/event-stream';
+/** An MCP call answered from the store: the world patch schema, stored in every store. */
+const MCP_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'get_json_schema', arguments: { hash: WORLD_PATCH_SCHEMA_HASH } },
+});
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
 
 interface Load {
@@ -31,8 +41,11 @@ interface Load {
 }
 
 /** Runs autocannon in a child process for `seconds` (bounded by a kill timer) and reads its JSON. */
-function load(url: string, seconds: number): Promise<Load> {
+function load(url: string, seconds: number, post?: string): Promise<Load> {
   return new Promise((resolve, reject) => {
+    const body = post
+      ? ['-m', 'POST', '-H', 'content-type=application/json', '-H', `accept=${MCP_ACCEPT}`, '-b', post]
+      : [];
     const child = spawn(process.execPath, [
       AUTOCANNON,
       '-c',
@@ -42,6 +55,7 @@ function load(url: string, seconds: number): Promise<Load> {
       '-j',
       '-H',
       `authorization=Bearer ${TOKEN}`,
+      ...body,
       url,
     ]);
     const cpu0 = process.cpuUsage();
@@ -113,6 +127,18 @@ const bench: Bench = {
         if (req.url === '/healthz') {
           await store.get('SELECT 1 AS ok');
           body = JSON.stringify({ ok: true });
+        } else if (req.url === '/mcp') {
+          // A bare JSON-RPC answer of the same tool result: the request read and parsed, the record
+          // read, the same result built (its text and structured content).
+          let text = '';
+          for await (const chunk of req) text += chunk;
+          const call = JSON.parse(text) as { id: number; params: { arguments: { hash: string } } };
+          const record = await getJsonSchema(store, call.params.arguments.hash);
+          const result = {
+            content: [{ type: 'text', text: JSON.stringify(record) }],
+            structuredContent: record,
+          };
+          body = JSON.stringify({ result, jsonrpc: '2.0', id: call.id });
         } else {
           const record = await getSourceInvocation(store, id);
           body = JSON.stringify({
@@ -135,15 +161,21 @@ const bench: Bench = {
           noema: `${noema.url}/source-invocations/${id}`,
           floor: `${floorUrl}/detail`,
         },
+        {
+          name: 'POST /mcp/world (tools/call get_json_schema)',
+          noema: `${noema.url}/mcp/world`,
+          floor: `${floorUrl}/mcp`,
+          post: MCP_CALL,
+        },
       ];
       for (const c of cases) {
         const n: Load[] = [];
         const f: Load[] = [];
-        await load(c.noema, 1); // warm both sides the same way
-        await load(c.floor, 1);
+        await load(c.noema, 1, c.post); // warm both sides the same way
+        await load(c.floor, 1, c.post);
         for (let r = 0; r < rounds; r++) {
-          f.push(await load(c.floor, seconds));
-          n.push(await load(c.noema, seconds));
+          f.push(await load(c.floor, seconds, c.post));
+          n.push(await load(c.noema, seconds, c.post));
         }
         const rps = median(n.map((x) => x.rps));
         const floorRps = median(f.map((x) => x.rps));

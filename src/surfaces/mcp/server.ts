@@ -5,6 +5,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Store } from '../../store/store.ts';
 import { catalogDispatcher, DEFAULT_CATALOG, mcpCatalog } from './catalogs.ts';
 import type { ToolDispatcher } from './dispatch.ts';
@@ -27,12 +28,24 @@ class NoemaMcpServer extends Server {
   }
 }
 
+/**
+ * The SDK's JSON Schema validator (for elicitation, which these servers do not ask for), shared: by
+ * default each `Server` builds an Ajv instance of its own, and HTTP builds a server per request
+ * (stateless), where that Ajv was most of a `tools/list` request's CPU.
+ */
+let validator: AjvJsonSchemaValidator | null = null;
+
 /** An MCP server for one catalog (default `memory`); `UNKNOWN_CATALOG` for an unknown name. */
 export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG): Server {
   const dispatcher = catalogDispatcher(catalog);
+  validator ??= new AjvJsonSchemaValidator();
   const server = new NoemaMcpServer(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: mcpCatalog(catalog).instructions },
+    {
+      capabilities: { tools: {} },
+      instructions: mcpCatalog(catalog).instructions,
+      jsonSchemaValidator: validator,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: dispatcher.list().map((t: McpToolDef) => ({

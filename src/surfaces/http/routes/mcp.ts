@@ -89,7 +89,9 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     throw err;
   }
   if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    close();
+    // After the SDK's handler has settled (it resolves the answer before its own cleanup): closed at
+    // once, the server would abort that finished handler's signal, an AbortError built per request.
+    setImmediate(close);
     return response;
   }
   // The stream ends once every request of the body is answered (or the client goes away): only
