@@ -3,7 +3,7 @@
  * bench's world turn (`bench/lib/world-turn.ts`, its model and toys in processes of their own) many times after warm-up (`BENCH_OBS_WARMUP` turns,
  * 5) on the first selected store, with nothing installed (`off`) or with span export on to a local
  * receiver (`on`, spans flushed after each turn, outside its time), and prints the wall time and the
- * CPU of the runs' thread per turn; with a path, writes a CPU profile of the runs' thread over the
+ * CPU of the runs' thread per turn, and every thread's CPU by name (Linux); with a path, writes a CPU profile of the runs' thread over the
  * timed turns, to set beside the other side's (self time by function) to see what export adds where
  * the runs run. Under `instructions.sh` the timed turns (and their flushes) are the window callgrind
  * counts.
@@ -16,6 +16,7 @@ import { createWorld, createWorldRuntime } from '../../src/runtimes/world/index.
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { pause } from '../lib/callgrind-sync.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
+import { threadTimes, threadTimesSince } from '../lib/thread-times.ts';
 import { putTurnWorkflow, startTurnServices, TURN_SUBJECTS, turnScenario } from '../lib/world-turn.ts';
 import { startReceiver } from './receiver.ts';
 
@@ -57,12 +58,18 @@ try {
   cpu = 0;
   pause('start');
   const stopProfile = await startCpuProfile(out);
+  const threads0 = threadTimes();
   for (let i = 0; i < turns; i++) await turn();
+  const threads = threadTimesSince(threads0, turns);
   await stopProfile();
   pause('end');
   console.log(
     `${side}: ${(wall / turns).toFixed(1)} ms wall, ${(cpu / turns).toFixed(1)} ms CPU of the runs' thread per turn`,
   );
+  // Every thread's CPU over the timed turns and their flushes (Linux): the export thread is a
+  // `WorkerThread` beside the checkpointer's, V8's compiler and collectors are `V8Worker`s.
+  if (threads.length > 0)
+    console.log(`  by thread, ms a turn: ${threads.map(([n, ms]) => `${n} ${ms.toFixed(2)}`).join(', ')}`);
 } finally {
   installTelemetry(null);
   await runtime.close();
