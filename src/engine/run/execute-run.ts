@@ -12,6 +12,7 @@ import { type CompiledGraph, reachesTerminal } from '../graph/compile.ts';
 import type { LoadedRun } from '../journal/journal.ts';
 import { RunContracts, type RunRef } from './contracts-in-run.ts';
 import { type EngineDeps, LeaseLost } from './deps.ts';
+import { isPromiseLike } from './node-runner.ts';
 import { abandonLease, heartbeat, releaseRun } from './runs.ts';
 import type { RunState } from './state.ts';
 import { runStep, type StepRun, type StopOf } from './step.ts';
@@ -120,7 +121,7 @@ export async function executeRun(
       // The step's end: the run's status after its commit, or the error that fails the run.
       const stepping = runStep(stepRun);
       const end =
-        typeof stepping === 'string' ? stepping : stepping instanceof Promise ? await stepping : stepping;
+        typeof stepping === 'string' ? stepping : isPromiseLike(stepping) ? await stepping : stepping;
       if (typeof end !== 'string')
         return outcome('failed', await finish(deps, events, run, state, stopOf, 'failed', end));
       if (end !== 'running') return outcome(end);
