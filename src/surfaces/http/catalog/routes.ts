@@ -102,8 +102,8 @@ export function catalogRoutes(catalog: Catalog, services: AppServices): Route[] 
       truncated: cut,
     });
     const { kept, json } = fitList(withLinks, q.budget.maxChars, (k) => build(k));
+    if (format === 'json') return json === null ? { json: build(kept) } : { jsonText: json };
     const body = build(kept);
-    if (format === 'json') return json === null ? { json: body } : { jsonText: json };
     const next = new URLSearchParams(params);
     if (body.next_cursor) next.set('cursor', body.next_cursor);
     return {
