@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
+import { translateSqliteError } from './translate-error.ts';
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
@@ -31,10 +32,41 @@ function probeWritable(db: DatabaseSync): void {
     db.exec('BEGIN IMMEDIATE');
     db.exec('ROLLBACK');
   } catch (err) {
-    const primary = Number((err as { errcode?: unknown }).errcode) & 0xff;
     // Another process holds the write lock: the file is a live database; transactions will queue.
-    if (primary === SQLITE_BUSY || primary === SQLITE_LOCKED) return;
+    if (isBusy(err)) return;
     throw err;
+  }
+}
+
+function isBusy(err: unknown): boolean {
+  const primary = Number((err as { errcode?: unknown }).errcode) & 0xff;
+  return primary === SQLITE_BUSY || primary === SQLITE_LOCKED;
+}
+
+/** Blocks the thread for `ms` (the store's constructor is synchronous, as SQLite's busy handler is). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Switches the database to WAL (`PRAGMA journal_mode = WAL`; nothing to do when it is already). The
+ * switch reads the file, then takes its write lock; SQLite refuses that upgrade at once, without its
+ * busy handler, while another connection holds the write lock (two connections upgrading together
+ * would wait on each other forever) — as happens when processes open one new file together. So the
+ * switch is tried again, a few milliseconds apart, until `busyTimeoutMs` has passed: the wait any
+ * other lock gets. Past it, STORE_BUSY.
+ */
+export function enterWal(db: DatabaseSync, busyTimeoutMs: number): void {
+  const deadline = performance.now() + busyTimeoutMs;
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (err) {
+      const leftMs = deadline - performance.now();
+      if (!isBusy(err) || leftMs <= 0) throw translateSqliteError(err);
+      sleepSync(Math.min(pauseMs, leftMs));
+    }
   }
 }
 

@@ -19,7 +19,7 @@ import {
 import { type Checkpointer, createCheckpointer } from './checkpointer.ts';
 import { SQLITE_STATEMENT_CACHE, SqliteConnection } from './connection.ts';
 import { sqliteFullText } from './full-text.ts';
-import { openDatabaseFile } from './open-file.ts';
+import { enterWal, openDatabaseFile } from './open-file.ts';
 
 export { SQLITE_STATEMENT_CACHE };
 
@@ -157,7 +157,12 @@ export class SqliteStore implements Store {
     const busyTimeoutMs = Math.trunc(options.busyTimeoutMs ?? 10_000);
     this.#busyTimeoutMs = busyTimeoutMs;
     this.#conn.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-    this.#conn.exec('PRAGMA journal_mode = WAL');
+    try {
+      enterWal(db, busyTimeoutMs);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     this.#conn.exec('PRAGMA synchronous = NORMAL');
     this.#conn.exec('PRAGMA foreign_keys = ON');
     if (options.path !== ':memory:') {
