@@ -5,8 +5,9 @@
  * the collector's scheduled work runs; a loop of back-to-back awaits on a synchronous store never
  * yields to it). `node get-world-reader.ts <store> <slug> <turns.json>` prints one JSON line of
  * samples in µs: `getWorld` (objects, what in-process callers get), `getWorldJson` (the UTF-8
- * pieces HTTP sends) and the MCP tool's result (`get_world` through the world catalog's dispatcher:
- * the objects as structured content and the spliced text, not the transport), each warm (the snapshot and the versions after it cached) and cold (the
+ * pieces HTTP sends) and the MCP tool's answer as each transport writes it (`get_world` through the
+ * world catalog's dispatcher, its JSON-RPC message serialized: over stdio the structured content's
+ * objects serialized, over HTTP the stored text spliced in), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
  * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
  * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`
@@ -23,6 +24,7 @@ import { getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
 import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
 import { openStore, parseStoreTarget } from '../../src/store/index.ts';
 import { catalogDispatcher } from '../../src/surfaces/mcp/catalogs.ts';
+import { RawJsonSplice } from '../../src/surfaces/mcp/raw-json.ts';
 
 const WARMUP = 10;
 const nextTurnOfLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -58,9 +60,16 @@ async function inProcess(url: string, slug: string, turns: number[]): Promise<ob
     const answer = {
       objects: (turn: number) => getWorld(store, { world_slug: slug, turn }),
       'JSON pieces': (turn: number) => getWorldJson(store, { world_slug: slug, turn }),
-      'MCP tool result': async (turn: number) => {
+      'MCP answer over stdio': async (turn: number) => {
         const r = await mcp.call('get_world', { world_slug: slug, turn }, { store });
         if (r.isError) throw new Error(r.content[0]!.text);
+        return JSON.stringify({ result: r, jsonrpc: '2.0', id: 1 });
+      },
+      'MCP answer over HTTP': async (turn: number) => {
+        const rawJson = new RawJsonSplice();
+        const r = await mcp.call('get_world', { world_slug: slug, turn }, { store, rawJson });
+        if (r.isError) throw new Error(r.content[0]!.text);
+        return rawJson.splice(JSON.stringify({ result: r, jsonrpc: '2.0', id: 1 }));
       },
     };
     const out: Record<string, { wall: number[]; cpu: number[] }> = {};

@@ -121,11 +121,13 @@ export async function getWorldRows(
       );
     }
     // The target's rows: each cold answer's p99 (wall, and the reader's CPU) against 5 ms, its
-    // floor's p99 beside it — for the JSON pieces the snapshot's row read, for the MCP result (its
-    // structured content is objects) the entities parsed by one JSON.parse.
+    // floor's p99 beside it — for the JSON pieces and the MCP answer over HTTP (the stored text
+    // spliced in) the snapshot's row read, for the MCP answer over stdio (its structured content
+    // is objects) the entities parsed by one JSON.parse.
     for (const [form, floorForm, what] of [
       ['JSON pieces', 'JSON pieces floor', "JSON pieces (HTTP's form)"],
-      ['MCP tool result', 'objects floor', "MCP get_world's result (objects and text)"],
+      ['MCP answer over HTTP', 'JSON pieces floor', "MCP get_world's answer over HTTP (the stored text spliced in)"],
+      ['MCP answer over stdio', 'objects floor', "MCP get_world's answer over stdio (objects serialized)"],
     ] as const) {
       const read = forms[`${form}, cold`];
       const floor = forms[`${floorForm}, cold`];
@@ -148,7 +150,8 @@ export async function getWorldRows(
       ['objects', 'warm', 'objects'],
       ['objects', 'cold', 'objects'],
       ['JSON pieces', 'cold', 'JSON pieces'],
-      ['MCP tool result', 'cold', 'objects'],
+      ['MCP answer over HTTP', 'cold', 'JSON pieces'],
+      ['MCP answer over stdio', 'cold', 'objects'],
     ] as const) {
       const read = forms[`${form}, ${mode}`];
       const floor = forms[`${floorForm} floor, ${mode}`];

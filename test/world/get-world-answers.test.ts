@@ -1,7 +1,7 @@
 /**
  * get_world answers the same JSON over MCP as over HTTP: both are spliced from the snapshot's stored
  * text (entities in the world's order, integer-like ids included), the MCP result's structured
- * content being that text's value.
+ * content being that text's value — over HTTP that text itself, spliced into the answer.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -122,6 +122,32 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           });
           assert.equal((wire.content as Array<{ text: string }>)[0]!.text, text);
           assert.deepEqual(wire.structuredContent, JSON.parse(text));
+          // The answer's structured content is the stored text itself, as sent: entities in the
+          // world's order (objects serialized again would list the integer-like ids first).
+          if (cold) clearSnapshotCache();
+          const raw = await fetch(`${http.url}/mcp/world`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 7,
+              method: 'tools/call',
+              params: { name: 'get_world', arguments: { world_slug: 'w', turn: 2 } },
+            }),
+          });
+          assert.equal(raw.status, 200);
+          assert.match(raw.headers.get('content-type') ?? '', /^application\/json/);
+          const rawText = await raw.text();
+          assert.ok(rawText.includes(`"structuredContent":${text}`), rawText);
+          assert.deepEqual(JSON.parse(rawText), {
+            jsonrpc: '2.0',
+            id: 7,
+            result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
+          });
         }
       } finally {
         await mcp.close();

@@ -117,9 +117,9 @@ export async function getWorldJson(
 export async function getWorldWithText(
   store: Queryable,
   input: { world_slug: string; turn?: number },
-): Promise<{ value: ReturnType<typeof objectAnswer>; text: string }> {
+): Promise<{ value: () => ReturnType<typeof objectAnswer>; text: string }> {
   const at = await readWorldAt(store, input);
-  return { value: objectAnswer(at), text: Buffer.concat(textAnswer(at)).toString('utf8') };
+  return { value: () => objectAnswer(at), text: Buffer.concat(textAnswer(at)).toString('utf8') };
 }
 
 function objectAnswer({ world, turn, base, changed, turnRow }: WorldAt) {

@@ -6,6 +6,7 @@
 import { type ErrorCode, isNoemaError, NoemaError } from '../../core/errors.ts';
 import { schemas } from '../../core/schema-registry.ts';
 import { inspectArguments, MAX_ARGUMENT_DEPTH } from './hygiene.ts';
+import type { RawJsonSplice } from './raw-json.ts';
 import { type McpToolContext, type McpToolDef, WithJsonText } from './tool.ts';
 
 export interface ToolCallResult {
@@ -37,9 +38,20 @@ export function errorResult(err: unknown): ToolCallResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
 }
 
-export function successResult(out: Record<string, unknown> | WithJsonText): ToolCallResult {
+/**
+ * A handler's output as a result: its JSON as text content and as structured content. An output
+ * with its text made (`WithJsonText`) carries that text in both where the transport splices raw
+ * JSON (`rawJson`), its objects never made.
+ */
+export function successResult(
+  out: Record<string, unknown> | WithJsonText,
+  rawJson?: RawJsonSplice,
+): ToolCallResult {
   if (out instanceof WithJsonText)
-    return { content: [{ type: 'text', text: out.text }], structuredContent: out.value };
+    return {
+      content: [{ type: 'text', text: out.text }],
+      structuredContent: rawJson ? rawJson.standIn(out.text) : out.value,
+    };
   return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
 }
 
@@ -136,7 +148,7 @@ export class ToolDispatcher {
           },
         );
       }
-      return successResult(await tool.handler(result.value, ctx));
+      return successResult(await tool.handler(result.value, ctx), ctx.rawJson);
     } catch (err) {
       return errorResult(err);
     }

@@ -10,6 +10,7 @@ import type { Store } from '../../store/store.ts';
 import { catalogDispatcher, DEFAULT_CATALOG, mcpCatalog } from './catalogs.ts';
 import type { ToolDispatcher } from './dispatch.ts';
 import { guardMalformedRequests } from './envelope.ts';
+import type { RawJsonSplice } from './raw-json.ts';
 import type { McpToolDef } from './tool.ts';
 
 export const MCP_SERVER_NAME = 'noema';
@@ -35,8 +36,15 @@ class NoemaMcpServer extends Server {
  */
 let validator: AjvJsonSchemaValidator | null = null;
 
-/** An MCP server for one catalog (default `memory`); `UNKNOWN_CATALOG` for an unknown name. */
-export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG): Server {
+/**
+ * An MCP server for one catalog (default `memory`); `UNKNOWN_CATALOG` for an unknown name. With
+ * `rawJson`, results carry stored JSON text as stand-ins the transport's answer is spliced with.
+ */
+export function createMcpServer(
+  store: Store,
+  catalog: string = DEFAULT_CATALOG,
+  options: { rawJson?: RawJsonSplice } = {},
+): Server {
   const dispatcher = catalogDispatcher(catalog);
   validator ??= new AjvJsonSchemaValidator();
   const server = new NoemaMcpServer(
@@ -80,6 +88,7 @@ export function createMcpServer(store: Store, catalog: string = DEFAULT_CATALOG)
       return await dispatcher.call(request.params.name, request.params.arguments ?? {}, {
         store,
         ...(progress ? { progress } : {}),
+        ...(options.rawJson ? { rawJson: options.rawJson } : {}),
       });
     } finally {
       await Promise.all(sending);

@@ -5,9 +5,15 @@
  * `{ "error": { "code", "message", "details", "retryable", "recovery"? } }` (recovery = the error's hint).
  */
 import type { Store } from '../../store/store.ts';
+import type { RawJsonSplice } from './raw-json.ts';
 
 export interface McpToolContext {
   store: Store;
+  /**
+   * Present when the transport's answer is text Noema splices (MCP over HTTP, a JSON answer): a
+   * result with its JSON text made goes in as that text, its objects never made.
+   */
+  rawJson?: RawJsonSplice;
   /** Present when the client passed a progress token: sends one `notifications/progress` per call. */
   progress?: (message: string) => Promise<void>;
 }
@@ -22,15 +28,25 @@ export interface McpToolDef<I = Record<string, unknown>, O = Record<string, unkn
 }
 
 /**
- * An output with its JSON text already made — the same value as `JSON.stringify(value)`, its keys
- * perhaps in another order — which the result carries as it is instead of serializing `value` again
- * (a large answer made from stored text: `get_world`).
+ * An output with its JSON text already made — the text of the value `makeValue` returns, its keys
+ * perhaps in another order — which the result carries as it is instead of serializing the value
+ * again (a large answer made from stored text: `get_world`). The value is made only when a transport
+ * needs the objects (`value`), once.
  */
 export class WithJsonText {
-  readonly value: Record<string, unknown>;
   readonly text: string;
-  constructor(value: Record<string, unknown>, text: string) {
-    this.value = value;
+  #makeValue: (() => Record<string, unknown>) | null;
+  #value: Record<string, unknown> | null = null;
+  constructor(text: string, makeValue: () => Record<string, unknown>) {
     this.text = text;
+    this.#makeValue = makeValue;
+  }
+
+  get value(): Record<string, unknown> {
+    if (this.#makeValue) {
+      this.#value = this.#makeValue();
+      this.#makeValue = null;
+    }
+    return this.#value!;
   }
 }

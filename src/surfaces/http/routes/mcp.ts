@@ -3,7 +3,8 @@
  * server token. Stateless: each request gets its own web-standard transport and server instance
  * over the shared store and the catalog's dispatcher (tool schemas compile once). A call that
  * passes a progress token, from a client that accepts event streams, is answered as one (its
- * progress notifications, then its result); every other answer is one JSON body. A call's body is
+ * progress notifications, then its result); every other answer is one JSON body, into which stored
+ * JSON text a result carries (`get_world`) is spliced as it is (`RawJsonSplice`). A call's body is
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
 
@@ -41,16 +42,19 @@ export function mcpRoutes(app: AppServices): Route[] {
 
 type McpServerSide = {
   createMcpServer: typeof import('../../mcp/server.ts').createMcpServer;
+  RawJsonSplice: typeof import('../../mcp/raw-json.ts').RawJsonSplice;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 };
 /** The MCP SDK's server side, imported on the first `/mcp` request (an idle server does not carry it). */
 const mcpServerSide = loadOnce(async (): Promise<McpServerSide> => {
-  const [server, http] = await Promise.all([
+  const [server, rawJson, http] = await Promise.all([
     import('../../mcp/server.ts'),
+    import('../../mcp/raw-json.ts'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
   ]);
   return {
     createMcpServer: server.createMcpServer,
+    RawJsonSplice: rawJson.RawJsonSplice,
     Transport: http.WebStandardStreamableHTTPServerTransport,
   };
 });
@@ -65,13 +69,14 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     );
   }
   const parsedBody = await ctx.readJson();
-  const { createMcpServer, Transport } = await mcpServerSide();
-  const server = createMcpServer(app.store, catalog);
+  const { createMcpServer, RawJsonSplice, Transport } = await mcpServerSide();
   // A call that asks for progress (a progress token, from a client that reads event streams) is
   // answered as an event stream: its notifications/progress, then its result. Any other answer is
-  // one JSON body.
+  // one JSON body, spliced.
   const streamed =
     wantsProgress(parsedBody) && (ctx.c.req.header('accept') ?? '').includes('text/event-stream');
+  const rawJson = streamed ? undefined : new RawJsonSplice();
+  const server = createMcpServer(app.store, catalog, rawJson ? { rawJson } : {});
   const transport = new Transport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !streamed,
@@ -92,7 +97,10 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     // After the SDK's handler has settled (it resolves the answer before its own cleanup): closed at
     // once, the server would abort that finished handler's signal, an AbortError built per request.
     setImmediate(close);
-    return response;
+    if (!rawJson?.used || !response.body) return response;
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    return new Response(rawJson.splice(await response.text()), { status: response.status, headers });
   }
   // The stream ends once every request of the body is answered (or the client goes away): only
   // then is this request's server closed.

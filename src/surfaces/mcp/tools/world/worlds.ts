@@ -71,10 +71,10 @@ export const worldTools: McpToolDef[] = [
       ['world_slug'],
     ),
     // The text is spliced from the snapshot's stored text (as HTTP's answer is), not serialized
-    // from the objects again.
+    // from the objects again; the objects are made only for a transport that sends objects.
     handler: async (input, { store }) => {
       const { value, text } = await getWorldWithText(store, input as never);
-      return new WithJsonText({ ...value }, text);
+      return new WithJsonText(text, () => ({ ...value() }));
     },
   },
   {
