@@ -126,7 +126,11 @@ export async function getWorldRows(
     // is objects) the entities parsed by one JSON.parse.
     for (const [form, floorForm, what] of [
       ['JSON pieces', 'JSON pieces floor', "JSON pieces (HTTP's form)"],
-      ['MCP answer over HTTP', 'JSON pieces floor', "MCP get_world's answer over HTTP (the stored text spliced in)"],
+      [
+        'MCP answer over HTTP',
+        'JSON pieces floor',
+        "MCP get_world's answer over HTTP (the stored text spliced in)",
+      ],
       ['MCP answer over stdio', 'objects floor', "MCP get_world's answer over stdio (objects serialized)"],
     ] as const) {
       const read = forms[`${form}, cold`];
