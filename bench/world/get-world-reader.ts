@@ -5,9 +5,10 @@
  * the collector's scheduled work runs; a loop of back-to-back awaits on a synchronous store never
  * yields to it). `node get-world-reader.ts <store> <slug> <turns.json>` prints one JSON line of
  * samples in µs: `getWorld` (objects, what in-process callers get), `getWorldJson` (the UTF-8
- * pieces HTTP sends) and the MCP tool's answer as each transport writes it (`get_world` through the
- * world catalog's dispatcher, its JSON-RPC message serialized: over stdio the structured content's
- * objects serialized, over HTTP the stored text spliced in), each warm (the snapshot and the versions after it cached) and cold (the
+ * pieces HTTP sends) and the MCP tool's answer as a transport writes it (`get_world` through the
+ * world catalog's dispatcher, its JSON-RPC message serialized): `spliced`, the stored text spliced in
+ * as its structured content (stdio, and HTTP's JSON answers), and `objects`, its structured content
+ * the objects serialized (an event-stream answer: a call asking for progress over HTTP), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
  * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
  * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`
@@ -60,12 +61,12 @@ async function inProcess(url: string, slug: string, turns: number[]): Promise<ob
     const answer = {
       objects: (turn: number) => getWorld(store, { world_slug: slug, turn }),
       'JSON pieces': (turn: number) => getWorldJson(store, { world_slug: slug, turn }),
-      'MCP answer over stdio': async (turn: number) => {
+      'MCP answer as objects': async (turn: number) => {
         const r = await mcp.call('get_world', { world_slug: slug, turn }, { store });
         if (r.isError) throw new Error(r.content[0]!.text);
         return JSON.stringify({ result: r, jsonrpc: '2.0', id: 1 });
       },
-      'MCP answer over HTTP': async (turn: number) => {
+      'MCP answer spliced': async (turn: number) => {
         const rawJson = new RawJsonSplice();
         const r = await mcp.call('get_world', { world_slug: slug, turn }, { store, rawJson });
         if (r.isError) throw new Error(r.content[0]!.text);

@@ -121,17 +121,21 @@ export async function getWorldRows(
       );
     }
     // The target's rows: each cold answer's p99 (wall, and the reader's CPU) against 5 ms, its
-    // floor's p99 beside it — for the JSON pieces and the MCP answer over HTTP (the stored text
-    // spliced in) the snapshot's row read, for the MCP answer over stdio (its structured content
+    // floor's p99 beside it — for the JSON pieces and the spliced MCP answer (the stored text
+    // spliced in) the snapshot's row read, for the MCP answer as objects (its structured content
     // is objects) the entities parsed by one JSON.parse.
     for (const [form, floorForm, what] of [
       ['JSON pieces', 'JSON pieces floor', "JSON pieces (HTTP's form)"],
       [
-        'MCP answer over HTTP',
+        'MCP answer spliced',
         'JSON pieces floor',
-        "MCP get_world's answer over HTTP (the stored text spliced in)",
+        "MCP get_world's answer (the stored text spliced in: stdio, HTTP's JSON answers)",
       ],
-      ['MCP answer over stdio', 'objects floor', "MCP get_world's answer over stdio (objects serialized)"],
+      [
+        'MCP answer as objects',
+        'objects floor',
+        "MCP get_world's answer as objects (an event-stream answer: a call asking for progress)",
+      ],
     ] as const) {
       const read = forms[`${form}, cold`];
       const floor = forms[`${floorForm}, cold`];
@@ -154,8 +158,8 @@ export async function getWorldRows(
       ['objects', 'warm', 'objects'],
       ['objects', 'cold', 'objects'],
       ['JSON pieces', 'cold', 'JSON pieces'],
-      ['MCP answer over HTTP', 'cold', 'JSON pieces'],
-      ['MCP answer over stdio', 'cold', 'objects'],
+      ['MCP answer spliced', 'cold', 'JSON pieces'],
+      ['MCP answer as objects', 'cold', 'objects'],
     ] as const) {
       const read = forms[`${form}, ${mode}`];
       const floor = forms[`${floorForm} floor, ${mode}`];

@@ -4,6 +4,8 @@
  * content being that text's value — over HTTP that text itself, spliced into the answer.
  */
 import assert from 'node:assert/strict';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { commitTurn } from '../../src/runtimes/world/commit.ts';
@@ -13,6 +15,8 @@ import { getWorldRow, readWorldState } from '../../src/runtimes/world/state.ts';
 import { applyWorldPatch, cloneWorld } from '../../src/runtimes/world/world-patch.ts';
 import type { Store } from '../../src/store/store.ts';
 import { catalogDispatcher } from '../../src/surfaces/mcp/catalogs.ts';
+import { createMcpServer } from '../../src/surfaces/mcp/server.ts';
+import { SplicingStdioTransport } from '../../src/surfaces/mcp/stdio-transport.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { startTestHttp, TOKEN } from '../http/helpers.ts';
@@ -152,6 +156,55 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
       } finally {
         await mcp.close();
         await http.close();
+        await kit.close();
+      }
+    });
+  });
+
+  test('over stdio the answer carries the stored text itself too; a cancelled call leaves no splice behind', async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store);
+      await worldOfTurns(store, kit.doc('profiles/ant.json'), 4);
+      const input = new PassThrough();
+      const output = new PassThrough();
+      const transport = new SplicingStdioTransport(input, output);
+      const server = createMcpServer(store, 'world', { rawJson: (signal) => transport.spliceFor(signal) });
+      await server.connect(transport);
+      const lines = createInterface({ input: output })[Symbol.asyncIterator]();
+      try {
+        const ask = async (id: number, name: string, args: Record<string, unknown>) => {
+          input.write(
+            `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })}\n`,
+          );
+          return (await lines.next()).value as string;
+        };
+        for (const cold of [true, false]) {
+          if (cold) clearSnapshotCache();
+          const line = await ask(1, 'get_world', { world_slug: 'w', turn: 2 });
+          const answer = JSON.parse(line) as {
+            result: { content: Array<{ text: string }>; structuredContent: unknown };
+          };
+          const text = answer.result.content[0]!.text;
+          // The stored text as it is: entities in the world's order, integer-like ids among them.
+          assert.ok(line.includes(`"structuredContent":${text}`), line);
+          assert.deepEqual(answer.result.structuredContent, JSON.parse(text));
+          assert.equal(transport.pendingSplices, 0);
+        }
+        // An error result hands out no stand-in; neither is any splice kept for it.
+        const missing = JSON.parse(await ask(2, 'get_world', { world_slug: 'nowhere' })) as {
+          result: { isError: boolean };
+        };
+        assert.equal(missing.result.isError, true);
+        assert.equal(transport.pendingSplices, 0);
+        // A call cancelled once its splice handed out a stand-in: its answer is never written, and
+        // the splice is dropped with it.
+        const cancelled = new AbortController();
+        transport.spliceFor(cancelled.signal).standIn('{}');
+        assert.equal(transport.pendingSplices, 1);
+        cancelled.abort();
+        assert.equal(transport.pendingSplices, 0);
+      } finally {
+        await server.close();
         await kit.close();
       }
     });

@@ -38,12 +38,13 @@ let validator: AjvJsonSchemaValidator | null = null;
 
 /**
  * An MCP server for one catalog (default `memory`); `UNKNOWN_CATALOG` for an unknown name. With
- * `rawJson`, results carry stored JSON text as stand-ins the transport's answer is spliced with.
+ * `rawJson` (given a call's abort signal, the splice of its answer), results carry stored JSON text as
+ * stand-ins the transport splices its answer with.
  */
 export function createMcpServer(
   store: Store,
   catalog: string = DEFAULT_CATALOG,
-  options: { rawJson?: RawJsonSplice } = {},
+  options: { rawJson?: (signal: AbortSignal) => RawJsonSplice } = {},
 ): Server {
   const dispatcher = catalogDispatcher(catalog);
   validator ??= new AjvJsonSchemaValidator();
@@ -88,7 +89,7 @@ export function createMcpServer(
       return await dispatcher.call(request.params.name, request.params.arguments ?? {}, {
         store,
         ...(progress ? { progress } : {}),
-        ...(options.rawJson ? { rawJson: options.rawJson } : {}),
+        ...(options.rawJson ? { rawJson: options.rawJson(extra.signal) } : {}),
       });
     } finally {
       await Promise.all(sending);

@@ -13,7 +13,7 @@ export const mcpCommand: Command = {
   },
   async run({ flags, io }) {
     // Loaded here, not at the top: `noema --help` and other commands stay light.
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { SplicingStdioTransport } = await import('../../mcp/stdio-transport.ts');
     const { createMcpServer } = await import('../../mcp/server.ts');
     const { catalogDispatcher, catalogNames, DEFAULT_CATALOG } = await import('../../mcp/catalogs.ts');
     const catalog = (flags.catalog as string | undefined) ?? DEFAULT_CATALOG;
@@ -25,8 +25,8 @@ export const mcpCommand: Command = {
     const store = await openNoemaStore(config);
     const sweep = startSweep(store, config);
     const dispatcher = catalogDispatcher(catalog);
-    const server = createMcpServer(store, catalog);
-    const transport = new StdioServerTransport();
+    const transport = new SplicingStdioTransport();
+    const server = createMcpServer(store, catalog, { rawJson: (signal) => transport.spliceFor(signal) });
     const stdinClosed = new Promise<string>((resolve) => {
       process.stdin.once('end', () => resolve('stdin closed'));
       process.stdin.once('close', () => resolve('stdin closed'));

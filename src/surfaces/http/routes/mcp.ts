@@ -76,7 +76,7 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
   const streamed =
     wantsProgress(parsedBody) && (ctx.c.req.header('accept') ?? '').includes('text/event-stream');
   const rawJson = streamed ? undefined : new RawJsonSplice();
-  const server = createMcpServer(app.store, catalog, rawJson ? { rawJson } : {});
+  const server = createMcpServer(app.store, catalog, rawJson ? { rawJson: () => rawJson } : {});
   const transport = new Transport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !streamed,
