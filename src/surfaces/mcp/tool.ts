@@ -10,7 +10,7 @@ import type { RawJsonSplice } from './raw-json.ts';
 export interface McpToolContext {
   store: Store;
   /**
-   * Present when the transport's answer is text Noema splices (MCP over HTTP, a JSON answer): a
+   * Present when the transport's answer is text Noema splices (stdio; over HTTP, a JSON answer): a
    * result with its JSON text made goes in as that text, its objects never made.
    */
   rawJson?: RawJsonSplice;
