@@ -17,17 +17,19 @@ import { SqliteStore } from './sqlite-store.ts';
 
 /**
  * Another thread holding `path`'s write lock (`BEGIN IMMEDIATE`, the rollback journal's reserved
- * lock) for `holdMs`, as another process's switch to WAL or its migrations do: posts 'held' once it
- * holds it, 'released' once it let it go.
+ * lock) for `holdMs` (null: until it is sent 'release'), as another process's switch to WAL or its
+ * migrations do: posts 'held' once it holds it, 'released' once it let it go.
  */
-function writerHolding(path: string, holdMs: number): Worker {
+function writerHolding(path: string, holdMs: number | null): Worker {
   return new Worker(
     `const { DatabaseSync } = require('node:sqlite');
      const { parentPort, workerData } = require('node:worker_threads');
      const db = new DatabaseSync(workerData.path);
      db.exec('BEGIN IMMEDIATE');
+     const release = () => { db.exec('COMMIT'); db.close(); parentPort.postMessage('released'); parentPort.close(); };
      parentPort.postMessage('held');
-     setTimeout(() => { db.exec('COMMIT'); db.close(); parentPort.postMessage('released'); }, workerData.holdMs);`,
+     if (workerData.holdMs === null) parentPort.once('message', release);
+     else setTimeout(release, workerData.holdMs);`,
     { eval: true, workerData: { path, holdMs } },
   );
 }
@@ -71,7 +73,8 @@ test('a store opened while another connection writes its new file switches it to
 
 test('a write lock held past the busy timeout: the store is not opened, a typed STORE_BUSY error, the file unchanged', async () => {
   const path = newDatabase();
-  const writer = writerHolding(path, 800);
+  // Held until the store has given up, however slowly this machine runs.
+  const writer = writerHolding(path, null);
   try {
     await once(writer, 'message');
     const started = performance.now();
@@ -83,6 +86,7 @@ test('a write lock held past the busy timeout: the store is not opened, a typed 
         /the database is busy/.test(err.message) &&
         performance.now() - started >= 200,
     );
+    writer.postMessage('release');
     await once(writer, 'exit');
     assert.equal(journalMode(path), 'delete', 'the file is left in the journal mode it had');
   } finally {
