@@ -7,10 +7,8 @@ import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { NoemaError } from '../../core/errors.ts';
-import { translateSqliteError } from './translate-error.ts';
+import { isSqliteBusy, translateSqliteError } from './translate-error.ts';
 
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
 const SQLITE_READONLY = 8;
 const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
@@ -33,14 +31,9 @@ function probeWritable(db: DatabaseSync): void {
     db.exec('ROLLBACK');
   } catch (err) {
     // Another process holds the write lock: the file is a live database; transactions will queue.
-    if (isBusy(err)) return;
+    if (isSqliteBusy(err)) return;
     throw err;
   }
-}
-
-function isBusy(err: unknown): boolean {
-  const primary = Number((err as { errcode?: unknown }).errcode) & 0xff;
-  return primary === SQLITE_BUSY || primary === SQLITE_LOCKED;
 }
 
 /** Blocks the thread for `ms` (the store's constructor is synchronous, as SQLite's busy handler is). */
@@ -64,7 +57,7 @@ export function enterWal(db: DatabaseSync, busyTimeoutMs: number): void {
       return;
     } catch (err) {
       const leftMs = deadline - performance.now();
-      if (!isBusy(err) || leftMs <= 0) throw translateSqliteError(err);
+      if (!isSqliteBusy(err) || leftMs <= 0) throw translateSqliteError(err);
       sleepSync(Math.min(pauseMs, leftMs));
     }
   }

@@ -1,8 +1,7 @@
 /**
  * Two processes opening one new database file together (`noema dev cluster` starts the API and its
- * workers at once): the first to switch the file to WAL needs it to itself for a moment, and SQLite
- * answers that switch BUSY at once, without its busy handler, while another connection reads the
- * file. The store waits for the file, as for any lock, up to its busy timeout. Pinned to SQLite: the
+ * workers at once): switching the file to WAL takes its write lock, and SQLite answers that switch
+ * BUSY at once, without its busy handler, while another connection holds the write lock. The store waits for the file, as for any lock, up to its busy timeout. Pinned to SQLite: the
  * journal mode is SQLite's; PostgreSQL has nothing of the kind.
  */
 import assert from 'node:assert/strict';

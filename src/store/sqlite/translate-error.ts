@@ -10,12 +10,18 @@ const SQLITE_CONSTRAINT = 19;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
+/** Whether node:sqlite's `err` is SQLite's BUSY or LOCKED: another connection holds what it needed. */
+export function isSqliteBusy(err: unknown): boolean {
+  const primary = Number((err as { errcode?: unknown }).errcode) & 0xff;
+  return primary === SQLITE_BUSY || primary === SQLITE_LOCKED;
+}
+
 export function translateSqliteError(err: unknown): unknown {
   const errcode = (err as { errcode?: unknown }).errcode;
   if (typeof errcode !== 'number') return err;
   const message = (err as Error).message;
   const primary = errcode & 0xff;
-  if (primary === SQLITE_BUSY || primary === SQLITE_LOCKED) {
+  if (isSqliteBusy(err)) {
     return new NoemaError('STORE_BUSY', `the database is busy: ${message}`, {
       retryable: true,
       status: 503,
