@@ -15,7 +15,7 @@
 import { uuidv7 } from '../src/core/ids.ts';
 import { createEngine, type GraphSpec } from '../src/engine/index.ts';
 import { getNodeArtifact } from '../src/runtimes/flow/artifacts/read.ts';
-import { writeNodeArtifact } from '../src/runtimes/flow/artifacts/write.ts';
+import { issueNodeArtifact, type Retention } from '../src/runtimes/flow/artifacts/write.ts';
 import { createFlowchart, runFlowchart } from '../src/runtimes/flow/index.ts';
 import { invokeSource } from '../src/sources/index.ts';
 import type { Store } from '../src/store/store.ts';
@@ -210,14 +210,15 @@ const bench: Bench = {
           correlation_id: null,
         };
         let k = 0;
-        const write = (node: string, retention: Parameters<typeof writeNodeArtifact>[2]) => () =>
-          store.transaction((tx) =>
-            writeNodeArtifact(
+        const write = (node: string, retention: Retention) => () =>
+          store.transaction(async (tx) =>
+            issueNodeArtifact(
               tx,
               { ...base, flowchart_node_id: node, node_run_id: `w-${k++}` },
               retention,
               Date.now(),
-            ).then(() => undefined),
+              () => {},
+            ),
           );
         const iters = ctx.quick ? 200 : 1000;
         const plain = await measure(

@@ -55,12 +55,14 @@ function counting(inner: Store): { store: Store; counts: Counts } {
     new Proxy(tx, {
       get(t, k) {
         const v = bind(t, k);
-        if (k !== 'run' && k !== 'get' && k !== 'all') return v;
-        return (sql: string, params?: unknown) => {
+        // Issued writes (`write`, `writeOne`, `writeReturning`) are statements too.
+        if (k !== 'run' && k !== 'get' && k !== 'all' && !(typeof k === 'string' && k.startsWith('write')))
+          return v;
+        return (sql: string, ...rest: unknown[]) => {
           counts.statements++;
           counts.roundTrips++;
           sqls.push(short(sql));
-          return timed(sql, () => v(sql, params));
+          return timed(sql, () => v(sql, ...rest));
         };
       },
     });

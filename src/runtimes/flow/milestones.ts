@@ -1,6 +1,6 @@
 /** Milestones written by milestone nodes: one row per (flowchart, milestone_key), readable by id. */
 import { NoemaError } from '../../core/errors.ts';
-import type { Queryable } from '../../store/store.ts';
+import type { Queryable, Transaction } from '../../store/store.ts';
 
 export interface MilestoneRecord {
   milestone_id: number;
@@ -56,17 +56,11 @@ export interface MilestoneChange {
   milestone: MilestoneRecord;
   /** True when this action reached the checkpoint: the milestone became complete now. */
   checkpoint_hit: boolean;
-  /**
-   * The row's update, issued and not awaited (null when the insert wrote the row as it stays): the
-   * caller awaits it before its transaction commits, after issuing its own writes, so that a store
-   * that pipelines sends them together.
-   */
-  writing: Promise<unknown> | null;
 }
 
 /** `create_or_update` (upsert title/description, status unchanged or `open`) or `mark_complete`. */
 export async function applyMilestone(
-  tx: Queryable,
+  tx: Transaction,
   input: {
     flowchart_id: string;
     key: string;
@@ -96,7 +90,8 @@ export async function applyMilestone(
       );
   const before = created ? null : toMilestone((found ?? (await lock()))!);
   let after = before ?? toMilestone(created!);
-  let writing: Promise<unknown> | null = null;
+  // The row's update is issued, not awaited (its result is known from the locked row): it travels with
+  // the caller's next writes and the COMMIT where the store pipelines.
   if (before && input.action === 'create_or_update') {
     after = {
       ...before,
@@ -104,10 +99,12 @@ export async function applyMilestone(
       description: input.description || before.description,
       updated_at: input.now,
     };
-    writing = tx.run(
-      'UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ?',
-      [after.title, after.description, input.now, before.milestone_id],
-    );
+    tx.write('UPDATE flow_milestones SET title = ?, description = ?, updated_at = ? WHERE milestone_id = ?', [
+      after.title,
+      after.description,
+      input.now,
+      before.milestone_id,
+    ]);
   }
   if (input.action === 'mark_complete') {
     after = {
@@ -116,18 +113,15 @@ export async function applyMilestone(
       completed_at: after.completed_at ?? input.now,
       updated_at: input.now,
     };
-    writing = tx.run(
+    tx.write(
       `UPDATE flow_milestones SET status = 'complete', completed_at = COALESCE(completed_at, ?), updated_at = ?
        WHERE milestone_id = ?`,
       [input.now, input.now, after.milestone_id],
     );
   }
-  // Awaited by the caller; a failure meanwhile is not unhandled.
-  writing?.catch(() => {});
   return {
     before_milestone: before,
     milestone: after,
     checkpoint_hit: after.status === 'complete' && before?.status !== 'complete',
-    writing,
   };
 }

@@ -4,7 +4,7 @@
  * N, `ttl_max_count` does both, `forever` keeps everything. The periodic sweep is in sweep.ts.
  */
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable, SqlValue } from '../../../store/store.ts';
+import type { Queryable, SqlValue, Transaction } from '../../../store/store.ts';
 import {
   DEFAULT_RETENTION_MAX_COUNT,
   DEFAULT_RETENTION_TTL_SECONDS,
@@ -103,27 +103,38 @@ export function nodeArtifactStatements(
   return { insert, retention: deletes };
 }
 
-/** Inserts (or, for a node run re-executed after a crash, finds) the artifact; returns its id. */
-export async function writeNodeArtifact(
-  tx: Queryable,
+/**
+ * Issues the artifact's insert and its node's retention deletes in `tx` without waiting for them (a
+ * store that pipelines sends them, and the COMMIT, in one round trip): `inserted` is told the new
+ * artifact's id as the insert answers, or null when the node run already had one of its type (a node
+ * run re-executed after a crash), which `artifactIdOf` then finds once the transaction has committed.
+ */
+export function issueNodeArtifact(
+  tx: Transaction,
   a: NewNodeArtifact,
   retention: Retention,
   nowMs: number,
-): Promise<number> {
+  inserted: (artifact_id: number | null) => void,
+): void {
   const w = nodeArtifactStatements(a, retention, nowMs);
-  // One statement on a first execution, a read more on a replay. The retention deletes are issued with
-  // the insert (they run after it: a store that pipelines sends them in its round trip).
-  const inserting = tx.get<{ artifact_id: number }>(`${w.insert.sql} RETURNING artifact_id`, w.insert.params);
-  const deleting = w.retention.map((d) => tx.run(d.sql, d.params));
-  for (const d of deleting) d.catch(() => {});
-  const row = await inserting;
-  for (const d of deleting) await d;
-  const id = Number(
-    (row ??
-      (await tx.get<{ artifact_id: number }>(
-        'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
-        [a.node_run_id, a.artifact_type],
-      )))!.artifact_id,
+  // The retention deletes run after the insert: a node's newest N counts the new artifact.
+  tx.writeReturning<{ artifact_id: number }>(
+    `${w.insert.sql} RETURNING artifact_id`,
+    w.insert.params,
+    (rows) => inserted(rows[0] === undefined ? null : Number(rows[0].artifact_id)),
   );
-  return id;
+  for (const d of w.retention) tx.write(d.sql, d.params);
+}
+
+/** The id of the node run's artifact of `artifact_type` (the one an earlier execution inserted). */
+export async function artifactIdOf(
+  q: Queryable,
+  node_run_id: string,
+  artifact_type: string,
+): Promise<number> {
+  const row = await q.get<{ artifact_id: number }>(
+    'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
+    [node_run_id, artifact_type],
+  );
+  return Number(row!.artifact_id);
 }

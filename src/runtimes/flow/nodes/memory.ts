@@ -7,7 +7,7 @@
 import { NoemaError } from '../../../core/errors.ts';
 import type { Json } from '../../../engine/index.ts';
 import { clampLimit } from '../../../memory/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Transaction } from '../../../store/store.ts';
 import { llmctlMemoryAdd, llmctlMemoryRetrieve } from '../memory-ops.ts';
 import { contextText } from '../run/context.ts';
 import type { FlowNodeImpl, FlowOutcome } from '../run/flow-node.ts';
@@ -112,7 +112,7 @@ export const memoryNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming })
         throw new NoemaError('MEMORY_NOTHING_TO_STORE', 'the incoming context has no text to store');
       return { text: t, store_mode: c.store_mode === 'replace' ? 'replace' : 'append', llm: null };
     });
-    return async (tx: Queryable): Promise<FlowOutcome> => {
+    return async (tx: Transaction): Promise<FlowOutcome> => {
       const added = await llmctlMemoryAdd(tx, {
         flowchart_id: run.flowchart_id,
         text: r.value.text,

@@ -1,6 +1,6 @@
 /** The milestone node (seed 003): `create_or_update` or `mark_complete`, with before/after snapshots. */
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Transaction } from '../../../store/store.ts';
 import { applyMilestone } from '../milestones.ts';
 import type { FlowNodeImpl, FlowOutcome } from '../run/flow-node.ts';
 
@@ -10,7 +10,7 @@ export const milestoneNode: FlowNodeImpl = async ({ rt, run, node }) => {
   const key =
     typeof c.milestone_key === 'string' && c.milestone_key !== '' ? c.milestone_key : node.flowchart_node_id;
   const additive = typeof c.additive_prompt === 'string' ? c.additive_prompt : '';
-  return async (tx: Queryable): Promise<FlowOutcome> => {
+  return async (tx: Transaction): Promise<FlowOutcome> => {
     const change = await applyMilestone(tx, {
       flowchart_id: run.flowchart_id,
       key,
@@ -39,7 +39,6 @@ export const milestoneNode: FlowNodeImpl = async ({ rt, run, node }) => {
       },
       routing_state,
       artifact: { artifact_type: 'milestone', payload, milestone_id: change.milestone.milestone_id },
-      ...(change.writing ? { writing: change.writing } : {}),
     };
   };
 };

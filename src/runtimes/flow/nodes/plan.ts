@@ -6,9 +6,9 @@
  */
 import { NoemaError } from '../../../core/errors.ts';
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Transaction } from '../../../store/store.ts';
 import { applyPlanPatch, checkPatch } from '../plan/applier.ts';
-import { findPlan, lockPlan, writePlan } from '../plan/store.ts';
+import { findPlan, issuePlanWrite, lockPlan } from '../plan/store.ts';
 import { jsonPointer } from '../run/context.ts';
 import type { FlowNodeImpl, FlowOutcome } from '../run/flow-node.ts';
 import { callModel } from '../run/llm.ts';
@@ -118,13 +118,12 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
     },
   );
 
-  return async (tx: Queryable): Promise<FlowOutcome> => {
+  return async (tx: Transaction): Promise<FlowOutcome> => {
     const now = new Date(rt.now()).toISOString();
     const locked = await lockPlan(tx, run.flowchart_id, planKey, now);
     const applied = applyPlanPatch(locked.plan, r.value, storeMode, locked.next_seq);
-    // Awaited with the node's artifact and finish (FlowOutcome.writing): one round trip where pipelined.
-    const writing = writePlan(tx, locked.plan_id, applied.plan, applied.next_seq, now);
-    writing.catch(() => {});
+    // Issued with the node's artifact and finish, and the COMMIT: one round trip where pipelined.
+    issuePlanWrite(tx, locked.plan_id, applied.plan, applied.next_seq, now);
     const degraded = r.fallback
       ? { mode_fallback_used: true, ...r.fallback }
       : { mode_fallback_used: false, failed_mode: null, fallback_mode: null, fallback_reason: null };
@@ -151,7 +150,6 @@ export const planNode: FlowNodeImpl = async ({ ctx, rt, run, node, incoming }) =
       output: { ...evidence, plan: applied.plan as unknown as Json },
       routing_state,
       artifact: { artifact_type: 'plan', payload, plan_id: locked.plan_id },
-      writing,
     };
   };
 };

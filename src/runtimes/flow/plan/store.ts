@@ -1,6 +1,6 @@
 /** Plans written by plan nodes: one row per (flowchart, plan_key), readable by `plan_id`. */
 import { NoemaError } from '../../../core/errors.ts';
-import type { Queryable } from '../../../store/store.ts';
+import type { Queryable, Transaction } from '../../../store/store.ts';
 import type { PlanDoc } from './applier.ts';
 
 export interface PlanRecord {
@@ -65,15 +65,15 @@ export async function lockPlan(
   return toPlan(r!);
 }
 
-/** The plan's update; a caller may issue its next writes before awaiting it (they travel together). */
-export async function writePlan(
-  tx: Queryable,
+/** Issues the plan's update in `tx` without waiting for it: it travels with the transaction's next writes. */
+export function issuePlanWrite(
+  tx: Transaction,
   plan_id: number,
   plan: PlanDoc,
   next_seq: number,
   now: string,
-): Promise<void> {
-  await tx.run('UPDATE flow_plans SET plan_json = ?, next_seq = ?, updated_at = ? WHERE plan_id = ?', [
+): void {
+  tx.write('UPDATE flow_plans SET plan_json = ?, next_seq = ?, updated_at = ? WHERE plan_id = ?', [
     JSON.stringify(plan),
     next_seq,
     now,

@@ -6,12 +6,14 @@
  */
 import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.ts';
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
-import type { Queryable } from '../../../store/store.ts';
+import { isStoreFault } from '../../../store/index.ts';
+import type { Queryable, Transaction } from '../../../store/store.ts';
 import {
+  artifactIdOf,
+  issueNodeArtifact,
   type NewNodeArtifact,
   nodeArtifactStatements,
   retentionOf,
-  writeNodeArtifact,
 } from '../artifacts/write.ts';
 import {
   type CompiledNode,
@@ -52,12 +54,6 @@ export interface FlowOutcome {
   attachments?: Json[];
   artifact?: NodeArtifactOut;
   fail?: NodeRunError;
-  /**
-   * A write of the commit function's own it issued without awaiting it: awaited after the artifact
-   * and the finished row are issued, so a store that pipelines sends them in one round trip. Its
-   * failure is the node's writes failing, as if awaited in the commit function.
-   */
-  writing?: Promise<unknown>;
 }
 
 export interface FlowNodeInput {
@@ -69,10 +65,14 @@ export interface FlowNodeInput {
   incoming: IncomingDoc;
 }
 
-/** An implementation returns its outcome, or a commit function run inside the finishing transaction. */
+/**
+ * An implementation returns its outcome, or a commit function run inside the finishing transaction.
+ * A commit function may issue its last writes without awaiting them (`tx.write`): they travel with
+ * the artifact, the finished row and the COMMIT, and a failure of theirs is the node's, as if awaited.
+ */
 export type FlowNodeImpl = (
   input: FlowNodeInput,
-) => Promise<FlowOutcome | ((tx: Queryable) => Promise<FlowOutcome>)>;
+) => Promise<FlowOutcome | ((tx: Transaction) => Promise<FlowOutcome>)>;
 
 const NODE_WRITES = { durability: 'deferred' } as const;
 
@@ -95,6 +95,9 @@ class NodeWritesFailed {
     this.cause = cause;
   }
 }
+
+/** The finish found its node run ended meanwhile (a cancel of the run): the transaction rolls back. */
+class NodeRunEnded extends Error {}
 
 export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl): NodeType<CompiledNode> {
   return {
@@ -213,16 +216,19 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
         // (the run's end commits synchronously), so it does not wait for the disk: a database crash
         // before then loses only writes the reclaimed run redoes.
         outcome = await ctx.records.running(async (tx) => {
+          let o: FlowOutcome;
           try {
-            const o = typeof decided === 'function' ? await decided(tx) : decided;
+            o = typeof decided === 'function' ? await decided(tx) : decided;
             const now = rt.now();
-            // Issued together: where the store pipelines, the artifact and the finished row share a
-            // round trip (neither reads the other).
-            const writing = o.artifact
-              ? writeNodeArtifact(tx, artifactOf(o.artifact), retentionOf(node.config), now)
-              : null;
-            const finishing = finishIn(
-              tx,
+            // Issued, not awaited: where the store pipelines, the node's last writes, its artifact, its
+            // finished row and the COMMIT travel in one round trip (none reads another). The finish
+            // changes no row when the node run was ended meanwhile (a cancel of the run): then the
+            // database refuses the transaction, and the node's writes and artifact roll back with it.
+            if (o.artifact)
+              issueNodeArtifact(tx, artifactOf(o.artifact), retentionOf(node.config), now, (id) => {
+                artifactId = id;
+              });
+            const f = finishStatement(
               {
                 status: o.fail ? 'failed' : 'succeeded',
                 output_state: o.output,
@@ -231,22 +237,27 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
               },
               now,
             );
-            // In issue order: the first failure is the cause (on PostgreSQL the later ones follow from it).
-            const [, written, finished] = await Promise.all([o.writing, writing, finishing]);
-            artifactId = written;
-            // The run was cancelled meanwhile: the node's writes and artifact roll back with this.
-            if (!finished)
-              throw new NoemaError('LEASE_LOST', `node run ${node_run_id} was ended by a cancel of the run`);
-            return o;
+            tx.writeOne(f.sql, f.params, () => new NodeRunEnded());
           } catch (err) {
             throw new NodeWritesFailed(err);
           }
+          return o;
         }, NODE_WRITES);
       } catch (err) {
-        // The lease lost, the store failing: the engine's to handle, not the node's failure.
-        if (!(err instanceof NodeWritesFailed)) throw err;
-        return failed(err.cause);
+        const cause = err instanceof NodeWritesFailed ? err.cause : err;
+        if (cause instanceof NodeRunEnded)
+          return failed(
+            new NoemaError('LEASE_LOST', `node run ${node_run_id} was ended by a cancel of the run`),
+          );
+        // The node's own writes refused (at once, or where the store pipelines, once the transaction
+        // ended): the node's failure. The lease lost, the store failing: the engine's to handle.
+        if (err instanceof NodeWritesFailed || (isNoemaError(err) && !isStoreFault(err)))
+          return failed(cause);
+        throw err;
       }
+      // An artifact an earlier execution of this node run inserted (a replay after a crash).
+      if (outcome.artifact && artifactId === null)
+        artifactId = await artifactIdOf(rt.store, node_run_id, outcome.artifact.artifact_type);
       startSignal();
       ctx.update(nodeSignal({ node_run_id, status: outcome.fail ? 'failed' : 'succeeded' }));
       if (artifactId !== null) ctx.update(artifactSignal(artifactId));
