@@ -25,7 +25,8 @@ import { RunEvents } from './events/run-events.ts';
 import { type CompiledGraph, compileGraph } from './graph/compile.ts';
 import { NodeRegistry } from './graph/registry.ts';
 import { assertValidGraph } from './graph/validate.ts';
-import { createdState, type LoadedRun, loadState, unfencedAppendStatement } from './journal/journal.ts';
+import { createdState, inputAppendStatement, type LoadedRun, loadState } from './journal/journal.ts';
+import { journalFull } from './journal/key.ts';
 import { claimedAttemptStatement } from './run/attempts.ts';
 import { cancelRun } from './run/cancel.ts';
 import type { EngineDeps } from './run/deps.ts';
@@ -43,7 +44,7 @@ import {
   getRunOrThrow,
   graphTypes,
   insertGraphTypes,
-  insertRun,
+  issueRunInsert,
   type RunRow,
 } from './run/runs.ts';
 import { fitRunView } from './run/view-budget.ts';
@@ -245,7 +246,22 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       // A run created claimed is held as long as a claim's lease; a reserved one as long as asked.
       const hold = !executes ? 0 : claim || opts.reserve === true ? deps.leaseMs : opts.reserve || 0;
       const reserved = hold > 0 ? { owner, until: now + hold } : null;
-      const create = async (tx: Transaction): Promise<number> => {
+      // A run created claimed, as `claimRun` would leave it: executed from this row by `continueRun`.
+      const claimedRow: RunRow | null = claim
+        ? {
+            run_pk: 0, // told by the insert's answer, before the transaction settles
+            run_id,
+            graph_hash,
+            status: 'running',
+            lease_owner: owner,
+            lease_expires_at: reserved!.until,
+            event_epoch: 1,
+            error: null,
+            created_at: now,
+            updated_at: now,
+          }
+        : null;
+      const create = async (tx: Transaction): Promise<void> => {
         const stored =
           storedGraphs.get(graph_hash) === true
             ? null
@@ -253,46 +269,41 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
                 'INSERT INTO engine_graphs (graph_hash, body, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
                 [graph_hash, body, now],
               );
-        // Issued with the graph's insert (one round trip where the store pipelines); checked after it.
-        const inserted = insertRun(tx, run_id, graph_hash, now, reserved, claim);
-        inserted.catch(() => {});
-        // The graph's types are issued after the run's insert: checked after it, in issue order.
-        const types =
-          stored !== null && (await stored).changes === 1
-            ? insertGraphTypes(tx, graph_hash, graphTypes(graph))
-            : null;
-        types?.catch(() => {});
-        let runPk: number | null;
-        try {
-          runPk = await inserted;
-        } catch (err) {
-          await types?.catch(() => {}); // its statements, issued one after another, end first
-          throw err;
-        }
-        await types;
-        if (runPk === null) throw new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 });
-        // Issued without waiting for their answers (the COMMIT goes behind them where the store
-        // pipelines). Claimed at its creation: its first attempt, as `claimRun` records it.
+        // Issued, as are the statements after it (the COMMIT goes behind them where the store
+        // pipelines): nothing here waits for the run's key, which its answer tells. A run with this id
+        // already there fails the transaction, checked by the database itself.
+        issueRunInsert(
+          tx,
+          { run_id, graph_hash, now },
+          reserved,
+          claim,
+          (runPk) => {
+            if (claimedRow) claimedRow.run_pk = runPk;
+          },
+          () => new NoemaError('CONFLICT', `run ${run_id} already exists`, { status: 409 }),
+        );
+        // A new graph's types (once per graph and process), after the run's insert.
+        if (stored !== null && (await stored).changes === 1)
+          await insertGraphTypes(tx, graph_hash, graphTypes(graph));
+        // Claimed at its creation: its first attempt, as `claimRun` records it.
         if (claim) {
           const a = claimedAttemptStatement(run_id, owner, now);
           tx.write(a.sql, a.params);
         }
         if (inputBody !== null) {
-          const j = unfencedAppendStatement(runPk, 1, inputBody);
-          tx.write(j.sql, j.params);
+          const j = inputAppendStatement(run_id, inputBody);
+          tx.writeOne(j.sql, j.params, () => journalFull(`run ${run_id}, seq 1`));
         }
         // The observers' rows of the run (its trace context) commit with it.
         const rows = telemetry()?.runRows?.(created);
         if (rows) for (const r of rows) tx.write(r.sql, r.params as SqlValue[]);
         // Left to another process: the workers waiting for work hear of it with the commit.
         if (!executes) await announceQueued(tx);
-        return runPk;
       };
-      let run_pk: number;
       try {
-        if (opts.tx) run_pk = await create(opts.tx);
+        if (opts.tx) await create(opts.tx);
         else {
-          run_pk = await store.transaction(create);
+          await store.transaction(create);
           storedGraphs.set(graph_hash, true);
         }
       } catch (err) {
@@ -302,19 +313,7 @@ export function createEngine(store: Store, options: EngineOptions = {}): Engine 
       // With the caller's transaction, it may yet roll back: then no claim finds the run (and a run
       // created claimed is not continued: its caller's transaction failed).
       if (executes) createdHere.set(run_id, inputBody);
-      if (claim)
-        claimedAtCreation.set(run_id, {
-          run_pk,
-          run_id,
-          graph_hash,
-          status: 'running',
-          lease_owner: owner,
-          lease_expires_at: reserved!.until,
-          event_epoch: 1,
-          error: null,
-          created_at: now,
-          updated_at: now,
-        });
+      if (claimedRow) claimedAtCreation.set(run_id, claimedRow);
       telemetry()?.runCreated?.(created);
       return { run_id, graph_hash };
     },

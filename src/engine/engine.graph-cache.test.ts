@@ -47,7 +47,7 @@ describeEachStore('engine: graph validation across runs', (factory) => {
     });
   });
 
-  test('a run of a graph already stored inserts no graph row and reads nothing; a taken run id is a CONFLICT the caller’s transaction survives', async () => {
+  test('a run of a graph already stored inserts no graph row and reads nothing; a taken run id fails the transaction creating it with CONFLICT', async () => {
     await factory.withStore(async ({ store: inner }) => {
       const { store, txs } = recordingTransactions(inner);
       const engine = createEngine(store, { fanOut: false });
@@ -73,16 +73,25 @@ describeEachStore('engine: graph validation across runs', (factory) => {
       const other = createEngine(store, { fanOut: false });
       const otherRun = await sqlsOf(() => other.createRun(graph));
       assert.ok(otherRun.some((sql) => sql.includes('INSERT INTO engine_graphs')));
-      // A run id taken: CONFLICT, and the caller's transaction goes on to commit its other writes.
+      // A run id taken: the transaction creating it fails with CONFLICT (checked by the database where
+      // the COMMIT does not wait for the insert's answer), and none of its writes commits.
       const { run_id } = await engine.createRun(graph);
-      const kept = await store.transaction(async (tx) => {
-        const err = await engine.createRun(graph, { run_id, tx }).catch((e: { code?: string }) => e);
-        assert.equal((err as { code?: string }).code, 'CONFLICT');
-        return (await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM engine_runs WHERE run_id = ?', [
-          run_id,
-        ]))!;
-      });
-      assert.equal(Number(kept.n), 1);
+      const other_id = (await engine.createRun(graph)).run_id;
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          tx.write('DELETE FROM engine_runs WHERE run_id = ?', [other_id]);
+          await engine.createRun(graph, { run_id, tx });
+        }),
+        (err: { code?: string }) => {
+          assert.equal(err.code, 'CONFLICT', String(err));
+          return true;
+        },
+      );
+      const left = await store.all<{ run_id: string }>(
+        'SELECT run_id FROM engine_runs WHERE run_id IN (?, ?)',
+        [run_id, other_id],
+      );
+      assert.equal(left.length, 2, 'the caller’s other write rolled back with it');
       assert.equal((await engine.start(graph)).status, 'completed');
       await engine.close();
       await other.close();

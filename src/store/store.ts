@@ -89,12 +89,15 @@ export interface Transaction extends Queryable {
    * `write` of a statement with RETURNING whose rows the callback needs only once the transaction
    * has ended: `rows` is called with them as the statement answers, before the transaction settles
    * (on PostgreSQL after its COMMIT was sent). A callback must not decide from them whether to commit,
-   * and `rows` must not throw (by then the transaction may have committed).
+   * and `rows` must not throw (by then the transaction may have committed). With `miss`, the statement
+   * must return exactly one row, else the transaction fails with `miss()` (checked as `writeOne`'s is:
+   * by the database where the COMMIT does not wait for the answer), and `rows` is not called.
    */
   writeReturning<T extends Row = Row>(
     sql: string,
     params: readonly SqlValue[],
     rows: (rows: T[]) => void,
+    miss?: () => Error,
   ): void;
 }
 

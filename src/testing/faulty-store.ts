@@ -130,9 +130,9 @@ export class FaultyStore implements Store {
         this.#statement(sql);
         tx.writeOne(sql, params, miss);
       },
-      writeReturning: (sql, params, rows) => {
+      writeReturning: (sql, params, rows, miss) => {
         this.#statement(sql);
-        tx.writeReturning(sql, params, rows);
+        tx.writeReturning(sql, params, rows, miss);
       },
     };
   }

@@ -9,7 +9,7 @@ import { leaseHeldSql } from '../run/lease-fence.ts';
 import { applyStep, applyWrites, type FrontierEntry, initialState, type RunState } from '../run/state.ts';
 import { decodeEntry } from './codec.ts';
 import type { AttemptEntry } from './entries.ts';
-import { jidOf, runRange, seqOf } from './key.ts';
+import { jidOf, MAX_RUN_PK, runRange, SEQ_SPAN, seqOf } from './key.ts';
 
 /**
  * A journal row appended if (and only if) `owner` holds the run's lease and `seq` is free: the
@@ -57,17 +57,19 @@ function fencedInsert(forShare: string): string {
   return sql;
 }
 
-/** A journal row appended without a lease: a run's first, in the transaction that creates it. */
-export function unfencedAppendStatement(
-  runPk: number,
-  seq: number,
-  body: string,
-): { sql: string; params: SqlValue[] } {
-  return {
-    sql: 'INSERT INTO engine_journal (jid, body) VALUES (?, ?) ON CONFLICT DO NOTHING',
-    params: [jidOf(runPk, seq), body],
-  };
+/**
+ * The run's first journal row (its input, `seq` 1), appended without a lease in the transaction that
+ * inserts the run: the
+ * key comes from the run's row, found by its id, so the statement can go before the run's insert has
+ * answered. It must write one row (`Transaction.writeOne`): none means the run's key is past the
+ * journal's range.
+ */
+export function inputAppendStatement(run_id: string, body: string): { sql: string; params: SqlValue[] } {
+  return { sql: INPUT_APPEND, params: [body, run_id] };
 }
+
+const INPUT_APPEND = `INSERT INTO engine_journal (jid, body)
+     SELECT run_pk * ${SEQ_SPAN} + 1, ? FROM engine_runs WHERE run_id = ? AND run_pk < ${MAX_RUN_PK}`;
 
 /** Appends at the run's next sequence number, computed in the same statement (caller holds the run row). */
 export async function appendNext(tx: Transaction, runPk: number, body: string): Promise<void> {

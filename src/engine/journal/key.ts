@@ -6,15 +6,18 @@
 import { NoemaError } from '../../core/errors.ts';
 
 export const SEQ_SPAN = 16_777_216;
-const MAX_RUN_PK = 2 ** 29;
+export const MAX_RUN_PK = 2 ** 29;
 
 export function jidOf(runPk: number, seq: number): number {
-  if (seq < 0 || seq >= SEQ_SPAN || runPk >= MAX_RUN_PK) {
-    throw new NoemaError('JOURNAL_FULL', `journal key out of range (run ${runPk}, seq ${seq})`, {
-      hint: 'a run may hold at most 16 777 215 journal rows',
-    });
-  }
+  if (seq < 0 || seq >= SEQ_SPAN || runPk >= MAX_RUN_PK) throw journalFull(`run ${runPk}, seq ${seq}`);
   return runPk * SEQ_SPAN + seq;
+}
+
+/** The error of a journal key out of range; `where` names the run (and row). */
+export function journalFull(where: string): NoemaError {
+  return new NoemaError('JOURNAL_FULL', `journal key out of range (${where})`, {
+    hint: 'a run may hold at most 16 777 215 journal rows',
+  });
 }
 
 export function seqOf(jid: number): number {

@@ -25,7 +25,7 @@ export interface RunRow {
 }
 
 /**
- * Queued (unless its creator reserved it and the reservation holds, see insertRun) or running under
+ * Queued (unless its creator reserved it and the reservation holds, see issueRunInsert) or running under
  * an expired lease (param: now). A queued run nobody reserved has `lease_expires_at` 0.
  */
 const CLAIMABLE = `(status IN ('queued', 'running') AND lease_expires_at < ?)`;
@@ -53,36 +53,39 @@ function normalize(r: RunRow): RunRow {
 }
 
 /**
- * A queued run. `reserved`: its creator executes it next, so no other process claims it while the
- * reservation lasts (as long as a lease: a creator that died before executing it leaves it to others).
- * `claimed`: the run is inserted already claimed by `reserved.owner` — `running`, claim epoch 1, as
- * `claimRun` would leave it (its attempt is the caller's to record, `recordClaimedAttempt`).
- * Null when a run with this id exists already: nothing was written, and the transaction goes on (the
- * insert says so itself, with no read of its own before it).
+ * Issues the insert of a queued run in `tx` without waiting for its answer. `reserved`: its creator
+ * executes it next, so no other process claims it while the reservation lasts (as long as a lease: a
+ * creator that died before executing it leaves it to others). `claimed`: the run is inserted already
+ * claimed by `reserved.owner` — `running`, claim epoch 1, as `claimRun` would leave it (its attempt is
+ * the caller's to record, `claimedAttemptStatement`). `inserted` is told the new run's key as the
+ * insert answers, before the transaction settles. A run with this id there already fails the
+ * transaction with `exists()`: the insert writes nothing then, which the database itself checks where
+ * the COMMIT does not wait for the answer (no read of its own before it).
  */
-export async function insertRun(
+export function issueRunInsert(
   tx: Transaction,
-  run_id: string,
-  graph_hash: string,
-  now: number,
-  reserved: { owner: string; until: number } | null = null,
-  claimed = false,
-): Promise<number | null> {
-  const row = await tx.get<{ run_pk: number }>(
+  run: { run_id: string; graph_hash: string; now: number },
+  reserved: { owner: string; until: number } | null,
+  claimed: boolean,
+  inserted: (run_pk: number) => void,
+  exists: () => Error,
+): void {
+  tx.writeReturning<{ run_pk: number }>(
     `INSERT INTO engine_runs (run_id, graph_hash, status, lease_owner, lease_expires_at, created_at, updated_at, event_epoch)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_pk`,
     [
-      run_id,
-      graph_hash,
+      run.run_id,
+      run.graph_hash,
       claimed ? 'running' : 'queued',
       reserved?.owner ?? null,
       reserved?.until ?? 0,
-      now,
-      now,
+      run.now,
+      run.now,
       claimed ? 1 : 0,
     ],
+    (rows) => inserted(Number(rows[0]!.run_pk)),
+    exists,
   );
-  return row === undefined ? null : Number(row.run_pk);
 }
 
 /** Takes the lease of one run if it is queued (not reserved by another), abandoned (lease expired) or already ours. */

@@ -1,7 +1,8 @@
 /**
  * Conformance: writes a transaction issues without waiting for their answers (`Transaction.write`,
- * `writeOne`) commit with it; the first of them to fail — or a `writeOne` that changed no row — is
- * the transaction's own error, and nothing of the transaction is written, whether or not the callback
+ * `writeOne`, `writeReturning`) commit with it; the first of them to fail — or a `writeOne` that
+ * changed no row, a `writeReturning` with a miss that returned other than one row — is the
+ * transaction's own error, and nothing of the transaction is written, whether or not the callback
  * went on after it.
  */
 import assert from 'node:assert/strict';
@@ -82,6 +83,81 @@ export function issuedWriteSpecs(factory: StoreFactory): void {
         Missed,
       );
       assert.equal(Number((await store.get<{ s: number }>('SELECT SUM(n) AS s FROM t'))?.s), 2);
+    });
+  });
+
+  test('writeReturning tells its rows before the transaction settles; with a miss, its one row', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1]);
+      const told: unknown[] = [];
+      await store.transaction(async (tx) => {
+        tx.writeReturning<{ id: string; n: number }>('UPDATE t SET n = n + 1 RETURNING id, n', [], (rows) =>
+          told.push(rows.map((r) => [r.id, Number(r.n)])),
+        );
+        tx.writeReturning<{ id: string; n: number }>(
+          'INSERT INTO t (id, n) VALUES (?, ?) RETURNING id, n',
+          ['b', 5],
+          (rows) => told.push(rows.map((r) => ({ ...r, n: Number(r.n) }))),
+          () => new Missed('b'),
+        );
+        tx.writeReturning(
+          'INSERT INTO t (id, n) VALUES (?, ?) ON CONFLICT (id) DO NOTHING RETURNING id',
+          ['a', 9],
+          (rows) => told.push(rows.length),
+        );
+      });
+      assert.deepEqual(told, [[['a', 2]], [{ id: 'b', n: 5 }], 0], 'every callback, in issue order');
+      const rows = await store.all<{ id: string; n: number }>('SELECT id, n FROM t ORDER BY id');
+      assert.deepEqual(
+        rows.map((r) => [r.id, Number(r.n)]),
+        [
+          ['a', 2],
+          ['b', 5],
+        ],
+      );
+    });
+  });
+
+  test('a writeReturning with a miss that returned no row, or two, fails the transaction with its miss', async () => {
+    await factory.withStore(async ({ store }) => {
+      await store.run(TABLE);
+      await store.run('INSERT INTO t (id, n) VALUES (?, ?), (?, ?)', ['a', 1, 'b', 1]);
+      for (const [what, sql, params] of [
+        ['no row', 'INSERT INTO t (id, n) VALUES (?, ?) ON CONFLICT (id) DO NOTHING RETURNING id', ['a', 7]],
+        ['two rows', 'UPDATE t SET n = 7 WHERE n = ? RETURNING id', [1]],
+      ] as const) {
+        let told = false;
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            tx.write('INSERT INTO t (id, n) VALUES (?, ?)', ['c', 3]);
+            tx.writeReturning(
+              sql,
+              [...params],
+              () => {
+                told = true;
+              },
+              () => new Missed(what),
+            );
+            tx.write('UPDATE t SET n = 8 WHERE id = ?', ['a']);
+          }),
+          (err) => {
+            assert.ok(err instanceof Missed, `${what}: ${String(err)}`);
+            assert.equal(err.message, what);
+            return true;
+          },
+        );
+        assert.equal(told, false, `${what}: its rows are not told`);
+        const rows = await store.all<{ id: string; n: number }>('SELECT id, n FROM t ORDER BY id');
+        assert.deepEqual(
+          rows.map((r) => [r.id, Number(r.n)]),
+          [
+            ['a', 1],
+            ['b', 1],
+          ],
+          `${what}: nothing written`,
+        );
+      }
     });
   });
 

@@ -1,6 +1,6 @@
 /**
  * The writes a PostgreSQL transaction's callback issued without waiting for their answers
- * (`Transaction.write`, `writeOne`): the store sends the COMMIT right behind them on the pipelined
+ * (`Transaction.write`, `writeOne`, `writeReturning`): the store sends the COMMIT right behind them on the pipelined
  * connection and awaits their answers after it. The server runs them in order before the COMMIT, so
  * one that failed has aborted the transaction, and its COMMIT then answers ROLLBACK: when the first
  * statement the server refused was such a write, its own error (a `writeOne`'s `miss()`) is the
@@ -24,8 +24,30 @@ export function exactlyOneRow(sql: string): string {
   return checked;
 }
 
+/**
+ * `sql` (one INSERT, UPDATE or DELETE with RETURNING) as a statement that fails, as `exactlyOneRow`'s
+ * does, unless it returned exactly one row, and otherwise answers that row (with the check's column,
+ * `noema_one`, which `withoutCheck` takes off). The one-row relation it joins answers a row even when
+ * the write returned none, so the division runs whatever the write did.
+ */
+export function exactlyOneReturned(sql: string): string {
+  let checked = returnedTexts.get(sql);
+  if (checked === undefined) {
+    checked = `WITH noema_written AS (${sql}) SELECT noema_written.*, 1 / (SELECT (COUNT(*) = 1)::int FROM noema_written) AS noema_one FROM (SELECT 1) AS noema_row LEFT JOIN noema_written ON true`;
+    if (returnedTexts.size < CHECKED_TEXTS) returnedTexts.set(sql, checked);
+  }
+  return checked;
+}
+
+/** The rows of an `exactlyOneReturned` statement as the write returned them. */
+export function withoutCheck(rows: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  for (const r of rows) delete r.noema_one;
+  return rows;
+}
+
 const CHECKED_TEXTS = 256;
 const checkedTexts = new Map<string, string>();
+const returnedTexts = new Map<string, string>();
 
 const DIVISION_BY_ZERO = '22012';
 

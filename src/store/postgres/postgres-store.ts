@@ -29,7 +29,7 @@ import { coalesceWrites } from './coalesced-writes.ts';
 import { type AtCommit, commitWith, StatementFailures } from './commit.ts';
 import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
-import { exactlyOneRow, IssuedWrites } from './issued-writes.ts';
+import { exactlyOneReturned, exactlyOneRow, IssuedWrites, withoutCheck } from './issued-writes.ts';
 import { PostgresListener } from './listener.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
@@ -211,8 +211,16 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
     sql: string,
     params: readonly SqlValue[],
     rows: (rows: T[]) => void,
+    miss?: () => Error,
   ): void => {
-    this.issued.add(this.exec(sql, params).then((r) => rows(r.rows as T[])));
+    if (miss === undefined) {
+      this.issued.add(this.exec(sql, params).then((r) => rows(r.rows as T[])));
+      return;
+    }
+    this.issued.add(
+      this.exec(exactlyOneReturned(sql), params).then((r) => rows(withoutCheck(r.rows) as T[])),
+      miss,
+    );
   };
   async lockKey(scope: string): Promise<void> {
     await this.exec('SELECT pg_advisory_xact_lock(?)', [advisoryLockKey(scope)]);

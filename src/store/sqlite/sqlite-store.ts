@@ -89,8 +89,11 @@ class SqliteTransaction implements Transaction {
     sql: string,
     params: readonly SqlValue[],
     rows: (rows: T[]) => void,
+    miss?: () => Error,
   ): void => {
-    rows(this.#conn.allSync<T>(sql, params));
+    const returned = this.#conn.allSync<T>(sql, params);
+    if (miss !== undefined && returned.length !== 1) throw miss();
+    rows(returned);
   };
   async notify(): Promise<void> {}
   // Write transactions hold the database's write lock from BEGIN IMMEDIATE: nothing to add.
