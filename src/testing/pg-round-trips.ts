@@ -1,7 +1,8 @@
 /**
  * Counts PostgreSQL round trips at the `pg` client, for the benches' `round-trips.ts` scripts and the tests: a
- * query sent while none of its connection's is in flight starts one (on the pipelined connection,
- * the queries sent before the first answer share it); COMMITs are counted as waiting for the disk or
+ * query sent while none of its connection's is in flight, or after one of its answers came back since
+ * the connection's last query was sent (it may have waited for that answer), starts one (on the
+ * pipelined connection, the queries sent together share it); COMMITs are counted as waiting for the disk or
  * not (`synchronous_commit = off`). An autocommit statement (outside BEGIN … COMMIT) waits for the
  * disk too and is not counted as a COMMIT. With `tracing`, `lines` lists the queries, `RT` marking
  * each that starts a round trip and `SYNC` each COMMIT that waits.
@@ -20,13 +21,17 @@ export function countPgRoundTrips(tracing: boolean): { counts: PgCounts; lines: 
   const counts: PgCounts = { roundTrips: 0, queries: 0, synchronousCommits: 0, deferredCommits: 0 };
   const lines: string[] = [];
   const inFlight = new WeakMap<object, number>();
+  /** Connections an answer came back on since their last query was sent. */
+  const answered = new WeakSet<object>();
   const deferredTx = new WeakMap<object, boolean>();
   type Query = (this: pg.Client, config: unknown, ...rest: unknown[]) => unknown;
   const query = pg.Client.prototype.query as unknown as Query;
   (pg.Client.prototype as unknown as { query: Query }).query = function (config, ...rest) {
     const text = typeof config === 'string' ? config : ((config as { text?: string } | null)?.text ?? '');
     const n = inFlight.get(this) ?? 0;
-    if (n === 0) counts.roundTrips++;
+    const starts = n === 0 || answered.has(this);
+    answered.delete(this);
+    if (starts) counts.roundTrips++;
     counts.queries++;
     if (text.startsWith('BEGIN')) deferredTx.set(this, text.includes('synchronous_commit = off'));
     let mark = '    ';
@@ -37,9 +42,12 @@ export function countPgRoundTrips(tracing: boolean): { counts: PgCounts; lines: 
         mark = 'SYNC';
       }
     }
-    if (tracing) lines.push(`${n === 0 ? 'RT' : '  '} ${mark} ${text.replace(/\s+/g, ' ').slice(0, 110)}`);
+    if (tracing) lines.push(`${starts ? 'RT' : '  '} ${mark} ${text.replace(/\s+/g, ' ').slice(0, 110)}`);
     inFlight.set(this, n + 1);
-    const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+    const done = () => {
+      inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+      answered.add(this);
+    };
     const last = rest.at(-1);
     if (typeof last === 'function') {
       rest[rest.length - 1] = (...args: unknown[]) => {
