@@ -126,15 +126,18 @@ export function issueNodeArtifact(
   for (const d of w.retention) tx.write(d.sql, d.params);
 }
 
-/** The id of the node run's artifact of `artifact_type` (the one an earlier execution inserted). */
+/**
+ * The id of the node run's artifact of `artifact_type` (the one an earlier execution inserted), or
+ * null when there is none any more (retention removed it).
+ */
 export async function artifactIdOf(
   q: Queryable,
   node_run_id: string,
   artifact_type: string,
-): Promise<number> {
+): Promise<number | null> {
   const row = await q.get<{ artifact_id: number }>(
     'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
     [node_run_id, artifact_type],
   );
-  return Number(row!.artifact_id);
+  return row === undefined ? null : Number(row.artifact_id);
 }
