@@ -59,10 +59,9 @@ function fencedInsert(forShare: string): string {
 
 /**
  * The run's first journal row (its input, `seq` 1), appended without a lease in the transaction that
- * inserts the run: the
- * key comes from the run's row, found by its id, so the statement can go before the run's insert has
- * answered. It must write one row (`Transaction.writeOne`): none means the run's key is past the
- * journal's range.
+ * inserts the run: the key comes from the run's row, found by its id, so the statement can go before
+ * the run's insert has answered. It must write one row (`Transaction.writeOne`): none means the run's
+ * key is past the journal's range.
  */
 export function inputAppendStatement(run_id: string, body: string): { sql: string; params: SqlValue[] } {
   return { sql: INPUT_APPEND, params: [body, run_id] };

@@ -15,13 +15,12 @@ import type { StatementFailures } from './commit.ts';
  * count, which the server cannot fold away beforehand.
  */
 export function exactlyOneRow(sql: string): string {
-  let checked = checkedTexts.get(sql);
-  if (checked === undefined) {
-    checked = `WITH noema_written AS (${sql} RETURNING 1) SELECT 1 / (COUNT(*) = 1)::int AS one FROM noema_written`;
-    // The callers' texts are of a fixed shape (a few per process): each is built once.
-    if (checkedTexts.size < CHECKED_TEXTS) checkedTexts.set(sql, checked);
-  }
-  return checked;
+  return checkedText(
+    rowTexts,
+    sql,
+    (s) =>
+      `WITH noema_written AS (${s} RETURNING 1) SELECT 1 / (COUNT(*) = 1)::int AS one FROM noema_written`,
+  );
 }
 
 /**
@@ -31,12 +30,12 @@ export function exactlyOneRow(sql: string): string {
  * the write returned none, so the division runs whatever the write did.
  */
 export function exactlyOneReturned(sql: string): string {
-  let checked = returnedTexts.get(sql);
-  if (checked === undefined) {
-    checked = `WITH noema_written AS (${sql}) SELECT noema_written.*, 1 / (SELECT (COUNT(*) = 1)::int FROM noema_written) AS noema_one FROM (SELECT 1) AS noema_row LEFT JOIN noema_written ON true`;
-    if (returnedTexts.size < CHECKED_TEXTS) returnedTexts.set(sql, checked);
-  }
-  return checked;
+  return checkedText(
+    returnedTexts,
+    sql,
+    (s) =>
+      `WITH noema_written AS (${s}) SELECT noema_written.*, 1 / (SELECT (COUNT(*) = 1)::int FROM noema_written) AS noema_one FROM (SELECT 1) AS noema_row LEFT JOIN noema_written ON true`,
+  );
 }
 
 /** The rows of an `exactlyOneReturned` statement as the write returned them. */
@@ -45,8 +44,18 @@ export function withoutCheck(rows: Array<Record<string, unknown>>): Array<Record
   return rows;
 }
 
+/** `build(sql)`, built once per text: the callers' texts are of a fixed shape (a few per process). */
+function checkedText(cache: Map<string, string>, sql: string, build: (sql: string) => string): string {
+  let checked = cache.get(sql);
+  if (checked === undefined) {
+    checked = build(sql);
+    if (cache.size < CHECKED_TEXTS) cache.set(sql, checked);
+  }
+  return checked;
+}
+
 const CHECKED_TEXTS = 256;
-const checkedTexts = new Map<string, string>();
+const rowTexts = new Map<string, string>();
 const returnedTexts = new Map<string, string>();
 
 const DIVISION_BY_ZERO = '22012';

@@ -4,7 +4,7 @@
  * N, `ttl_max_count` does both, `forever` keeps everything. The periodic sweep is in sweep.ts.
  */
 import type { Json } from '../../../engine/index.ts';
-import type { Queryable, SqlValue, Transaction } from '../../../store/store.ts';
+import type { SqlValue, Transaction } from '../../../store/store.ts';
 import {
   DEFAULT_RETENTION_MAX_COUNT,
   DEFAULT_RETENTION_TTL_SECONDS,
@@ -107,7 +107,7 @@ export function nodeArtifactStatements(
  * Issues the artifact's insert and its node's retention deletes in `tx` without waiting for them (a
  * store that pipelines sends them, and the COMMIT, in one round trip): `inserted` is told the new
  * artifact's id as the insert answers, or null when the node run already had one of its type (a node
- * run re-executed after a crash), which `artifactIdOf` then finds once the transaction has committed.
+ * run re-executed after a crash), which `findNodeArtifact` then finds once the transaction has committed.
  */
 export function issueNodeArtifact(
   tx: Transaction,
@@ -124,20 +124,4 @@ export function issueNodeArtifact(
     (rows) => inserted(rows[0] === undefined ? null : Number(rows[0].artifact_id)),
   );
   for (const d of w.retention) tx.write(d.sql, d.params);
-}
-
-/**
- * The id of the node run's artifact of `artifact_type` (the one an earlier execution inserted), or
- * null when there is none any more (retention removed it).
- */
-export async function artifactIdOf(
-  q: Queryable,
-  node_run_id: string,
-  artifact_type: string,
-): Promise<number | null> {
-  const row = await q.get<{ artifact_id: number }>(
-    'SELECT artifact_id FROM node_artifacts WHERE node_run_id = ? AND artifact_type = ?',
-    [node_run_id, artifact_type],
-  );
-  return row === undefined ? null : Number(row.artifact_id);
 }

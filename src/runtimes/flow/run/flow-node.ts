@@ -8,8 +8,8 @@ import { type ErrorCode, isNoemaError, NoemaError } from '../../../core/errors.t
 import type { Json, NodeResult, NodeType } from '../../../engine/index.ts';
 import { isStoreFault } from '../../../store/index.ts';
 import type { Queryable, Transaction } from '../../../store/store.ts';
+import { findNodeArtifact } from '../artifacts/read.ts';
 import {
-  artifactIdOf,
   issueNodeArtifact,
   type NewNodeArtifact,
   nodeArtifactStatements,
@@ -255,9 +255,11 @@ export function flowNodeType(rt: FlowRuntime, type: string, impl: FlowNodeImpl):
           return failed(cause);
         throw err;
       }
-      // An artifact an earlier execution of this node run inserted (a replay after a crash).
+      // An artifact an earlier execution of this node run inserted (a replay after a crash), if kept.
       if (outcome.artifact && artifactId === null)
-        artifactId = await artifactIdOf(rt.store, node_run_id, outcome.artifact.artifact_type);
+        artifactId =
+          (await findNodeArtifact(rt.store, node_run_id, outcome.artifact.artifact_type))?.artifact_id ??
+          null;
       startSignal();
       ctx.update(nodeSignal({ node_run_id, status: outcome.fail ? 'failed' : 'succeeded' }));
       if (artifactId !== null) ctx.update(artifactSignal(artifactId));
