@@ -74,15 +74,46 @@ const ptr = (path: string, key: string | number) =>
 const typesOf = (s: Schema): string[] =>
   Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
 
-/** A value of any shape: sent as a string of JSON. */
+/** Keywords that make a schema without types more than "any value". */
+const NOT_FREE_FORM = ['enum', 'const', 'anyOf', 'oneOf', ...REFUSED.keys()];
+
+/** Whether `s` names type `t` (`type: t`, or `t` among `type: [...]`); no array is made. */
+const hasType = (s: Schema, t: string): boolean =>
+  s.type === t || (Array.isArray(s.type) && (s.type as unknown[]).includes(t));
+
+/** How many types `s` names (`typesOf(s).length`). */
+const typeCount = (s: Schema): number =>
+  Array.isArray(s.type) ? s.type.length : typeof s.type === 'string' ? 1 : 0;
+
+/**
+ * A value of any shape: sent as a string of JSON. Read for every member of every reply a model
+ * delivers, so it makes no arrays.
+ */
 function isFreeForm(s: JsonSchema): boolean {
   if (s === true) return true;
   if (!isSchema(s)) return false;
-  const types = typesOf(s).filter((t) => t !== 'null');
-  if (types.length === 0) return !['enum', 'const', 'anyOf', 'oneOf', ...REFUSED.keys()].some((k) => k in s);
+  // The types it names other than null: how many, and the last of them.
+  let count = 0;
+  let only: unknown;
+  if (typeof s.type === 'string') {
+    if (s.type !== 'null') {
+      count = 1;
+      only = s.type;
+    }
+  } else if (Array.isArray(s.type)) {
+    for (const t of s.type as unknown[]) {
+      if (t === 'null') continue;
+      count++;
+      only = t;
+    }
+  }
+  if (count === 0) {
+    for (const k of NOT_FREE_FORM) if (k in s) return false;
+    return true;
+  }
   return (
-    types.length === 1 &&
-    types[0] === 'object' &&
+    count === 1 &&
+    only === 'object' &&
     !isSchema(s.properties) &&
     !isSchema(s.additionalProperties) &&
     s.additionalProperties !== false
@@ -90,16 +121,18 @@ function isFreeForm(s: JsonSchema): boolean {
 }
 
 const isMap = (s: Schema) =>
-  typesOf(s).includes('object') && !isSchema(s.properties) && isSchema(s.additionalProperties);
+  hasType(s, 'object') && !isSchema(s.properties) && isSchema(s.additionalProperties);
 
 function acceptsNull(s: JsonSchema): boolean {
   if (s === true) return true;
   if (!isSchema(s)) return false;
-  if (isFreeForm(s) && typesOf(s).length === 0) return true;
-  if (typesOf(s).includes('null') || s.const === null) return true;
+  if (isFreeForm(s) && typeCount(s) === 0) return true;
+  if (hasType(s, 'null') || s.const === null) return true;
   if (Array.isArray(s.enum) && s.enum.includes(null)) return true;
   const alts = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
-  return Array.isArray(alts) && alts.some(acceptsNull);
+  if (!Array.isArray(alts)) return false;
+  for (const alt of alts) if (acceptsNull(alt)) return true;
+  return false;
 }
 
 function nullable(s: Schema): Schema {
@@ -294,21 +327,26 @@ export function fromStrictDelivery(value: unknown, schema: JsonSchema): unknown 
     return Object.fromEntries(entries);
   }
   if (isSchema(value) && isSchema(schema.properties)) {
-    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const properties = schema.properties;
+    const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : NONE_REQUIRED;
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      const sub = schema.properties[key] as JsonSchema | undefined;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const v = value[key];
+      const sub = Object.hasOwn(properties, key) ? (properties[key] as JsonSchema) : undefined;
       // A model's `"__proto__"` member stays a member: assigned, the copy would inherit its fields.
       if (sub === undefined) setOwn(out, key, v);
-      else if (v === null && !required.has(key) && !acceptsNull(sub)) continue;
+      else if (v === null && !required.includes(key) && !acceptsNull(sub)) continue;
       else setOwn(out, key, fromStrictDelivery(v, sub));
     }
     return out;
   }
-  if (Array.isArray(value) && typesOf(schema).includes('array'))
+  if (Array.isArray(value) && hasType(schema, 'array'))
     return value.map((v) => fromStrictDelivery(v, (schema.items ?? true) as JsonSchema));
   return value;
 }
+
+const NONE_REQUIRED: readonly unknown[] = [];
 
 /**
  * `toStrictDelivery` for a schema Noema authors: one without a strict-subset form is a bug, found

@@ -3,6 +3,7 @@
  * Reasoning → Tool / ECS → Reasoning, ending when Reasoning routes `done`. Nothing is hidden: this
  * template is what runs unless a definition's `graph_ref` names another graph over the same types.
  */
+import { deepFreeze } from '../../core/deep-freeze.ts';
 import type { ChannelSpec, GraphSpec } from '../../engine/index.ts';
 import type { AgentGraph } from './graph-store.ts';
 
@@ -50,3 +51,15 @@ export const DEFAULT_COGNITIVE_GRAPH: AgentGraph = {
 export function withAgentChannels(graph: AgentGraph): GraphSpec {
   return { ...graph, channels: AGENT_CHANNELS };
 }
+
+/**
+ * The graph a run of `graph` is made of, frozen: every turn of every session of an agent runs the
+ * same object, which the engine hashes once (it keys a frozen graph's hash by identity) instead of
+ * encoding and hashing it on every message.
+ */
+export function runGraphOf(graph: AgentGraph): GraphSpec {
+  return deepFreeze(withAgentChannels(graph));
+}
+
+/** The default cognitive graph as its runs are made of it. */
+export const DEFAULT_RUN_GRAPH: GraphSpec = runGraphOf(DEFAULT_COGNITIVE_GRAPH);

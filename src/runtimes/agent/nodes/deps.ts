@@ -140,19 +140,23 @@ export async function callModel(
     if (!validateCompiled(input.contract, value).ok) return null;
     return input.output_kind ?? input.kind_of?.(value as Record<string, unknown>) ?? null;
   };
-  // What the judge named for the last reply it saw in this process (undefined: none seen, a replay).
-  let judged: { output: unknown; kind: string | null } | undefined;
+  // What the judge named for the last reply it saw in this process (undefined: none seen, a replay),
+  // and the reply read back into the contract's shape, which the contract's result is when it is
+  // that reply (the same object).
+  let judged: { output: unknown; value: unknown; kind: string | null } | undefined;
   const judge = (r: { ok: true; output: unknown } | { ok: false }) => {
     if (!r.ok) return null;
-    const kind = kindOf(fromStrictDelivery(r.output as Json, input.contract));
-    judged = { output: r.output, kind };
+    const value = fromStrictDelivery(r.output as Json, input.contract);
+    const kind = kindOf(value);
+    judged = { output: r.output, value, kind };
     return kind;
   };
   const act = () => actRetrying(ctx, 'llm_generation', payload, { key: input.key });
   const canJudge = input.judges && (input.output_kind !== undefined || input.kind_of !== undefined);
   const contract = canJudge ? await input.judges!.around(ctx.run_id, ctx.node_id, judge, act) : await act();
   if (contract.status === 'COMPLETED' && contract.result && typeof contract.result === 'object') {
-    const value = fromStrictDelivery(contract.result, input.contract);
+    const value =
+      judged?.output === contract.result ? judged.value : fromStrictDelivery(contract.result, input.contract);
     const v = validateCompiled(input.contract, value);
     if (!v.ok) {
       const error = `the reply does not match its contract: ${v.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`;

@@ -4,6 +4,7 @@
  * and folds them into the profile; every `threshold` interactions `profile_synthesis` consolidates
  * the profile and bumps `synthesis_version`; `profile_save` writes it. Each call is traced.
  */
+import { deepFreeze } from '../../../core/deep-freeze.ts';
 import type { GraphSpec, Json, NodeType } from '../../../engine/index.ts';
 import { getAgent } from '../definition.ts';
 import { type AgentNodeDeps, callModel, correctiveMessage } from '../nodes/deps.ts';
@@ -32,7 +33,8 @@ export interface SynthesisJob {
   };
 }
 
-export const SYNTHESIS_GRAPH: GraphSpec = {
+/** Frozen: the engine hashes it once, not on every interaction that queues a run of it. */
+export const SYNTHESIS_GRAPH: GraphSpec = deepFreeze({
   entry: 'insight',
   channels: {
     job: { reducer: 'value' },
@@ -55,7 +57,7 @@ export const SYNTHESIS_GRAPH: GraphSpec = {
     { from: 'synthesize', to: 'save' },
     { from: 'save', to: 'end' },
   ],
-};
+});
 
 function insightPrompt(i: SynthesisJob['interaction']): string {
   return `Extract user insights from this interaction:

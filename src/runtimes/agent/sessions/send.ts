@@ -9,10 +9,10 @@ import { validateCompiled } from '../../../core/compiled-validators.ts';
 import { invalidInput, NoemaError, uuidv7 } from '../../../core/index.ts';
 import { lruPerHandle } from '../../../core/lru.ts';
 import { schemas } from '../../../core/schema-registry.ts';
-import type { Json, RunOutcome } from '../../../engine/index.ts';
+import type { GraphSpec, Json, RunOutcome } from '../../../engine/index.ts';
 import type { AgentContext } from '../context.ts';
 import { type AgentDefinition, getAgent, getAgentByLabel } from '../definition.ts';
-import { DEFAULT_COGNITIVE_GRAPH, withAgentChannels } from '../graph.ts';
+import { DEFAULT_RUN_GRAPH, runGraphOf } from '../graph.ts';
 import { getAgentGraph } from '../graph-store.ts';
 import type { ExecutionCore, SessionRef } from '../nodes/deps.ts';
 import { loadProfile } from '../profiles/profile-store.ts';
@@ -85,10 +85,22 @@ export async function createSession(
   return { session_id: s.session_id, agent_hash: hash, user_id: s.user_id };
 }
 
-async function graphOf(cx: AgentContext, def: AgentDefinition) {
-  return withAgentChannels(
-    def.graph_ref ? await getAgentGraph(cx.store, def.graph_ref.hash) : DEFAULT_COGNITIVE_GRAPH,
-  );
+/** Stored agent graphs a process keeps, made into the graphs their runs are made of. */
+const RUN_GRAPHS_CACHED = 64;
+/** By hash: a stored graph is content-addressed, so a hash always names the same graph. */
+const runGraphs = lruPerHandle<string, GraphSpec>(RUN_GRAPHS_CACHED);
+
+/** The graph a turn of `def` runs: the same frozen object turn after turn (see `runGraphOf`). */
+async function graphOf(cx: AgentContext, def: AgentDefinition): Promise<GraphSpec> {
+  if (!def.graph_ref) return DEFAULT_RUN_GRAPH;
+  const { hash } = def.graph_ref;
+  const cache = runGraphs(cx.store);
+  let graph = cache.get(hash);
+  if (!graph) {
+    graph = runGraphOf(await getAgentGraph(cx.store, hash));
+    cache.set(hash, graph);
+  }
+  return graph;
 }
 
 /**

@@ -5,6 +5,8 @@
  * legacy config migration); a flowchart deleted and created again under its id has a new
  * `created_at`, so neither is served an older graph.
  */
+
+import { deepFreeze } from '../../../core/deep-freeze.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import { lruPerHandle } from '../../../core/lru.ts';
 import type { GraphSpec } from '../../../engine/index.ts';
@@ -48,12 +50,4 @@ export async function compiledGraph(store: Store, fc: Flowchart, q: Queryable = 
   const graph = deepFreeze(compileFlowchart(fc.flowchart_id, snapshot));
   byKey.set(key, graph);
   return graph;
-}
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }
