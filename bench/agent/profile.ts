@@ -4,13 +4,16 @@
  * messages), or its three source calls made directly with `invokeSource` — many times after
  * warm-up, on the first selected store, against the scripted model and the MCP fixture in processes
  * of their own, and prints its wall and CPU (this process, and its main thread) per interaction;
- * with a path, writes a CPU profile of the timed interactions alone there.
+ * with a path, writes a CPU profile of the timed interactions alone there (a sampling heap profile for a
+ * path ending in `.heapprofile`). Under `instructions.sh` the timed interactions are the window
+ * callgrind counts.
  */
 import { createAgentRuntime } from '../../src/runtimes/agent/index.ts';
 import { REASONING_REPLY_DELIVERY } from '../../src/runtimes/agent/reply-schema.ts';
 import { getResponseSource, invokeSource, putJsonSchema } from '../../src/sources/index.ts';
 import { openTestStore, selectedStores } from '../../src/testing/stores.ts';
 import { benchConversation, putBenchAgent, startAgentServices } from '../lib/agent-interaction.ts';
+import { pause } from '../lib/callgrind-sync.ts';
 import { startCpuProfile } from '../lib/cpu-profile.ts';
 
 const side = process.argv[2] ?? 'agent';
@@ -46,6 +49,7 @@ try {
   const op = side === 'agent' ? interaction : direct;
   for (let i = 0; i < 20; i++) await op();
   const stopProfile = await startCpuProfile(process.argv[4]);
+  pause('start');
   const c0 = process.cpuUsage();
   const m0 = process.threadCpuUsage();
   const t0 = performance.now();
@@ -53,9 +57,10 @@ try {
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
   const m = process.threadCpuUsage(m0);
+  pause('end');
   await stopProfile();
   console.log(
-    `${side}: ${(ms / n).toFixed(2)} ms wall, ${((c.user + c.system) / 1000 / n).toFixed(2)} ms CPU (main thread ${((m.user + m.system) / 1000 / n).toFixed(2)} ms) per interaction`,
+    `${side}: ${(ms / n).toFixed(2)} ms wall, ${((c.user + c.system) / 1000 / n).toFixed(2)} ms CPU (main thread ${((m.user + m.system) / 1000 / n).toFixed(2)} ms: user ${(m.user / 1000 / n).toFixed(2)}, system ${(m.system / 1000 / n).toFixed(2)}) per interaction`,
   );
 } finally {
   await runtime.close();
