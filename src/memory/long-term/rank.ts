@@ -49,7 +49,12 @@ class Counts {
 
   add(doc: number, word: number): void {
     const at = doc * this.#q + word;
-    if (this.tf[at]++ === 0) this.seen[doc * this.#q + this.seenCount[doc]!++] = word;
+    const before = this.tf[at]!;
+    this.tf[at] = before + 1;
+    if (before > 0) return;
+    const seen = this.seenCount[doc]!;
+    this.seen[doc * this.#q + seen] = word;
+    this.seenCount[doc] = seen + 1;
   }
 }
 
