@@ -151,22 +151,51 @@ function streamedTexts(event: Completion): StreamedText[] {
   return out;
 }
 
-/** Passes the event's streamed texts through their windows; `chunk.windowed` where one changed. */
+/**
+ * Passes the event's streamed texts through their windows; `chunk.windowed` where one changed. The
+ * texts of `streamedTexts`, read in place: every event of every streamed call passes here.
+ */
 function windowTexts(state: StreamState, event: Completion, chunkIndex: number): void {
+  const choice = event.choices?.[0];
+  const m = choice?.delta ?? choice?.message;
+  if (!m || typeof m !== 'object') return;
   let changed = false;
-  for (const t of streamedTexts(event)) {
-    const w = state.windows.get(t.key) ?? { window: state.windowOf(), lastChunk: chunkIndex };
-    state.windows.set(t.key, w);
-    w.lastChunk = chunkIndex;
-    const piece = t.get();
-    const out = w.window.push(piece);
-    if (t.key === 'content') state.cleanText += out;
+  for (const field of TEXT_FIELDS) {
+    const piece = m[field];
+    if (typeof piece !== 'string') continue;
+    const out = passWindow(state, field, piece, chunkIndex);
     if (out !== piece) {
-      t.set(out);
+      m[field] = out;
       changed = true;
     }
   }
+  if (Array.isArray(m.tool_calls)) {
+    for (let n = 0; n < m.tool_calls.length; n++) {
+      const call = m.tool_calls[n];
+      const fn = call?.function;
+      if (!fn || typeof fn.arguments !== 'string') continue;
+      const piece = fn.arguments;
+      const out = passWindow(state, `tool_calls.${call!.index ?? n}.arguments`, piece, chunkIndex);
+      if (out !== piece) {
+        fn.arguments = out;
+        changed = true;
+      }
+    }
+  }
   if (changed) state.chunks[chunkIndex]!.windowed = JSON.stringify(event);
+}
+
+/** `piece` of the text `key` through that text's window (made at its first piece): what it lets through. */
+function passWindow(state: StreamState, key: string, piece: string, chunkIndex: number): string {
+  let w = state.windows.get(key);
+  if (!w) {
+    w = { window: state.windowOf(), lastChunk: chunkIndex };
+    state.windows.set(key, w);
+  }
+  w.lastChunk = chunkIndex;
+  const out = w.window.push(piece);
+  if (key === 'content') state.cleanText += out;
+  return out;
 }
 
 function apply(state: StreamState, data: string): void {
