@@ -1,6 +1,8 @@
 /** What `runTurn` answers for a committed turn, and what it reads to answer it. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createEngine, type GraphSpec, sourcesExecutor } from '../../src/engine/index.ts';
+import { createWorldRuntime } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
 import { recordingTransactions } from '../../src/testing/recording-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
@@ -57,4 +59,41 @@ describeEachStore('world turn result', (factory) => {
       }
     });
   });
+
+  test("every turn of a world runs its scenario's one frozen turn graph, which the engine hashes once", async () => {
+    await factory.withStore(async ({ store }) => {
+      const kit = await startParkKit(store, { script: { rules: [], default: finalPatch('Bob waits.', []) } });
+      const engine = createEngine(store, { actions: sourcesExecutor(store, { env: kit.env }) });
+      const graphs: GraphSpec[] = [];
+      const createRun = engine.createRun.bind(engine);
+      engine.createRun = (graph, opts) => {
+        graphs.push(graph);
+        return createRun(graph, opts);
+      };
+      const runtime = createWorldRuntime(store, { env: kit.env, engine });
+      try {
+        const bobOnly = await kit.variant({
+          subjects: [{ entity_id: 'bob', profile: kit.doc('profiles/park-visitor.json') }],
+        });
+        await kit.world('w', bobOnly);
+        for (let turn = 0; turn < 2; turn++) {
+          const r = await runtime.runTurn({ world_slug: 'w' });
+          assert.equal(r.status, 'committed', JSON.stringify(r.failure));
+        }
+        assert.equal(graphs.length, 2);
+        assert.equal(graphs[0], graphs[1], 'one graph object for both turns');
+        assert.ok(frozenThroughout(graphs[0]), 'frozen, nested parts too');
+        assert.equal(graphs[0]!.entry, 'turn.ambient');
+      } finally {
+        await runtime.close();
+        await engine.close();
+        await kit.close();
+      }
+    });
+  });
 });
+
+function frozenThroughout(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return true;
+  return Object.isFrozen(v) && Object.values(v).every(frozenThroughout);
+}

@@ -5,8 +5,25 @@
  * ambient sources first) — then the turn's commit and the terminal. The graph depends
  * only on the scenario, so every turn of a world shares one content-addressed graph.
  */
+import { deepFreeze } from '../../core/deep-freeze.ts';
 import type { ConnectorSpec, GraphSpec, NodeSpec } from '../../engine/index.ts';
 import type { LoadedScenario } from './assemble.ts';
+
+const turnGraphs = new WeakMap<LoadedScenario, GraphSpec>();
+
+/**
+ * `turnGraph(plan)`, made once per loaded plan (a runtime keeps one per scenario) and frozen: every
+ * turn of the scenario's worlds runs the same object, which the engine hashes once (it keys a frozen
+ * graph's hash by identity) instead of encoding its few hundred nodes canonically every turn.
+ */
+export function turnGraphOf(plan: LoadedScenario): GraphSpec {
+  let graph = turnGraphs.get(plan);
+  if (!graph) {
+    graph = deepFreeze(turnGraph(plan));
+    turnGraphs.set(plan, graph);
+  }
+  return graph;
+}
 
 export function turnGraph(plan: LoadedScenario): GraphSpec {
   const nodes: NodeSpec[] = [{ id: 'turn.ambient', type: 'world.turn_ambient', config: {} }];

@@ -18,7 +18,7 @@ import {
   runningAttemptOfRun,
 } from './attempts.ts';
 import { commitTurn } from './commit.ts';
-import { turnGraph } from './graph.ts';
+import { turnGraphOf } from './graph.ts';
 import { subjectAmbientNode, turnAmbientNode } from './nodes/ambient.ts';
 import { commitNode } from './nodes/commit.ts';
 import { type OutputMark, writeOutputMarks } from './nodes/shared.ts';
@@ -193,7 +193,7 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
     };
     const run_id = uuidv7();
     // The run exists before the attempt claims the world, so a running attempt always has one.
-    await engine.createRun(turnGraph(plan), { run_id, input: { attempt: attempt as never }, reserve: true });
+    await engine.createRun(turnGraphOf(plan), { run_id, input: { attempt: attempt as never }, reserve: true });
     try {
       await insertAttempt(store, { ...attempt, run_id });
     } catch (err) {
