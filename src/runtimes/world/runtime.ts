@@ -193,7 +193,11 @@ export function createWorldRuntime(store: Store, options: WorldRuntimeOptions = 
     };
     const run_id = uuidv7();
     // The run exists before the attempt claims the world, so a running attempt always has one.
-    await engine.createRun(turnGraphOf(plan), { run_id, input: { attempt: attempt as never }, reserve: true });
+    await engine.createRun(turnGraphOf(plan), {
+      run_id,
+      input: { attempt: attempt as never },
+      reserve: true,
+    });
     try {
       await insertAttempt(store, { ...attempt, run_id });
     } catch (err) {
