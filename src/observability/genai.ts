@@ -93,7 +93,9 @@ export function noemaIds(inv: InvocationFinished): Attributes {
     if (v !== undefined) a[noemaKey(key)] = v;
   }
   const metadata = inv.metadata;
-  for (const [key, as] of METADATA_IDS) {
+  for (let i = 0; i < METADATA_IDS.length; i++) {
+    const key = METADATA_IDS[i]![0];
+    const as = METADATA_IDS[i]![1];
     const v = scalar(metadata[key]);
     if (v !== undefined) a[as] = v;
   }

@@ -43,34 +43,56 @@ function hex(text: string, chars: number): string {
   return /^0+$/.test(h) ? `${'0'.repeat(chars - 1)}1` : h;
 }
 
-/** Two hex digits of each byte value. */
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+/** The character codes of the hex digits. */
+const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
-function hex32(n: number): string {
-  return HEX[(n >>> 24) & 255]! + HEX[(n >>> 16) & 255]! + HEX[(n >>> 8) & 255]! + HEX[n & 255]!;
+/** The two lanes as 16 hex digits, made as one flat string (no pieces joined). */
+function hex64(hi: number, lo: number): string {
+  const d = (n: number, shift: number) => HEX_CODES[(n >>> shift) & 15]!;
+  return String.fromCharCode(
+    d(hi, 28),
+    d(hi, 24),
+    d(hi, 20),
+    d(hi, 16),
+    d(hi, 12),
+    d(hi, 8),
+    d(hi, 4),
+    d(hi, 0),
+    d(lo, 28),
+    d(lo, 24),
+    d(lo, 20),
+    d(lo, 16),
+    d(lo, 12),
+    d(lo, 8),
+    d(lo, 4),
+    d(lo, 0),
+  );
 }
 
 /**
- * A span id derived from `text`: 16 hex digits of a 64-bit hash (cyrb53's two 32-bit lanes, kept
- * whole). A span id must be the same in every process that derives it and unique within its trace
- * (a few thousand spans), not secret: a JavaScript hash costs a tenth of a SHA-256 call, and a
- * world turn derives about 600 of them. Its constants are cyrb53's written as signed 32-bit
- * integers (the same bits): as numbers above 2^31 they made every `Math.imul` convert a double,
- * and the id cost 2.5 times as much.
+ * A span id derived from the text `parts` make when joined: 16 hex digits of a 64-bit hash
+ * (cyrb53's two 32-bit lanes, kept whole). A span id must be the same in every process that
+ * derives it and unique within its trace (a few thousand spans), not secret: a JavaScript hash costs
+ * a tenth of a SHA-256 call, and a world turn derives about 600 of them. The parts are hashed one
+ * after another, as their joined text would be, without joining them. Its constants are cyrb53's
+ * written as signed 32-bit integers (the same bits): as numbers above 2^31 they made every
+ * `Math.imul` convert a double, and the id cost 2.5 times as much.
  */
-function spanId(text: string): string {
+function spanId(...parts: string[]): string {
   let h1 = 0xdeadbeef | 0;
   let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, -1640531535); // 2654435761
-    h2 = Math.imul(h2 ^ c, 1597334677);
+  for (const text of parts) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, -1640531535); // 2654435761
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), -2048144789) ^ Math.imul(h2 ^ (h2 >>> 13), -1028477387); // 2246822507, 3266489909
   h2 = Math.imul(h2 ^ (h2 >>> 16), -2048144789) ^ Math.imul(h1 ^ (h1 >>> 13), -1028477387);
   // An all-zero id is invalid.
   if (h1 === 0 && h2 === 0) return '0000000000000001';
-  return hex32(h2) + hex32(h1);
+  return hex64(h2, h1);
 }
 
 /** The trace id of a run started without an incoming parent: its uuid's 32 hex digits. */
@@ -80,15 +102,15 @@ export function runTraceId(run_id: string): string {
 }
 
 export function runSpanId(run_id: string): string {
-  return spanId(`run:${run_id}`);
+  return spanId('run:', run_id);
 }
 
 export function nodeSpanId(run_id: string, node_id: string, step: number, attempt: number): string {
-  return spanId(`node:${run_id}:${node_id}:${step}:${attempt}`);
+  return spanId('node:', run_id, ':', node_id, ':', String(step), ':', String(attempt));
 }
 
 export function invocationSpanId(source_invocation_id: string): string {
-  return spanId(`invocation:${source_invocation_id}`);
+  return spanId('invocation:', source_invocation_id);
 }
 
 /** The trace context of the HTTP request (or MCP call) being served, set by the surface's middleware. */

@@ -286,7 +286,10 @@ export function traceObserver(options: TraceObserverOptions): Telemetry & { idle
       const traceId = parent?.traceId ?? runTraceId(inv.source_invocation_id);
       const sampled = parent ? parent.sampled : spans.sampled(traceId, null, 'source');
       if (inRun) {
-        for (const [key, as] of RUN_LINK_IDS) {
+        // Indexed: a destructuring loop made iterators for every invocation.
+        for (let i = 0; i < RUN_LINK_IDS.length; i++) {
+          const key = RUN_LINK_IDS[i]![0];
+          const as = RUN_LINK_IDS[i]![1];
           const v = inv.links[key];
           if (typeof v === 'string' || typeof v === 'number') inRun.ids[as] = v;
         }

@@ -302,7 +302,7 @@ export async function invokeSource(
         ended_at,
         links: { ...links },
         metadata: { ...links.metadata, ...plan?.metadata },
-        columns: { ...columnsOf(begun), ...columnsOf(finishedColumns) },
+        columns: columnsOf(begun, finishedColumns),
         content,
       });
     }

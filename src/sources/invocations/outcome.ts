@@ -45,9 +45,13 @@ export function observeInvocation(t: Telemetry, inv: InvocationFinished): void {
   }
 }
 
-export function columnsOf(values: TraceValues | undefined): Record<string, unknown> {
+/** The trace columns of `sets` by name, in one object (a later set's value of a column wins). */
+export function columnsOf(...sets: ReadonlyArray<TraceValues | undefined>): Record<string, unknown> {
+  // One object for every set, not one per set spread into another (a call's has a few dozen columns).
   const out: Record<string, unknown> = {};
-  if (!values) return out;
-  for (let i = 0; i < values.columns.names.length; i++) out[values.columns.names[i]!] = values.values[i];
+  for (const values of sets) {
+    if (!values) continue;
+    for (let i = 0; i < values.columns.names.length; i++) out[values.columns.names[i]!] = values.values[i];
+  }
   return out;
 }
