@@ -174,7 +174,7 @@ export function runningRow(
     redactor.jsonText(inv.metadata),
     inv.owner_process_id,
   ];
-  if (trace) for (const v of trace.values) params.push(v);
+  if (trace) appendValues(params, trace.values);
   const scopeKey =
     scope === null || seqs === null
       ? null
@@ -394,7 +394,7 @@ export function finishedRow(
     o.validation_status,
     o.model_output_kind ?? null,
   ];
-  if (kind) for (const v of kind.values) params.push(v);
+  if (kind) appendValues(params, kind.values);
   params.push(id);
   return { sql: finishFor(kind?.columns), params, recorded };
 }
@@ -432,4 +432,12 @@ export async function finishRowAloneAsync(
 ): Promise<RecordedResponse | null | undefined> {
   if (!store.runAlone) return undefined;
   return (await store.runAlone(row.sql, row.params, options)).changes === 1 ? row.recorded : null;
+}
+
+/**
+ * `params.push(...values)` for a kind's trace values (a few dozen, on every call's running row and
+ * finish), by index: a `for…of` loop made an iterator step object per value.
+ */
+function appendValues(params: SqlValue[], values: readonly SqlValue[]): void {
+  for (let i = 0; i < values.length; i++) params.push(values[i]!);
 }
