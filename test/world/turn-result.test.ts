@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { createEngine, type GraphSpec, sourcesExecutor } from '../../src/engine/index.ts';
 import { createWorldRuntime } from '../../src/runtimes/world/index.ts';
 import { describeEachStore } from '../../src/testing/each-store.ts';
+import { frozenThroughout } from '../../src/testing/frozen.ts';
 import { recordingTransactions } from '../../src/testing/recording-store.ts';
 import { startParkKit } from '../../src/testing/world-kit.ts';
 import { finalPatch, toolCall } from './helpers.ts';
@@ -92,8 +93,3 @@ describeEachStore('world turn result', (factory) => {
     });
   });
 });
-
-function frozenThroughout(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return true;
-  return Object.isFrozen(v) && Object.values(v).every(frozenThroughout);
-}

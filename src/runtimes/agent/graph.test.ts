@@ -4,6 +4,7 @@ import type { GraphSpec } from '../../engine/index.ts';
 import { startAgentKit } from '../../testing/agent-kit.ts';
 import { tracedPrompts } from '../../testing/agent-kit-read.ts';
 import { describeEachStore } from '../../testing/each-store.ts';
+import { frozenThroughout } from '../../testing/frozen.ts';
 import { DEFAULT_COGNITIVE_GRAPH } from './index.ts';
 import { SYNTHESIS_GRAPH } from './profiles/synthesis-graph.ts';
 
@@ -85,8 +86,3 @@ describeEachStore('agent graphs', (factory) => {
     });
   });
 });
-
-function frozenThroughout(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return true;
-  return Object.isFrozen(v) && Object.values(v).every(frozenThroughout);
-}

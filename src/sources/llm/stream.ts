@@ -96,7 +96,7 @@ export function endWindows(state: StreamState): void {
     if (key === 'content') state.cleanText += tail;
     const chunk = state.chunks[w.lastChunk]!;
     const event = JSON.parse(chunk.windowed ?? chunk.data) as Completion;
-    for (const t of streamedTexts(event)) if (t.key === key) t.set(t.get() + tail);
+    rewriteTexts(event, (k, piece) => (k === key ? piece + tail : piece));
     chunk.windowed = JSON.stringify(event);
     for (let i = w.lastChunk; i < state.chunks.length; i++) {
       delete state.chunks[i]!.stored;
@@ -123,47 +123,23 @@ type Completion = {
   error?: { message?: string } | string;
 };
 
-type StreamedText = { key: string; get(): string; set(v: string): void };
-
 const TEXT_FIELDS = ['content', 'reasoning_content', 'reasoning', 'refusal'] as const;
 
-/** The streamed texts of an event's first choice, each named the same in every event of the stream. */
-function streamedTexts(event: Completion): StreamedText[] {
-  const choice = event.choices?.[0];
-  const m = choice?.delta ?? choice?.message;
-  if (!m || typeof m !== 'object') return [];
-  const out: StreamedText[] = [];
-  for (const field of TEXT_FIELDS) {
-    if (typeof m[field] === 'string')
-      out.push({ key: field, get: () => m[field] as string, set: (v) => (m[field] = v) });
-  }
-  if (Array.isArray(m.tool_calls)) {
-    m.tool_calls.forEach((call, n) => {
-      const fn = call?.function;
-      if (fn && typeof fn.arguments === 'string')
-        out.push({
-          key: `tool_calls.${call.index ?? n}.arguments`,
-          get: () => fn.arguments as string,
-          set: (v) => (fn.arguments = v),
-        });
-    });
-  }
-  return out;
-}
-
 /**
- * Passes the event's streamed texts through their windows; `chunk.windowed` where one changed. The
- * texts of `streamedTexts`, read in place: every event of every streamed call passes here.
+ * Rewrites the streamed texts of an event's first choice in place — each passed to `rewrite` with
+ * its name, the same in every event of the stream (`content`, `tool_calls.0.arguments`, …) — and
+ * says whether any changed. Every event of every streamed call passes here, so nothing is made per
+ * text.
  */
-function windowTexts(state: StreamState, event: Completion, chunkIndex: number): void {
+function rewriteTexts(event: Completion, rewrite: (key: string, piece: string) => string): boolean {
   const choice = event.choices?.[0];
   const m = choice?.delta ?? choice?.message;
-  if (!m || typeof m !== 'object') return;
+  if (!m || typeof m !== 'object') return false;
   let changed = false;
   for (const field of TEXT_FIELDS) {
     const piece = m[field];
     if (typeof piece !== 'string') continue;
-    const out = passWindow(state, field, piece, chunkIndex);
+    const out = rewrite(field, piece);
     if (out !== piece) {
       m[field] = out;
       changed = true;
@@ -175,14 +151,20 @@ function windowTexts(state: StreamState, event: Completion, chunkIndex: number):
       const fn = call?.function;
       if (!fn || typeof fn.arguments !== 'string') continue;
       const piece = fn.arguments;
-      const out = passWindow(state, `tool_calls.${call!.index ?? n}.arguments`, piece, chunkIndex);
+      const out = rewrite(`tool_calls.${call!.index ?? n}.arguments`, piece);
       if (out !== piece) {
         fn.arguments = out;
         changed = true;
       }
     }
   }
-  if (changed) state.chunks[chunkIndex]!.windowed = JSON.stringify(event);
+  return changed;
+}
+
+/** Passes the event's streamed texts through their windows; `chunk.windowed` where one changed. */
+function windowTexts(state: StreamState, event: Completion, chunkIndex: number): void {
+  if (rewriteTexts(event, (key, piece) => passWindow(state, key, piece, chunkIndex)))
+    state.chunks[chunkIndex]!.windowed = JSON.stringify(event);
 }
 
 /** `piece` of the text `key` through that text's window (made at its first piece): what it lets through. */
