@@ -4,7 +4,7 @@
  * `isError: true` with `{ error: { code, message, details, retryable, recovery? } }`).
  */
 import { type ErrorCode, isNoemaError, NoemaError } from '../../core/errors.ts';
-import { schemas } from '../../core/schema-registry.ts';
+import { schemas, type Validator } from '../../core/schema-registry.ts';
 import { inspectArguments, MAX_ARGUMENT_DEPTH } from './hygiene.ts';
 import type { RawJsonSplice } from './raw-json.ts';
 import { type McpToolContext, type McpToolDef, WithJsonText } from './tool.ts';
@@ -89,20 +89,20 @@ function assertCleanArguments(args: unknown): void {
 }
 
 export class ToolDispatcher {
-  readonly #tools = new Map<string, McpToolDef>();
+  /** Each tool with its input schema's validator, compiled once (a call does not hash the schema again). */
+  readonly #tools = new Map<string, { def: McpToolDef; input: Validator<Record<string, unknown>> }>();
   #inflight = 0;
   #idleWaiters: Array<() => void> = [];
 
   constructor(tools: readonly McpToolDef[]) {
     for (const t of tools) {
       if (this.#tools.has(t.name)) throw new NoemaError('INTERNAL', `duplicate MCP tool name ${t.name}`);
-      schemas.compile(t.inputSchema);
-      this.#tools.set(t.name, t);
+      this.#tools.set(t.name, { def: t, input: schemas.compile(t.inputSchema) });
     }
   }
 
   list(): McpToolDef[] {
-    return [...this.#tools.values()];
+    return [...this.#tools.values()].map((t) => t.def);
   }
 
   /** Resolves when no call is running (so a stopping process can close its store safely). */
@@ -131,7 +131,7 @@ export class ToolDispatcher {
       }
       // Before the schema: Ajv recurses, so nesting must be bounded before it walks the value.
       assertCleanArguments(args ?? {});
-      const result = schemas.validate<Record<string, unknown>>(tool.inputSchema, args ?? {});
+      const result = tool.input.validate(args ?? {});
       if (!result.ok) {
         const missingWorkspace = result.errors.some(
           (e) => e.keyword === 'required' && e.params.missingProperty === 'workspace',
@@ -148,7 +148,7 @@ export class ToolDispatcher {
           },
         );
       }
-      return successResult(await tool.handler(result.value, ctx), ctx.rawJson);
+      return successResult(await tool.def.handler(result.value, ctx), ctx.rawJson);
     } catch (err) {
       return errorResult(err);
     }

@@ -82,7 +82,16 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     enableJsonResponse: !streamed,
   });
   const close = () => {
-    void transport.close();
+    // Closing makes the SDK build a "Connection closed" error for the requests the server still
+    // awaits from its client: none, a stateless server sends none. Its stack trace was the close's
+    // largest cost, so none is captured for it; nothing else runs in this synchronous window.
+    const traceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      void transport.close();
+    } finally {
+      Error.stackTraceLimit = traceLimit;
+    }
     void server.close();
   };
   await server.connect(transport);
@@ -93,11 +102,13 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     close();
     throw err;
   }
-  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+  // Told by its content type: reading `body` would make the whole answer a web `Response` (Hono's
+  // node server writes the answer's text without one).
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) {
     // After the SDK's handler has settled (it resolves the answer before its own cleanup): closed at
     // once, the server would abort that finished handler's signal, an AbortError built per request.
     setImmediate(close);
-    if (!rawJson?.used || !response.body) return response;
+    if (!rawJson?.used) return response;
     const headers = new Headers(response.headers);
     headers.delete('content-length');
     return new Response(rawJson.splice(await response.text()), { status: response.status, headers });
