@@ -153,7 +153,9 @@ export class EventBus {
   deliver(events: readonly EngineEvent[], origin?: string): void {
     // The observer sees this process's own events only: another process reports its own.
     const t = origin === undefined ? telemetry() : null;
-    for (const event of events) {
+    // Indexed: every commit of every run delivers here, and a `for…of` makes iterator results.
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
       if (t !== null && wantsEngineEvent(t, event.type)) observe(t, event);
       const run = this.#runs.get(event.run_id);
       if (!run || event.seq <= run.last) continue;

@@ -136,7 +136,9 @@ function rewriteTexts(event: Completion, rewrite: (key: string, piece: string) =
   const m = choice?.delta ?? choice?.message;
   if (!m || typeof m !== 'object') return false;
   let changed = false;
-  for (const field of TEXT_FIELDS) {
+  // Indexed: until this is optimized, a `for…of` makes an iterator result per field.
+  for (let f = 0; f < TEXT_FIELDS.length; f++) {
+    const field = TEXT_FIELDS[f]!;
     const piece = m[field];
     if (typeof piece !== 'string') continue;
     const out = rewrite(field, piece);
@@ -206,8 +208,8 @@ function apply(state: StreamState, data: string): void {
     if (typeof m.refusal === 'string') state.refusalText += m.refusal;
     // The first of the profile's fields that carries it: a server sending both names at once
     // (vLLM keeps `reasoning_content` alongside `reasoning`) is read once.
-    for (const field of state.reasoningFields) {
-      const piece = m[field];
+    for (let f = 0; f < state.reasoningFields.length; f++) {
+      const piece = m[state.reasoningFields[f]!];
       if (typeof piece === 'string' && piece !== '') {
         state.reasoningText += piece;
         break;
