@@ -152,6 +152,41 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
             id: 7,
             result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
           });
+          // A batch is answered as one array, each answer spliced in its place; a request without
+          // stored JSON (an unknown world) beside them keeps its own answer.
+          if (cold) clearSnapshotCache();
+          const call = (id: number, world_slug: string) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'get_world', arguments: { world_slug, turn: 2 } },
+          });
+          const batch = await fetch(`${http.url}/mcp/world`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: JSON.stringify([call(8, 'w'), call(9, 'nowhere'), call(10, 'w')]),
+          });
+          assert.equal(batch.status, 200);
+          const batchText = await batch.text();
+          assert.equal(batchText.split(`"structuredContent":${text}`).length, 3, batchText);
+          const answers = JSON.parse(batchText) as Array<{ id: number; result: { isError?: boolean } }>;
+          assert.deepEqual(
+            answers.map((a) => [a.id, a.result.isError ?? false]),
+            [
+              [8, false],
+              [9, true],
+              [10, false],
+            ],
+          );
+          assert.deepEqual(answers[0], {
+            jsonrpc: '2.0',
+            id: 8,
+            result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
+          });
         }
       } finally {
         await mcp.close();

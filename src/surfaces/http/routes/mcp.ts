@@ -8,6 +8,8 @@
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
 
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { NoemaError } from '../../../core/errors.ts';
 import { loadOnce } from '../../../core/load-once.ts';
 import { catalogNames, DEFAULT_CATALOG } from '../../mcp/catalogs.ts';
@@ -95,6 +97,7 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     void server.close();
   };
   await server.connect(transport);
+  const spliced = rawJson && !Array.isArray(parsedBody) ? spliceAnswer(transport, rawJson) : null;
   let response: Response;
   try {
     response = await transport.handleRequest(ctx.c.req.raw, { parsedBody });
@@ -108,10 +111,13 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     // After the SDK's handler has settled (it resolves the answer before its own cleanup): closed at
     // once, the server would abort that finished handler's signal, an AbortError built per request.
     setImmediate(close);
-    if (!rawJson?.used) return response;
+    const answer = spliced?.text ?? null;
+    if (answer === null && !rawJson?.used) return response;
     const headers = new Headers(response.headers);
     headers.delete('content-length');
-    return new Response(rawJson.splice(await response.text()), { status: response.status, headers });
+    // A batch's answers are one array the SDK writes: read back and spliced.
+    const text = answer ?? rawJson!.splice(await response.text());
+    return new Response(text, { status: response.status, headers });
   }
   // The stream ends once every request of the body is answered (or the client goes away): only
   // then is this request's server closed.
@@ -135,6 +141,25 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     },
   });
   return new Response(relay, { status: response.status, headers: response.headers });
+}
+
+/**
+ * The answer of a single request whose result carries stored JSON, written here: the message the
+ * server sends is serialized and spliced once, and the SDK is handed it without its result, so the
+ * whole answer is not serialized into a web `Response` only to be read back for the splice.
+ */
+function spliceAnswer(
+  transport: { send: (message: JSONRPCMessage, options?: TransportSendOptions) => Promise<void> },
+  rawJson: InstanceType<McpServerSide['RawJsonSplice']>,
+): { text: string | null } {
+  const out: { text: string | null } = { text: null };
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (out.text !== null || !rawJson.used || !('result' in message)) return send(message, options);
+    out.text = rawJson.splice(JSON.stringify(message));
+    return send({ jsonrpc: '2.0', id: message.id, result: {} }, options);
+  };
+  return out;
 }
 
 /** Whether a JSON-RPC body (one message or a batch) holds a request carrying a progress token. */
