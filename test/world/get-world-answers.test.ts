@@ -87,6 +87,26 @@ async function worldOfTurns(store: Store, profile: string, turns: number): Promi
   }
 }
 
+/** A JSON-RPC `tools/call` of `get_world` for turn 2 of `world_slug`. */
+const getWorldCall = (id: number, world_slug: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'get_world', arguments: { world_slug, turn: 2 } },
+});
+
+/** POSTs `body` (one message or a batch) to the world catalog over HTTP, as a client accepting JSON. */
+const postMcp = (url: string, body: unknown) =>
+  fetch(`${url}/mcp/world`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(body),
+  });
+
 describeEachStore('get_world over MCP and HTTP', (factory) => {
   test('the MCP text of a past turn is the HTTP body without its links, warm and cold', async () => {
     await factory.withStore(async ({ store }) => {
@@ -129,20 +149,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           // The answer's structured content is the stored text itself, as sent: entities in the
           // world's order (objects serialized again would list the integer-like ids first).
           if (cold) clearSnapshotCache();
-          const raw = await fetch(`${http.url}/mcp/world`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${TOKEN}`,
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-            },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 7,
-              method: 'tools/call',
-              params: { name: 'get_world', arguments: { world_slug: 'w', turn: 2 } },
-            }),
-          });
+          const raw = await postMcp(http.url, getWorldCall(7, 'w'));
           assert.equal(raw.status, 200);
           assert.match(raw.headers.get('content-type') ?? '', /^application\/json/);
           const rawText = await raw.text();
@@ -155,21 +162,11 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           // A batch is answered as one array, each answer spliced in its place; a request without
           // stored JSON (an unknown world) beside them keeps its own answer.
           if (cold) clearSnapshotCache();
-          const call = (id: number, world_slug: string) => ({
-            jsonrpc: '2.0',
-            id,
-            method: 'tools/call',
-            params: { name: 'get_world', arguments: { world_slug, turn: 2 } },
-          });
-          const batch = await fetch(`${http.url}/mcp/world`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${TOKEN}`,
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-            },
-            body: JSON.stringify([call(8, 'w'), call(9, 'nowhere'), call(10, 'w')]),
-          });
+          const batch = await postMcp(http.url, [
+            getWorldCall(8, 'w'),
+            getWorldCall(9, 'nowhere'),
+            getWorldCall(10, 'w'),
+          ]);
           assert.equal(batch.status, 200);
           const batchText = await batch.text();
           assert.equal(batchText.split(`"structuredContent":${text}`).length, 3, batchText);
