@@ -81,7 +81,8 @@ function hex64(hi: number, lo: number): string {
 function spanId(...parts: string[]): string {
   let h1 = 0xdeadbeef | 0;
   let h2 = 0x41c6ce57;
-  for (const text of parts) {
+  for (let p = 0; p < parts.length; p++) {
+    const text = parts[p]!;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       h1 = Math.imul(h1 ^ c, -1640531535); // 2654435761

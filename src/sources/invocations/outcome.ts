@@ -49,7 +49,8 @@ export function observeInvocation(t: Telemetry, inv: InvocationFinished): void {
 export function columnsOf(...sets: ReadonlyArray<TraceValues | undefined>): Record<string, unknown> {
   // One object for every set, not one per set spread into another (a call's has a few dozen columns).
   const out: Record<string, unknown> = {};
-  for (const values of sets) {
+  for (let s = 0; s < sets.length; s++) {
+    const values = sets[s];
     if (!values) continue;
     for (let i = 0; i < values.columns.names.length; i++) out[values.columns.names[i]!] = values.values[i];
   }

@@ -8,8 +8,7 @@
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
 
-import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { NoemaError } from '../../../core/errors.ts';
 import { loadOnce } from '../../../core/load-once.ts';
 import { catalogNames, DEFAULT_CATALOG } from '../../mcp/catalogs.ts';
@@ -149,7 +148,7 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
  * whole answer is not serialized into a web `Response` only to be read back for the splice.
  */
 function spliceAnswer(
-  transport: { send: (message: JSONRPCMessage, options?: TransportSendOptions) => Promise<void> },
+  transport: Transport,
   rawJson: InstanceType<McpServerSide['RawJsonSplice']>,
 ): { text: string | null } {
   const out: { text: string | null } = { text: null };
