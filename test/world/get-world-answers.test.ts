@@ -24,6 +24,9 @@ import { httpClient } from '../mcp/helpers.ts';
 
 // Integer-like ids among others: an object lists them first, the stored text in the world's order.
 const IDS = ['lamp', '42', 'bench', '7', 'gate'];
+// What a JSON string escapes (quotes, a backslash) and characters of several UTF-8 bytes, in the
+// snapshot's text and in the entities changed after it: the MCP text content escapes them from bytes.
+const SPICE = '— "quoted" \\ café 漢字 🙂';
 
 /**
  * A world `w` of IDS (`lamp` an agent acting by `profile`, the others props), with `turns` committed
@@ -38,7 +41,7 @@ async function worldOfTurns(store: Store, profile: string, turns: number): Promi
         version: 1,
         entity_id: id,
         environment_label: 'yard',
-        state: `${id} as it was`,
+        state: `${id} as it was ${SPICE}`,
         ...(id === 'lamp' ? { kind: 'agent', memory: 'lit at dusk' } : { kind: 'prop' }),
       }),
     );
@@ -68,7 +71,11 @@ async function worldOfTurns(store: Store, profile: string, turns: number): Promi
     const patch = {
       narration: `turn ${t}`,
       effects: [
-        { op: 'set_entity_state' as const, entity_id: IDS[t % IDS.length]!, state: `changed at turn ${t}` },
+        {
+          op: 'set_entity_state' as const,
+          entity_id: IDS[t % IDS.length]!,
+          state: `changed at turn ${t} ${SPICE}`,
+        },
       ],
     };
     await commitTurn(store, attempt, state, [
@@ -137,7 +144,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
             [...at].sort((a, b) => a - b),
           );
           assert.ok(at[0]! > 0);
-          assert.equal(JSON.parse(text).entities.bench.state, 'changed at turn 2');
+          assert.equal(JSON.parse(text).entities.bench.state, `changed at turn 2 ${SPICE}`);
           // Over the wire too (the client checks the structured content equals the text's value).
           if (cold) clearSnapshotCache();
           const wire = await mcp.client.callTool({
@@ -154,6 +161,8 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           assert.match(raw.headers.get('content-type') ?? '', /^application\/json/);
           const rawText = await raw.text();
           assert.ok(rawText.includes(`"structuredContent":${text}`), rawText);
+          // Its text content escaped from the stored bytes, as `JSON.stringify` escapes the text.
+          assert.ok(rawText.includes(`"text":${JSON.stringify(text)}`), rawText);
           assert.deepEqual(JSON.parse(rawText), {
             jsonrpc: '2.0',
             id: 7,
@@ -219,6 +228,8 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           const text = answer.result.content[0]!.text;
           // The stored text as it is: entities in the world's order, integer-like ids among them.
           assert.ok(line.includes(`"structuredContent":${text}`), line);
+          assert.ok(line.includes(`"text":${JSON.stringify(text)}`), line);
+          assert.equal(JSON.parse(text).entities.bench.state, `changed at turn 2 ${SPICE}`);
           assert.deepEqual(answer.result.structuredContent, JSON.parse(text));
           assert.equal(transport.pendingSplices, 0);
         }
@@ -231,7 +242,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
         // A call cancelled once its splice handed out a stand-in: its answer is never written, and
         // the splice is dropped with it.
         const cancelled = new AbortController();
-        transport.spliceFor(cancelled.signal).standIn('{}');
+        transport.spliceFor(cancelled.signal).standIn([Buffer.from('{}')]);
         assert.equal(transport.pendingSplices, 1);
         cancelled.abort();
         assert.equal(transport.pendingSplices, 0);

@@ -28,4 +28,4 @@ export {
   WORLD_PATCH_SCHEMA_HASH,
   WORLD_PATCH_SCHEMA_LABEL,
 } from './world-patch-schema.ts';
-export { createWorld, diffTurns, forkWorld, getWorld, getWorldJson, getWorldWithText } from './worlds.ts';
+export { createWorld, diffTurns, forkWorld, getWorld, getWorldJson, getWorldWithJson } from './worlds.ts';

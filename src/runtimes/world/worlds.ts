@@ -110,16 +110,16 @@ export async function getWorldJson(
 }
 
 /**
- * `getWorld` and its JSON text (`getWorldJson`'s bytes as a string) from one read, for an answer
- * that carries both (an MCP result's structured content and text): the text is spliced, not
- * serialized from the objects.
+ * `getWorld` and its JSON (`getWorldJson`'s pieces) from one read, for an answer that carries both
+ * (an MCP result's structured content and text): the JSON is spliced, not serialized from the
+ * objects, and the objects are made only if `value` is called.
  */
-export async function getWorldWithText(
+export async function getWorldWithJson(
   store: Queryable,
   input: { world_slug: string; turn?: number },
-): Promise<{ value: () => ReturnType<typeof objectAnswer>; text: string }> {
+): Promise<{ value: () => ReturnType<typeof objectAnswer>; json: Buffer[] }> {
   const at = await readWorldAt(store, input);
-  return { value: () => objectAnswer(at), text: Buffer.concat(textAnswer(at)).toString('utf8') };
+  return { value: () => objectAnswer(at), json: textAnswer(at) };
 }
 
 function objectAnswer({ world, turn, base, changed, turnRow }: WorldAt) {

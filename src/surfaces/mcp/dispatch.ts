@@ -40,18 +40,20 @@ export function errorResult(err: unknown): ToolCallResult {
 
 /**
  * A handler's output as a result: its JSON as text content and as structured content. An output
- * with its text made (`WithJsonText`) carries that text in both where the transport splices raw
- * JSON (`rawJson`), its objects never made.
+ * with its JSON made (`WithJsonText`) carries those bytes in both where the transport splices raw
+ * JSON (`rawJson`), its objects and its text never made.
  */
 export function successResult(
   out: Record<string, unknown> | WithJsonText,
   rawJson?: RawJsonSplice,
 ): ToolCallResult {
   if (out instanceof WithJsonText)
-    return {
-      content: [{ type: 'text', text: out.text }],
-      structuredContent: rawJson ? rawJson.standIn(out.text) : out.value,
-    };
+    return rawJson
+      ? {
+          content: [{ type: 'text', text: rawJson.standInText(out.json) }],
+          structuredContent: rawJson.standIn(out.json),
+        }
+      : { content: [{ type: 'text', text: out.text }], structuredContent: out.value };
   return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
 }
 

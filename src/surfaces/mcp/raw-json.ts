@@ -1,23 +1,73 @@
 /**
- * Stored JSON text sent as it is inside an MCP answer. The SDK serializes a whole JSON-RPC message
- * with `JSON.stringify`, so a tool result whose structured content already exists as JSON text (a
- * world's `get_world`, spliced from its snapshot's text) would be parsed into objects only to be
- * serialized again — for 10 000 entities most of the answer's cost. A transport whose answer Noema
- * writes as text (MCP over HTTP, its JSON answers; stdio, `stdio-transport.ts`) gives the dispatcher
- * a `RawJsonSplice`: a result's structured content goes to the SDK as a stand-in object, and the
- * answer's text has each stand-in replaced by the text it stands for.
+ * Stored JSON sent as it is inside an MCP answer. The SDK serializes a whole JSON-RPC message with
+ * `JSON.stringify`, so a tool result whose structured content already exists as JSON (a world's
+ * `get_world`, spliced from its snapshot's stored text) would be parsed into objects only to be
+ * serialized again — for 10 000 entities most of the answer's cost — and its text content (the same
+ * JSON as a string) decoded from UTF-8 and escaped by `JSON.stringify`. A transport whose answer
+ * Noema writes itself (MCP over HTTP, its JSON answers; stdio, `stdio-transport.ts`) gives the
+ * dispatcher a `RawJsonSplice`: the result's structured content and text go to the SDK as stand-ins,
+ * and the answer's bytes are the serialized message with each stand-in replaced — an object's by the
+ * stored bytes as they are, a string's by those bytes escaped as a JSON string, byte by byte.
  *
- * A stand-in is `{"<token>#<n>":0}`, the token random per splice (never seen outside the process,
- * so no client-supplied or stored text can hold it); `JSON.stringify` writes it exactly so.
+ * An object's stand-in is `{"<token><n>":0}`, a string's `"<token>t<n>"`, the token random per splice
+ * (never seen outside the process, so no client-supplied or stored text can hold it); `JSON.stringify`
+ * writes both exactly so, and within another string their quotes would be escaped.
  */
+import { isAscii } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 
 const PREFIX = 'noema-raw-json:';
 
+/** Stored JSON as the UTF-8 bytes of its text, in pieces to write in order (views: never written into). */
+export type JsonPieces = readonly Uint8Array[];
+
+/** A message's text cut at its stand-ins: its own text, and the stored JSON to put in between. */
+type Part = string | { json: JsonPieces; asString: boolean };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Writes `json`'s text into `out` at `at` as a JSON string (quotes included), escaped as
+ * `JSON.stringify` escapes it: `"` and `\` get a backslash, other bytes are copied (a multi-byte
+ * character's bytes are none of those two). Returns where it ended, or -1 at a control character,
+ * which stored JSON text never holds raw (the caller then escapes it the slow way).
+ */
+function escapeInto(json: JsonPieces, out: Uint8Array, at: number): number {
+  let o = at;
+  out[o++] = QUOTE;
+  for (let p = 0; p < json.length; p++) {
+    const piece = json[p]!;
+    for (let i = 0; i < piece.length; i++) {
+      const c = piece[i]!;
+      if (c === QUOTE || c === BACKSLASH) {
+        out[o++] = BACKSLASH;
+        out[o++] = c;
+      } else if (c < 0x20) return -1;
+      else out[o++] = c;
+    }
+  }
+  out[o++] = QUOTE;
+  return o;
+}
+
+function byteLength(json: JsonPieces): number {
+  let n = 0;
+  for (let p = 0; p < json.length; p++) n += json[p]!.length;
+  return n;
+}
+
+/** `json`'s text decoded (as `Buffer#toString` would; ASCII, the common case, copied as it is). */
+export function jsonText(json: JsonPieces): string {
+  const bytes = json.length === 1 ? Buffer.from(json[0]!) : Buffer.concat(json);
+  // UTF-8 decoding checks every byte; ASCII text is the same string read as Latin-1, a copy.
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 export class RawJsonSplice {
   /** What every stand-in's key starts with, unique to this splice. */
   readonly token = `${PREFIX}${randomUUID()}#`;
-  readonly #texts: string[] = [];
+  readonly #json: JsonPieces[] = [];
   readonly #onFirstUse: ((splice: RawJsonSplice) => void) | undefined;
 
   /** `onFirstUse`: called when the first stand-in is handed out. */
@@ -35,31 +85,100 @@ export class RawJsonSplice {
 
   /** Whether any stand-in was handed out: an answer without one is sent as the SDK wrote it. */
   get used(): boolean {
-    return this.#texts.length > 0;
+    return this.#json.length > 0;
   }
 
-  /** A stand-in for `text`, a JSON object's text, to put where that object goes in a message. */
-  standIn(text: string): Record<string, unknown> {
-    const n = this.#texts.push(text) - 1;
+  #add(json: JsonPieces): number {
+    const n = this.#json.push(json) - 1;
     if (n === 0) this.#onFirstUse?.(this);
-    return { [`${this.token}${n}`]: 0 };
+    return n;
   }
 
-  /** `body` (a message's JSON text) with each stand-in replaced by the text it stands for. */
-  splice(body: string): string {
-    const open = `{"${this.token}`;
-    const parts: string[] = [];
-    let from = 0;
-    for (let at = body.indexOf(open); at !== -1; at = body.indexOf(open, from)) {
-      const close = body.indexOf('":0}', at + open.length);
-      const n = Number(body.slice(at + open.length, close));
-      const text = close === -1 ? undefined : this.#texts[n];
-      if (text === undefined) throw new Error('MCP answer: a raw JSON stand-in without its text');
-      parts.push(body.slice(from, at), text);
-      from = close + 4;
-    }
-    if (from === 0) return body;
-    parts.push(body.slice(from));
-    return parts.join('');
+  /** A stand-in for the JSON object `json`, to put where that object goes in a message. */
+  standIn(json: JsonPieces): Record<string, unknown> {
+    return { [`${this.token}${this.#add(json)}`]: 0 };
   }
+
+  /** A stand-in for `json`'s text as a string (an MCP text content's `text`), to put where it goes. */
+  standInText(json: JsonPieces): string {
+    return `${this.token}t${this.#add(json)}`;
+  }
+
+  /** The bytes of `body` (a message's JSON text) with each stand-in replaced by what it stands for. */
+  splice(body: string): Buffer {
+    const parts = this.#cut(body);
+    if (parts.length === 1) return Buffer.from(body);
+    return assemble(parts) ?? assembleSlowly(parts);
+  }
+
+  /** `body` cut at its stand-ins (a token elsewhere — escaped inside a string — is left in place). */
+  #cut(body: string): Part[] {
+    const { token } = this;
+    const parts: Part[] = [];
+    let from = 0;
+    for (let at = body.indexOf(token); at !== -1; at = body.indexOf(token, at + token.length)) {
+      const rest = at + token.length;
+      const asString = body[rest] === 't';
+      let start: number;
+      let end: number;
+      let n: number;
+      if (asString) {
+        // `"<token>t<n>"`, its opening quote not an escaped one.
+        if (body[at - 1] !== '"' || body[at - 2] === '\\') continue;
+        const close = body.indexOf('"', rest);
+        start = at - 1;
+        end = close + 1;
+        n = close === -1 ? Number.NaN : Number(body.slice(rest + 1, close));
+      } else {
+        // `{"<token><n>":0}`: an object's only key.
+        if (body[at - 1] !== '"' || body[at - 2] !== '{') continue;
+        const close = body.indexOf('":0}', rest);
+        start = at - 2;
+        end = close + 4;
+        n = close === -1 ? Number.NaN : Number(body.slice(rest, close));
+      }
+      const json = Number.isInteger(n) ? this.#json[n] : undefined;
+      if (json === undefined) throw new Error('MCP answer: a raw JSON stand-in without its text');
+      parts.push(body.slice(from, start), { json, asString });
+      from = end;
+    }
+    parts.push(body.slice(from));
+    return parts;
+  }
+}
+
+/** The parts' bytes in one buffer, or null if a stored text holds a control character. */
+function assemble(parts: Part[]): Buffer | null {
+  let size = 0;
+  for (const part of parts) {
+    if (typeof part === 'string') size += Buffer.byteLength(part);
+    else size += part.asString ? 2 * byteLength(part.json) + 2 : byteLength(part.json);
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const part of parts) {
+    if (typeof part === 'string') at += out.write(part, at);
+    else if (part.asString) {
+      at = escapeInto(part.json, out, at);
+      if (at < 0) return null;
+    } else
+      for (const piece of part.json) {
+        out.set(piece, at);
+        at += piece.length;
+      }
+  }
+  return out.subarray(0, at);
+}
+
+/** The same, each string escaped by `JSON.stringify`. */
+function assembleSlowly(parts: Part[]): Buffer {
+  return Buffer.concat(
+    parts.flatMap((part) =>
+      typeof part === 'string'
+        ? [Buffer.from(part)]
+        : part.asString
+          ? [Buffer.from(JSON.stringify(jsonText(part.json)))]
+          : part.json,
+    ),
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * MCP over stdio with stored JSON text spliced into the answers (`raw-json.ts`), as MCP over HTTP
+ * MCP over stdio with stored JSON spliced into the answers (`raw-json.ts`), as MCP over HTTP
  * does: a call's result may carry a stand-in for its structured content (`spliceFor`), and the
  * message that answers it is written with the text in its place. A splice is kept from its first
  * stand-in until its answer is written, or its call is cancelled (the SDK then writes no answer), or
@@ -40,7 +40,7 @@ export class SplicingStdioTransport extends StdioServerTransport {
     const splice = token === null ? undefined : this.#live.get(token);
     if (!splice) return super.send(message);
     this.#live.delete(splice.token);
-    const json = `${splice.splice(JSON.stringify(message))}\n`;
+    const json = splice.splice(`${JSON.stringify(message)}\n`);
     // As the SDK's transport writes a message: resolved once the stream takes it or drains.
     return new Promise((resolve) => {
       if (this.#out.write(json)) resolve();

@@ -5,13 +5,13 @@
  * `{ "error": { "code", "message", "details", "retryable", "recovery"? } }` (recovery = the error's hint).
  */
 import type { Store } from '../../store/store.ts';
-import type { RawJsonSplice } from './raw-json.ts';
+import { type JsonPieces, jsonText, type RawJsonSplice } from './raw-json.ts';
 
 export interface McpToolContext {
   store: Store;
   /**
    * Present when the transport's answer is text Noema splices (stdio; over HTTP, a JSON answer): a
-   * result with its JSON text made goes in as that text, its objects never made.
+   * result with its JSON made goes in as those bytes, its objects and its text never made.
    */
   rawJson?: RawJsonSplice;
   /** Present when the client passed a progress token: sends one `notifications/progress` per call. */
@@ -28,17 +28,19 @@ export interface McpToolDef<I = Record<string, unknown>, O = Record<string, unkn
 }
 
 /**
- * An output with its JSON text already made — the text of the value `makeValue` returns, its keys
- * perhaps in another order — which the result carries as it is instead of serializing the value
- * again (a large answer made from stored text: `get_world`). The value is made only when a transport
- * needs the objects (`value`), once.
+ * An output with its JSON already made — the UTF-8 bytes of the text of the value `makeValue`
+ * returns, its keys perhaps in another order — which the result carries as it is instead of
+ * serializing the value again (a large answer made from stored text: `get_world`). The value is made
+ * only when a transport needs the objects (`value`), the text only when it needs a string (`text`),
+ * each once.
  */
 export class WithJsonText {
-  readonly text: string;
+  readonly json: JsonPieces;
   #makeValue: (() => Record<string, unknown>) | null;
   #value: Record<string, unknown> | null = null;
-  constructor(text: string, makeValue: () => Record<string, unknown>) {
-    this.text = text;
+  #text: string | null = null;
+  constructor(json: JsonPieces, makeValue: () => Record<string, unknown>) {
+    this.json = json;
     this.#makeValue = makeValue;
   }
 
@@ -48,5 +50,10 @@ export class WithJsonText {
       this.#makeValue = null;
     }
     return this.#value!;
+  }
+
+  get text(): string {
+    this.#text ??= jsonText(this.json);
+    return this.#text;
   }
 }

@@ -110,13 +110,13 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     // After the SDK's handler has settled (it resolves the answer before its own cleanup): closed at
     // once, the server would abort that finished handler's signal, an AbortError built per request.
     setImmediate(close);
-    const answer = spliced?.text ?? null;
+    const answer = spliced?.body ?? null;
     if (answer === null && !rawJson?.used) return response;
     const headers = new Headers(response.headers);
     headers.delete('content-length');
     // A batch's answers are one array the SDK writes: read back and spliced.
-    const text = answer ?? rawJson!.splice(await response.text());
-    return new Response(text, { status: response.status, headers });
+    const body = answer ?? rawJson!.splice(await response.text());
+    return new Response(body, { status: response.status, headers });
   }
   // The stream ends once every request of the body is answered (or the client goes away): only
   // then is this request's server closed.
@@ -150,12 +150,12 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
 function spliceAnswer(
   transport: Transport,
   rawJson: InstanceType<McpServerSide['RawJsonSplice']>,
-): { text: string | null } {
-  const out: { text: string | null } = { text: null };
+): { body: Buffer | null } {
+  const out: { body: Buffer | null } = { body: null };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if (out.text !== null || !rawJson.used || !('result' in message)) return send(message, options);
-    out.text = rawJson.splice(JSON.stringify(message));
+    if (out.body !== null || !rawJson.used || !('result' in message)) return send(message, options);
+    out.body = rawJson.splice(JSON.stringify(message));
     return send({ jsonrpc: '2.0', id: message.id, result: {} }, options);
   };
   return out;

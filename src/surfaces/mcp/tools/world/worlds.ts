@@ -1,5 +1,5 @@
 /** World catalog: create, fork, run turns on and read worlds; `progressLine` says each turn progress event in a line. */
-import { createWorld, diffTurns, forkWorld, getWorldWithText } from '../../../../runtimes/world/index.ts';
+import { createWorld, diffTurns, forkWorld, getWorldWithJson } from '../../../../runtimes/world/index.ts';
 import { type McpToolDef, WithJsonText } from '../../tool.ts';
 import { hashRef, objectSchema, turn, worldSlug } from './parts.ts';
 import { worldRuntimeFor } from './runtime.ts';
@@ -70,11 +70,11 @@ export const worldTools: McpToolDef[] = [
       { world_slug: worldSlug, turn: turn('A committed turn (default: the latest).') },
       ['world_slug'],
     ),
-    // The text is spliced from the snapshot's stored text (as HTTP's answer is), not serialized
+    // The JSON is spliced from the snapshot's stored text (as HTTP's answer is), not serialized
     // from the objects again; the objects are made only for a transport that sends objects.
     handler: async (input, { store }) => {
-      const { value, text } = await getWorldWithText(store, input as never);
-      return new WithJsonText(text, () => ({ ...value() }));
+      const { value, json } = await getWorldWithJson(store, input as never);
+      return new WithJsonText(json, () => ({ ...value() }));
     },
   },
   {
