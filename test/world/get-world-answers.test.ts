@@ -1,7 +1,8 @@
 /**
  * get_world answers the same JSON over MCP as over HTTP: both are spliced from the snapshot's stored
  * text (entities in the world's order, integer-like ids included), the MCP result's structured
- * content being that text's value — over HTTP that text itself, spliced into the answer.
+ * content being that text's value — over HTTP (JSON answers and event streams) and stdio that text
+ * itself, spliced into the answer, and its text content that text escaped from its bytes.
  */
 import assert from 'node:assert/strict';
 import { createInterface } from 'node:readline';
@@ -191,6 +192,26 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           assert.deepEqual(answers[0], {
             jsonrpc: '2.0',
             id: 8,
+            result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
+          });
+          // A call asking for progress is answered as an event stream: its result event spliced too.
+          if (cold) clearSnapshotCache();
+          const streamed = await postMcp(http.url, {
+            ...getWorldCall(11, 'w'),
+            params: { ...getWorldCall(11, 'w').params, _meta: { progressToken: 'p' } },
+          });
+          assert.match(streamed.headers.get('content-type') ?? '', /^text\/event-stream/);
+          const data = (await streamed.text())
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => line.slice('data: '.length));
+          const result = data.find((d) => d.includes('"id":11'));
+          assert.ok(result, data.join('\n'));
+          assert.ok(result.includes(`"structuredContent":${text}`), result);
+          assert.ok(result.includes(`"text":${JSON.stringify(text)}`), result);
+          assert.deepEqual(JSON.parse(result), {
+            jsonrpc: '2.0',
+            id: 11,
             result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
           });
         }

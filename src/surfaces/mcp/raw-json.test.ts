@@ -46,12 +46,21 @@ test('each stand-in is replaced in place, in a batch too: the object by its text
   );
 });
 
-test('a stored text holding a control character is escaped as JSON.stringify escapes it', () => {
-  const splice = new RawJsonSplice();
-  // Not JSON that JSON.stringify writes, but a text a caller might hand over: raw newline and tab.
-  const text = '{"a":\n\t"b\u0001"}';
-  const body = splice.splice(JSON.stringify({ text: splice.standInText(pieces(text)), n: 1 }));
-  assert.equal(body.toString('utf8'), JSON.stringify({ text, n: 1 }));
+test('stored JSON holding a control character: its string escaped by JSON.stringify, its object written again on one line', () => {
+  // Not JSON that JSON.stringify writes, but JSON a caller might hand over: a raw newline and tab.
+  const text = '{"a":\n\t"b"}';
+  for (const withString of [true, false]) {
+    const splice = new RawJsonSplice();
+    const json = pieces(text);
+    const message = {
+      ...(withString ? { text: splice.standInText(json) } : {}),
+      structured: splice.standIn(json),
+    };
+    const body = splice.splice(JSON.stringify(message)).toString('utf8');
+    // Answers are framed by lines (stdio, an event stream's data): none inside one.
+    assert.doesNotMatch(body, /[\n\t]/);
+    assert.equal(body, JSON.stringify({ ...(withString ? { text } : {}), structured: { a: 'b' } }));
+  }
 });
 
 test('text that only looks like a stand-in is left as it is: in strings, or with another splice’s token', () => {

@@ -147,7 +147,19 @@ export class RawJsonSplice {
   }
 }
 
-/** The parts' bytes in one buffer, or null if a stored text holds a control character. */
+/** Whether `json`'s bytes hold a control character (a raw line break would cut a line-framed answer). */
+function hasControl(json: JsonPieces): boolean {
+  for (let p = 0; p < json.length; p++) {
+    const piece = json[p]!;
+    for (let i = 0; i < piece.length; i++) if (piece[i]! < 0x20) return true;
+  }
+  return false;
+}
+
+/**
+ * The parts' bytes in one buffer, or null if a stored text holds a control character. Stored JSON
+ * is copied as it is only without one: answers are framed by lines (stdio, an event stream's `data:`).
+ */
 function assemble(parts: Part[]): Buffer | null {
   let size = 0;
   for (const part of parts) {
@@ -155,30 +167,38 @@ function assemble(parts: Part[]): Buffer | null {
     else size += part.asString ? 2 * byteLength(part.json) + 2 : byteLength(part.json);
   }
   const out = Buffer.allocUnsafe(size);
+  /** Stored JSON already escaped here: its bytes were checked then. */
+  const checked = new Set<JsonPieces>();
   let at = 0;
   for (const part of parts) {
     if (typeof part === 'string') at += out.write(part, at);
     else if (part.asString) {
       at = escapeInto(part.json, out, at);
       if (at < 0) return null;
-    } else
+      checked.add(part.json);
+    } else {
+      if (!checked.has(part.json) && hasControl(part.json)) return null;
       for (const piece of part.json) {
         out.set(piece, at);
         at += piece.length;
       }
+    }
   }
   return out.subarray(0, at);
 }
 
-/** The same, each string escaped by `JSON.stringify`. */
+/**
+ * The same, each string escaped by `JSON.stringify`, and stored JSON holding a control character
+ * written again by it (whitespace between its tokens dropped).
+ */
 function assembleSlowly(parts: Part[]): Buffer {
   return Buffer.concat(
-    parts.flatMap((part) =>
-      typeof part === 'string'
-        ? [Buffer.from(part)]
-        : part.asString
-          ? [Buffer.from(JSON.stringify(jsonText(part.json)))]
-          : part.json,
-    ),
+    parts.flatMap((part) => {
+      if (typeof part === 'string') return [Buffer.from(part)];
+      if (part.asString) return [Buffer.from(JSON.stringify(jsonText(part.json)))];
+      return hasControl(part.json)
+        ? [Buffer.from(JSON.stringify(JSON.parse(jsonText(part.json))))]
+        : part.json;
+    }),
   );
 }

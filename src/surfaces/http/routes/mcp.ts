@@ -3,8 +3,8 @@
  * server token. Stateless: each request gets its own web-standard transport and server instance
  * over the shared store and the catalog's dispatcher (tool schemas compile once). A call that
  * passes a progress token, from a client that accepts event streams, is answered as one (its
- * progress notifications, then its result); every other answer is one JSON body, into which stored
- * JSON text a result carries (`get_world`) is spliced as it is (`RawJsonSplice`). A call's body is
+ * progress notifications, then its result); every other answer is one JSON body. Into either, stored
+ * JSON a result carries (`get_world`) is spliced as it is (`RawJsonSplice`). A call's body is
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
 
@@ -73,11 +73,11 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
   const { createMcpServer, RawJsonSplice, Transport } = await mcpServerSide();
   // A call that asks for progress (a progress token, from a client that reads event streams) is
   // answered as an event stream: its notifications/progress, then its result. Any other answer is
-  // one JSON body, spliced.
+  // one JSON body. Either is spliced.
   const streamed =
     wantsProgress(parsedBody) && (ctx.c.req.header('accept') ?? '').includes('text/event-stream');
-  const rawJson = streamed ? undefined : new RawJsonSplice();
-  const server = createMcpServer(app.store, catalog, rawJson ? { rawJson: () => rawJson } : {});
+  const rawJson = new RawJsonSplice();
+  const server = createMcpServer(app.store, catalog, { rawJson: () => rawJson });
   const transport = new Transport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !streamed,
@@ -96,7 +96,7 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     void server.close();
   };
   await server.connect(transport);
-  const spliced = rawJson && !Array.isArray(parsedBody) ? spliceAnswer(transport, rawJson) : null;
+  const spliced = !streamed && !Array.isArray(parsedBody) ? spliceAnswer(transport, rawJson) : null;
   let response: Response;
   try {
     response = await transport.handleRequest(ctx.c.req.raw, { parsedBody });
@@ -111,16 +111,18 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     // once, the server would abort that finished handler's signal, an AbortError built per request.
     setImmediate(close);
     const answer = spliced?.body ?? null;
-    if (answer === null && !rawJson?.used) return response;
+    if (answer === null && !rawJson.used) return response;
     const headers = new Headers(response.headers);
     headers.delete('content-length');
     // A batch's answers are one array the SDK writes: read back and spliced.
-    const body = answer ?? rawJson!.splice(await response.text());
+    const body = answer ?? rawJson.splice(await response.text());
     return new Response(body, { status: response.status, headers });
   }
   // The stream ends once every request of the body is answered (or the client goes away): only
-  // then is this request's server closed.
+  // then is this request's server closed. The SDK writes each message as one event, one chunk: a
+  // chunk holding a stand-in is spliced whole.
   const reader = response.body.getReader();
+  const token = Buffer.from(rawJson.token);
   const relay = new ReadableStream<Uint8Array>({
     async pull(controller) {
       let next: Awaited<ReturnType<typeof reader.read>>;
@@ -130,7 +132,7 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
         close();
         throw err;
       }
-      if (!next.done) return controller.enqueue(next.value);
+      if (!next.done) return controller.enqueue(spliceEvent(rawJson, token, next.value));
       controller.close();
       close();
     },
@@ -159,6 +161,17 @@ function spliceAnswer(
     return send({ jsonrpc: '2.0', id: message.id, result: {} }, options);
   };
   return out;
+}
+
+/** An event-stream chunk with its stand-ins spliced (as it is when it holds none). */
+function spliceEvent(
+  rawJson: InstanceType<McpServerSide['RawJsonSplice']>,
+  token: Buffer,
+  chunk: Uint8Array,
+): Uint8Array {
+  if (!rawJson.used) return chunk;
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return bytes.includes(token) ? rawJson.splice(bytes.toString('utf8')) : chunk;
 }
 
 /** Whether a JSON-RPC body (one message or a batch) holds a request carrying a progress token. */
