@@ -7,8 +7,8 @@
  * samples in µs: `getWorld` (objects, what in-process callers get), `getWorldJson` (the UTF-8
  * pieces HTTP sends) and the MCP tool's answer as a transport writes it (`get_world` through the
  * world catalog's dispatcher, its JSON-RPC message serialized): `spliced`, the stored text spliced in
- * as its structured content (stdio, and HTTP's JSON answers), and `objects`, its structured content
- * the objects serialized (an event-stream answer: a call asking for progress over HTTP), each warm (the snapshot and the versions after it cached) and cold (the
+ * as its structured content (stdio, HTTP's JSON answers and event streams), and `objects`, its structured content
+ * the objects serialized (what a caller handing the dispatcher no splice gets), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
  * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
  * floor, warm`: a record of the world's entities built from a Map of them (the loop `worldView`

@@ -134,7 +134,7 @@ export async function getWorldRows(
       [
         'MCP answer as objects',
         'objects floor',
-        "MCP get_world's answer as objects (an event-stream answer: a call asking for progress)",
+        "MCP get_world's answer as objects (a dispatcher caller without a splice)",
       ],
     ] as const) {
       const read = forms[`${form}, cold`];
