@@ -103,6 +103,13 @@ const getWorldCall = (id: number, world_slug: string) => ({
   params: { name: 'get_world', arguments: { world_slug, turn: 2 } },
 });
 
+/** The JSON-RPC answer to call `id` whose result carries the world's JSON `text`, as a client parses it. */
+const answerOf = (id: number, text: string) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
+});
+
 /** POSTs `body` (one message or a batch) to the world catalog over HTTP, as a client accepting JSON. */
 const postMcp = (url: string, body: unknown) =>
   fetch(`${url}/mcp/world`, {
@@ -164,11 +171,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           assert.ok(rawText.includes(`"structuredContent":${text}`), rawText);
           // Its text content escaped from the stored bytes, as `JSON.stringify` escapes the text.
           assert.ok(rawText.includes(`"text":${JSON.stringify(text)}`), rawText);
-          assert.deepEqual(JSON.parse(rawText), {
-            jsonrpc: '2.0',
-            id: 7,
-            result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
-          });
+          assert.deepEqual(JSON.parse(rawText), answerOf(7, text));
           // A batch is answered as one array, each answer spliced in its place; a request without
           // stored JSON (an unknown world) beside them keeps its own answer.
           if (cold) clearSnapshotCache();
@@ -189,11 +192,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
               [10, false],
             ],
           );
-          assert.deepEqual(answers[0], {
-            jsonrpc: '2.0',
-            id: 8,
-            result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
-          });
+          assert.deepEqual(answers[0], answerOf(8, text));
           // A call asking for progress is answered as an event stream: its result event spliced too.
           if (cold) clearSnapshotCache();
           const streamed = await postMcp(http.url, {
@@ -209,11 +208,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           assert.ok(result, data.join('\n'));
           assert.ok(result.includes(`"structuredContent":${text}`), result);
           assert.ok(result.includes(`"text":${JSON.stringify(text)}`), result);
-          assert.deepEqual(JSON.parse(result), {
-            jsonrpc: '2.0',
-            id: 11,
-            result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) },
-          });
+          assert.deepEqual(JSON.parse(result), answerOf(11, text));
         }
       } finally {
         await mcp.close();
