@@ -4,7 +4,7 @@
  * `get_world`, spliced from its snapshot's stored text) would be parsed into objects only to be
  * serialized again — for 10 000 entities most of the answer's cost — and its text content (the same
  * JSON as a string) decoded from UTF-8 and escaped by `JSON.stringify`. A transport whose answer
- * Noema writes itself (MCP over HTTP, its JSON answers; stdio, `stdio-transport.ts`) gives the
+ * Noema writes itself (MCP over HTTP, its JSON answers and event streams; stdio, `stdio-transport.ts`) gives the
  * dispatcher a `RawJsonSplice`: the result's structured content and text go to the SDK as stand-ins,
  * and the answer's bytes are the serialized message with each stand-in replaced — an object's by the
  * stored bytes as they are, a string's by those bytes escaped as a JSON string, byte by byte.
@@ -59,7 +59,9 @@ function byteLength(json: JsonPieces): number {
 
 /** `json`'s text decoded (as `Buffer#toString` would; ASCII, the common case, copied as it is). */
 export function jsonText(json: JsonPieces): string {
-  const bytes = json.length === 1 ? Buffer.from(json[0]!) : Buffer.concat(json);
+  const one = json.length === 1 ? json[0]! : null;
+  // One piece is read in place (`Buffer.from` of a Uint8Array would copy it).
+  const bytes = one ? Buffer.from(one.buffer, one.byteOffset, one.byteLength) : Buffer.concat(json);
   // UTF-8 decoding checks every byte; ASCII text is the same string read as Latin-1, a copy.
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }

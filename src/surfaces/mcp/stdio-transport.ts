@@ -1,7 +1,7 @@
 /**
  * MCP over stdio with stored JSON spliced into the answers (`raw-json.ts`), as MCP over HTTP
- * does: a call's result may carry a stand-in for its structured content (`spliceFor`), and the
- * message that answers it is written with the text in its place. A splice is kept from its first
+ * does: a call's result may carry stand-ins for its structured content and its text (`spliceFor`),
+ * and the message that answers it is written with the stored JSON in their place. A splice is kept from its first
  * stand-in until its answer is written, or its call is cancelled (the SDK then writes no answer), or
  * the transport closes.
  */

@@ -10,8 +10,9 @@ import { type JsonPieces, jsonText, type RawJsonSplice } from './raw-json.ts';
 export interface McpToolContext {
   store: Store;
   /**
-   * Present when the transport's answer is text Noema splices (stdio; over HTTP, a JSON answer): a
-   * result with its JSON made goes in as those bytes, its objects and its text never made.
+   * Present when the transport's answer is one Noema splices (stdio; over HTTP, a JSON answer or an
+   * event stream): a result with its JSON made goes in as those bytes, its objects and its text never
+   * made.
    */
   rawJson?: RawJsonSplice;
   /** Present when the client passed a progress token: sends one `notifications/progress` per call. */

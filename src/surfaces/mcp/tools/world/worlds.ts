@@ -71,7 +71,8 @@ export const worldTools: McpToolDef[] = [
       ['world_slug'],
     ),
     // The JSON is spliced from the snapshot's stored text (as HTTP's answer is), not serialized
-    // from the objects again; the objects are made only for a transport that sends objects.
+    // from the objects again; the objects are made only for a caller that hands the dispatcher no
+    // splice (one in process).
     handler: async (input, { store }) => {
       const { value, json } = await getWorldWithJson(store, input as never);
       return new WithJsonText(json, () => ({ ...value() }));
