@@ -7,7 +7,8 @@
  * samples in µs: `getWorld` (objects, what in-process callers get), `getWorldJson` (the UTF-8
  * pieces HTTP sends) and the MCP tool's answer as a transport writes it (`get_world` through the
  * world catalog's dispatcher, its JSON-RPC message serialized): `spliced`, the stored text spliced in
- * as its structured content (stdio, HTTP's JSON answers and event streams), and `objects`, its structured content
+ * as its structured content (stdio, HTTP's JSON answers and event streams), into pooled memory given
+ * back once made (as stdio and HTTP's JSON answers give it back once written), and `objects`, its structured content
  * the objects serialized (what a caller handing the dispatcher no splice gets), each warm (the snapshot and the versions after it cached) and cold (the
  * cache emptied before every call), each form in a loop of its own, the same turns for all, the
  * first 10 calls of each loop untimed. Also the floor of the object answer, `objects
@@ -21,6 +22,7 @@
  * spliced — what handing over the stored text costs on this store, which every cold answer pays.
  */
 import { readFileSync } from 'node:fs';
+import { giveBack, takeBytes } from '../../src/core/byte-pool.ts';
 import { getWorld, getWorldJson } from '../../src/runtimes/world/index.ts';
 import { clearSnapshotCache } from '../../src/runtimes/world/snapshots.ts';
 import { openStore, parseStoreTarget } from '../../src/store/index.ts';
@@ -70,7 +72,10 @@ async function inProcess(url: string, slug: string, turns: number[]): Promise<ob
         const rawJson = new RawJsonSplice();
         const r = await mcp.call('get_world', { world_slug: slug, turn }, { store, rawJson });
         if (r.isError) throw new Error(r.content[0]!.text);
-        return rawJson.splice(JSON.stringify({ result: r, jsonrpc: '2.0', id: 1 }));
+        // Into pooled memory, given back as a transport gives it back once the answer is written.
+        const bytes = rawJson.splice(JSON.stringify({ result: r, jsonrpc: '2.0', id: 1 }), takeBytes);
+        giveBack(bytes);
+        return bytes.length;
       },
     };
     const out: Record<string, { wall: number[]; cpu: number[] }> = {};

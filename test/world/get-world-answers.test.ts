@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
+import { poolStats } from '../../src/core/byte-pool.ts';
 import { uuidv7 } from '../../src/core/ids.ts';
 import { commitTurn } from '../../src/runtimes/world/commit.ts';
 import { assembleScenario, createWorld, putEntity, putEnvironment } from '../../src/runtimes/world/index.ts';
@@ -164,6 +165,7 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           // The answer's structured content is the stored text itself, as sent: entities in the
           // world's order (objects serialized again would list the integer-like ids first).
           if (cold) clearSnapshotCache();
+          const pool = poolStats();
           const raw = await postMcp(http.url, getWorldCall(7, 'w'));
           assert.equal(raw.status, 200);
           assert.match(raw.headers.get('content-type') ?? '', /^application\/json/);
@@ -172,6 +174,10 @@ describeEachStore('get_world over MCP and HTTP', (factory) => {
           // Its text content escaped from the stored bytes, as `JSON.stringify` escapes the text.
           assert.ok(rawText.includes(`"text":${JSON.stringify(text)}`), rawText);
           assert.deepEqual(JSON.parse(rawText), answerOf(7, text));
+          // Written into pooled memory, given back once the response was sent.
+          await new Promise((r) => setImmediate(r));
+          assert.equal(poolStats().taken, pool.taken + 1);
+          assert.equal(poolStats().lent, pool.lent);
           // A batch is answered as one array, each answer spliced in its place; a request without
           // stored JSON (an unknown world) beside them keeps its own answer.
           if (cold) clearSnapshotCache();

@@ -118,7 +118,7 @@ export async function getWorldWithJson(
   store: Queryable,
   input: { world_slug: string; turn?: number },
 ): Promise<{ value: () => ReturnType<typeof objectAnswer>; json: Buffer[] }> {
-  const at = await readWorldAt(store, input);
+  const at = await readWorldAt(store, input, true);
   return { value: () => objectAnswer(at), json: textAnswer(at) };
 }
 

@@ -8,7 +8,9 @@
  * bounded like every body (4 MiB → 413 envelope, not a reset connection).
  */
 
+import type { ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { giveBack, takeBytes } from '../../../core/byte-pool.ts';
 import { NoemaError } from '../../../core/errors.ts';
 import { loadOnce } from '../../../core/load-once.ts';
 import { catalogNames, DEFAULT_CATALOG } from '../../mcp/catalogs.ts';
@@ -96,7 +98,11 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     void server.close();
   };
   await server.connect(transport);
-  const spliced = !streamed && !Array.isArray(parsedBody) ? spliceAnswer(transport, rawJson) : null;
+  // An answer's bytes go into pooled memory when the Node response is there to say when they are
+  // sent (`byte-pool.ts`): given back at its `finish`.
+  const outgoing = ctx.c.env?.outgoing as ServerResponse | undefined;
+  const take = outgoing ? takeBytes : undefined;
+  const spliced = !streamed && !Array.isArray(parsedBody) ? spliceAnswer(transport, rawJson, take) : null;
   let response: Response;
   try {
     response = await transport.handleRequest(ctx.c.req.raw, { parsedBody });
@@ -115,7 +121,8 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
     const headers = new Headers(response.headers);
     headers.delete('content-length');
     // A batch's answers are one array the SDK writes: read back and spliced.
-    const body = answer ?? rawJson.splice(await response.text());
+    const body = answer ?? rawJson.splice(await response.text(), take);
+    outgoing?.once('finish', () => giveBack(body));
     return new Response(body, { status: response.status, headers });
   }
   // The stream ends once every request of the body is answered (or the client goes away): only
@@ -152,12 +159,13 @@ async function serveMcp(app: AppServices, ctx: RouteContext, catalog: string): P
 function spliceAnswer(
   transport: Transport,
   rawJson: InstanceType<McpServerSide['RawJsonSplice']>,
+  take: ((length: number) => Buffer) | undefined,
 ): { body: Buffer | null } {
   const out: { body: Buffer | null } = { body: null };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     if (out.body !== null || !rawJson.used || !('result' in message)) return send(message, options);
-    out.body = rawJson.splice(JSON.stringify(message));
+    out.body = rawJson.splice(JSON.stringify(message), take);
     return send({ jsonrpc: '2.0', id: message.id, result: {} }, options);
   };
   return out;
