@@ -36,6 +36,14 @@ export interface SnapshotDerived {
   bytes: number;
   /** Version rows after the snapshot, per lineage member (`version-tails.ts`). */
   tails: Map<string, unknown>;
+  /** The snapshot's text escaped as inside a JSON string (`world-text.ts`): null if it cannot be. */
+  escaped?: EscapedText | null;
+}
+
+/** A snapshot's members escaped as inside a JSON string, and where each member ends there. */
+export interface EscapedText {
+  text: Buffer;
+  ends: Int32Array;
 }
 
 function derivedOf(snapshot_id: string | null = null): SnapshotDerived {

@@ -19,6 +19,8 @@ export interface EntityVersion {
   json?: Buffer;
   /** Its position in the snapshot's text, -1 when the snapshot lacks it (`world-text.ts`). */
   position?: number;
+  /** `json` escaped as inside a JSON string (`world-text.ts`). */
+  escaped?: Buffer;
 }
 
 interface EnvironmentVersion {
@@ -164,6 +166,7 @@ class TextVersion implements EntityVersion {
   readonly entity_id: string;
   json: Buffer;
   position?: number;
+  escaped?: Buffer;
   #entity: EntityState | undefined;
 
   constructor(turn: number, entity_id: string, json: Buffer) {

@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Snapshot } from './snapshot-format.ts';
+import type { SnapshotBase } from './snapshots.ts';
 import { worldView } from './state.ts';
 import type { ChangedLayer } from './version-tails.ts';
 import type { EntityState, WorkingWorld } from './world-patch.ts';
-import { entitiesText } from './world-text.ts';
+import { entitiesText, escapedEntitiesText } from './world-text.ts';
 
 const prop = (state: string): EntityState => ({ kind: 'prop', environment_label: 'park', state });
 
@@ -48,4 +49,45 @@ test('the spliced text parses to the object answer, in the world order, integer-
     const keys = [...text.matchAll(/"((?:[^"\\]|\\.)*)":\{"kind"/g)].map((m) => JSON.parse(`"${m[1]}"`));
     assert.deepEqual(keys, [...ids, '3', 'zed'], round);
   }
+});
+
+test("the escaped text, made from the cached snapshot's escaped text, is the spliced text as inside a JSON string", () => {
+  const ids = ['bob', '42', 'a"b', 'back\\slash', 'café ☕', '😀'];
+  const world: WorkingWorld = {
+    entities: new Map(ids.map((id, i) => [id, prop(`state "${i}" \\ é`)])),
+    environments: new Map([['park', { content: 'a park' }]]),
+  };
+  const { snapshot } = Snapshot.of({ entities: new Map(world.entities), environments: world.environments });
+  const base = (cold: boolean, snapshot_id: string | null): SnapshotBase => ({
+    world_slug: 'w',
+    turn: 0,
+    bytes: 0,
+    snapshot,
+    cold,
+    derived: { snapshot_id, bytes: 0, tails: new Map() },
+  });
+  const changed: ChangedLayer = {
+    entities: new Map(
+      (
+        [
+          ['a"b', prop('changed "quoted" \\')],
+          ['😀', { kind: 'agent', environment_label: 'park', state: 'moved', memory: 'a\nb' }],
+          ['new "one"', prop('added')],
+        ] as Array<[string, EntityState]>
+      ).map(([id, entity]) => [id, { turn: 1, entity_id: id, entity }]),
+    ),
+    environments: new Map(),
+  };
+  // A read that found the snapshot cached: its escaped text is made once, counted, and reused.
+  const warm = base(false, 'snapshot-1');
+  for (const round of ['made', 'kept']) {
+    const text = Buffer.concat(entitiesText(warm, changed)).toString();
+    const escaped = escapedEntitiesText(warm, changed);
+    assert.ok(escaped, round);
+    assert.equal(Buffer.concat(escaped).toString(), JSON.stringify(text).slice(1, -1), round);
+    assert.ok(warm.derived.escaped && warm.derived.bytes >= warm.derived.escaped.text.length, round);
+  }
+  // A cold read, or a snapshot the cache does not keep: none made (the caller escapes the answer).
+  assert.equal(escapedEntitiesText(base(true, 'snapshot-1'), changed), null);
+  assert.equal(escapedEntitiesText(base(false, null), changed), null);
 });

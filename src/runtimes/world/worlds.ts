@@ -10,7 +10,7 @@ import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import { findWorld, getWorldRow, lineage, readWorldState, simulationTime, snapshotView } from './state.ts';
 import { assertTurn, readWorldAt, type WorldAt } from './world-at.ts';
 import type { WorkingWorld } from './world-patch.ts';
-import { entitiesText, withRawField } from './world-text.ts';
+import { entitiesText, escapedEntitiesText, escapedWithRawField, withRawField } from './world-text.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
 
@@ -112,14 +112,20 @@ export async function getWorldJson(
 /**
  * `getWorld` and its JSON (`getWorldJson`'s pieces) from one read, for an answer that carries both
  * (an MCP result's structured content and text): the JSON is spliced, not serialized from the
- * objects, and the objects are made only if `value` is called.
+ * objects, and the objects are made only if `value` is called; `escaped` answers the JSON escaped as
+ * inside a JSON string from the cached snapshot's escaped text (`world-text.ts`), or null where there
+ * is none (a cold read: the caller escapes the JSON itself).
  */
 export async function getWorldWithJson(
   store: Queryable,
   input: { world_slug: string; turn?: number },
-): Promise<{ value: () => ReturnType<typeof objectAnswer>; json: Buffer[] }> {
+): Promise<{
+  value: () => ReturnType<typeof objectAnswer>;
+  json: Buffer[];
+  escaped: () => Buffer[] | null;
+}> {
   const at = await readWorldAt(store, input, true);
-  return { value: () => objectAnswer(at), json: textAnswer(at) };
+  return { value: () => objectAnswer(at), json: textAnswer(at), escaped: () => escapedTextAnswer(at) };
 }
 
 function objectAnswer({ world, turn, base, changed, turnRow }: WorldAt) {
@@ -130,14 +136,15 @@ function objectAnswer({ world, turn, base, changed, turnRow }: WorldAt) {
   };
 }
 
-function textAnswer(
+/** The answer's fields but its entities, in the object answer's order. */
+function answerFields(
   { world, turn, base, changed, turnRow: t }: WorldAt,
-  extra: Record<string, unknown> = {},
-): Buffer[] {
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const environments: Record<string, { content: string }> = {};
   for (const [k, v] of base.snapshot.environments) environments[k] = v;
   for (const [k, v] of changed.environments) environments[k] = v;
-  const fields = {
+  return {
     world_slug: world.world_slug,
     turn,
     simulation_time: t.simulation_time,
@@ -146,7 +153,15 @@ function textAnswer(
     head_turn: world.head_turn,
     ...extra,
   };
-  return withRawField(fields, 'entities', entitiesText(base, changed), 'environments');
+}
+
+function textAnswer(at: WorldAt, extra: Record<string, unknown> = {}): Buffer[] {
+  return withRawField(answerFields(at, extra), 'entities', entitiesText(at.base, at.changed), 'environments');
+}
+
+function escapedTextAnswer(at: WorldAt): Buffer[] | null {
+  const entities = escapedEntitiesText(at.base, at.changed);
+  return entities && escapedWithRawField(answerFields(at, {}), 'entities', entities, 'environments');
 }
 
 /** What changed between two committed turns (whole-turn diff, beside the per-patch transitions). */

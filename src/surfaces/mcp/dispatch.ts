@@ -50,7 +50,7 @@ export function successResult(
   if (out instanceof WithJsonText)
     return rawJson
       ? {
-          content: [{ type: 'text', text: rawJson.standInText(out.json) }],
+          content: [{ type: 'text', text: rawJson.standInText(out.json, out.escaped) }],
           structuredContent: rawJson.standIn(out.json),
         }
       : { content: [{ type: 'text', text: out.text }], structuredContent: out.value };

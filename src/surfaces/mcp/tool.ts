@@ -5,7 +5,7 @@
  * `{ "error": { "code", "message", "details", "retryable", "recovery"? } }` (recovery = the error's hint).
  */
 import type { Store } from '../../store/store.ts';
-import { type JsonPieces, jsonText, type RawJsonSplice } from './raw-json.ts';
+import { type Escaped, type JsonPieces, jsonText, type RawJsonSplice } from './raw-json.ts';
 
 export interface McpToolContext {
   store: Store;
@@ -33,16 +33,19 @@ export interface McpToolDef<I = Record<string, unknown>, O = Record<string, unkn
  * returns, its keys perhaps in another order — which the result carries as it is instead of
  * serializing the value again (a large answer made from stored text: `get_world`). The value is made
  * only when a transport needs the objects (`value`), the text only when it needs a string (`text`),
- * each once.
+ * each once. `escaped`, if given, may answer the text already escaped as a JSON string (from a cache
+ * of escaped text), for the text content a splice writes.
  */
 export class WithJsonText {
   readonly json: JsonPieces;
+  readonly escaped: Escaped | undefined;
   #makeValue: (() => Record<string, unknown>) | null;
   #value: Record<string, unknown> | null = null;
   #text: string | null = null;
-  constructor(json: JsonPieces, makeValue: () => Record<string, unknown>) {
+  constructor(json: JsonPieces, makeValue: () => Record<string, unknown>, escaped?: Escaped) {
     this.json = json;
     this.#makeValue = makeValue;
+    this.escaped = escaped;
   }
 
   get value(): Record<string, unknown> {

@@ -74,8 +74,8 @@ export const worldTools: McpToolDef[] = [
     // from the objects again; the objects are made only for a caller that hands the dispatcher no
     // splice (one in process).
     handler: async (input, { store }) => {
-      const { value, json } = await getWorldWithJson(store, input as never);
-      return new WithJsonText(json, () => ({ ...value() }));
+      const { value, json, escaped } = await getWorldWithJson(store, input as never);
+      return new WithJsonText(json, () => ({ ...value() }), escaped);
     },
   },
   {
