@@ -126,7 +126,7 @@ function escapedSnapshot(base: SnapshotBase): EscapedText | null {
 }
 
 /** `fields`' JSON text around the value of `key`, placed after the field `before` (or last). */
-function aroundField(
+export function aroundField(
   fields: Record<string, unknown>,
   key: string,
   before: string,
@@ -160,14 +160,15 @@ export function withRawField(
   return [open, ...raw, close];
 }
 
-/** `withRawField`'s pieces escaped as inside a JSON string, with `raw` given escaped; null as `escaped`. */
-export function escapedWithRawField(
-  fields: Record<string, unknown>,
-  key: string,
-  raw: Buffer[],
-  before: string,
+/**
+ * The pieces `open`, `raw`, `close` escaped as inside a JSON string, `raw` given escaped (null:
+ * none, or a control character in `open` or `close`).
+ */
+export function escapedAround(
+  { open, close }: { open: Buffer; close: Buffer },
+  raw: Buffer[] | null,
 ): Buffer[] | null {
-  const { open, close } = aroundField(fields, key, before);
+  if (raw === null) return null;
   const o = escaped(open);
   const c = escaped(close);
   return o && c ? [o, ...raw, c] : null;

@@ -10,7 +10,7 @@ import { snapshotMeta, writeSnapshot } from './snapshots.ts';
 import { findWorld, getWorldRow, lineage, readWorldState, simulationTime, snapshotView } from './state.ts';
 import { assertTurn, readWorldAt, type WorldAt } from './world-at.ts';
 import type { WorkingWorld } from './world-patch.ts';
-import { entitiesText, escapedEntitiesText, escapedWithRawField, withRawField } from './world-text.ts';
+import { aroundField, entitiesText, escapedAround, escapedEntitiesText, withRawField } from './world-text.ts';
 
 const SLUG = new RegExp(HUMAN_LABEL.pattern);
 
@@ -125,7 +125,12 @@ export async function getWorldWithJson(
   escaped: () => Buffer[] | null;
 }> {
   const at = await readWorldAt(store, input, true);
-  return { value: () => objectAnswer(at), json: textAnswer(at), escaped: () => escapedTextAnswer(at) };
+  const around = aroundField(answerFields(at, {}), 'entities', 'environments');
+  return {
+    value: () => objectAnswer(at),
+    json: [around.open, ...entitiesText(at.base, at.changed), around.close],
+    escaped: () => escapedAround(around, escapedEntitiesText(at.base, at.changed)),
+  };
 }
 
 function objectAnswer({ world, turn, base, changed, turnRow }: WorldAt) {
@@ -157,11 +162,6 @@ function answerFields(
 
 function textAnswer(at: WorldAt, extra: Record<string, unknown> = {}): Buffer[] {
   return withRawField(answerFields(at, extra), 'entities', entitiesText(at.base, at.changed), 'environments');
-}
-
-function escapedTextAnswer(at: WorldAt): Buffer[] | null {
-  const entities = escapedEntitiesText(at.base, at.changed);
-  return entities && escapedWithRawField(answerFields(at, {}), 'entities', entities, 'environments');
 }
 
 /** What changed between two committed turns (whole-turn diff, beside the per-patch transitions). */

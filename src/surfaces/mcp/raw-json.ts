@@ -23,8 +23,11 @@ const PREFIX = 'noema-raw-json:';
 /** Stored JSON as the UTF-8 bytes of its text, in pieces to write in order (views: never written into). */
 export type JsonPieces = readonly Uint8Array[];
 
-/** A message's text cut at its stand-ins: its own text, and the stored JSON to put in between. */
-type Part = string | { json: JsonPieces; asString: boolean; escaped: Escaped | undefined };
+/**
+ * A message's text cut at its stand-ins: its own text, and the stored JSON to put in between (as a
+ * string: with its text already escaped, when its maker had that).
+ */
+type Part = string | { json: JsonPieces; asString: boolean; escaped: JsonPieces | null };
 
 /**
  * The text of stored JSON already escaped as a JSON string's inside (no quotes, by `json-escape.ts`,
@@ -152,7 +155,8 @@ export class RawJsonSplice {
       }
       const stored = Number.isInteger(n) ? this.#json[n] : undefined;
       if (stored === undefined) throw new Error('MCP answer: a raw JSON stand-in without its text');
-      parts.push(body.slice(from, start), { json: stored.json, asString, escaped: stored.escaped });
+      const escaped = asString ? (stored.escaped?.() ?? null) : null;
+      parts.push(body.slice(from, start), { json: stored.json, asString, escaped });
       from = end;
     }
     parts.push(body.slice(from));
@@ -176,16 +180,10 @@ function hasControl(json: JsonPieces): boolean {
  */
 function assemble(parts: Part[], take: (length: number) => Buffer): Buffer | null {
   let size = 0;
-  /** Text already escaped, by the part it is of. */
-  const ready = new Map<Part, JsonPieces>();
   for (const part of parts) {
     if (typeof part === 'string') size += Buffer.byteLength(part);
     else if (!part.asString) size += byteLength(part.json);
-    else {
-      const escaped = part.escaped?.() ?? null;
-      if (escaped) ready.set(part, escaped);
-      size += escaped ? byteLength(escaped) + 2 : 2 * byteLength(part.json) + 2;
-    }
+    else size += part.escaped ? byteLength(part.escaped) + 2 : 2 * byteLength(part.json) + 2;
   }
   const out = take(size);
   /** Stored JSON already escaped: its bytes were checked then (escaped text is made only of such). */
@@ -194,10 +192,9 @@ function assemble(parts: Part[], take: (length: number) => Buffer): Buffer | nul
   for (const part of parts) {
     if (typeof part === 'string') at += out.write(part, at);
     else if (part.asString) {
-      const escaped = ready.get(part);
-      if (escaped) {
+      if (part.escaped) {
         out[at++] = QUOTE;
-        at = copyInto(escaped, out, at);
+        at = copyInto(part.escaped, out, at);
         out[at++] = QUOTE;
       } else {
         at = escapeInto(part.json, out, at);
