@@ -142,6 +142,35 @@ export function listenSpecs(factory: StoreFactory): void {
     });
   });
 
+  test("a notification's payload arrives exactly as sent, whatever it holds, through notify and notifyWithCommit", async (t) => {
+    await factory.withStore(async ({ store }) => {
+      if (!store.capabilities.supportsListenNotify || !store.listen) return t.skip(NO_LISTEN);
+      const payloads = [
+        '',
+        '{"text":"it\'s a \\"quote\\" and a back\\\\slash"}',
+        "''\\\\'",
+        '$',
+        '$$ $1 $tag$ $$',
+        'a $noema$ inside',
+        'ends with $noema',
+        "both $noema and ' and \\ together",
+        '$noema$',
+        'é漢字🙂 \u2028',
+        JSON.stringify({
+          events: Array.from({ length: 60 }, (_, i) => ({ seq: i, text: `it's "${i}" \\ $` })),
+        }),
+      ];
+      const got: string[] = [];
+      await store.listen('noema_a', (p) => got.push(p));
+      for (const p of payloads) await store.transaction((tx) => tx.notify('noema_a', p));
+      await store.transaction(async (tx) => {
+        for (const p of payloads) tx.notifyWithCommit?.('noema_a', p);
+      });
+      assert.ok(await until(() => got.length === 2 * payloads.length));
+      assert.deepEqual(got, [...payloads, ...payloads]);
+    });
+  });
+
   test('a notification queued with the commit that the server refuses leaves the transaction committed and is told', async (t) => {
     await factory.withStore(async ({ store, url }) => {
       if (!store.capabilities.supportsListenNotify || !store.listen) return t.skip(NO_LISTEN);

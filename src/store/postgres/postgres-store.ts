@@ -31,6 +31,7 @@ import { connectError } from './connect-error.ts';
 import { postgresFullText } from './full-text.ts';
 import { exactlyOneReturned, exactlyOneRow, IssuedWrites, withoutCheck } from './issued-writes.ts';
 import { PostgresListener } from './listener.ts';
+import { notifySql } from './notify-sql.ts';
 import { toPostgresPlaceholders } from './placeholders.ts';
 import { translatePostgresError } from './translate-error.ts';
 
@@ -180,7 +181,7 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
    * large, pg_notify failing) rolls back to the savepoint and rejects, and the transaction goes on.
    */
   async notify(channel: string, payload: string): Promise<void> {
-    const sql = `SAVEPOINT noema_notify; SELECT pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)}); RELEASE SAVEPOINT noema_notify`;
+    const sql = `SAVEPOINT noema_notify; ${notifySql(channel, payload)}; RELEASE SAVEPOINT noema_notify`;
     try {
       await this.conn().query(sql);
     } catch (err) {
@@ -192,7 +193,7 @@ class PostgresTransaction extends PostgresQueryable implements Transaction {
   }
   notifyWithCommit(channel: string, payload: string, settled?: (refused: Error | null) => void): void {
     this.atCommit.push({
-      sql: `SELECT pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)})`,
+      sql: notifySql(channel, payload),
       settled,
     });
   }
