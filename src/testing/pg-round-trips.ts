@@ -48,6 +48,16 @@ export function countPgRoundTrips(tracing: boolean): { counts: PgCounts; lines: 
       inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
       answered.add(this);
     };
+    // A query object (the store submits its statements so) answers through its own callback.
+    const submitted = config as { submit?: unknown; callback?: (...args: unknown[]) => unknown } | null;
+    if (typeof submitted?.submit === 'function' && typeof submitted.callback === 'function') {
+      const answer = submitted.callback;
+      submitted.callback = (...args: unknown[]) => {
+        done();
+        return answer(...args);
+      };
+      return query.call(this, config, ...rest);
+    }
     const last = rest.at(-1);
     if (typeof last === 'function') {
       rest[rest.length - 1] = (...args: unknown[]) => {
