@@ -60,7 +60,23 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** The setting that named `path`, for error messages (default `NOEMA_DB`). */
   setting?: string;
+  /**
+   * Bytes of the database file read through a memory map (`PRAGMA mmap_size`; default
+   * SQLITE_MMAP_BYTES); 0 reads every page with a system call into SQLite's page cache.
+   */
+  mmapBytes?: number;
 }
+
+/**
+ * How much of a database file SQLite reads through a memory map: a page read is then a reference
+ * into the operating system's cache of the file, with no system call and no copy. A large value
+ * spans many overflow pages (a world's snapshot, 0.77 MB, about 190): its row was read in 0.12 ms at
+ * p50 this way against 0.44 ms page by page. SQLite still writes with system calls (the map is
+ * read-only), and in WAL mode the pages of the log are read as before. A file larger than this is
+ * read through the map up to it and page by page beyond. The map's pages are the file's in the
+ * operating system's cache, shared, counted in the process's RSS only once touched.
+ */
+export const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
 
 class SqliteTransaction implements Transaction {
   readonly dialect = sqliteDialect;
@@ -168,6 +184,8 @@ export class SqliteStore implements Store {
     }
     this.#conn.exec('PRAGMA synchronous = NORMAL');
     this.#conn.exec('PRAGMA foreign_keys = ON');
+    const mmap = options.mmapBytes ?? SQLITE_MMAP_BYTES;
+    this.#conn.exec(`PRAGMA mmap_size = ${Number.isFinite(mmap) ? Math.max(0, Math.trunc(mmap)) : 0}`);
     if (options.path !== ':memory:') {
       // Checkpoints run in a worker thread (see checkpointer.ts), not inside a COMMIT.
       this.#conn.exec('PRAGMA wal_autocheckpoint = 0');
